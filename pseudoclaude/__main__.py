@@ -1,0 +1,3 @@
+from pseudoclaude.cli import main
+
+main()

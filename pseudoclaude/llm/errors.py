@@ -1,0 +1,100 @@
+"""One error tree for every provider, with retryability as data.
+
+Adapters translate SDK and wire errors into these; nothing above ``llm/``
+ever sees an SDK exception.
+
+    ProviderError
+    ├── AuthError            401/403, missing key           never retried
+    ├── BadRequest           other 4xx                      not retried
+    │   └── PromptTooLong    "prompt is too long", context_length_exceeded, 413
+    │                                                       not retried (compaction recovers)
+    ├── RateLimited          429                            retried, honours retry-after
+    ├── Overloaded           529, overloaded_error event    retried
+    ├── ServerError          500/502/503/504                retried
+    ├── StreamCut            stream ended before the message completed
+    │                                                       retried
+    └── ConnectionFailed     connect/read failure, timeout  retried
+
+| error            | retryable | note                                        |
+|------------------|-----------|---------------------------------------------|
+| AuthError        | no        | message names the variable to set           |
+| BadRequest       | no        |                                             |
+| PromptTooLong    | no        | the runner compacts once and tries again    |
+| RateLimited      | yes       | ``retry_after`` seconds when the server says |
+| Overloaded       | yes       |                                             |
+| ServerError      | yes       |                                             |
+| StreamCut        | yes       | partial output is discarded, never executed |
+| ConnectionFailed | yes       |                                             |
+"""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    """Base of every normalized provider failure."""
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+
+
+class AuthError(ProviderError):
+    retryable = False
+
+
+class BadRequest(ProviderError):
+    retryable = False
+
+
+class PromptTooLong(BadRequest):
+    retryable = False
+
+
+class RateLimited(ProviderError):
+    retryable = True
+
+
+class Overloaded(ProviderError):
+    retryable = True
+
+
+class ServerError(ProviderError):
+    retryable = True
+
+
+class StreamCut(ProviderError):
+    retryable = True
+
+
+class ConnectionFailed(ProviderError):
+    retryable = True
+
+
+def error_for_status(status: int, message: str, retry_after: float | None = None) -> ProviderError:
+    """The normalized error for an HTTP status whose body said nothing more specific."""
+    if status in (401, 403):
+        return AuthError(message, status=status)
+    if status == 413:
+        return PromptTooLong(message, status=status)
+    if status == 429:
+        return RateLimited(message, status=status, retry_after=retry_after)
+    if status == 529:
+        return Overloaded(message, status=status, retry_after=retry_after)
+    if status >= 500:
+        return ServerError(message, status=status, retry_after=retry_after)
+    return BadRequest(message, status=status)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a ``retry-after`` header (numeric form only), or None."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if seconds >= 0 else None

@@ -1,0 +1,112 @@
+"""The scenario format shared by every fake provider.
+
+A script is a list of steps (or a callable that picks a step for each request):
+one step answers one provider request. The same script drives the in-process
+``ScriptedProvider`` and the wire-level fake servers, so a scenario can move
+between them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence, Union
+
+
+@dataclass(frozen=True)
+class Call:
+    """A scripted tool call. ``arguments`` is raw JSON text and may be malformed on purpose."""
+
+    name: str
+    arguments: str = "{}"
+    id: str | None = None
+    chunks: int = 3
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A successful streamed answer: text (split into ``text_chunks`` deltas), then tool calls."""
+
+    text: str = ""
+    calls: tuple[Call, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int = 20
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    text_chunks: int = 3
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """The request is refused with an HTTP error before any stream starts.
+
+    ``kind``: rate_limit, overloaded, server, auth, invalid_request, context_length.
+    """
+
+    status: int
+    kind: str = "server"
+    message: str = ""
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True)
+class StreamError:
+    """A 200 stream that emits ``after_deltas`` deltas of ``reply`` then an error event."""
+
+    reply: Reply
+    after_deltas: int = 2
+    error_type: str = "overloaded_error"
+
+
+@dataclass(frozen=True)
+class CutStream:
+    """A 200 stream that drops the connection inside tool call ``call_index``.
+
+    ``name_only``: cut right after the call's name, before any argument bytes.
+    Otherwise the cut falls in the middle of the call's JSON arguments.
+    """
+
+    reply: Reply
+    call_index: int = 0
+    name_only: bool = False
+
+
+Step = Union[Reply, HttpError, StreamError, CutStream]
+Responder = Callable[[Mapping[str, Any]], Step]
+Script = Union[Sequence[Step], Responder]
+
+
+def split_text(text: str, parts: int) -> list[str]:
+    """``text`` cut into ``parts`` non-empty pieces (fewer when it is short)."""
+    if not text:
+        return []
+    parts = max(1, min(parts, len(text)))
+    size = -(-len(text) // parts)
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+@dataclass
+class ScriptCursor:
+    """Hands out the steps of a script, one per request; records the requests."""
+
+    script: Script
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    position: int = 0
+
+    def next_step(self, request: Mapping[str, Any]) -> Step:
+        self.requests.append(dict(request))
+        if callable(self.script):
+            return self.script(request)
+        if self.position >= len(self.script):
+            return Reply(text="(script exhausted)")
+        step = self.script[self.position]
+        self.position += 1
+        return step
+
+
+def approx_tokens(body: Mapping[str, Any] | str) -> int:
+    """The fakes' token count for a request: JSON bytes / 4, deterministic and cheap."""
+    import json
+
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return max(1, len(text.encode("utf-8")) // 4)
