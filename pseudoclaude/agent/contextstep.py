@@ -1,0 +1,61 @@
+"""The context-management step the runner takes before every model call.
+
+A thin bridge to ``pseudoclaude.compact``: it runs ``manage_context`` (or
+``force_compact`` when recovering from an overflow), swaps the runner's
+conversation for the managed one, and turns the outcome into progress events.
+Without a compaction runtime it is a pass-through.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from pseudoclaude.agent import events as ev
+from pseudoclaude.llm.messages import Usage
+
+if TYPE_CHECKING:
+    from pseudoclaude.agent.runner import Runner
+
+
+class ContextStep:
+    """``runtime`` is a ``pseudoclaude.compact.Runtime`` or None (pass-through)."""
+
+    def __init__(self, runtime: Any = None) -> None:
+        self.runtime = runtime
+        self.last_result: Any = None
+
+    @property
+    def can_recover(self) -> bool:
+        return self.runtime is not None
+
+    async def before_call(self, runner: Runner, *, forced: bool, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+        if self.runtime is None:
+            return
+        from pseudoclaude.compact import force_compact, manage_context
+
+        if forced:
+            result = await force_compact(runner.conversation, self.runtime, runner.provider, instructions=instructions)
+        else:
+            result = await manage_context(runner.conversation, self.runtime, runner.provider)
+        self.last_result = result
+        runner.replace_conversation(result.conversation)
+        for warning in result.warnings:
+            yield ev.Progress("warning", warning)
+        if result.triggered_layer1:
+            yield ev.Progress(
+                "offload",
+                f"tool results offloaded: {result.offloaded_count}; estimated tokens {result.before_tokens} -> {result.after_tokens}",
+                {"offloaded": result.offloaded_count, "before_tokens": result.before_tokens, "after_tokens": result.after_tokens},
+            )
+        if result.triggered_layer2:
+            yield ev.Progress(
+                "compact",
+                f"context compacted: {result.before_tokens} -> {result.after_tokens}",
+                {"trigger": "manual" if forced else "auto", "before_tokens": result.before_tokens, "after_tokens": result.after_tokens},
+            )
+        if result.error is not None:
+            yield ev.Progress("warning", f"summary failed: {result.error.message}")
+
+    def after_call(self, usage: Usage, sent_messages: int, conversation_length: int) -> None:
+        if self.runtime is not None:
+            self.runtime.record_usage(usage.prompt_tokens, conversation_length)
