@@ -114,6 +114,17 @@ class Runner:
             if self.session is not None:
                 self.session.sync()
 
+    async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+        """``/compact``: force a summary now (Layer 1 first), then stop."""
+        try:
+            async with aclosing(self.context_step.before_call(self, forced=True, instructions=instructions)) as stream:
+                async for event in stream:
+                    yield event
+        finally:
+            if self.session is not None:
+                self.session.sync()
+        yield ev.Stop("end_turn", "", 0, "compacted")
+
     async def _model_turn(self, completed: list[Completed]) -> AsyncIterator[ev.Event]:
         """Manage context, then stream one model response; recover once from an overflow."""
         async with aclosing(self.context_step.before_call(self, forced=False)) as stream:

@@ -1,0 +1,117 @@
+"""Assembling a ready-to-run agent from settings: provider, tools, session, compaction, permissions.
+
+The CLI and the REPL both start here, so a fresh session and a resumed one are
+built the same way. Resuming restores the conversation, the Layer 1 ledger and
+the usage anchor from the session file, so the next request is the one the
+original process would have sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
+from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.config import Settings
+from pseudoclaude.llm.provider import Provider
+
+
+def build_provider(settings: Settings) -> Provider:
+    """The provider adapter for ``settings`` (SDKs are imported here, lazily)."""
+    if settings.provider == "anthropic":
+        from pseudoclaude.llm.anthropic import AnthropicProvider
+
+        return AnthropicProvider(model=settings.model, api_key=settings.api_key or "", base_url=settings.base_url)
+    from pseudoclaude.llm.openai import OpenAIProvider
+
+    return OpenAIProvider(model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
+
+
+@dataclass
+class Agent:
+    """A runner bound to its session; ``close()`` releases the session lock and connections."""
+
+    runner: Runner
+    session: Any
+    settings: Settings
+    resumed: bool = False
+    replay_warnings: tuple[str, ...] = ()
+
+    async def aclose(self) -> None:
+        await self.runner.provider.aclose()
+        self.session.close()
+
+
+def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
+    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
+    from pseudoclaude.compact import Runtime
+    from pseudoclaude.session import SessionNotFound, create_session, latest_session_id, open_session
+    from pseudoclaude.tools import ToolContext, default_tools
+    from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules
+
+    if continue_latest and resume_id is None:
+        resume_id = latest_session_id(settings.sessions_dir, settings.workspace)
+        if resume_id is None:
+            raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
+    conversation: tuple[Any, ...] = ()
+    replacements: dict[str, str] = {}
+    anchor = None
+    warnings: tuple[str, ...] = ()
+    if resume_id is not None:
+        session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
+        conversation = replay.conversation
+        replacements = {call_id: r.preview for call_id, r in replay.replacements.items()}
+        anchor = replay.anchor
+        warnings = tuple(replay.warnings)
+    else:
+        session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
+
+    provider = build_provider(settings)
+    tools = default_tools()
+    policy = PermissionPolicy(
+        mode=PermissionMode(settings.permission_mode),
+        workspace=settings.workspace,
+        rules=Rules.from_settings(*settings.settings_layers),
+        approver=approver,
+        allowed_tools=settings.allowed_tools,
+    )
+    system = stable_system_prompt(settings.workspace, mode_instructions=policy.mode_instructions())
+    runtime = Runtime(
+        model=settings.model,
+        context_window=settings.context_window,
+        spill_dir=session.spill_dir,
+        recorder=session,
+        replacements=replacements,
+        anchor=anchor,
+        overhead_tokens=_overhead_tokens(system, tools),
+    )
+    runner = Runner(
+        provider=provider,
+        tools=tools,
+        tool_context=ToolContext(workspace=settings.workspace, spill_dir=session.spill_dir),
+        config=RunConfig(
+            model=settings.model,
+            system=system,
+            system_suffix=environment_suffix(settings.workspace),
+            max_turns=settings.max_turns,
+        ),
+        session=session,
+        context_step=ContextStep(runtime),
+        permissions=policy,
+        conversation=conversation,
+    )
+    return Agent(runner=runner, session=session, settings=settings, resumed=resume_id is not None, replay_warnings=warnings)
+
+
+def _overhead_tokens(system: str, tools: Any) -> int:
+    import json
+
+    from pseudoclaude.tools.base import spec_of
+
+    size = len(system.encode("utf-8")) + sum(
+        len(json.dumps({"name": s.name, "description": s.description, "input_schema": s.input_schema}).encode("utf-8"))
+        for s in map(spec_of, tools)
+    )
+    return int(size / 3.5) + 1

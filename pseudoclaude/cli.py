@@ -1,0 +1,143 @@
+"""The ``pseudoclaude`` command.
+
+Errors are caught here and only here (besides the runner): one line on
+stderr and an exit code — 2 for configuration and usage problems, 1 for a
+run that failed, 130 for an interrupt. Everything heavy is imported inside
+the commands so ``--version`` and ``--help`` stay fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from pseudoclaude import __version__
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=False,
+    invoke_without_command=True,
+    pretty_exceptions_enable=False,
+    help="PseudoClaude: a terminal coding agent that keeps long sessions sharp.",
+)
+sessions_app = typer.Typer(help="List and inspect saved sessions.", no_args_is_help=True)
+app.add_typer(sessions_app, name="sessions")
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"pseudoclaude {__version__}")
+        raise typer.Exit()
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print one error line and return the exit to raise."""
+    sys.stderr.write(f"pseudoclaude: {message}\n")
+    sys.stderr.flush()
+    return typer.Exit(code)
+
+
+@app.callback()
+def main_command(
+    ctx: typer.Context,
+    print_prompt: Annotated[
+        Optional[str],
+        typer.Option("--print", "-p", help="Run one task headless and print the answer; '-' (or no value with stdin piped) reads the prompt from stdin.", is_flag=False, flag_value="-"),
+    ] = None,
+    output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (with -p).")] = "text",
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
+    max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop after this many model turns.", min=1)] = None,
+    context_window: Annotated[Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens).", min=1)] = None,
+    continue_latest: Annotated[bool, typer.Option("--continue", "-c", help="Continue the latest session of this workspace.")] = False,
+    resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+    permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
+    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", help="Allow rules such as 'run_command(git status)' (repeatable).")] = None,
+    skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    from pseudoclaude.config import ConfigError, Flags, load_settings
+
+    if output_format not in ("text", "json", "stream-json"):
+        raise fail(f"unknown --output-format {output_format!r}: use text, json or stream-json", 2)
+    mode = "bypass" if skip_permissions else permission_mode
+    flags = Flags(
+        model=model,
+        provider=provider,
+        context_window=context_window,
+        sessions_dir=sessions_dir,
+        permission_mode=mode,
+        allowed_tools=tuple(_split_rules(allowed_tools or [])),
+        max_turns=max_turns,
+    )
+    try:
+        settings = load_settings(Path.cwd(), flags)
+    except ConfigError as error:
+        raise fail(str(error), 2) from None
+    if print_prompt is None:
+        from pseudoclaude.tui.repl import run_repl
+
+        raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
+    prompt = print_prompt
+    if prompt == "-":
+        prompt = "" if sys.stdin.isatty() else sys.stdin.read()
+    if not prompt.strip():
+        raise fail("no prompt given: pass it after -p or pipe it on stdin", 2)
+    from pseudoclaude.commands import run_print
+
+    raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest))
+
+
+def _split_rules(values: list[str]) -> list[str]:
+    """``--allowed-tools "read_file,run_command(git status)"``: split on commas outside parentheses."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if char == "," and depth == 0:
+                rules.append(current.strip())
+                current = ""
+            else:
+                current += char
+        rules.append(current.strip())
+    return [rule for rule in rules if rule]
+
+
+@sessions_app.command("list")
+def sessions_list(
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+) -> None:
+    """The sessions of this workspace, newest first."""
+    from pseudoclaude.commands import show_session_list
+
+    raise typer.Exit(show_session_list(sessions_dir))
+
+
+@sessions_app.command("show")
+def sessions_show(
+    session_id: Annotated[str, typer.Argument(help="The session id (see 'sessions list').")],
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+) -> None:
+    """The transcript of one session."""
+    from pseudoclaude.commands import show_session
+
+    raise typer.Exit(show_session(session_id, sessions_dir))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("pseudoclaude: interrupted\n")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The bodies of the CLI commands: headless runs and session inspection.
+
+Each returns an exit code and prints errors as one line; ``cli.py`` stays a
+thin typer layer so its import (and ``--help``) stays fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from contextlib import aclosing
+from pathlib import Path
+
+from pseudoclaude.config import Settings, pseudoclaude_home
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"pseudoclaude: {message}\n")
+    sys.stderr.flush()
+
+
+def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id: str | None, continue_latest: bool) -> int:
+    """``pseudoclaude -p``: one task, headless. ``/compact [focus]`` compacts a resumed session instead."""
+    from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.session import SessionError
+    from pseudoclaude.tui.headless import print_events
+
+    try:
+        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest)
+    except SessionError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    for warning in agent.replay_warnings:
+        _error(f"warning: {warning}")
+
+    async def go() -> int:
+        try:
+            stripped = prompt.strip()
+            if stripped == "/compact" or stripped.startswith("/compact "):
+                events = agent.runner.compact(stripped[len("/compact"):].strip() or None)
+            else:
+                events = agent.runner.run(prompt)
+            async with aclosing(events) as stream:
+                result = await print_events(stream, output_format, agent.session.id, sys.stdout, sys.stderr)
+        finally:
+            await agent.aclose()
+        if not result.ok:
+            reason = result.stop.message if result.stop and result.stop.message else "the run did not finish"
+            if output_format == "text":
+                _error(reason)
+            return EXIT_FAILED
+        return EXIT_OK
+
+    try:
+        return asyncio.run(go())
+    except KeyboardInterrupt:
+        _error("interrupted; the session was saved and can be resumed with --continue")
+        return EXIT_INTERRUPTED
+
+
+def _sessions_dir(explicit: Path | None) -> Path:
+    if explicit is not None:
+        return explicit
+    from pseudoclaude.config import read_settings_file, settings_paths
+
+    home = pseudoclaude_home()
+    configured = None
+    for path in settings_paths(Path.cwd(), home):
+        configured = read_settings_file(path).get("sessionsDir", configured)
+    return Path(configured).expanduser() if configured else home / "sessions"
+
+
+def show_session_list(sessions_dir: Path | None) -> int:
+    from rich.console import Console
+
+    from pseudoclaude.session import list_sessions
+    from pseudoclaude.tui.sessions_view import render_session_list
+
+    infos = list_sessions(_sessions_dir(sessions_dir), Path.cwd().resolve())
+    render_session_list(Console(), infos)
+    return EXIT_OK
+
+
+def show_session(session_id: str, sessions_dir: Path | None) -> int:
+    from rich.console import Console
+
+    from pseudoclaude.session import SessionError, load_replay, session_folder
+    from pseudoclaude.tui.sessions_view import render_transcript
+
+    try:
+        replay = load_replay(session_folder(_sessions_dir(sessions_dir), Path.cwd().resolve(), session_id))
+    except SessionError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    render_transcript(Console(), replay)
+    return EXIT_OK

@@ -1,0 +1,63 @@
+"""The headless printer behind ``pseudoclaude -p``.
+
+``text`` prints the final answer; ``json`` prints one result object at the
+end; ``stream-json`` prints every runner event as one JSON line as it happens,
+then the result object. Progress and errors go to stderr in ``text`` mode so
+stdout stays the answer alone.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import AsyncIterator, TextIO
+
+from pseudoclaude.agent.events import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+@dataclass
+class HeadlessResult:
+    stop: Stop | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.stop is not None and self.stop.reason == "end_turn"
+
+
+async def print_events(
+    events: AsyncIterator[Event], output_format: str, session_id: str, out: TextIO, err: TextIO
+) -> HeadlessResult:
+    """Consume ``events``, printing as ``output_format`` says; return what the run ended with."""
+    result = HeadlessResult()
+    async for event in events:
+        if output_format == "stream-json":
+            out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+            out.flush()
+        if isinstance(event, UsageReport):
+            result.usage = dict(event.total)
+        elif isinstance(event, ErrorEvent):
+            result.errors.append(event.message)
+        elif isinstance(event, Progress) and output_format == "text":
+            err.write(f"[{event.kind}] {event.message}\n")
+        elif isinstance(event, Stop):
+            result.stop = event
+    summary = {
+        "type": "result",
+        "is_error": not result.ok,
+        "stop_reason": result.stop.reason if result.stop else "error",
+        "result": result.stop.final_text if result.stop else "",
+        "session_id": session_id,
+        "turns": result.stop.turns if result.stop else 0,
+        "usage": result.usage,
+        "error": (result.stop.message if result.stop and not result.ok else None),
+    }
+    if output_format in ("json", "stream-json"):
+        out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    elif result.stop is not None and result.stop.final_text:
+        out.write(result.stop.final_text.rstrip("\n") + "\n")
+    out.flush()
+    return result
