@@ -41,7 +41,7 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.runner.compact(stripped[len("/compact"):].strip() or None)
             else:
-                events = agent.runner.run(prompt)
+                events = agent.run(prompt)
             async with aclosing(events) as stream:
                 result = await print_events(stream, output_format, agent.session.id, sys.stdout, sys.stderr)
         finally:
@@ -86,11 +86,12 @@ def show_session_list(sessions_dir: Path | None) -> int:
 def show_session(session_id: str, sessions_dir: Path | None) -> int:
     from rich.console import Console
 
-    from pseudoclaude.session import SessionError, load_replay, session_folder
+    from pseudoclaude.session import SessionError, load_replay, resolve_session_id, session_folder
     from pseudoclaude.tui.sessions_view import render_transcript
 
+    folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
     try:
-        replay = load_replay(session_folder(_sessions_dir(sessions_dir), Path.cwd().resolve(), session_id))
+        replay = load_replay(session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id)))
     except SessionError as error:
         _error(str(error))
         return EXIT_USAGE

@@ -9,9 +9,10 @@ original process would have sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, AsyncIterator
 
 from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.events import Event
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.config import Settings
@@ -39,6 +40,12 @@ class Agent:
     resumed: bool = False
     replay_warnings: tuple[str, ...] = ()
 
+    def run(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one prompt; the first prompt of a session becomes its title."""
+        if not self.session.meta.title:
+            self.session.set_title(" ".join(prompt.split())[:80])
+        return self.runner.run(prompt)
+
     async def aclose(self) -> None:
         await self.runner.provider.aclose()
         self.session.close()
@@ -47,7 +54,7 @@ class Agent:
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
     from pseudoclaude.compact import Runtime
-    from pseudoclaude.session import SessionNotFound, create_session, latest_session_id, open_session
+    from pseudoclaude.session import SessionNotFound, create_session, latest_session_id, open_session, resolve_session_id
     from pseudoclaude.tools import ToolContext, default_tools
     from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules
 
@@ -60,9 +67,10 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     anchor = None
     warnings: tuple[str, ...] = ()
     if resume_id is not None:
+        resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
         session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
         conversation = replay.conversation
-        replacements = {call_id: r.preview for call_id, r in replay.replacements.items()}
+        replacements = replay.previews()
         anchor = replay.anchor
         warnings = tuple(replay.warnings)
     else:

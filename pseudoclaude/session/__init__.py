@@ -1,1 +1,53 @@
-"""session"""
+"""Sessions: an append-only JSONL per session, crash-safe replay, one writer at a time.
+
+Typical use (the CLI and the runner)::
+
+    session = create_session(sessions_dir, workspace, model=m, provider=p)
+    session, replay = open_session(sessions_dir, workspace, session_id)   # resume
+    session.append_message(msg); session.append_usage(usage, context_messages=n)
+    session.sync()     # end of every turn
+    session.close()    # releases the lock
+"""
+
+from pseudoclaude.session.errors import SessionError, SessionFormatError, SessionInUse, SessionNotFound
+from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
+from pseudoclaude.session.listing import (
+    SessionInfo,
+    latest_session_id,
+    list_sessions,
+    resolve_session_id,
+    session_info,
+)
+from pseudoclaude.session.naming import is_session_id, validate_session_id, workspace_key
+from pseudoclaude.session.reader import Replacement, Replay, load_replay
+from pseudoclaude.session.spill import safe_spill_name, write_spill
+from pseudoclaude.session.store import Session, create_session, open_session, session_folder, workspace_folder
+from pseudoclaude.session.writer import FileOps
+
+__all__ = [
+    "FORMAT_VERSION",
+    "FileOps",
+    "Replacement",
+    "Replay",
+    "Session",
+    "SessionError",
+    "SessionFormatError",
+    "SessionInUse",
+    "SessionInfo",
+    "SessionMeta",
+    "SessionNotFound",
+    "create_session",
+    "is_session_id",
+    "latest_session_id",
+    "list_sessions",
+    "load_replay",
+    "open_session",
+    "resolve_session_id",
+    "safe_spill_name",
+    "session_folder",
+    "session_info",
+    "validate_session_id",
+    "workspace_folder",
+    "workspace_key",
+    "write_spill",
+]

@@ -1,0 +1,180 @@
+"""Tolerant replay of ``session.jsonl`` into what a resumed run needs.
+
+Replay never trusts the file: each line is parsed on its own, and a line that
+is torn (the process died mid-write), not JSON, not UTF-8, or a malformed
+entry is skipped and counted; everything around it is kept. Only one thing
+stops a replay: an entry of another *major* format version, because guessing
+at a newer format could silently send the model the wrong context.
+
+``conversation`` is what the model saw, as recorded: the ``messages`` of the
+last compaction boundary followed by every message recorded after it. Tool
+results appear with their original content; the Layer 1 decisions are in
+``replacements`` for the compaction runtime to re-apply, so the resumed run
+sends the same previews it sent before. Orphaned tool calls (a turn
+interrupted mid tool call) are replayed as recorded; closing them is the
+runner's repair step, not the reader's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from pseudoclaude.llm.messages import Message, Usage
+from pseudoclaude.session import format as fmt
+from pseudoclaude.session.errors import SessionNotFound
+
+JSONL_NAME = "session.jsonl"
+_WARNING_LIMIT = 20
+_decode = json.JSONDecoder().decode
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """A Layer 1 decision: the result of ``call_id`` was spilled to ``path``."""
+
+    call_id: str
+    path: str
+    preview: str
+    original_bytes: int
+
+
+@dataclass(frozen=True)
+class Replay:
+    meta: fmt.SessionMeta
+    conversation: tuple[Message, ...]
+    transcript: tuple[Message, ...]
+    replacements: Mapping[str, Replacement]
+    anchor: tuple[int, int] | None
+    usage_total: Usage
+    skipped_lines: int
+    warnings: tuple[str, ...]
+    boundaries: tuple[int, ...] = ()
+    """Indices into ``transcript`` where a compaction boundary was recorded."""
+
+    def previews(self) -> dict[str, str]:
+        """``call_id -> preview``: the shape the compaction ``Runtime`` restores from."""
+        return {call_id: r.preview for call_id, r in self.replacements.items()}
+
+
+def jsonl_path_of(path_or_folder: Path) -> Path:
+    return path_or_folder / JSONL_NAME if path_or_folder.is_dir() else path_or_folder
+
+
+def load_replay(path_or_folder: Path) -> Replay:
+    """Replay a session read-only (no lock): for ``sessions show`` and for resuming."""
+    path = jsonl_path_of(Path(path_or_folder))
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise SessionNotFound(f"no session file at {path}") from None
+    with handle:
+        return replay_lines(handle, folder=path.parent.absolute())
+
+
+@dataclass
+class _State:
+    folder: Path
+    meta: fmt.SessionMeta | None = None
+    title: str = ""
+    transcript: list[Message] = field(default_factory=list)
+    prefix: tuple[Message, ...] = ()
+    boundary_start: int = 0
+    boundaries: list[int] = field(default_factory=list)
+    replacements: dict[str, Replacement] = field(default_factory=dict)
+    anchor: tuple[int, int] | None = None
+    usage_total: Usage = field(default_factory=Usage)
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, text: str) -> None:
+        if len(self.warnings) < _WARNING_LIMIT:
+            self.warnings.append(text)
+
+    def skip(self, number: int, reason: str) -> None:
+        self.skipped += 1
+        self.warn(f"line {number}: {reason}; skipped")
+
+    def conversation_length(self) -> int:
+        return len(self.prefix) + len(self.transcript) - self.boundary_start
+
+
+def replay_lines(lines: Iterable[bytes], *, folder: Path) -> Replay:
+    state = _State(folder=folder)
+    for number, raw in enumerate(lines, 1):
+        if len(raw) <= 2 and not raw.strip():
+            continue
+        try:
+            entry = _decode(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            state.skip(number, "invalid UTF-8")
+            continue
+        except ValueError:
+            torn = not raw.endswith(b"\n")
+            state.skip(number, "incomplete last line (written when the process stopped)" if torn else "not valid JSON")
+            continue
+        if not isinstance(entry, dict):
+            state.skip(number, "not a JSON object")
+            continue
+        try:
+            if entry.get("version") != fmt.FORMAT_VERSION:
+                fmt.check_version(entry.get("version"), number)
+            _apply(state, entry)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            state.skip(number, f"malformed {entry.get('type')!r} entry ({error})")
+    return _finish(state)
+
+
+def _apply(state: _State, entry: dict[str, Any]) -> None:
+    kind = entry.get("type")
+    if kind == fmt.MESSAGE:
+        state.transcript.append(Message.from_dict(entry["message"]))
+    elif kind == fmt.USAGE:
+        usage = Usage.from_dict(entry["usage"])
+        context_messages = int(entry["context_messages"])
+        state.usage_total = state.usage_total + usage
+        if 0 <= context_messages <= state.conversation_length():
+            state.anchor = (usage.prompt_tokens, context_messages)
+        else:
+            state.anchor = None
+            state.warn(f"usage entry {entry.get('id')} counts {context_messages} messages; anchor dropped")
+    elif kind == fmt.REPLACEMENT:
+        raw_path = str(entry["path"])
+        path = raw_path if Path(raw_path).is_absolute() else str(state.folder / raw_path)
+        call_id = str(entry["call_id"])
+        state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]))
+    elif kind == fmt.COMPACTION:
+        prefix = tuple(Message.from_dict(m) for m in entry["messages"])
+        state.prefix = prefix
+        state.boundary_start = len(state.transcript)
+        state.boundaries.append(len(state.transcript))
+        state.anchor = None
+    elif kind == fmt.TITLE:
+        state.title = str(entry["title"])
+    elif kind == fmt.META:
+        if state.meta is None:
+            state.meta = fmt.SessionMeta.from_entry(entry, state.folder.name)
+
+
+def _finish(state: _State) -> Replay:
+    meta = state.meta
+    if meta is None:
+        state.warn("no meta entry: model and provider unknown")
+        meta = fmt.SessionMeta(state.folder.name, "", "", "", fmt.parse_ts(None), "")
+    if state.skipped > _WARNING_LIMIT:
+        state.warnings.append(f"{state.skipped} lines skipped in all")
+    transcript = tuple(state.transcript)
+    conversation = state.prefix + transcript[state.boundary_start :]
+    return Replay(
+        meta=fmt.replace_title(meta, state.title) if state.title else meta,
+        conversation=conversation,
+        transcript=transcript,
+        replacements=dict(state.replacements),
+        anchor=state.anchor,
+        usage_total=state.usage_total,
+        skipped_lines=state.skipped,
+        warnings=tuple(state.warnings),
+        boundaries=tuple(state.boundaries),
+    )

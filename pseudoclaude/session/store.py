@@ -1,0 +1,238 @@
+"""Session folders: create, open (resume) and the ``Session`` recorder.
+
+Layout: ``<sessions_dir>/<workspace_key>/<session_id>/session.jsonl`` with the
+spill folder ``tool-results/`` beside it; folders 0700, files 0600 (sessions
+hold prompts, code and tool output).
+
+A ``Session`` records; it never raises from an ``append_*``: a failed write is
+added to ``write_errors`` and the run goes on (the caller shows the first one).
+It keeps no transcript in memory. Compaction changes only what the model sees
+next, so a compaction is one more appended entry: recorded entries are never
+rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pseudoclaude import __version__
+from pseudoclaude.llm.messages import Message, Usage
+from pseudoclaude.session import format as fmt
+from pseudoclaude.session.errors import SessionError, SessionNotFound
+from pseudoclaude.session.lock import SessionLock
+from pseudoclaude.session.naming import new_session_id, validate_session_id, workspace_key
+from pseudoclaude.session.reader import JSONL_NAME, Replay, load_replay
+from pseudoclaude.session.spill import write_spill
+from pseudoclaude.session.writer import FileOps, JsonlWriter, describe_os_error
+
+SPILL_NAME = "tool-results"
+DIR_MODE = 0o700
+
+
+class Session:
+    """An open, locked, append-only session."""
+
+    def __init__(self, folder: Path, meta: fmt.SessionMeta, *, ops: FileOps | None = None) -> None:
+        self.id = meta.id
+        self.folder = folder
+        self.jsonl_path = folder / JSONL_NAME
+        self.spill_dir = folder / SPILL_NAME
+        self.meta = meta
+        self.write_errors: list[str] = []
+        self._lock = SessionLock(folder, meta.id)
+        self._writer = JsonlWriter(self.jsonl_path, ops)
+        self.closed = False
+
+    def _take_lock(self) -> None:
+        """``SessionInUse`` propagates; a folder where no lock file can be made is only a write error."""
+        try:
+            self._lock.acquire()
+        except OSError as error:
+            self._record(describe_os_error("lock", self._lock.path, error))
+
+    def _open_writer(self) -> None:
+        self._record(self._writer.open())
+
+    def _record(self, failure: str | None) -> None:
+        if failure is not None:
+            self.write_errors.append(failure)
+
+    def _append(self, kind: str, payload: Mapping[str, Any]) -> None:
+        if self.closed:
+            raise SessionError(f"session {self.id} is closed")
+        self._record(self._writer.append(fmt.encode_entry(kind, payload)))
+
+    def append_message(self, message: Message) -> None:
+        self._append(fmt.MESSAGE, {"message": message.to_dict()})
+
+    def append_usage(self, usage: Usage, *, context_messages: int) -> None:
+        self._append(fmt.USAGE, {"usage": usage.to_dict(), "context_messages": context_messages})
+
+    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None:
+        self._append(
+            fmt.REPLACEMENT,
+            {"call_id": call_id, "path": self._relative(path), "preview": preview, "original_bytes": original_bytes},
+        )
+
+    def append_compaction(
+        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
+    ) -> None:
+        self._append(
+            fmt.COMPACTION,
+            {
+                "trigger": trigger,
+                "before_tokens": before_tokens,
+                "after_tokens": after_tokens,
+                "message_count": len(messages),
+                "summary": summary,
+                "messages": [m.to_dict() for m in messages],
+            },
+        )
+
+    def append_error(self, kind: str, message: str) -> None:
+        self._append(fmt.ERROR, {"kind": kind, "message": message})
+
+    def append_interrupt(self, reason: str = "user") -> None:
+        self._append(fmt.INTERRUPT, {"reason": reason})
+
+    def set_title(self, title: str) -> None:
+        normalized = fmt.normalize_title(title)
+        self.meta = fmt.replace_title(self.meta, normalized)
+        self._append(fmt.TITLE, {"title": normalized})
+
+    def write_spill(self, call_id: str, content: str) -> Path:
+        """Save a full tool result under ``tool-results/`` (collision-free name); raises ``OSError``."""
+        return write_spill(self.spill_dir, call_id, content)
+
+    def sync(self) -> None:
+        self._record(self._writer.sync())
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._record(self._writer.close())
+        finally:
+            self._lock.release()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _relative(self, path: str) -> str:
+        """Spill paths inside the folder are stored relative, so a moved folder still resolves them."""
+        try:
+            return str(Path(path).resolve().relative_to(self.folder.resolve()))
+        except ValueError:
+            return path
+
+
+def workspace_folder(sessions_dir: Path, workspace: Path) -> Path:
+    return Path(sessions_dir) / workspace_key(workspace)
+
+
+def session_folder(sessions_dir: Path, workspace: Path, session_id: str) -> Path:
+    return workspace_folder(sessions_dir, workspace) / validate_session_id(session_id)
+
+
+def create_session(
+    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None
+) -> Session:
+    """A new, locked session with its ``meta`` entry written."""
+    parent = workspace_folder(sessions_dir, workspace)
+    try:
+        _make_private_dirs(parent)
+        session_id, created = _allocate_folder(parent)
+    except OSError as error:
+        raise SessionError(f"cannot create a session under {parent}: {error.strerror or error}") from error
+    folder = parent / session_id
+    meta = fmt.SessionMeta(
+        id=session_id,
+        cwd=os.path.abspath(workspace),
+        model=model,
+        provider=provider,
+        created=created,
+        pseudoclaude_version=__version__,
+    )
+    session = Session(folder, meta, ops=ops)
+    session._take_lock()
+    session._open_writer()
+    session._append(fmt.META, meta.payload())
+    session.sync()
+    _fsync_dir(folder)
+    return session
+
+
+def open_session(
+    sessions_dir: Path, workspace: Path, session_id: str, *, ops: FileOps | None = None
+) -> tuple[Session, Replay]:
+    """Lock an existing session, replay it, and return it ready for appending."""
+    folder = session_folder(sessions_dir, workspace, session_id)
+    if not (folder / JSONL_NAME).is_file():
+        raise SessionNotFound(f"no session {session_id} for workspace {os.path.abspath(workspace)}")
+    placeholder = fmt.SessionMeta(session_id, "", "", "", fmt.parse_ts(None), "")
+    session = Session(folder, placeholder, ops=ops)
+    session._take_lock()
+    try:
+        replay = load_replay(folder)
+        session.meta = replay.meta
+        session._open_writer()
+    except BaseException:
+        session._lock.release()
+        raise
+    if not session.spill_dir.is_dir():
+        try:
+            os.mkdir(session.spill_dir, DIR_MODE)
+        except OSError as error:
+            session._record(describe_os_error("mkdir", session.spill_dir, error))
+    return session, replay
+
+
+def _allocate_folder(parent: Path) -> tuple[str, datetime]:
+    """Create ``<parent>/<new id>/tool-results`` (0700); ids are retried until one is free."""
+    for _ in range(32):
+        created = fmt.now()
+        session_id = new_session_id(created)
+        folder = parent / session_id
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(folder, DIR_MODE)
+        os.mkdir(folder / SPILL_NAME, DIR_MODE)
+        os.chmod(folder / SPILL_NAME, DIR_MODE)
+        return session_id, created
+    raise SessionError(f"could not allocate a new session id under {parent}")
+
+
+def _make_private_dirs(path: Path) -> None:
+    missing = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(folder, DIR_MODE)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

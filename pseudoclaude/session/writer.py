@@ -1,0 +1,128 @@
+"""Append-only writing of ``session.jsonl``: crash-safe, never rewriting.
+
+Invariants:
+- Each entry is serialized completely first, then written with one
+  ``os.write`` of the whole line on an ``O_APPEND`` descriptor, so a crash
+  tears at most the last line and never touches earlier ones.
+- A torn tail is repaired by appending, not rewriting: if the file does not end
+  with ``\\n`` when opened (killed mid-write), or a write stopped part-way (disk
+  full), the next line is prefixed with ``\\n`` so it starts on a fresh line and
+  the torn fragment stays an isolated, skippable line.
+- ``sync()`` fsyncs; appends alone only reach the page cache (the runner syncs
+  once per turn, which is what the benchmark measures).
+- Write failures never raise out of ``append``: they are returned as a message
+  so the session can go on in memory and tell the user once.
+
+``FileOps`` is the fault-injection seam (open / write / fsync); the defaults
+are the real system calls.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+FILE_MODE = 0o600
+
+
+def open_append(path: Path) -> int:
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+
+
+@dataclass(frozen=True)
+class FileOps:
+    """The system calls the writer uses; tests substitute failing ones."""
+
+    open: Callable[[Path], int] = open_append
+    write: Callable[[int, bytes], int] = os.write
+    fsync: Callable[[int], None] = os.fsync
+
+
+def describe_os_error(action: str, path: Path, error: OSError) -> str:
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOSPC:
+        reason = "disk full"
+    elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        reason = f"not writable ({reason})"
+    return f"session {action} failed for {path}: {reason}; the session continues in memory only"
+
+
+class JsonlWriter:
+    """The one writer of one ``session.jsonl``."""
+
+    def __init__(self, path: Path, ops: FileOps | None = None) -> None:
+        self.path = path
+        self._ops = ops or FileOps()
+        self._fd: int | None = None
+        self._needs_newline = False
+        self._dirty = False
+
+    def open(self) -> str | None:
+        """Open the file for appending; an error message when that fails."""
+        if self._fd is not None:
+            return None
+        try:
+            self._needs_newline = not _ends_with_newline(self.path)
+            self._fd = self._ops.open(self.path)
+        except OSError as error:
+            return describe_os_error("open", self.path, error)
+        return None
+
+    def append(self, line: bytes) -> str | None:
+        """Write one complete serialized line; an error message when that fails."""
+        if self._fd is None:
+            failure = self.open()
+            if failure is not None:
+                return failure
+        assert self._fd is not None
+        data = b"\n" + line if self._needs_newline else line
+        offset = 0
+        try:
+            while offset < len(data):
+                written = self._ops.write(self._fd, data if offset == 0 else data[offset:])
+                if written <= 0:
+                    raise OSError(errno.EIO, "write made no progress")
+                offset += written
+        except OSError as error:
+            self._needs_newline = self._needs_newline or offset > 0
+            return describe_os_error("write", self.path, error)
+        self._needs_newline = False
+        self._dirty = True
+        return None
+
+    def sync(self) -> str | None:
+        if self._fd is None or not self._dirty:
+            return None
+        try:
+            self._ops.fsync(self._fd)
+        except OSError as error:
+            return describe_os_error("fsync", self.path, error)
+        self._dirty = False
+        return None
+
+    def close(self) -> str | None:
+        if self._fd is None:
+            return None
+        failure = self.sync()
+        fd, self._fd = self._fd, None
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+        return failure
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """True for a missing or empty file, or one whose last byte is ``\\n``."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return True
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+    except OSError:
+        return True
