@@ -1,0 +1,159 @@
+"""The OpenAI (and OpenAI-compatible) provider, over the official ``openai`` SDK.
+
+The SDK builds and sends the request (auth, headers, timeouts, status errors);
+the SSE body is read line by line here rather than through the SDK's chunk
+iterator, because the iterator ends the same way whether the server sent
+``data: [DONE]`` or the body simply stopped, and only the former is a finished
+answer. Translation lives in ``openai_wire.py``.
+
+Error handling: every SDK and transport exception is normalized into
+``pseudoclaude.llm.errors`` here, in ``_normalize``; nothing from the SDK
+escapes. Before the response starts, transport failures are
+``ConnectionFailed``; once the stream is open they are ``StreamCut``. The API
+key never appears in a message.
+
+The SDK is imported lazily (``importlib``: this module's own name is
+``openai``), so importing the package costs nothing on the CLI start-up path.
+``max_retries=0``: retrying is one policy elsewhere.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any, AsyncIterator
+
+from pseudoclaude.llm.errors import AuthError, ConnectionFailed, ProviderError, StreamCut, parse_retry_after
+from pseudoclaude.llm.openai_wire import KEY_VARIABLE, StreamAssembler, error_from_body, request_body
+from pseudoclaude.llm.provider import Request, StreamEvent
+
+__all__ = ["OpenAIProvider"]
+
+LOCAL_PLACEHOLDER_KEY = "not-needed"
+
+
+class OpenAIProvider:
+    """Chat Completions streaming against OpenAI or any server at ``base_url`` that speaks it."""
+
+    name = "openai"
+
+    def __init__(self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0) -> None:
+        self.model = model
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeout = timeout
+        self._client: Any = None
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            sdk = importlib.import_module("openai")
+            key = self._api_key
+            if not key and self._base_url:
+                key = LOCAL_PLACEHOLDER_KEY
+            try:
+                self._client = sdk.AsyncOpenAI(
+                    api_key=key or None, base_url=self._base_url, timeout=self._timeout, max_retries=0
+                )
+            except sdk.OpenAIError:
+                raise AuthError(f"no OpenAI API key: set {KEY_VARIABLE} (or a base URL for a local server)") from None
+        return self._client
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        client = self._sdk()
+        assembler = StreamAssembler()
+        opened = False
+        try:
+            async with client.chat.completions.with_streaming_response.create(**request_body(request)) as response:
+                opened = True
+                done = False
+                async for data in _sse_data(response.iter_lines()):
+                    if data.strip() == "[DONE]":
+                        done = True
+                        break
+                    chunk = _chunk(data)
+                    if chunk.get("error") is not None:
+                        chunk["error"] = self._scrubbed(chunk["error"], "error inside the stream")
+                    for event in assembler.feed(chunk):
+                        yield event
+                closing = assembler.finish(done=done)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            error = self._normalize(exc, opened=opened)
+            if error is None:
+                raise
+            raise error from None
+        for event in closing:
+            yield event
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    def _normalize(self, exc: Exception, *, opened: bool) -> ProviderError | None:
+        """The ``ProviderError`` for an SDK or transport exception; None for anything else (a bug)."""
+        sdk = importlib.import_module("openai")
+        httpx2 = importlib.import_module("httpx2")
+        if isinstance(exc, sdk.APIStatusError):
+            headers = exc.response.headers
+            retry_after = _retry_after(headers.get("retry-after-ms"), headers.get("retry-after"))
+            return error_from_body(exc.status_code, self._scrubbed(exc.body, exc.message), retry_after=retry_after)
+        transport_errors: tuple[type[BaseException], ...] = (sdk.APIConnectionError, httpx2.TransportError, OSError)
+        if isinstance(exc, transport_errors) or type(exc).__module__.startswith("anyio"):
+            what = type(exc.__cause__ or exc).__name__
+            if opened:
+                return StreamCut(f"OpenAI stream broke before completion ({what})")
+            where = self._base_url or "api.openai.com"
+            return ConnectionFailed(f"could not reach OpenAI at {where} ({what})")
+        if isinstance(exc, sdk.APIError):
+            return error_from_body(None, self._scrubbed(exc.body, exc.message))
+        return None
+
+    def _scrubbed(self, error: object, fallback: str) -> dict[str, Any]:
+        """An error object whose message is safe to show: no key, readable length."""
+        body = dict(error) if isinstance(error, dict) else {"message": str(error or fallback)}
+        body["message"] = self._scrub(str(body.get("message") or fallback))
+        return body
+
+    def _scrub(self, text: str) -> str:
+        """``text`` without the API key, cut to a readable length (proxies answer with whole HTML pages)."""
+        if self._api_key:
+            text = text.replace(self._api_key, "***")
+        return text if len(text) <= 500 else text[:500] + "..."
+
+
+
+async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The ``data`` of each server-sent event; comments and other fields are skipped.
+
+    An event is dispatched at its blank line only (SSE rules): a final event
+    without one is a torn tail, except a bare ``[DONE]``.
+    """
+    pending: list[str] = []
+    async for line in lines:
+        if not line:
+            if pending:
+                yield "\n".join(pending)
+                pending = []
+            continue
+        field, _, value = line.partition(":")
+        if field == "data":
+            pending.append(value[1:] if value.startswith(" ") else value)
+    if pending == ["[DONE]"]:
+        yield "[DONE]"
+
+
+def _chunk(data: str) -> dict[str, Any]:
+    try:
+        chunk = json.loads(data)
+    except json.JSONDecodeError:
+        raise StreamCut("OpenAI stream carried a malformed chunk") from None
+    if not isinstance(chunk, dict):
+        raise StreamCut("OpenAI stream carried a chunk that is not an object")
+    return chunk
+
+
+def _retry_after(milliseconds: str | None, seconds: str | None) -> float | None:
+    ms = parse_retry_after(milliseconds)
+    return ms / 1000.0 if ms is not None else parse_retry_after(seconds)

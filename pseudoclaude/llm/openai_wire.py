@@ -1,0 +1,267 @@
+"""Chat Completions wire format <-> the neutral conversation, without the SDK.
+
+Pure translation, kept apart from ``openai.py`` so it can be read (and
+tested) without a network or an SDK import.
+
+Invariants this module keeps:
+
+* **Byte-stable requests.** ``request_body`` depends only on the ``Request``:
+  fixed key order, no clocks, no randomness. The stable system prompt is its
+  own first message and the changing ``system_suffix`` a second one, so a
+  server-side prefix cache keeps matching.
+* **One ``tool`` message per ``ToolResult``**, in conversation order; an error
+  result is prefixed ``"Error: "`` unless its text already starts with
+  "error" (deterministic, so a replayed session re-sends the same bytes).
+* **Nothing partial is ever completed.** ``StreamAssembler`` only hands out a
+  ``Completed`` when the server sent a ``finish_reason`` *and* the SSE stream
+  reached ``data: [DONE]``; anything else is ``StreamCut``, and the half-built
+  tool calls are discarded with the assembler.
+* **Stop reasons speak the neutral vocabulary** (``end_turn``, ``tool_use``,
+  ``max_tokens``, ``refusal``), the same words the Anthropic adapter uses.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from pseudoclaude.llm.errors import (
+    AuthError,
+    BadRequest,
+    Overloaded,
+    PromptTooLong,
+    ProviderError,
+    RateLimited,
+    ServerError,
+    StreamCut,
+    error_for_status,
+)
+from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
+
+KEY_VARIABLE = "OPENAI_API_KEY"
+
+_FINISH_TO_STOP = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+_CONTEXT_OVERFLOW = re.compile(
+    r"maximum context length|context length|context window|exceeds the available context"
+    r"|prompt is too long|too many tokens|input is too long",
+    re.IGNORECASE,
+)
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "string_above_max_length"})
+_QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+_RATE_CODES = frozenset({"rate_limit_exceeded", "requests", "tokens", "rate_limit_error"})
+_OVERLOAD_CODES = frozenset({"overloaded", "overloaded_error", "server_overloaded", "engine_overloaded"})
+
+
+def request_body(request: Request) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for ``request`` (streaming).
+
+    ``max_tokens`` rather than ``max_completion_tokens``: every OpenAI-compatible
+    server (vLLM, llama.cpp, Ollama, LiteLLM) accepts it, while the newer name
+    is OpenAI-only.
+    """
+    body: dict[str, Any] = {"model": request.model, "messages": request_messages(request)}
+    if request.tools:
+        body["tools"] = request_tools(request.tools)
+    body["max_tokens"] = request.max_tokens
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def request_messages(request: Request) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    if request.system_suffix:
+        out.append({"role": "system", "content": request.system_suffix})
+    out.extend(wire_message(message) for message in request.messages)
+    return out
+
+
+def wire_message(message: Message) -> dict[str, Any]:
+    if message.role == "tool":
+        result = message.tool_result
+        if result is None:
+            raise ValueError("a tool message needs a tool_result")
+        content = result.content
+        if result.is_error and not content.lstrip().lower().startswith("error"):
+            content = f"Error: {content}"
+        return {"role": "tool", "tool_call_id": result.call_id, "content": content}
+    if message.role == "assistant" and message.tool_calls:
+        return {
+            "role": "assistant",
+            "content": message.text or None,
+            "tool_calls": [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments or "{}"},
+                }
+                for call in message.tool_calls
+            ],
+        }
+    return {"role": message.role, "content": message.text}
+
+
+def request_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": dict(tool.input_schema),
+            },
+        }
+        for tool in tools
+    ]
+
+
+def stop_reason(finish_reason: str) -> str:
+    return _FINISH_TO_STOP.get(finish_reason, finish_reason)
+
+
+def usage_from(payload: Mapping[str, Any]) -> Usage:
+    """OpenAI usage -> ``Usage``; ``prompt_tokens`` includes the cached ones, which are split out."""
+    prompt = _int(payload.get("prompt_tokens"))
+    details = payload.get("prompt_tokens_details")
+    cached = _int(details.get("cached_tokens")) if isinstance(details, Mapping) else 0
+    cached = min(cached, prompt)
+    return Usage(
+        input_tokens=prompt - cached,
+        output_tokens=_int(payload.get("completion_tokens")),
+        cache_read_tokens=cached,
+    )
+
+
+def error_from_body(
+    status: int | None,
+    error: Mapping[str, Any] | None,
+    *,
+    fallback_message: str = "",
+    retry_after: float | None = None,
+) -> ProviderError:
+    """The normalized error for an HTTP status (None: an error inside an open stream) and its error object.
+
+    The server's message is never used for 401: OpenAI echoes part of the key there.
+    """
+    error = error or {}
+    code = str(error.get("code") or "")
+    kind = str(error.get("type") or "")
+    message = str(error.get("message") or fallback_message or "unknown error")
+    tags = {code, kind}
+    if tags & _CONTEXT_CODES or (status in (None, 400) and _CONTEXT_OVERFLOW.search(message)):
+        return PromptTooLong(f"prompt too long: {message}", status=status)
+    if status == 401:
+        detail = f" ({code})" if code else ""
+        return AuthError(f"OpenAI rejected the API key{detail} (401): set {KEY_VARIABLE} to a valid key", status=401)
+    if status == 403:
+        return AuthError(f"OpenAI refused access (403): {message}; check {KEY_VARIABLE} and the model", status=403)
+    if tags & _QUOTA_CODES:
+        reason = code or kind
+        return BadRequest(f"OpenAI quota exhausted ({reason}): {message}; check the plan and billing", status=status)
+    if status is not None and status != 503:
+        return error_for_status(status, f"OpenAI error {status}: {message}", retry_after)
+    if status == 503 or tags & _OVERLOAD_CODES:
+        return Overloaded(f"OpenAI overloaded: {message}", status=status, retry_after=retry_after)
+    if tags & _RATE_CODES:
+        return RateLimited(f"OpenAI rate limit (in stream): {message}", retry_after=retry_after)
+    if kind == "invalid_request_error":
+        return BadRequest(f"OpenAI rejected the request (in stream): {message}")
+    return ServerError(f"OpenAI stream error ({kind or code or 'unknown'}): {message}")
+
+
+@dataclass(eq=False)
+class _PendingCall:
+    """A tool call still streaming; compared by identity (two calls may look alike)."""
+
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+    started: bool = False
+
+
+class StreamAssembler:
+    """Turns parsed ``chat.completion.chunk`` objects into stream events and one final message."""
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._calls: dict[int, _PendingCall] = {}
+        self._finish_reason: str | None = None
+        self._usage = Usage()
+
+    def feed(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
+        error = chunk.get("error")
+        if error is not None:
+            raise error_from_body(None, error if isinstance(error, Mapping) else {"message": str(error)})
+        usage = chunk.get("usage")
+        if isinstance(usage, Mapping):
+            self._usage = usage_from(usage)
+        events: list[StreamEvent] = []
+        for choice in chunk.get("choices") or ():
+            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                self._text.append(content)
+                events.append(TextDelta(content))
+            for position, fragment in enumerate(delta.get("tool_calls") or ()):
+                events.extend(self._feed_call(position, fragment))
+            if choice.get("finish_reason"):
+                self._finish_reason = str(choice["finish_reason"])
+        return events
+
+    def _feed_call(self, position: int, fragment: Any) -> list[StreamEvent]:
+        if not isinstance(fragment, Mapping):
+            return []
+        index = fragment.get("index")
+        call = self._calls.setdefault(index if isinstance(index, int) else position, _PendingCall())
+        function = fragment.get("function") or {}
+        if fragment.get("id") and not call.id:
+            call.id = str(fragment["id"])
+        if function.get("name") and not call.name:
+            call.name = str(function["name"])
+        if isinstance(function.get("arguments"), str):
+            call.arguments += function["arguments"]
+        if call.id and call.name and not call.started:
+            call.started = True
+            return [ToolCallStart(index=self._order(call), id=call.id, name=call.name)]
+        return []
+
+    def _order(self, call: _PendingCall) -> int:
+        return list(self._calls.values()).index(call)
+
+    def finish(self, *, done: bool) -> list[StreamEvent]:
+        """The closing events: late ``ToolCallStart``s and ``Completed``; ``StreamCut`` if incomplete."""
+        if self._finish_reason is None or not done:
+            missing = "finish_reason" if self._finish_reason is None else "data: [DONE]"
+            raise StreamCut(f"OpenAI stream ended before completion (no {missing})")
+        events: list[StreamEvent] = []
+        calls: list[ToolCall] = []
+        for call in self._calls.values():
+            if not call.name:
+                raise StreamCut("OpenAI stream completed a tool call without a name")
+            if not call.id:
+                call.id = f"call_{uuid.uuid4().hex[:24]}"
+            if not call.started:
+                call.started = True
+                events.append(ToolCallStart(index=self._order(call), id=call.id, name=call.name))
+            calls.append(ToolCall(id=call.id, name=call.name, arguments=call.arguments or "{}"))
+        message = Message.assistant("".join(self._text), calls)
+        events.append(Completed(message=message, usage=self._usage, stop_reason=stop_reason(self._finish_reason)))
+        return events
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0

@@ -1,0 +1,150 @@
+"""Request validation of the fake OpenAI server: the checks the real service makes.
+
+Each check returns an ``Invalid`` carrying the real error's message, ``param``
+and ``code`` (the wording is the service's own, typos included: "preceeding"),
+or None when the body passes. Only the rules that catch this project's costly
+bugs are modelled: tool-call pairing, argument types, roles, stream options.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+ROLES = ("system", "assistant", "user", "function", "tool", "developer")
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+ORPHAN_TOOL_MESSAGE = (
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    message: str
+    param: str | None = None
+    code: str | None = None
+
+
+def check_body(body: Any) -> Invalid | None:
+    if not isinstance(body, Mapping):
+        return Invalid("Invalid type for body: expected an object.", None, "invalid_type")
+    if not body.get("model"):
+        return Invalid("you must provide a model parameter", None, None)
+    if "messages" not in body:
+        return Invalid("Missing required parameter: 'messages'.", "messages", "missing_required_parameter")
+    messages = body["messages"]
+    if not isinstance(messages, list):
+        return Invalid("Invalid type for 'messages': expected an array.", "messages", "invalid_type")
+    if not messages:
+        return Invalid(
+            "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+            "messages",
+            "empty_array",
+        )
+    if body.get("stream_options") is not None and body.get("stream") is not True:
+        return Invalid(
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options", None
+        )
+    return check_messages(messages) or check_tools(body.get("tools"))
+
+
+def check_messages(messages: list[Any]) -> Invalid | None:
+    open_calls: list[str] = []
+    answerable: set[str] = set()
+    opened_at = -1
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            return Invalid(f"Invalid type for 'messages[{i}]': expected an object.", f"messages[{i}]", "invalid_type")
+        role = message.get("role")
+        if role not in ROLES:
+            supported = "'system', 'assistant', 'user', 'function', 'tool', and 'developer'"
+            message = f"Invalid value: '{role}'. Supported values are: {supported}."
+            return Invalid(message, f"messages[{i}].role", "invalid_value")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str):
+                return Invalid(
+                    f"Missing required parameter: 'messages[{i}].tool_call_id'.",
+                    f"messages[{i}].tool_call_id",
+                    "missing_required_parameter",
+                )
+            if call_id not in answerable:
+                return Invalid(ORPHAN_TOOL_MESSAGE, f"messages.[{i}].role", None)
+            if call_id in open_calls:
+                open_calls.remove(call_id)
+            continue
+        if open_calls:
+            return _unanswered(opened_at, open_calls)
+        answerable = set()
+        if role == "assistant" and message.get("tool_calls"):
+            problem = check_tool_calls(i, message["tool_calls"])
+            if problem:
+                return problem
+            open_calls = [call["id"] for call in message["tool_calls"]]
+            answerable = set(open_calls)
+            opened_at = i
+    if open_calls:
+        return _unanswered(opened_at, open_calls)
+    return None
+
+
+def check_tool_calls(i: int, calls: Any) -> Invalid | None:
+    if not isinstance(calls, list):
+        where = f"messages[{i}].tool_calls"
+        return Invalid(f"Invalid type for '{where}': expected an array.", where, "invalid_type")
+    seen: set[str] = set()
+    for j, call in enumerate(calls):
+        where = f"messages[{i}].tool_calls[{j}]"
+        if not isinstance(call, Mapping) or not isinstance(call.get("id"), str) or not call["id"]:
+            return Invalid(f"Missing required parameter: '{where}.id'.", f"{where}.id", "missing_required_parameter")
+        if call["id"] in seen:
+            return Invalid(f"Duplicate value for '{where}.id': {call['id']}.", f"{where}.id", "invalid_value")
+        seen.add(call["id"])
+        if call.get("type") != "function":
+            return Invalid(
+                f"Invalid value: '{call.get('type')}'. Supported values are: 'function' and 'custom'.",
+                f"{where}.type",
+                "invalid_value",
+            )
+        function = call.get("function")
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            name = f"{where}.function.name"
+            return Invalid(f"Missing required parameter: '{name}'.", name, "missing_required_parameter")
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            got = "null" if arguments is None else type(arguments).__name__
+            return Invalid(
+                f"Invalid type for '{where}.function.arguments': expected a string, but got {got} instead.",
+                f"{where}.function.arguments",
+                "invalid_type",
+            )
+    return None
+
+
+def check_tools(tools: Any) -> Invalid | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return Invalid("Invalid type for 'tools': expected an array.", "tools", "invalid_type")
+    for k, tool in enumerate(tools):
+        if not isinstance(tool, Mapping) or tool.get("type") != "function":
+            return Invalid(f"Invalid value for 'tools[{k}].type'.", f"tools[{k}].type", "invalid_value")
+        name = (tool.get("function") or {}).get("name")
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            return Invalid(
+                f"Invalid 'tools[{k}].function.name': string does not match pattern. "
+                "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+                f"tools[{k}].function.name",
+                "invalid_value",
+            )
+    return None
+
+
+def _unanswered(index: int, call_ids: list[str]) -> Invalid:
+    return Invalid(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+        f"'tool_call_id'. The following tool_call_ids did not have response messages: {', '.join(call_ids)}",
+        f"messages.[{index}].role",
+        None,
+    )
