@@ -1,1 +1,64 @@
-"""compact"""
+"""Context governance: Layer 1 offload, Layer 2 summary, and the state behind them.
+
+The runner calls ``manage_context`` before every model call and
+``runtime.record_usage`` after it; ``/compact`` calls ``force_compact``.
+Nothing here imports an SDK or tiktoken at import time.
+"""
+
+from pseudoclaude.compact.budget import (
+    AUTO_FAILURE_LIMIT,
+    AUTO_SAFETY_MARGIN_TOKENS,
+    DEFAULT_FALLBACK_CONTEXT_WINDOW,
+    ESTIMATE_CHARS_PER_TOKEN,
+    MANUAL_SAFETY_MARGIN_TOKENS,
+    PREVIEW_HEAD_BYTES,
+    PREVIEW_HEAD_LINES,
+    RECENT_KEEP_MESSAGES,
+    RECENT_KEEP_TOKENS,
+    SINGLE_TOOL_RESULT_LIMIT_BYTES,
+    SUMMARY_RESERVE_TOKENS,
+    SUMMARY_RETRY_LIMIT,
+    TOOL_ROUND_AGGREGATE_LIMIT_BYTES,
+    Budget,
+)
+from pseudoclaude.compact.estimate import BytesEstimator, Estimator, TiktokenEstimator, estimate_messages
+from pseudoclaude.compact.manage import ManageResult, compact_conversation, force_compact, manage_context
+from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
+from pseudoclaude.compact.runtime import CompactRecorder, ContextStatus, Runtime
+from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
+from pseudoclaude.compact.summarize import EmptySummary, extract_summary, summarize
+
+__all__ = [
+    "AUTO_FAILURE_LIMIT",
+    "AUTO_SAFETY_MARGIN_TOKENS",
+    "DEFAULT_FALLBACK_CONTEXT_WINDOW",
+    "ESTIMATE_CHARS_PER_TOKEN",
+    "MANUAL_SAFETY_MARGIN_TOKENS",
+    "PREVIEW_HEAD_BYTES",
+    "PREVIEW_HEAD_LINES",
+    "RECENT_KEEP_MESSAGES",
+    "RECENT_KEEP_TOKENS",
+    "SINGLE_TOOL_RESULT_LIMIT_BYTES",
+    "SUMMARY_RESERVE_TOKENS",
+    "SUMMARY_RETRY_LIMIT",
+    "TOOL_ROUND_AGGREGATE_LIMIT_BYTES",
+    "Budget",
+    "BytesEstimator",
+    "CompactRecorder",
+    "ContextStatus",
+    "EmptySummary",
+    "Estimator",
+    "ManageResult",
+    "OffloadResult",
+    "Runtime",
+    "TiktokenEstimator",
+    "compact_conversation",
+    "estimate_messages",
+    "expand_to_tool_boundary",
+    "extract_summary",
+    "force_compact",
+    "manage_context",
+    "offload_tool_results",
+    "select_recent",
+    "summarize",
+]

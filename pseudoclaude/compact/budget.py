@@ -1,0 +1,87 @@
+"""The seed's constants and how they scale to the model's context window.
+
+The constants keep the seed's names and values; they are sized for the
+ordinary windows (128k and 200k tokens). Applied unchanged to a small window
+they would make no sense: ``16,000 - 20,000 - 13,000`` is negative, so a 16k
+model would compact before every call. ``Budget.for_window`` scales them down,
+and only down, by two rules:
+
+* **Layer 2 reserves** (summary reserve and both safety margins) together take
+  at most ``RESERVE_FRACTION`` (30%) of the window, shrunk proportionally. The
+  automatic threshold is therefore never below 70% of the window; 128k and
+  200k windows keep the seed's 95,000 and 167,000.
+* **Layer 1 byte limits, the recent tail and the summary's output** scale by
+  ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
+  128k, so a single tool round can never fill a small window by itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SINGLE_TOOL_RESULT_LIMIT_BYTES = 50_000
+TOOL_ROUND_AGGREGATE_LIMIT_BYTES = 200_000
+SUMMARY_RESERVE_TOKENS = 20_000
+AUTO_SAFETY_MARGIN_TOKENS = 13_000
+MANUAL_SAFETY_MARGIN_TOKENS = 3_000
+RECENT_KEEP_TOKENS = 10_000
+RECENT_KEEP_MESSAGES = 5
+AUTO_FAILURE_LIMIT = 3
+ESTIMATE_CHARS_PER_TOKEN = 3.5
+PREVIEW_HEAD_BYTES = 2048
+PREVIEW_HEAD_LINES = 20
+SUMMARY_RETRY_LIMIT = 3
+DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
+
+RESERVE_FRACTION = 0.30
+SUMMARY_MAX_OUTPUT_TOKENS = 8_192
+MIN_CONTEXT_WINDOW = 4_096
+
+
+def effective_window(context_window: int | None) -> int:
+    """The window to plan for: unknown or invalid windows fall back to 128,000."""
+    if context_window is None or context_window <= 0:
+        return DEFAULT_FALLBACK_CONTEXT_WINDOW
+    return max(context_window, MIN_CONTEXT_WINDOW)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Every limit the pipeline uses, for one context window (see the module docstring)."""
+
+    context_window: int
+    summary_reserve_tokens: int
+    auto_safety_margin_tokens: int
+    manual_safety_margin_tokens: int
+    single_limit_bytes: int
+    aggregate_limit_bytes: int
+    recent_keep_tokens: int
+    summary_max_output_tokens: int
+
+    @classmethod
+    def for_window(cls, context_window: int | None) -> Budget:
+        window = effective_window(context_window)
+        reserves = SUMMARY_RESERVE_TOKENS + AUTO_SAFETY_MARGIN_TOKENS
+        reserve_scale = min(1.0, RESERVE_FRACTION * window / reserves)
+        size_scale = min(1.0, window / DEFAULT_FALLBACK_CONTEXT_WINDOW)
+        summary_reserve = int(SUMMARY_RESERVE_TOKENS * reserve_scale)
+        return cls(
+            context_window=window,
+            summary_reserve_tokens=summary_reserve,
+            auto_safety_margin_tokens=int(AUTO_SAFETY_MARGIN_TOKENS * reserve_scale),
+            manual_safety_margin_tokens=int(MANUAL_SAFETY_MARGIN_TOKENS * reserve_scale),
+            single_limit_bytes=int(SINGLE_TOOL_RESULT_LIMIT_BYTES * size_scale),
+            aggregate_limit_bytes=int(TOOL_ROUND_AGGREGATE_LIMIT_BYTES * size_scale),
+            recent_keep_tokens=int(RECENT_KEEP_TOKENS * size_scale),
+            summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
+        )
+
+    @property
+    def auto_threshold(self) -> int:
+        """Layer 2 runs automatically once the estimate reaches this many tokens."""
+        return self.context_window - self.summary_reserve_tokens - self.auto_safety_margin_tokens
+
+    def summary_input_budget(self, trigger: str) -> int:
+        """Tokens the summary request may carry: window - reserve - the trigger's margin."""
+        margin = self.manual_safety_margin_tokens if trigger == "manual" else self.auto_safety_margin_tokens
+        return self.context_window - self.summary_reserve_tokens - margin

@@ -1,0 +1,140 @@
+"""Token estimates for a conversation, before the provider reports usage.
+
+The seed's estimate is UTF-8 bytes / 3.5 over role, text, tool calls and tool
+results: deliberately rough, with margins downstream to absorb the error. Two
+refinements, both behind the ``Estimator`` protocol so the runtime can say
+which one is active (``name``):
+
+* ``BytesEstimator`` starts at 3.5 bytes per token and calibrates the ratio
+  from reported usage: the tokens the provider counted between two usage
+  anchors, against the bytes of the messages added in between. Each sample is
+  clamped to ``[MIN_BYTES_PER_TOKEN, MAX_BYTES_PER_TOKEN]`` and blended in with
+  weight ``CALIBRATION_WEIGHT``, so one odd sample cannot swing it far.
+* ``TiktokenEstimator`` counts with the real tokenizer of OpenAI models (see
+  ``tokenizer.py`` for how it loads offline), caching per message object.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import TYPE_CHECKING, Protocol, Sequence
+
+from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
+from pseudoclaude.llm.messages import Message
+
+if TYPE_CHECKING:
+    from tiktoken import Encoding
+
+MIN_BYTES_PER_TOKEN = 1.5
+MAX_BYTES_PER_TOKEN = 6.0
+CALIBRATION_WEIGHT = 0.3
+MIN_CALIBRATION_BYTES = 2_000
+TIKTOKEN_MESSAGE_OVERHEAD = 4
+TIKTOKEN_CALL_OVERHEAD = 8
+TIKTOKEN_EXACT_LIMIT_BYTES = 65_536
+
+
+def utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def message_bytes(message: Message) -> int:
+    """UTF-8 bytes of everything in ``message`` that reaches the model."""
+    total = len(message.role) + utf8_len(message.text)
+    for call in message.tool_calls:
+        total += len(call.id) + len(call.name) + utf8_len(call.arguments)
+    result = message.tool_result
+    if result is not None:
+        total += len(result.call_id) + utf8_len(result.content)
+    return total
+
+
+def messages_bytes(messages: Sequence[Message]) -> int:
+    return sum(message_bytes(m) for m in messages)
+
+
+def estimate_messages(messages: Sequence[Message], bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN) -> int:
+    """The seed's estimate: ceil(bytes / 3.5); 0 for nothing."""
+    total = messages_bytes(messages)
+    return math.ceil(total / bytes_per_token) if total else 0
+
+
+class Estimator(Protocol):
+    """Counts the tokens a list of messages costs; ``name`` is shown by ``/context``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def count(self, messages: Sequence[Message]) -> int: ...
+
+    def observe(self, message_bytes: int, tokens: int) -> None:
+        """Learn from ``tokens`` reported for messages totalling ``message_bytes``."""
+        ...
+
+
+class BytesEstimator:
+    """bytes / ratio, the ratio calibrated from reported usage (bounded, smoothed)."""
+
+    def __init__(self, bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN) -> None:
+        self.bytes_per_token = bytes_per_token
+        self.samples = 0
+
+    @property
+    def name(self) -> str:
+        if self.samples == 0:
+            return f"bytes/{ESTIMATE_CHARS_PER_TOKEN}"
+        return f"bytes/{self.bytes_per_token:.2f} (calibrated from {self.samples} usage reports)"
+
+    def count(self, messages: Sequence[Message]) -> int:
+        return estimate_messages(messages, self.bytes_per_token)
+
+    def observe(self, message_bytes: int, tokens: int) -> None:
+        if message_bytes < MIN_CALIBRATION_BYTES or tokens <= 0:
+            return
+        sample = min(MAX_BYTES_PER_TOKEN, max(MIN_BYTES_PER_TOKEN, message_bytes / tokens))
+        self.bytes_per_token += CALIBRATION_WEIGHT * (sample - self.bytes_per_token)
+        self.samples += 1
+
+
+class TiktokenEstimator:
+    """Exact token counts of the message contents plus a small per-message overhead.
+
+    Texts over ``TIKTOKEN_EXACT_LIMIT_BYTES`` (about to be offloaded anyway) are
+    estimated at bytes / 3.5: encoding megabytes on every call would cost seconds.
+    Counts are cached per message without keeping the message alive.
+    """
+
+    def __init__(self, encoding: Encoding) -> None:
+        self.encoding = encoding
+        self._cache: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
+
+    @property
+    def name(self) -> str:
+        return f"tiktoken:{self.encoding.name}"
+
+    def _tokens(self, text: str) -> int:
+        if not text:
+            return 0
+        size = utf8_len(text)
+        if size > TIKTOKEN_EXACT_LIMIT_BYTES:
+            return math.ceil(size / ESTIMATE_CHARS_PER_TOKEN)
+        return len(self.encoding.encode_ordinary(text))
+
+    def count_message(self, message: Message) -> int:
+        hit = self._cache.get(message)
+        if hit is not None:
+            return hit
+        tokens = TIKTOKEN_MESSAGE_OVERHEAD + self._tokens(message.text)
+        for call in message.tool_calls:
+            tokens += TIKTOKEN_CALL_OVERHEAD + self._tokens(call.name) + self._tokens(call.arguments)
+        if message.tool_result is not None:
+            tokens += self._tokens(message.tool_result.content)
+        self._cache[message] = tokens
+        return tokens
+
+    def count(self, messages: Sequence[Message]) -> int:
+        return sum(self.count_message(m) for m in messages)
+
+    def observe(self, message_bytes: int, tokens: int) -> None:
+        return None

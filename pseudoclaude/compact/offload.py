@@ -1,0 +1,210 @@
+"""Layer 1: move oversized tool results to disk, leave a preview in the conversation.
+
+Cheap and deterministic, no model call. A result over the single limit is
+spilled; within one tool round (the results that follow one assistant message)
+the largest not-yet-replaced results are spilled while their total is over the
+aggregate limit. Invariants:
+
+* The preview replaces the content **only after the file is written**; a
+  failed write keeps the original content, reports a warning and leaves the
+  result undecided so the next call retries. A run never stops for it.
+* Every decision goes into the runtime's ledger and is reused verbatim
+  afterwards (prompt-cache prefix stability); results that stay are marked
+  ``keep`` and are never reconsidered.
+* Work per call is proportional to what was appended since the last call: the
+  runtime remembers how far it decided (``ScanMark``) and trusts that prefix
+  only while the caller hands back the very message objects it returned.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from pseudoclaude.compact.budget import PREVIEW_HEAD_BYTES, PREVIEW_HEAD_LINES
+from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.runtime import Runtime, ScanMark
+from pseudoclaude.llm.messages import Message
+
+_ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")
+PREVIEW_REMINDER = (
+    "The full content is saved in the file above; this preview is only its beginning. "
+    "If you need more, read that file with read_file (page through it with offset/limit). "
+    "Do not guess the rest of the content from this preview."
+)
+
+
+@dataclass(frozen=True)
+class OffloadResult:
+    conversation: list[Message]
+    offloaded_count: int
+    warnings: tuple[str, ...] = ()
+
+
+def preview_head(content: str) -> str:
+    """At most ``PREVIEW_HEAD_LINES`` lines and ``PREVIEW_HEAD_BYTES`` bytes, cut on a UTF-8 boundary."""
+    head = "".join(content.splitlines(keepends=True)[:PREVIEW_HEAD_LINES])
+    encoded = head.encode("utf-8", "surrogatepass")
+    if len(encoded) <= PREVIEW_HEAD_BYTES:
+        return head
+    return encoded[:PREVIEW_HEAD_BYTES].decode("utf-8", "ignore")
+
+
+def build_preview(original_bytes: int, head: str, spill_path: str) -> str:
+    parts = [f"[content offloaded] original size: {original_bytes} bytes\n", f"[saved to] {spill_path}\n", "[head preview]\n", head]
+    if head and not head.endswith("\n"):
+        parts.append("\n")
+    parts.append("\n" + PREVIEW_REMINDER)
+    return "".join(parts)
+
+
+def result_id(message: Message, index: int, runtime: Runtime | None = None) -> str:
+    """The ledger key of a result: its call id, made unique by position when an id is reused.
+
+    A preview recorded for ``call_id`` must never replace a *different*
+    result that happens to carry the same id (some servers reuse ids); the
+    preview's recorded original size tells them apart.
+    """
+    assert message.tool_result is not None
+    call_id = message.tool_result.call_id or f"#result-{index}"
+    decided = runtime.decision(call_id) if runtime is not None else None
+    if decided is None or decided[0] != "replace" or message.tool_result.content == decided[1]:
+        return call_id
+    match = _ORIGINAL_SIZE.match(decided[1])
+    if match is None or int(match.group(1)) == utf8_len(message.tool_result.content):
+        return call_id
+    return f"{call_id}#{index}"
+
+
+def round_start(messages: Sequence[Message], index: int) -> int:
+    """The first index of the run of tool results that ``index`` belongs to or continues."""
+    start = index
+    while start > 0 and messages[start - 1].role == "tool":
+        start -= 1
+    return start
+
+
+def _rounds(messages: Sequence[Message], start: int) -> list[list[int]]:
+    """Indices of tool messages from ``start``, grouped by the run of results they belong to."""
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for i in range(start, len(messages)):
+        if messages[i].tool_result is not None:
+            current.append(i)
+        elif current:
+            groups.append(current)
+            current = []
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _resume_point(messages: Sequence[Message], runtime: Runtime) -> tuple[int, list[tuple[int, Message]]]:
+    mark = runtime.scan_mark
+    if mark is None or mark.length > len(messages) or messages[mark.length - 1] is not mark.last:
+        return 0, []
+    if any(index >= len(messages) or messages[index] is not msg for index, msg in mark.replaced):
+        return 0, []
+    return round_start(messages, mark.length), list(mark.replaced)
+
+
+class _Pass:
+    """One Layer 1 pass over ``out`` (mutated in place)."""
+
+    def __init__(self, out: list[Message], runtime: Runtime) -> None:
+        self.out = out
+        self.runtime = runtime
+        self.offloaded = 0
+        self.warnings: list[str] = []
+        self.failed: set[int] = set()
+
+    def spill(self, index: int, call_id: str, size: int) -> bool:
+        runtime = self.runtime
+        message = self.out[index]
+        assert message.tool_result is not None
+        content = message.tool_result.content
+        if runtime.spill_dir is None:
+            if not runtime.warned_no_spill_dir:
+                runtime.warned_no_spill_dir = True
+                self.warnings.append("large tool results stay in the context: this session has no spill directory")
+            return False
+        from pseudoclaude.session.spill import write_spill
+
+        try:
+            runtime.spill_dir.mkdir(parents=True, exist_ok=True)
+            path = os.path.abspath(write_spill(runtime.spill_dir, call_id, content))
+        except OSError as error:
+            self.failed.add(index)
+            self.warnings.append(f"could not save tool result {call_id} to disk ({error}); it stays in the context")
+            return False
+        preview = build_preview(size, preview_head(content), path)
+        runtime.mark_replace(call_id, preview)
+        self.out[index] = message.with_result_content(preview)
+        self.offloaded += 1
+        if runtime.recorder is not None:
+            try:
+                runtime.recorder.append_replacement(call_id, path, preview, size)
+            except OSError as error:
+                self.warnings.append(f"could not record the offload of {call_id} in the session ({error})")
+        return True
+
+
+def offload_tool_results(conversation: Sequence[Message], runtime: Runtime) -> OffloadResult:
+    """Apply ledger decisions and decide the undecided results (see the module docstring)."""
+    out = list(conversation)
+    start, replaced = _resume_point(out, runtime)
+    budget = runtime.budget
+    work = _Pass(out, runtime)
+    sizes: dict[int, int] = {}
+    undecided: dict[int, str] = {}
+    for i in range(start, len(out)):
+        message = out[i]
+        if message.tool_result is None:
+            continue
+        call_id = result_id(message, i, runtime)
+        decided = runtime.decision(call_id)
+        if decided is not None:
+            kind, preview = decided
+            if kind == "replace" and message.tool_result.content != preview:
+                out[i] = message.with_result_content(preview)
+            continue
+        size = utf8_len(message.tool_result.content)
+        if size > budget.single_limit_bytes and work.spill(i, call_id, size):
+            continue
+        sizes[i] = size
+        undecided[i] = call_id
+    for group in _rounds(out, start):
+        total = sum(sizes[i] if i in sizes else _kept_size(out[i], i, runtime) for i in group)
+        candidates = sorted((i for i in group if i in undecided and i not in work.failed), key=lambda i: -sizes[i])
+        for i in candidates:
+            if total <= budget.aggregate_limit_bytes:
+                break
+            if work.spill(i, undecided[i], sizes[i]):
+                total -= sizes.pop(i)
+                del undecided[i]
+    for i, call_id in undecided.items():
+        if i not in work.failed:
+            runtime.mark_keep(call_id)
+    replaced.extend((i, out[i]) for i in range(start, len(out)) if out[i] is not conversation[i])
+    _remember(runtime, out, replaced, work.failed, undecided)
+    return OffloadResult(out, work.offloaded, tuple(work.warnings))
+
+
+def _kept_size(message: Message, index: int, runtime: Runtime) -> int:
+    """Bytes a decided result still costs: its content when kept, nothing when replaced."""
+    assert message.tool_result is not None
+    decided = runtime.decision(result_id(message, index, runtime))
+    return 0 if decided is not None and decided[0] == "replace" else utf8_len(message.tool_result.content)
+
+
+def _remember(
+    runtime: Runtime, out: list[Message], replaced: list[tuple[int, Message]], failed: set[int], undecided: dict[int, str]
+) -> None:
+    pending = [i for i in undecided if runtime.decision(undecided[i]) is None]
+    length = min((round_start(out, i) for i in (*failed, *pending)), default=len(out))
+    if length == 0:
+        runtime.scan_mark = None
+        return
+    runtime.scan_mark = ScanMark(length, out[length - 1], [(i, m) for i, m in replaced if i < length])

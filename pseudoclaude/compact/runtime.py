@@ -1,0 +1,177 @@
+"""Per-session compaction state: the replacement ledger, the usage anchor, the breaker.
+
+Invariants:
+
+* **A Layer 1 decision is made once per call id.** ``keep`` or ``replace``
+  (with its preview) never changes afterwards, so the conversation prefix the
+  model saw stays byte-identical and the provider's prompt cache keeps hitting.
+  A spill that failed leaves no decision, so it is retried next time. Restored
+  ``replacements`` (call id -> preview, from the session) make a resumed session
+  send exactly the previews it sent before the restart.
+* **The usage anchor** is the provider's own count of the last request
+  (prompt tokens, number of messages sent). Estimates add only the messages
+  after it. Layer 1 replaces only results appended after the anchor, so the
+  anchor stays valid; Layer 2 rewrites the prefix and resets it.
+* **The breaker** counts consecutive failed automatic summaries; at
+  ``AUTO_FAILURE_LIMIT`` automatic Layer 2 stops until a success (``/compact``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Mapping, Protocol, Sequence
+
+from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
+from pseudoclaude.compact.estimate import BytesEstimator, Estimator, TiktokenEstimator, messages_bytes
+from pseudoclaude.llm.messages import Message
+
+Decision = Literal["keep", "replace"]
+
+
+class CompactRecorder(Protocol):
+    """Where compaction decisions are persisted (the session satisfies it)."""
+
+    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None: ...
+
+    def append_compaction(
+        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
+    ) -> None: ...
+
+
+@dataclass(frozen=True)
+class ContextStatus:
+    """What ``/context`` shows."""
+
+    estimated_tokens: int
+    context_window: int
+    auto_threshold: int
+    estimator: str
+    anchored: bool
+    replaced_results: int
+    failures: int
+    tripped: bool
+
+
+@dataclass
+class ScanMark:
+    """How far Layer 1 has decided a conversation (see ``offload.py``)."""
+
+    length: int
+    last: Message
+    replaced: list[tuple[int, Message]]
+
+
+class Runtime:
+    """Compaction state for one session; ``manage_context`` reads and updates it."""
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        context_window: int | None,
+        spill_dir: Path | None,
+        recorder: CompactRecorder | None = None,
+        replacements: Mapping[str, str] = {},
+        anchor: tuple[int, int] | None = None,
+        overhead_tokens: int = 0,
+        estimator: Estimator | None = None,
+    ) -> None:
+        self.model = model
+        self.budget = Budget.for_window(context_window)
+        self.spill_dir = spill_dir
+        self.recorder = recorder
+        self.overhead_tokens = overhead_tokens
+        self.failures = 0
+        self.anchor: tuple[int, int] | None = anchor if anchor and anchor[0] > 0 and anchor[1] >= 0 else None
+        self._decisions: dict[str, Decision] = {call_id: "replace" for call_id in replacements}
+        self._previews: dict[str, str] = dict(replacements)
+        self._estimator = estimator
+        self._sent: Sequence[Message] | None = None
+        self.scan_mark: ScanMark | None = None
+        self.warned_no_spill_dir = False
+
+    @property
+    def context_window(self) -> int:
+        return self.budget.context_window
+
+    @property
+    def auto_threshold(self) -> int:
+        return self.budget.auto_threshold
+
+    @property
+    def tripped(self) -> bool:
+        return self.failures >= AUTO_FAILURE_LIMIT
+
+    @property
+    def estimator(self) -> Estimator:
+        if self._estimator is None:
+            from pseudoclaude.compact.tokenizer import load_offline_encoding
+
+            encoding = load_offline_encoding(self.model)
+            self._estimator = TiktokenEstimator(encoding) if encoding is not None else BytesEstimator()
+        return self._estimator
+
+    @property
+    def estimator_name(self) -> str:
+        return self.estimator.name
+
+    def decision(self, call_id: str) -> tuple[Decision, str] | None:
+        """The ledger entry for ``call_id``: ("keep", "") or ("replace", preview), or None."""
+        kind = self._decisions.get(call_id)
+        if kind is None:
+            return None
+        return kind, self._previews.get(call_id, "")
+
+    def mark_keep(self, call_id: str) -> None:
+        self._decisions.setdefault(call_id, "keep")
+
+    def mark_replace(self, call_id: str, preview: str) -> None:
+        if call_id in self._decisions:
+            raise ValueError(f"tool result {call_id!r} was already decided")
+        self._decisions[call_id] = "replace"
+        self._previews[call_id] = preview
+
+    @property
+    def replacements(self) -> dict[str, str]:
+        """call id -> preview of every replaced result (what a session persists)."""
+        return dict(self._previews)
+
+    def note_sent(self, conversation: Sequence[Message]) -> None:
+        """Remember the conversation ``manage_context`` returned: usage reports calibrate against it."""
+        self._sent = conversation
+
+    def record_usage(self, prompt_tokens: int, message_count: int) -> None:
+        """Anchor estimates to the provider's count of the request just made."""
+        if prompt_tokens <= 0 or message_count < 0:
+            return
+        previous, sent = self.anchor, self._sent
+        if previous is not None and sent is not None and previous[1] < message_count <= len(sent):
+            added = messages_bytes(sent[previous[1] : message_count])
+            self.estimator.observe(added, prompt_tokens - previous[0])
+        self.anchor = (prompt_tokens, message_count)
+
+    def reset_anchor(self) -> None:
+        """Forget the anchor: the conversation's prefix was rewritten (Layer 2)."""
+        self.anchor = None
+        self._sent = None
+        self.scan_mark = None
+
+    def estimate(self, conversation: Sequence[Message]) -> int:
+        """Anchor tokens + estimate of the messages after it; without one, overhead + estimate of all."""
+        anchor = self.anchor
+        if anchor is not None and anchor[1] <= len(conversation):
+            return anchor[0] + self.estimator.count(conversation[anchor[1] :])
+        return self.overhead_tokens + self.estimator.count(conversation)
+
+    def status(self, conversation: Sequence[Message]) -> ContextStatus:
+        return ContextStatus(
+            estimated_tokens=self.estimate(conversation),
+            context_window=self.context_window,
+            auto_threshold=self.auto_threshold,
+            estimator=self.estimator_name,
+            anchored=self.anchor is not None,
+            replaced_results=len(self._previews),
+            failures=self.failures,
+            tripped=self.tripped,
+        )

@@ -1,0 +1,193 @@
+"""Layer 2's model call: summarize a conversation into a fixed nine-part summary.
+
+The request carries **no tools and exactly one user message**: the history is
+rendered as a plain transcript inside it, so no provider can object to role
+order or to tool blocks without tool definitions. The model writes an
+``<analysis>`` scratchpad, then a ``<summary>``; only the text of the last
+``<summary>`` is kept (the whole reply, analysis removed, when it has none).
+
+The request is budgeted before it is sent: the oldest closed groups (see
+``select.py``) are dropped until the estimate fits ``budget_tokens`` (window -
+summary reserve - the trigger's safety margin). A previous summary at the head
+of the history is dropped last. When the provider still answers
+``PromptTooLong``, up to ``SUMMARY_RETRY_LIMIT`` more tries follow, each
+dropping the oldest whole groups worth at least a quarter of the transcript;
+a tool call is never sent without its result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from pseudoclaude.compact.budget import SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
+from pseudoclaude.compact.estimate import estimate_messages
+from pseudoclaude.compact.select import Counter, closed_groups
+from pseudoclaude.llm.errors import PromptTooLong, ProviderError
+from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm.provider import Completed, Provider, Request, TextDelta
+
+SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
+SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."
+DROP_FRACTION_ON_RETRY = 0.25
+RENDER_OVERHEAD_TOKENS = 10
+
+NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
+
+- Do NOT use read_file, run_command, grep, glob, edit_file, write_file, or ANY other tool.
+- You already have all the context you need in the conversation below.
+- Tool calls will be REJECTED and will waste your only turn: you will fail the task.
+- Your entire response must be plain text: an <analysis> block followed by a <summary> block.
+"""
+
+SUMMARY_INSTRUCTIONS = """Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and to your previous actions. The summary must capture the technical details, code patterns and decisions needed to continue the work without losing context.
+
+First, inside <analysis> tags, go through the conversation chronologically and identify for each part: the user's explicit requests and intent, how you handled them, the key decisions, technical concepts and code patterns, and the specific details (file names, full code snippets, function signatures, edits). Note the errors you met and how they were fixed, and any feedback the user gave.
+
+Then write the summary inside <summary> tags, with exactly these nine sections:
+
+1. Primary Request and Intent: every explicit request and intention of the user, in detail.
+2. Key Technical Concepts: the technologies, frameworks and concepts discussed.
+3. Files and Code Sections: the files examined, modified or created, why each matters, with the important code snippets.
+4. Errors and Fixes: each error met and how it was fixed, including user feedback on it.
+5. Problem Solving: problems solved and any troubleshooting still under way.
+6. All User Messages: every user message that is not a tool result, listed in order.
+7. Pending Tasks: the tasks you were explicitly asked to do that are not finished.
+8. Current Work: precisely what was being worked on right before this summary, with file names and code.
+9. Optional Next Step: the next step directly in line with the most recent request, quoting the latest messages to show exactly where the work stopped. Do not start tangential work.
+"""
+
+
+class EmptySummary(ProviderError):
+    """The summary model answered, but with no usable summary text. Not retried."""
+
+
+def render_message(message: Message) -> str:
+    """One message of the transcript the summary model reads."""
+    if message.role == "tool" and message.tool_result is not None:
+        result = message.tool_result
+        label = "tool error" if result.is_error else "tool result"
+        return f"[{label} for call {result.call_id}]\n{result.content}\n"
+    lines = [f"[{message.role}]"]
+    if message.text:
+        lines.append(message.text)
+    lines.extend(f"[tool call {call.id}: {call.name}] {call.arguments}" for call in message.tool_calls)
+    return "\n".join(lines) + "\n"
+
+
+def build_summary_prompt(transcript: str, instructions: str | None = None) -> str:
+    focus = f"\nThe user asked this summary to focus on:\n{instructions.strip()}\n" if instructions and instructions.strip() else ""
+    return (
+        f"{NO_TOOLS_PREAMBLE}\n{SUMMARY_INSTRUCTIONS}{focus}\n"
+        f"<conversation>\n{transcript}</conversation>\n\n"
+        "REMINDER: do not call any tools. Answer with an <analysis> block followed by a <summary> block."
+    )
+
+
+def extract_summary(reply: str) -> str:
+    """The text of the last ``<summary>`` block; the reply without analysis when it has none."""
+    closed: list[str] = re.findall(r"<summary>(.*?)</summary>", reply, flags=re.DOTALL)
+    if closed:
+        return closed[-1].strip()
+    opened = reply.rfind("<summary>")
+    if opened >= 0:
+        return reply[opened + len("<summary>") :].strip()
+    return re.sub(r"<analysis>.*?(?:</analysis>|\Z)", "", reply, flags=re.DOTALL).strip()
+
+
+def is_summary_message(message: Message) -> bool:
+    return message.role == "user" and message.text.startswith(SUMMARY_MESSAGE_PREFIX)
+
+
+def meta_prefix_length(messages: Sequence[Message]) -> int:
+    """How many leading messages are the meta messages of an earlier compaction (0 or up to 3)."""
+    return min(3, len(messages)) if messages and is_summary_message(messages[0]) else 0
+
+
+class _Transcript:
+    """The rendered history as closed groups that can be dropped oldest first."""
+
+    def __init__(self, messages: Sequence[Message], count: Counter) -> None:
+        groups = closed_groups(messages)
+        prefix = meta_prefix_length(messages)
+        protected = [g for g in groups if g[1] <= prefix]
+        ordinary = [g for g in groups if g not in protected]
+        self.drop_order = ordinary + protected
+        self.texts = {g: "".join(render_message(m) for m in messages[g[0] : g[1]]) for g in groups}
+        self.tokens = {g: count(messages[g[0] : g[1]]) + RENDER_OVERHEAD_TOKENS * (g[1] - g[0]) for g in groups}
+        self.kept = set(groups)
+        self.omitted = 0
+        self.order = groups
+
+    def total(self) -> int:
+        return sum(self.tokens[g] for g in self.kept)
+
+    def drop_oldest(self, at_least: int) -> bool:
+        """Drop whole groups (at least one, until ``at_least`` tokens); False when only one is left."""
+        dropped = 0
+        for group in self.drop_order:
+            if len(self.kept) <= 1 or (dropped and dropped >= at_least):
+                break
+            if group in self.kept:
+                self.kept.discard(group)
+                dropped += self.tokens[group]
+                self.omitted += group[1] - group[0]
+        return dropped > 0
+
+    def render(self) -> str:
+        parts: list[str] = []
+        marked = False
+        for group in self.order:
+            if group in self.kept:
+                parts.append(self.texts[group])
+            elif not marked and self.omitted:
+                parts.append(f"[... {self.omitted} earlier messages omitted to fit the context window ...]\n")
+                marked = True
+        return "\n".join(parts)
+
+
+async def _ask(provider: Provider, request: Request) -> str:
+    deltas: list[str] = []
+    async for event in provider.stream(request):
+        if isinstance(event, TextDelta):
+            deltas.append(event.text)
+        elif isinstance(event, Completed):
+            return event.message.text
+    return "".join(deltas)
+
+
+async def summarize(
+    provider: Provider,
+    model: str,
+    messages: Sequence[Message],
+    *,
+    budget_tokens: int,
+    instructions: str | None = None,
+    max_tokens: int = SUMMARY_MAX_OUTPUT_TOKENS,
+    count: Counter = estimate_messages,
+) -> str:
+    """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...)."""
+    if not messages:
+        raise EmptySummary("there is nothing to summarize")
+    transcript = _Transcript(messages, count)
+    overhead = count([Message.user(build_summary_prompt("", instructions))])
+    excess = transcript.total() + overhead - budget_tokens
+    if excess > 0:
+        transcript.drop_oldest(excess)
+    last_error: PromptTooLong | None = None
+    for _attempt in range(SUMMARY_RETRY_LIMIT + 1):
+        prompt = build_summary_prompt(transcript.render(), instructions)
+        request = Request(model=model, system=SUMMARY_SYSTEM_PROMPT, messages=(Message.user(prompt),), tools=(), max_tokens=max_tokens)
+        try:
+            reply = await _ask(provider, request)
+        except PromptTooLong as error:
+            last_error = error
+            if not transcript.drop_oldest(int(transcript.total() * DROP_FRACTION_ON_RETRY)):
+                break
+            continue
+        summary = extract_summary(reply)
+        if not summary:
+            raise EmptySummary("the summary model returned no summary text")
+        return summary
+    assert last_error is not None
+    raise last_error

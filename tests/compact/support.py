@@ -1,0 +1,79 @@
+"""Fakes for the compaction tests: a summary provider and a recording session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Sequence, Union
+
+from pseudoclaude.llm.errors import ProviderError
+from pseudoclaude.llm.messages import Message, ToolCall
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta
+
+Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
+
+
+@dataclass
+class SummaryProvider:
+    """Answers each request with the next answer (text or error); the last one repeats."""
+
+    answers: Sequence[Answer] = field(default_factory=lambda: ["<analysis>thinking</analysis><summary>the summary</summary>"])
+    name: str = "fake"
+    model: str = "fake-model"
+    requests: list[Request] = field(default_factory=list)
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        self.requests.append(request)
+        answer = self.answers[min(len(self.requests) - 1, len(self.answers) - 1)]
+        if callable(answer):
+            answer = answer(request)
+        if isinstance(answer, ProviderError):
+            raise answer
+        yield TextDelta(answer)
+        yield Completed(Message.assistant(answer))
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class RecordingSession:
+    """A ``CompactRecorder`` that keeps what it is told, in order."""
+
+    events: list[tuple[str, dict[str, object]]] = field(default_factory=list)
+
+    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None:
+        self.events.append(("replacement", {"call_id": call_id, "path": path, "preview": preview, "original_bytes": original_bytes}))
+
+    def append_compaction(
+        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
+    ) -> None:
+        self.events.append(
+            ("compaction", {"summary": summary, "messages": list(messages), "trigger": trigger, "before": before_tokens, "after": after_tokens})
+        )
+
+
+def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "") -> list[Message]:
+    """An assistant message calling one tool per id, followed by the results."""
+    calls = [ToolCall(id=call_id, name="read_file", arguments='{"path": "x"}') for call_id, _ in call_ids_and_contents]
+    return [Message.assistant(text, calls)] + [Message.tool(call_id, content) for call_id, content in call_ids_and_contents]
+
+
+def pairing_problem(messages: Sequence[Message]) -> str | None:
+    """Why a provider would reject ``messages`` (orphans, open calls, user/user), or None."""
+    pending: set[str] = set()
+    previous = ""
+    for index, message in enumerate(messages):
+        if message.role == "tool":
+            call_id = message.tool_result.call_id if message.tool_result else ""
+            if call_id not in pending:
+                return f"orphan result {call_id} at {index}"
+            pending.discard(call_id)
+            previous = "tool"
+            continue
+        if pending:
+            return f"calls without results before {index}: {sorted(pending)}"
+        if message.role == previous:
+            return f"two {message.role} messages in a row at {index}"
+        pending = {call.id for call in message.tool_calls}
+        previous = message.role
+    return f"calls without results at the end: {sorted(pending)}" if pending else None

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from pseudoclaude.compact import EmptySummary, extract_summary, summarize
+from pseudoclaude.llm.errors import PromptTooLong, RateLimited
+from pseudoclaude.llm.messages import Message
+from tests.compact.support import SummaryProvider, tool_round
+
+NINE_PARTS = (
+    "Primary Request and Intent",
+    "Key Technical Concepts",
+    "Files and Code Sections",
+    "Errors and Fixes",
+    "Problem Solving",
+    "All User Messages",
+    "Pending Tasks",
+    "Current Work",
+    "Next Step",
+)
+
+
+def _history(rounds: int, size: int = 1_000) -> list[Message]:
+    out = [Message.user("please fix the build")]
+    for i in range(rounds):
+        out += tool_round([(f"call{i}", f"result {i} " + "r" * size)], text=f"step {i}")
+    return out
+
+
+def _run(provider: SummaryProvider, messages: list[Message], budget: int = 100_000, **kwargs: object) -> str:
+    return asyncio.run(summarize(provider, "m", messages, budget_tokens=budget, **kwargs))  # type: ignore[arg-type]
+
+
+def test_analysis_is_stripped_and_summary_kept() -> None:
+    assert extract_summary("<analysis>secret</analysis>\n<summary>\nkept\n</summary>") == "kept"
+
+
+def test_last_summary_block_wins() -> None:
+    assert extract_summary("<summary>draft</summary> more <summary>final</summary>") == "final"
+
+
+def test_reply_without_tags_is_kept_whole_minus_analysis() -> None:
+    assert extract_summary("<analysis>scratch</analysis>plain answer") == "plain answer"
+    assert extract_summary("plain answer") == "plain answer"
+
+
+def test_truncated_summary_block_keeps_its_text() -> None:
+    assert extract_summary("<analysis>a</analysis><summary>cut off here") == "cut off here"
+
+
+def test_request_has_no_tools_and_one_user_message() -> None:
+    provider = SummaryProvider()
+    assert _run(provider, _history(3)) == "the summary"
+    (request,) = provider.requests
+    assert request.tools == ()
+    assert [m.role for m in request.messages] == ["user"]
+    prompt = request.messages[0].text
+    assert prompt.startswith("CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.")
+    assert all(part in prompt for part in NINE_PARTS)
+    assert "<analysis>" in prompt and "<summary>" in prompt
+    assert "[tool call call2: read_file]" in prompt and "result 2" in prompt
+
+
+def test_focus_instructions_reach_the_prompt() -> None:
+    provider = SummaryProvider()
+    _run(provider, _history(1), instructions="the database migration")
+    assert "the database migration" in provider.requests[0].messages[0].text
+
+
+def test_empty_summary_is_an_error() -> None:
+    with pytest.raises(EmptySummary):
+        _run(SummaryProvider(answers=["<analysis>only thinking</analysis>"]), _history(1))
+
+
+def test_other_errors_are_not_retried() -> None:
+    provider = SummaryProvider(answers=[RateLimited("slow down")])
+    with pytest.raises(RateLimited):
+        _run(provider, _history(2))
+    assert len(provider.requests) == 1
+
+
+def _pairs_intact(prompt: str) -> bool:
+    calls = set(re.findall(r"\[tool call (\w+):", prompt))
+    results = set(re.findall(r"\[tool result for call (\w+)\]", prompt))
+    return calls == results
+
+
+def test_prompt_too_long_retries_three_times_dropping_whole_rounds() -> None:
+    provider = SummaryProvider(answers=[PromptTooLong("too long")] * 3 + ["<summary>ok</summary>"])
+    assert _run(provider, _history(40)) == "ok"
+    assert len(provider.requests) == 4
+    sizes = [len(r.messages[0].text) for r in provider.requests]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == 4
+    assert all(_pairs_intact(r.messages[0].text) for r in provider.requests)
+    assert "step 39" in provider.requests[-1].messages[0].text
+
+
+def test_prompt_too_long_gives_up_after_the_retry_limit() -> None:
+    provider = SummaryProvider(answers=[PromptTooLong("too long")])
+    with pytest.raises(PromptTooLong):
+        _run(provider, _history(40))
+    assert len(provider.requests) == 4
+
+
+def test_input_is_trimmed_to_the_budget_before_sending() -> None:
+    provider = SummaryProvider()
+    _run(provider, _history(40, size=3_500), budget=12_000)
+    prompt = provider.requests[0].messages[0].text
+    assert len(prompt.encode()) / 3.5 <= 12_000
+    assert "earlier messages omitted" in prompt
+    assert "step 39" in prompt and "step 0\n" not in prompt
+    assert _pairs_intact(prompt)
+
+
+def test_previous_summary_is_dropped_last() -> None:
+    from pseudoclaude.compact.manage import compacted_conversation
+
+    history = compacted_conversation("OLD SUMMARY", []) + _history(40, size=3_500)[1:]
+    provider = SummaryProvider()
+    _run(provider, history, budget=12_000)
+    assert "OLD SUMMARY" in provider.requests[0].messages[0].text
