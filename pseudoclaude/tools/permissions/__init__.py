@@ -1,0 +1,47 @@
+"""The permission policy: hard deny, modes (plan mode), rules and approval.
+
+Callers build one :class:`PermissionPolicy` per session and ``await
+policy.check(tool, args)`` before every tool call; a refused call becomes an
+error tool result carrying ``Decision.reason``.
+"""
+
+from pseudoclaude.tools.permissions.approval import ApprovalAnswer, ApprovalRequest, Approver, Decision
+from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
+from pseudoclaude.tools.permissions.modes import (
+    EDIT_TOOLS,
+    READ_ONLY_TOOLS,
+    PermissionMode,
+    mode_instructions,
+    next_mode,
+)
+from pseudoclaude.tools.permissions.policy import PermissionPolicy
+from pseudoclaude.tools.permissions.rules import Rule, Rules, RuleSyntaxError
+from pseudoclaude.tools.permissions.settings import (
+    SettingsError,
+    SettingsFiles,
+    append_local_rule,
+    load_settings_rules,
+    local_rule_sink,
+)
+
+__all__ = [
+    "EDIT_TOOLS",
+    "READ_ONLY_TOOLS",
+    "ApprovalAnswer",
+    "ApprovalRequest",
+    "Approver",
+    "Decision",
+    "PermissionMode",
+    "PermissionPolicy",
+    "Rule",
+    "RuleSyntaxError",
+    "Rules",
+    "SettingsError",
+    "SettingsFiles",
+    "append_local_rule",
+    "hard_deny_reason",
+    "load_settings_rules",
+    "local_rule_sink",
+    "mode_instructions",
+    "next_mode",
+]

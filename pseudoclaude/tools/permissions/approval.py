@@ -1,0 +1,47 @@
+"""What the policy asks a human, and what comes back.
+
+The ``Approver`` is the seam to the TUI (a prompt) or to tests (a script). A
+headless run has no approver; the policy then denies with a reason that
+names the flags that would have allowed the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping, Protocol
+
+from pseudoclaude.tools.permissions.rules import Rule
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One call awaiting a decision; ``suggested_rule`` is what "always" would save."""
+
+    tool: str
+    args: Mapping[str, Any]
+    summary: str
+    suggested_rule: Rule | None
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    choice: Literal["once", "always", "deny"]
+    reason: str = ""
+
+
+class Approver(Protocol):
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether a call may run; ``source`` says who decided.
+
+    Sources: ``hard-deny``, ``rule``, ``plan``, ``mode``, ``approval``, ``headless``.
+    ``reason`` is written for the model when the call is refused.
+    """
+
+    allowed: bool
+    reason: str = ""
+    source: str = ""

@@ -1,0 +1,216 @@
+"""Allow and deny rules, in Claude Code's settings syntax.
+
+A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
+
+* ``run_command(npm test)`` matches the simple command ``npm test`` exactly;
+  ``run_command(npm test:*)`` also matches ``npm test -- -x`` but not
+  ``npm testing``. A pattern equal to a whole compound command line matches
+  that exact line (this is what "always allow" saves).
+* for file tools, a gitignore-style glob on the workspace-relative ``path``
+  (``edit_file(src/**)``); ``~/`` anchors it at the home directory and ``//``
+  at the filesystem root.
+
+Commands are judged per simple command (see :mod:`unwrap`): a deny rule hits
+if it matches ANY effective simple command, including ones behind ``sudo`` or
+inside ``bash -c``; allow rules pass a line only if EVERY written simple
+command is allowed (``cd`` and bare assignments need no rule) and none of them
+redirects output into a file, so ``git status && rm -rf x`` does not pass as
+``git status``. Claude Code tool names (``Bash``, ``Edit``...) are accepted.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
+from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
+
+TOOL_ALIASES = {
+    "Bash": "run_command",
+    "Read": "read_file",
+    "Write": "write_file",
+    "Edit": "edit_file",
+    "MultiEdit": "edit_file",
+    "Glob": "glob",
+    "Grep": "grep",
+    "LS": "list_dir",
+    "TodoWrite": "todo_write",
+}
+COMMAND_TOOL = "run_command"
+_RULE = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+class RuleSyntaxError(ValueError):
+    """A permission rule or settings entry that cannot be understood."""
+
+
+def normalize_command(text: str) -> str:
+    try:
+        return " ".join(shlex.split(text))
+    except ValueError:
+        return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Rule:
+    tool: str
+    pattern: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "Rule":
+        match = _RULE.fullmatch(text) if isinstance(text, str) else None
+        if match is None:
+            raise RuleSyntaxError(f"not a permission rule: {text!r} (expected `tool` or `tool(pattern)`)")
+        tool, pattern = match.groups()
+        pattern = pattern.strip() if pattern is not None else None
+        return cls(TOOL_ALIASES.get(tool, tool), pattern or None)
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+    def matches_command(self, text: str) -> bool:
+        """Whether this rule's pattern matches a simple command (or whole line) ``text``."""
+        if self.pattern is None:
+            return True
+        if self.pattern.endswith(":*"):
+            prefix = normalize_command(self.pattern[:-2])
+            return text == prefix or text.startswith(prefix + " ")
+        return text == normalize_command(self.pattern)
+
+    def matches_path(self, path: Path, *, workspace: Path, home: Path) -> bool:
+        if self.pattern is None:
+            return True
+        pattern, base = self.pattern, workspace
+        if pattern.startswith("~/"):
+            pattern, base = pattern[2:], home
+        elif pattern.startswith("//"):
+            pattern, base = pattern[2:], Path("/")
+        try:
+            relative = path.relative_to(base)
+        except ValueError:
+            return False
+        return _compiled(pattern).match_file(relative.as_posix())
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(pattern: str) -> Any:
+    import pathspec  # lazy: only file rules need it
+
+    return pathspec.PathSpec.from_lines("gitignore", [pattern])
+
+
+@dataclass(frozen=True)
+class Rules:
+    allow: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+
+    @classmethod
+    def from_settings(cls, *settings: Mapping[str, Any]) -> "Rules":
+        """Rules from settings dicts shaped like ``{"permissions": {"allow": [...], "deny": [...]}}``."""
+        allow: list[Rule] = []
+        deny: list[Rule] = []
+        for document in settings:
+            permissions = document.get("permissions", {}) if isinstance(document, Mapping) else None
+            if not isinstance(permissions, Mapping):
+                raise RuleSyntaxError("`permissions` must be an object with `allow` and `deny` lists")
+            for key, target in (("allow", allow), ("deny", deny)):
+                entries = permissions.get(key, [])
+                if not isinstance(entries, list):
+                    raise RuleSyntaxError(f"`permissions.{key}` must be a list of rule strings")
+                target.extend(Rule.parse(entry) for entry in entries)
+        return cls(tuple(allow), tuple(deny))
+
+    def with_allow(self, rules: Iterable[Rule]) -> "Rules":
+        return Rules((*self.allow, *rules), self.deny)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call, as the rules see it."""
+
+    tool: str
+    args: Mapping[str, Any]
+    workspace: Path
+    home: Path
+
+
+def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None:
+    """The rule deciding ``call``: for deny, any hit; for allow, a rule covering all of it."""
+    relevant = [r for r in rules if r.tool == call.tool]
+    whole = next((r for r in relevant if r.pattern is None), None)
+    if whole is not None or not relevant:
+        return whole
+    if call.tool == COMMAND_TOOL:
+        return _command_match(relevant, call.args.get("command"), deny=deny)
+    paths = _paths_of(call)
+    if not paths:
+        return None
+    for rule in relevant:
+        hits = [rule.matches_path(p, workspace=call.workspace, home=call.home) for p in paths]
+        if (any(hits) if deny else all(hits)):
+            return rule
+    return None
+
+
+def _command_match(rules: list[Rule], command: Any, *, deny: bool) -> Rule | None:
+    if not isinstance(command, str) or not command.strip():
+        return None
+    for rule in rules:
+        if rule.pattern == command.strip():
+            return rule
+    try:
+        line = analyze(command)
+    except ShellParseError:
+        return None
+    return _deny_match(rules, line) if deny else _allow_match(rules, line)
+
+
+def _deny_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+    for cmd in line.effective:
+        texts = {cmd.text, " ".join((cmd.name, *cmd.args))}
+        for rule in rules:
+            if any(rule.matches_command(t) for t in texts if t):
+                return rule
+    return None
+
+
+def _allow_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+    decisive: Rule | None = None
+    for cmd in line.written:
+        if _writes_files(cmd):
+            return None
+        if not cmd.words or cmd.words[0] in ("cd", "pushd", "popd"):
+            continue
+        rule = next((r for r in rules if r.matches_command(cmd.text)), None)
+        if rule is None:
+            return None
+        decisive = decisive or rule
+    return decisive
+
+
+def _writes_files(cmd: SimpleCommand) -> bool:
+    for redirect in cmd.redirects:
+        if ">" in redirect.op and redirect.target not in _HARMLESS_TARGETS and not redirect.target.isdigit() and redirect.target != "-":
+            return True
+    return False
+
+
+def _paths_of(call: Call) -> list[Path]:
+    raw = call.args.get("path", call.args.get("file_path", "." if call.tool in ("glob", "grep", "list_dir") else None))
+    if not isinstance(raw, str) or not raw:
+        return []
+    path = call.home / raw[2:] if raw == "~" or raw.startswith("~/") else Path(raw)
+    absolute = path if path.is_absolute() else call.workspace / path
+    lexical = Path(os.path.normpath(absolute))
+    real = Path(os.path.realpath(absolute))
+    real_workspace = Path(os.path.realpath(call.workspace))
+    if real_workspace != call.workspace and real.is_relative_to(real_workspace):
+        real = call.workspace / real.relative_to(real_workspace)
+    return list(dict.fromkeys((lexical, real)))

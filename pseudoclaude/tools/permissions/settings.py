@@ -1,0 +1,116 @@
+"""Permission rules in settings files: the only file IO of this package.
+
+Three files are read, lowest precedence first (rules simply accumulate; deny
+always beats allow, so order never weakens a deny):
+
+* user:    ``<user_dir>/settings.json`` (``user_dir`` is ``~/.pseudoclaude``)
+* project: ``<workspace>/.pseudoclaude/settings.json`` (checked in)
+* local:   ``<workspace>/.pseudoclaude/settings.local.json`` (not checked in)
+
+"Always allow" answers are appended to the local file under a file lock,
+written to a temporary file and renamed into place, so a crash or a second
+session never leaves a half-written settings file, and other keys survive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+from pseudoclaude.tools.permissions.rules import Rule, Rules, RuleSyntaxError
+
+PROJECT_DIR = ".pseudoclaude"
+
+
+class SettingsError(Exception):
+    """A settings file that exists but cannot be used."""
+
+
+@dataclass(frozen=True)
+class SettingsFiles:
+    user: Path
+    project: Path
+    local: Path
+
+    @classmethod
+    def locate(cls, workspace: Path, user_dir: Path) -> "SettingsFiles":
+        project_dir = workspace / PROJECT_DIR
+        return cls(user_dir / "settings.json", project_dir / "settings.json", project_dir / "settings.local.json")
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``; ``{}`` when the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SettingsError(f"cannot read {path}: {exc}") from exc
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise SettingsError(f"{path} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path} must hold a JSON object")
+    return data
+
+
+def load_settings_rules(workspace: Path, user_dir: Path) -> Rules:
+    """The allow and deny rules of the user, project and local settings files."""
+    files = SettingsFiles.locate(workspace, user_dir)
+    documents = []
+    for path in (files.user, files.project, files.local):
+        try:
+            documents.append(Rules.from_settings(read_settings(path)))
+        except RuleSyntaxError as exc:
+            raise SettingsError(f"{path}: {exc}") from exc
+    return Rules(
+        tuple(rule for rules in documents for rule in rules.allow),
+        tuple(rule for rules in documents for rule in rules.deny),
+    )
+
+
+def append_local_rule(workspace: Path, rule: Rule, *, kind: Literal["allow", "deny"] = "allow") -> Path:
+    """Add ``rule`` to the local settings file (once), atomically; returns the file's path."""
+    from filelock import FileLock
+
+    path = SettingsFiles.locate(workspace, workspace).local
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(path) + ".lock", timeout=10):
+        data = read_settings(path)
+        permissions = data.setdefault("permissions", {})
+        if not isinstance(permissions, dict):
+            raise SettingsError(f"{path}: `permissions` must be an object")
+        entries = permissions.setdefault(kind, [])
+        if not isinstance(entries, list):
+            raise SettingsError(f"{path}: `permissions.{kind}` must be a list")
+        if str(rule) not in entries:
+            entries.append(str(rule))
+            _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
+def local_rule_sink(workspace: Path) -> Callable[[Rule], None]:
+    """A ``rule_sink`` for :class:`PermissionPolicy` that persists "always" answers."""
+
+    def sink(rule: Rule) -> None:
+        append_local_rule(workspace, rule)
+
+    return sink
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pseudoclaude.tools.permissions import (
+    Rule,
+    Rules,
+    SettingsError,
+    SettingsFiles,
+    append_local_rule,
+    load_settings_rules,
+    local_rule_sink,
+)
+
+
+def write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def test_rules_come_from_user_project_and_local_files(tmp_path: Path) -> None:
+    workspace, user_dir = tmp_path / "ws", tmp_path / "user"
+    files = SettingsFiles.locate(workspace, user_dir)
+    write(files.user, {"permissions": {"deny": ["Bash(git push:*)"]}})
+    write(files.project, {"permissions": {"allow": ["run_command(make:*)"]}})
+    write(files.local, {"permissions": {"allow": ["edit_file(src/**)"]}})
+    assert load_settings_rules(workspace, user_dir) == Rules(
+        allow=(Rule("run_command", "make:*"), Rule("edit_file", "src/**")),
+        deny=(Rule("run_command", "git push:*"),),
+    )
+
+
+def test_missing_files_mean_no_rules(tmp_path: Path) -> None:
+    assert load_settings_rules(tmp_path / "ws", tmp_path / "user") == Rules()
+
+
+def test_invalid_json_names_the_file(tmp_path: Path) -> None:
+    files = SettingsFiles.locate(tmp_path, tmp_path / "user")
+    files.project.parent.mkdir(parents=True)
+    files.project.write_text("{not json", encoding="utf-8")
+    with pytest.raises(SettingsError, match="settings.json"):
+        load_settings_rules(tmp_path, tmp_path / "user")
+
+
+def test_bad_rule_names_the_file(tmp_path: Path) -> None:
+    write(SettingsFiles.locate(tmp_path, tmp_path).local, {"permissions": {"allow": ["run command"]}})
+    with pytest.raises(SettingsError, match="settings.local.json"):
+        load_settings_rules(tmp_path, tmp_path / "user")
+
+
+def test_append_creates_the_local_file(tmp_path: Path) -> None:
+    path = append_local_rule(tmp_path, Rule("run_command", "make test"))
+    assert json.loads(path.read_text()) == {"permissions": {"allow": ["run_command(make test)"]}}
+    assert path == tmp_path / ".pseudoclaude" / "settings.local.json"
+
+
+def test_append_keeps_other_keys_and_does_not_duplicate(tmp_path: Path) -> None:
+    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    write(local, {"model": "x", "permissions": {"deny": ["write_file"], "allow": ["glob"]}})
+    sink = local_rule_sink(tmp_path)
+    sink(Rule("edit_file"))
+    sink(Rule("edit_file"))
+    assert json.loads(local.read_text()) == {"model": "x", "permissions": {"deny": ["write_file"], "allow": ["glob", "edit_file"]}}
+    assert sorted(p.name for p in local.parent.iterdir()) == ["settings.local.json", "settings.local.json.lock"]
+
+
+def test_append_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
+    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    local.parent.mkdir(parents=True)
+    local.write_text("{broken", encoding="utf-8")
+    with pytest.raises(SettingsError):
+        append_local_rule(tmp_path, Rule("glob"))
+    assert local.read_text() == "{broken"
+
+
+def test_saved_rule_is_loaded_back(tmp_path: Path) -> None:
+    append_local_rule(tmp_path, Rule("run_command", "npm test:*"))
+    assert load_settings_rules(tmp_path, tmp_path / "user").allow == (Rule("run_command", "npm test:*"),)
