@@ -1,0 +1,106 @@
+"""edit_file: exact string replacement in a file the model has read.
+
+The replacement is literal (no regex, no whitespace folding) so the model gets
+exactly what it asked for or a precise reason why not: not found, or found N
+times without ``replace_all``. The read-first rule of ``files.require_fresh``
+applies. The model gets a short numbered snippet around the first change; the
+renderer gets the full unified diff.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from pseudoclaude.tools.args import check_args
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.files import atomic_write, diff_counts, os_error, read_text, record_stamp, require_fresh, unified_diff
+from pseudoclaude.tools.paths import display_path, resolve_path
+
+SNIPPET_CONTEXT_LINES = 3
+SNIPPET_MAX_LINES = 30
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to edit, relative to the workspace or absolute."},
+        "old_string": {"type": "string", "description": "The exact text to replace, including whitespace and indentation."},
+        "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
+        "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring a unique one (default false)."},
+    },
+    "required": ["path", "old_string", "new_string"],
+    "additionalProperties": False,
+}
+
+
+class EditFileTool:
+    name = "edit_file"
+    description = (
+        "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, "
+        "unless replace_all is true, occur exactly once: include enough surrounding lines to make it unique. "
+        "The file must have been read with read_file in this session. Use write_file to create new files."
+    )
+    input_schema: Mapping[str, Any] = _SCHEMA
+    read_only = False
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        checked = check_args(self.name, args, self.input_schema)
+        path = resolve_path(ctx, checked["path"], for_write=True)
+        shown = display_path(ctx, path)
+        old_string: str = checked["old_string"]
+        new_string: str = checked["new_string"]
+        replace_all: bool = checked.get("replace_all", False)
+        if not old_string:
+            raise ToolError("old_string must not be empty; to create a file use write_file")
+        if old_string == new_string:
+            raise ToolError("old_string and new_string are identical; there is nothing to change")
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory, not a file")
+        if not path.exists():
+            raise ToolError(f"{shown} does not exist; use write_file to create it")
+        try:
+            require_fresh(ctx, path, shown)
+            text = read_text(path, shown)
+            count = text.count(old_string)
+            if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
+                old_string = old_string.replace("\n", "\r\n")
+                new_string = new_string.replace("\n", "\r\n")
+                count = text.count(old_string)
+            if count == 0:
+                raise ToolError(
+                    f"old_string was not found in {shown}. It must match exactly, including whitespace and "
+                    "indentation; read the file again and copy the text from it"
+                )
+            if count > 1 and not replace_all:
+                raise ToolError(
+                    f"old_string occurs {count} times in {shown}. Add surrounding lines to old_string so it matches "
+                    "exactly one place, or set replace_all=true to replace every occurrence"
+                )
+            first = text.index(old_string)
+            updated = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+            atomic_write(path, updated.encode("utf-8"))
+            record_stamp(ctx, path)
+        except OSError as error:
+            raise os_error("edit", shown, error) from None
+        diff = unified_diff(text, updated, shown)
+        added, removed = diff_counts(diff)
+        replaced = count if replace_all else 1
+        what = f"{replaced} occurrences" if replaced > 1 else "1 occurrence"
+        snippet = _snippet(updated, first, new_string)
+        return ToolOutput(
+            f"Edited {shown}: replaced {what}. The changed region now reads:\n{snippet}",
+            summary=f"Edited {shown} (+{added} -{removed})",
+            display={"path": shown, "diff": diff, "replacements": replaced, "added": added, "removed": removed},
+        )
+
+
+def _snippet(text: str, start: int, inserted: str) -> str:
+    """Numbered lines around the new text at character ``start`` (``cat -n`` style)."""
+    lines = text.splitlines()
+    first_line = text.count("\n", 0, start)
+    last_line = first_line + inserted.count("\n")
+    lo = max(0, first_line - SNIPPET_CONTEXT_LINES)
+    hi = min(len(lines), last_line + SNIPPET_CONTEXT_LINES + 1, lo + SNIPPET_MAX_LINES)
+    out = [f"{n + 1:>6}\t{lines[n][:500]}" for n in range(lo, hi)]
+    if hi < last_line + 1:
+        out.append("     …\t(snippet shortened; read_file shows the rest)")
+    return "\n".join(out) + ("\n" if out else "(the file is now empty)\n")

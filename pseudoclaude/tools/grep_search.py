@@ -1,0 +1,229 @@
+"""The two grep engines: ripgrep when available, Python ``re`` otherwise, with the same results.
+
+Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
+which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
+searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
+not in a git repository), binary files (a NUL byte) skipped, one line at a
+time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
+meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
+excludes; an explicitly named file is always searched.
+
+Each ``FileHits`` carries, per file, the matching lines and (with context) the
+lines around them; the caller caps what it shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import AsyncIterator, Iterator, Literal
+
+import pathspec
+
+from pseudoclaude.tools.base import ToolError
+from pseudoclaude.tools.shell import stop_group
+from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
+
+Mode = Literal["content", "files_with_matches", "count"]
+RG_TIMEOUT_S = 60.0
+_RG_LINE_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+    is_match: bool
+
+
+@dataclass
+class FileHits:
+    path: Path
+    count: int
+    lines: list[Line] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Query:
+    pattern: str
+    root: Path
+    mode: Mode
+    context: int = 0
+    case_insensitive: bool = False
+    glob: str | None = None
+
+
+class RegexError(ToolError):
+    """The pattern does not compile."""
+
+
+class EngineFailed(Exception):
+    """ripgrep failed without producing results (bad flag, regex it cannot parse...): use the fallback."""
+
+
+def compile_pattern(query: Query, extra_flags: int = 0) -> re.Pattern[str]:
+    flags = (re.IGNORECASE if query.case_insensitive else 0) | extra_flags
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return re.compile(query.pattern, flags)
+    except re.error as error:
+        raise RegexError(f"invalid regular expression {query.pattern!r}: {error}") from None
+
+
+def make_override(glob: str | None) -> Override | None:
+    """ripgrep's ``--glob`` as a walk override (gitignore-style glob, relative to the search root)."""
+    if not glob:
+        return None
+    exclude = glob.startswith("!")
+    spec = pathspec.GitIgnoreSpec.from_lines([glob[1:] if exclude else glob])
+
+    def verdict(rel: str, is_dir: bool) -> bool | None:
+        matched = gitignore_verdict(spec, rel + ("/" if is_dir else "")) is True
+        if exclude:
+            return False if matched else None
+        if matched:
+            return True
+        return None if is_dir else False
+
+    return verdict
+
+
+def python_search(query: Query) -> Iterator[FileHits]:
+    """Search with Python ``re`` (the fallback engine)."""
+    regex = compile_pattern(query)
+    prefilter = None if re.search(r"\\[AZz]", query.pattern) else compile_pattern(query, re.MULTILINE)
+    if query.root.is_file():
+        files: Iterator[tuple[Path, str]] = iter([(query.root, query.root.name)])
+    else:
+        files = walk_files(query.root, boundary=Path(query.root.anchor), override=make_override(query.glob))
+    for path, _ in files:
+        hits = _search_file(path, regex, prefilter, query)
+        if hits is not None:
+            yield hits
+
+
+def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\x00" in data:
+        return None
+    text = data.decode("utf-8", errors="replace")
+    if prefilter is not None and not prefilter.search(text):
+        return None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    matches = [i for i, line in enumerate(lines) if regex.search(line)]
+    if not matches:
+        return None
+    hits = FileHits(path, len(matches))
+    if query.mode == "content":
+        wanted: set[int] = set()
+        for i in matches:
+            wanted.update(range(max(0, i - query.context), min(len(lines), i + query.context + 1)))
+        matched = set(matches)
+        hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
+    return hits
+
+
+async def rg_search(query: Query, rg_path: str) -> AsyncIterator[FileHits]:
+    """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
+    if query.root.is_file():
+        cwd, target = query.root.parent, query.root.name
+    else:
+        cwd, target = query.root, "."
+    argv = [rg_path, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude"]
+    argv += ["--no-ignore-global", "--sort", "path", "--no-messages", "--with-filename"]
+    if query.case_insensitive:
+        argv.append("--ignore-case")
+    if query.glob:
+        argv += ["--glob", query.glob]
+    argv += ["--glob", "!.git"]
+    if query.mode == "content":
+        argv += ["--json", "--context", str(query.context)]
+    elif query.mode == "count":
+        argv += ["--count", "--null"]
+    else:
+        argv += ["--files-with-matches", "--null"]
+    argv += ["--regexp", query.pattern, "--", target]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+        limit=_RG_LINE_LIMIT,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_task = asyncio.ensure_future(proc.stderr.read(64 * 1024))
+    finished = False
+    try:
+        async with asyncio.timeout(RG_TIMEOUT_S):
+            found = 0
+            parsed = _parse_json(proc.stdout, cwd) if query.mode == "content" else _parse_null(proc.stdout, cwd, query.mode)
+            async for hits in parsed:
+                found += 1
+                yield hits
+            code = await proc.wait()
+            stderr = await stderr_task
+        finished = True
+    except TimeoutError:
+        raise ToolError(f"search took longer than {RG_TIMEOUT_S:.0f} s; narrow the path or the pattern") from None
+    finally:
+        if not finished:
+            stderr_task.cancel()
+            await stop_group(proc)
+    if code == 2 and not found:
+        raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500])
+
+
+async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> AsyncIterator[FileHits]:
+    """``--count --null`` prints ``path NUL count LF``; ``--files-with-matches --null`` prints ``path NUL``."""
+    while True:
+        try:
+            raw = await stream.readuntil(b"\x00")
+        except asyncio.IncompleteReadError:
+            return
+        path = _rg_path(cwd, os.fsdecode(raw[:-1]))
+        if mode == "count":
+            yield FileHits(path, int(await stream.readline()))
+        else:
+            yield FileHits(path, 1)
+
+
+async def _parse_json(stream: asyncio.StreamReader, cwd: Path) -> AsyncIterator[FileHits]:
+    current: FileHits | None = None
+    while raw := await stream.readline():
+        message = json.loads(raw)
+        kind, data = message.get("type"), message.get("data", {})
+        if kind == "begin":
+            current = FileHits(_rg_path(cwd, _json_text(data["path"])), 0)
+        elif kind in ("match", "context") and current is not None:
+            text = _json_text(data["lines"])
+            text = text[:-1] if text.endswith("\n") else text
+            current.lines.append(Line(int(data["line_number"]), text, kind == "match"))
+            current.count += kind == "match"
+        elif kind == "end" and current is not None:
+            if current.count:
+                yield current
+            current = None
+
+
+def _json_text(value: dict[str, str]) -> str:
+    if "text" in value:
+        return value["text"]
+    return base64.b64decode(value.get("bytes", "")).decode("utf-8", errors="replace")
+
+
+def _rg_path(cwd: Path, raw: str) -> Path:
+    return Path(os.path.normpath(cwd / raw))

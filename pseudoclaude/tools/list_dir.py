@@ -1,0 +1,83 @@
+"""list_dir: one folder's entries, sorted, folders marked with ``/``, capped.
+
+Symlinks are shown as ``name -> target`` and never followed: listing a link
+must not reveal what lies outside the workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from pseudoclaude.tools.args import check_args
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.files import os_error
+from pseudoclaude.tools.paths import display_path, resolve_path
+
+MAX_ENTRIES = 500
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Folder to list (default: the workspace)."},
+    },
+    "required": [],
+    "additionalProperties": False,
+}
+
+
+class ListDirTool:
+    name = "list_dir"
+    description = (
+        "List a folder's entries sorted by name: folders end with '/', files show their size, "
+        f"symlinks show their target. At most {MAX_ENTRIES} entries. Use glob to search recursively."
+    )
+    input_schema: Mapping[str, Any] = _SCHEMA
+    read_only = True
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        checked = check_args(self.name, args, self.input_schema)
+        folder = resolve_path(ctx, checked.get("path", "."), for_write=False)
+        shown = display_path(ctx, folder) if folder != ctx.workspace.resolve() else str(folder)
+        if not folder.exists():
+            raise ToolError(f"{shown} does not exist")
+        if not folder.is_dir():
+            raise ToolError(f"{shown} is a file, not a folder; use read_file to read it")
+        try:
+            lines = await asyncio.to_thread(_entries, folder)
+        except OSError as error:
+            raise os_error("list", shown, error) from None
+        if not lines:
+            return ToolOutput(f"{shown}/ is empty.", summary=f"Listed {shown}: empty", display={"path": shown, "entries": 0})
+        body = f"{shown}/\n" + "\n".join(lines[:MAX_ENTRIES]) + "\n"
+        if len(lines) > MAX_ENTRIES:
+            body += f"… {len(lines) - MAX_ENTRIES} more entries not shown; use glob to narrow down\n"
+        return ToolOutput(body, summary=f"Listed {shown}: {len(lines)} entries", display={"path": shown, "entries": len(lines)})
+
+
+def _entries(folder: Path) -> list[str]:
+    lines: list[str] = []
+    with os.scandir(folder) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for entry in entries:
+        try:
+            if entry.is_symlink():
+                lines.append(f"  {entry.name} -> {os.readlink(entry.path)}")
+            elif entry.is_dir(follow_symlinks=False):
+                lines.append(f"  {entry.name}/")
+            else:
+                lines.append(f"  {entry.name}  ({_size(entry.stat(follow_symlinks=False).st_size)})")
+        except OSError:
+            lines.append(f"  {entry.name}  (unreadable)")
+    return lines
+
+
+def _size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

@@ -1,0 +1,109 @@
+"""run_command: a shell command in the workspace, bounded in time, memory and what the model reads.
+
+The mechanics (process group, timeout, cancellation, streaming capture) live
+in ``shell``; this module turns a ``CommandResult`` into what the model reads:
+the output (head and tail when long, a summary when binary), then one status
+line with the exit code or the timeout, the true size and, when the output
+overflowed, the file in the session's spill folder that holds all of it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Mapping
+
+from pseudoclaude.tools.args import check_args
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.output import SPILL_LIMIT_BYTES, StreamCapture, guess_type, looks_binary_stream
+from pseudoclaude.tools.shell import CommandResult, open_spill_file, run_shell
+
+DEFAULT_TIMEOUT_S = 120
+MAX_TIMEOUT_S = 600
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "minLength": 1, "description": "The bash command line to run."},
+        "timeout": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_TIMEOUT_S,
+            "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT_S}, max {MAX_TIMEOUT_S}).",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+class RunCommandTool:
+    name = "run_command"
+    description = (
+        "Run a bash command in the workspace folder and return its combined stdout and stderr and exit code. "
+        "stdin is empty, so interactive commands get end-of-file. The command and everything it started are "
+        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows its "
+        "beginning and end and is saved in full to a file you can read with read_file or search with grep."
+    )
+    input_schema: Mapping[str, Any] = _SCHEMA
+    read_only = False
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        checked = check_args(self.name, args, self.input_schema)
+        command: str = checked["command"]
+        timeout_s: int = checked.get("timeout", DEFAULT_TIMEOUT_S)
+        if not ctx.workspace.is_dir():
+            raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it")
+        opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
+        capture = StreamCapture(open_spill=opener)
+        try:
+            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture)
+        except FileNotFoundError:
+            raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it") from None
+        except PermissionError as error:
+            raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror}") from None
+        return _render(command, timeout_s, result)
+
+
+def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
+    capture = result.capture
+    sample = capture.sample()
+    binary = looks_binary_stream(sample) if sample else False
+    if binary:
+        body = f"[binary output: {capture.total_bytes:,} bytes, looks like {guess_type(sample)}; not shown]\n"
+    else:
+        body = capture.text()
+        if body and not body.endswith("\n"):
+            body += "\n"
+    notes: list[str] = []
+    if result.timed_out:
+        notes.append(f"timed out after {timeout_s} s; the command and its child processes were killed")
+    else:
+        notes.append(f"exit code {result.exit_code}")
+    if result.stopped_background:
+        notes.append("background processes still holding the output were stopped")
+    if capture.truncated and not binary:
+        notes.append(f"output was {capture.total_bytes:,} bytes; only its beginning and end are shown")
+    if capture.spill_path is not None:
+        whole = "full output" if capture.spill_complete else f"first {SPILL_LIMIT_BYTES // (1024 * 1024)} MiB of the output"
+        notes.append(f"{whole} saved to {capture.spill_path}")
+    if capture.spill_error:
+        notes.append(capture.spill_error)
+    if not capture.total_bytes:
+        body = "(no output)\n"
+    content = body + "[" + "; ".join(notes) + "]"
+    status = "timed out" if result.timed_out else f"exit {result.exit_code}"
+    first = command.strip().splitlines()[0] if command.strip() else command
+    return ToolOutput(
+        content,
+        is_error=result.timed_out,
+        summary=f"$ {first[:80]} ({status}, {capture.total_bytes:,} bytes)",
+        display={
+            "command": command,
+            "exit_code": result.exit_code,
+            "timed_out": result.timed_out,
+            "total_bytes": capture.total_bytes,
+            "output_path": str(capture.spill_path) if capture.spill_path is not None else None,
+            "duration_s": round(result.duration_s, 3),
+            "binary": binary,
+        },
+    )

@@ -1,0 +1,218 @@
+"""Running a shell command so that nothing outlives it and memory stays bounded.
+
+Invariants:
+
+- The command runs as ``bash -c`` in a new session, hence its own process
+  group (pgid == the bash pid), with stdin from ``/dev/null`` so a command that
+  reads input gets end-of-file at once instead of hanging.
+- On timeout, on cancellation (``asyncio.CancelledError``) and on any other
+  exit through an exception the *whole group* is stopped: SIGTERM, a short
+  grace, then SIGKILL; the cancellation is re-raised afterwards.
+- When bash has exited but something it started in the background still holds
+  the output pipe open, we wait ``PIPE_GRACE_S`` more and then stop the group
+  too, rather than hang until the timeout or leave orphans behind.
+- Output (stdout and stderr interleaved in one pipe) is read as a stream into
+  a ``StreamCapture``: memory use does not depend on how much a command prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from pseudoclaude.tools.output import StreamCapture
+
+KILL_GRACE_S = 0.5
+PIPE_GRACE_S = 1.0
+EXIT_POLL_S = 0.05
+READ_CHUNK = 256 * 1024
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a finished (or stopped) command left: exit status, captured output and where the rest went."""
+
+    exit_code: int | None
+    timed_out: bool
+    capture: StreamCapture
+    duration_s: float
+    pgid: int
+    stopped_background: bool = False
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: Path,
+    timeout_s: float,
+    capture: StreamCapture,
+    env: dict[str, str] | None = None,
+) -> CommandResult:
+    """Run ``command`` with ``bash -c`` in ``cwd``, feeding its output to ``capture``; never leaves its group behind."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        command,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=env,
+        limit=READ_CHUNK,
+    )
+    pgid = proc.pid
+    timed_out = False
+    stopped_background = False
+    try:
+        try:
+            async with asyncio.timeout(timeout_s):
+                stopped_background = await _pump(proc, capture)
+        except TimeoutError:
+            timed_out = True
+            await stop_group(proc)
+            await _drain(proc, capture)
+    except BaseException:
+        await stop_group(proc)
+        capture.close()
+        raise
+    capture.close()
+    exit_code = proc.returncode
+    return CommandResult(
+        exit_code=None if timed_out else exit_code,
+        timed_out=timed_out,
+        capture=capture,
+        duration_s=time.monotonic() - started,
+        pgid=pgid,
+        stopped_background=stopped_background,
+    )
+
+
+async def stop_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group of ``proc``, wait a short grace, SIGKILL whatever is left, reap ``proc``."""
+    pgid = proc.pid
+    _signal_group(pgid, signal.SIGTERM)
+    try:
+        deadline = time.monotonic() + KILL_GRACE_S
+        while time.monotonic() < deadline and group_alive(pgid):
+            await asyncio.sleep(0.02)
+    finally:
+        _signal_group(pgid, signal.SIGKILL)
+    try:
+        await asyncio.wait_for(proc.wait(), timeout=5)
+    except TimeoutError:
+        pass
+
+
+def group_alive(pgid: int) -> bool:
+    """True while any process (zombies aside, which cannot run) is still in group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return any(True for _ in live_group_members(pgid))
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """Pids of non-zombie processes in group ``pgid`` (Linux ``/proc``; empty elsewhere)."""
+    members: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return members
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X") and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def open_spill_file(spill_dir: Path, prefix: str) -> tuple[Path, BinaryIO]:
+    """A new file in ``spill_dir`` with a collision-free name (exclusive create), open for binary writing."""
+    spill_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    while True:
+        path = spill_dir / f"{prefix}-{stamp}-{secrets.token_hex(4)}.txt"
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        return path, os.fdopen(fd, "wb")
+
+
+async def _pump(proc: asyncio.subprocess.Process, capture: StreamCapture) -> bool:
+    """Read until end-of-output; returns True when background processes holding the pipe had to be stopped."""
+    assert proc.stdout is not None
+    reader = proc.stdout
+    exited = asyncio.ensure_future(_exit_status(proc))
+    read: asyncio.Future[bytes] | None = None
+    try:
+        while not exited.done():
+            read = asyncio.ensure_future(reader.read(READ_CHUNK))
+            await asyncio.wait({read, exited}, return_when=asyncio.FIRST_COMPLETED)
+            if read.done():
+                chunk, read = read.result(), None
+                if not chunk:
+                    await proc.wait()
+                    return False
+                capture.feed(chunk)
+        try:
+            async with asyncio.timeout(PIPE_GRACE_S):
+                if read is not None:
+                    chunk, read = await read, None
+                    capture.feed(chunk)
+                while chunk := await reader.read(READ_CHUNK):
+                    capture.feed(chunk)
+            return False
+        except TimeoutError:
+            read = None
+            await stop_group(proc)
+            await _drain(proc, capture)
+            return True
+    finally:
+        pending = [t for t in (read, exited) if t is not None and not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+
+
+async def _exit_status(proc: asyncio.subprocess.Process) -> int:
+    """Bash's exit status as soon as it exits (``proc.wait()`` also waits for the pipes to close)."""
+    while proc.returncode is None:
+        await asyncio.sleep(EXIT_POLL_S)
+    return proc.returncode
+
+
+async def _drain(proc: asyncio.subprocess.Process, capture: StreamCapture) -> None:
+    """Collect what is still buffered after the group was stopped (the pipe closes once all writers died)."""
+    assert proc.stdout is not None
+    try:
+        async with asyncio.timeout(1.0):
+            while chunk := await proc.stdout.read(READ_CHUNK):
+                capture.feed(chunk)
+    except TimeoutError:
+        pass
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,177 @@
+"""A ``.gitignore``-aware file walk, in ripgrep's order, that never leaves its root.
+
+Order: depth first, the entries of each folder sorted by name with files and
+folders interleaved; this is ``rg --sort path``'s order, so the Python grep
+fallback lists results exactly as ripgrep does.
+
+What is skipped: ``.git`` folders; whatever the ``.gitignore`` files say,
+those of the walked folders and of their parents up to ``boundary`` (a deeper
+file overrides a shallower one, negations included; an ignored folder is not
+entered); and every symlink, to a file or to a folder. Skipping symlinks is
+also what keeps a walk inside the sandbox: a link pointing out of the
+workspace is never followed (ripgrep does the same without ``-L``).
+
+``override`` mimics ripgrep's ``--glob``: it sees a path relative to the
+walk's root and says include (True, even if ignored), exclude (False), or no
+opinion (None).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pathspec
+
+Override = Callable[[str, bool], "bool | None"]
+
+
+@dataclass(frozen=True)
+class _Rules:
+    base: Path
+    spec: pathspec.PathSpec
+
+
+def walk_files(root: Path, *, boundary: Path, override: Override | None = None) -> Iterator[tuple[Path, str]]:
+    """Yield ``(path, relative_posix_path)`` for every regular, non-ignored file under ``root``."""
+    rules = _parent_rules(root, boundary)
+    yield from _walk(root, root, rules, override)
+
+
+def _walk(folder: Path, root: Path, rules: list[_Rules], override: Override | None) -> Iterator[tuple[Path, str]]:
+    own = _load(folder)
+    if own is not None:
+        rules = [*rules, own]
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_symlink():
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if not is_dir and not entry.is_file(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        if is_dir and entry.name == ".git":
+            continue
+        path = Path(entry.path)
+        rel = path.relative_to(root).as_posix()
+        verdict = override(rel, is_dir) if override is not None else None
+        if verdict is False:
+            continue
+        if verdict is None and _ignored(path, is_dir, rules):
+            continue
+        if is_dir:
+            yield from _walk(path, root, rules, override)
+        else:
+            yield path, rel
+
+
+def _ignored(path: Path, is_dir: bool, rules: list[_Rules]) -> bool:
+    for rule in reversed(rules):
+        rel = path.relative_to(rule.base).as_posix() + ("/" if is_dir else "")
+        verdict = gitignore_verdict(rule.spec, rel)
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def gitignore_verdict(spec: pathspec.PathSpec, rel: str) -> bool | None:
+    """True (ignored), False (re-included by ``!``) or None for ``rel`` (folders end with ``/``).
+
+    Like git and ripgrep, a pattern matches the path itself, not the files
+    below a matching folder (the walk never enters an ignored folder anyway);
+    pathspec's own ``check_file`` also matches descendants, which would hide
+    the contents of a folder the caller explicitly asked to search.
+    """
+    verdict: bool | None = None
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None or regex is None:
+            continue
+        match = regex.match(rel)
+        if match is None:
+            continue
+        if "ps_d" in regex.groupindex and match.group("ps_d") is not None and match.end() < len(rel):
+            continue
+        verdict = bool(pattern.include)
+    return verdict
+
+
+def _parent_rules(root: Path, boundary: Path) -> list[_Rules]:
+    if root == boundary or not root.is_relative_to(boundary):
+        return []
+    folders = []
+    current = root.parent
+    while True:
+        folders.append(current)
+        if current == boundary or current == current.parent:
+            break
+        current = current.parent
+    return [rule for folder in reversed(folders) if (rule := _load(folder)) is not None]
+
+
+def _load(folder: Path) -> _Rules | None:
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return _Rules(folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
+
+
+def glob_to_regex(pattern: str) -> str:
+    """A regex for a shell-style glob over ``/``-separated relative paths.
+
+    ``*`` and ``?`` stay within one path segment, ``**`` spans segments (``**/``
+    also matches no folder at all), ``[...]`` is a character class and ``{a,b}``
+    an alternation.
+    """
+    out: list[str] = []
+    i, n, depth = 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^") else i + 1)
+            if end == -1:
+                out.append(r"\[")
+            else:
+                body = pattern[i + 1 : end]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        elif c == "{":
+            out.append("(?:")
+            depth += 1
+        elif c == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif c == "," and depth:
+            out.append("|")
+        else:
+            out.append(_escape(c))
+        i += 1
+    out.extend(")" * depth)
+    return "".join(out)
+
+
+def _escape(c: str) -> str:
+    return "\\" + c if c in ".^$+(){}|\\[]" else c

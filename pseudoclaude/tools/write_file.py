@@ -1,0 +1,69 @@
+"""write_file: create a file or replace one the model has read, atomically.
+
+Overwriting obeys the read-first rule of ``files.require_fresh``; creating a
+new file does not need a read. The result carries a unified diff for renderers
+and only a short summary for the model (it knows what it wrote).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from pseudoclaude.tools.args import check_args
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.files import atomic_write, diff_counts, os_error, record_stamp, require_fresh, unified_diff
+from pseudoclaude.tools.paths import display_path, resolve_path
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to write, relative to the workspace or absolute."},
+        "content": {"type": "string", "description": "The complete new content of the file."},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+
+
+class WriteFileTool:
+    name = "write_file"
+    description = (
+        "Write a file with the given content, creating parent folders as needed. "
+        "Overwriting an existing file requires having read it with read_file in this session "
+        "(and it must not have changed since). Prefer edit_file for changing part of a file."
+    )
+    input_schema: Mapping[str, Any] = _SCHEMA
+    read_only = False
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        checked = check_args(self.name, args, self.input_schema)
+        path = resolve_path(ctx, checked["path"], for_write=True)
+        shown = display_path(ctx, path)
+        content: str = checked["content"]
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; give the path of a file inside it")
+        existed = path.exists()
+        old = ""
+        try:
+            if existed:
+                require_fresh(ctx, path, shown)
+                old = path.read_bytes().decode("utf-8", errors="replace")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, content.encode("utf-8"))
+            record_stamp(ctx, path)
+        except OSError as error:
+            raise os_error("write", shown, error) from None
+        diff = unified_diff(old, content, shown)
+        added, removed = diff_counts(diff)
+        line_count = len(content.splitlines())
+        if existed:
+            message = f"Updated {shown} (+{added} -{removed} lines; now {line_count} lines)."
+            summary = f"Updated {shown} (+{added} -{removed})"
+        else:
+            message = f"Created {shown} ({line_count} lines, {len(content.encode('utf-8')):,} bytes)."
+            summary = f"Created {shown} ({line_count} lines)"
+        return ToolOutput(
+            message,
+            summary=summary,
+            display={"path": shown, "diff": diff, "created": not existed, "added": added, "removed": removed},
+        )

@@ -1,0 +1,113 @@
+"""glob: ** patterns, newest first, .gitignore and .git skipped, capped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from pseudoclaude.tools import ToolError
+from pseudoclaude.tools.glob_tool import MAX_RESULTS, GlobTool
+from pseudoclaude.tools.walk import glob_to_regex
+
+from .conftest import Call
+
+glob = GlobTool()
+
+
+def _touch(path: Path, mtime: int, text: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.utime(path, (mtime, mtime))
+
+
+def test_results_are_newest_first(call: Call, workspace: Path) -> None:
+    _touch(workspace / "old.py", 1_000)
+    _touch(workspace / "src/new.py", 3_000)
+    _touch(workspace / "src/deep/mid.py", 2_000)
+    assert call(glob, pattern="**/*.py").content.splitlines() == ["src/new.py", "src/deep/mid.py", "old.py"]
+
+
+def test_single_star_stays_in_one_folder(call: Call, workspace: Path) -> None:
+    _touch(workspace / "top.py", 1)
+    _touch(workspace / "sub/inner.py", 2)
+    assert call(glob, pattern="*.py").content.splitlines() == ["top.py"]
+
+
+def test_gitignore_and_git_folder_are_skipped(call: Call, workspace: Path) -> None:
+    (workspace / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    _touch(workspace / "build/out.txt", 1)
+    _touch(workspace / "a.log", 1)
+    _touch(workspace / "keep.log", 1)
+    _touch(workspace / ".git/config", 1)
+    _touch(workspace / "src/x.txt", 1)
+    names = set(call(glob, pattern="**/*").content.splitlines())
+    assert names == {".gitignore", "keep.log", "src/x.txt"}
+
+
+def test_nested_gitignore_applies_to_its_folder(call: Call, workspace: Path) -> None:
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg/.gitignore").write_text("*.tmp\n")
+    _touch(workspace / "pkg/a.tmp", 1)
+    _touch(workspace / "b.tmp", 1)
+    assert call(glob, pattern="**/*.tmp").content.splitlines() == ["b.tmp"]
+
+
+def test_path_argument_limits_the_search(call: Call, workspace: Path) -> None:
+    _touch(workspace / "a/x.md", 1)
+    _touch(workspace / "b/y.md", 1)
+    assert call(glob, pattern="*.md", path="b").content.splitlines() == ["b/y.md"]
+
+
+def test_braces_and_literal_prefix(call: Call, workspace: Path) -> None:
+    _touch(workspace / "src/a.ts", 2)
+    _touch(workspace / "src/b.tsx", 1)
+    _touch(workspace / "lib/c.ts", 3)
+    assert call(glob, pattern="src/*.{ts,tsx}").content.splitlines() == ["src/a.ts", "src/b.tsx"]
+
+
+def test_symlinks_pointing_out_are_not_followed(call: Call, workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    _touch(outside / "secret.py", 1)
+    (workspace / "link").symlink_to(outside, target_is_directory=True)
+    assert "No files match" in call(glob, pattern="**/*.py").content
+    assert "No files match" in call(glob, pattern="link/*.py").content
+
+
+def test_results_are_capped_with_a_count(call: Call, workspace: Path) -> None:
+    for i in range(MAX_RESULTS + 5):
+        _touch(workspace / f"f{i:03}.txt", 1)
+    out = call(glob, pattern="*.txt")
+    assert len(out.content.splitlines()) == MAX_RESULTS + 1
+    assert out.content.splitlines()[-1].startswith("… 5 more not shown")
+
+
+def test_absolute_pattern_is_refused(call: Call) -> None:
+    with pytest.raises(ToolError, match="relative"):
+        call(glob, pattern="/etc/*")
+
+
+def test_path_outside_is_refused(call: Call) -> None:
+    with pytest.raises(ToolError, match="outside the workspace"):
+        call(glob, pattern="*", path="/etc")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("**/*.py", "a.py", True),
+        ("**/*.py", "x/y/a.py", True),
+        ("*.py", "x/a.py", False),
+        ("src/**", "src/a/b", True),
+        ("a?c", "abc", True),
+        ("[ab]x", "bx", True),
+        ("[!ab]x", "cx", True),
+        ("*.{js,ts}", "m.ts", True),
+        ("a.b", "axb", False),
+    ],
+)
+def test_glob_to_regex(pattern: str, path: str, matches: bool) -> None:
+    import re
+
+    assert bool(re.fullmatch(glob_to_regex(pattern), path)) is matches

@@ -1,0 +1,194 @@
+"""grep: ripgrep and the Python fallback give the same results; caps; ignores; errors."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pseudoclaude.tools import ToolContext, ToolError
+from pseudoclaude.tools.grep import MAX_CONTENT_LINES, MAX_FILES, GrepTool
+
+from .conftest import Call
+
+RG = shutil.which("rg")
+fallback = GrepTool(rg_path=None)
+needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
+
+
+@pytest.fixture
+def tree(workspace: Path) -> Path:
+    files = {
+        ".gitignore": "build/\n*.log\n",
+        "src/app.py": "import os\n\ndef main():\n    print('Hello')\n    return os.getcwd()\n",
+        "src/util.py": "def helper():\n    return 'hello world'\n",
+        "src/sub/deep.py": "# TODO: hello later\nvalue = 1\n",
+        "src-extra/x.py": "hello = 2\n",
+        "docs/readme.md": "Say hello.\nNothing else.\r\nhello again\n",
+        ".hidden/conf.txt": "hello hidden\n",
+        "build/gen.py": "hello generated\n",
+        "trace.log": "hello log\n",
+        "bad.txt": "caf\xe9 hello\n",
+    }
+    for name, text in files.items():
+        path = workspace / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("latin-1") if name == "bad.txt" else text.encode())
+    (workspace / "blob.bin").write_bytes(b"hello\x00binary")
+    (workspace / ".git").mkdir()
+    (workspace / ".git/HEAD").write_text("hello ref\n")
+    return workspace
+
+
+QUERIES: list[dict[str, Any]] = [
+    {"pattern": "hello"},
+    {"pattern": "hello", "case_insensitive": True, "output_mode": "content"},
+    {"pattern": "hello", "output_mode": "count"},
+    {"pattern": "return", "output_mode": "content", "context": 1},
+    {"pattern": "hello", "glob": "*.py", "output_mode": "content"},
+    {"pattern": "hello", "glob": "*.log"},
+    {"pattern": "hello", "glob": "!*.md"},
+    {"pattern": "hello", "glob": "src/**"},
+    {"pattern": "hello", "path": "src"},
+    {"pattern": "hello", "path": "build", "output_mode": "content"},
+    {"pattern": "hello", "path": "docs/readme.md", "output_mode": "count"},
+    {"pattern": r"^\s+return\b", "output_mode": "content"},
+    {"pattern": "again$", "output_mode": "content"},
+    {"pattern": "else\\.$", "output_mode": "content"},
+    {"pattern": "nothing-matches-this"},
+]
+
+
+@needs_rg
+@pytest.mark.parametrize("query", QUERIES, ids=[str(q) for q in QUERIES])
+def test_ripgrep_and_fallback_agree(call: Call, tree: Path, query: dict[str, Any]) -> None:
+    assert call(GrepTool(rg_path=RG), **query) == call(fallback, **query)
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_files_with_matches_skips_ignored_binary_and_git(call: Call, tree: Path, engine: str) -> None:
+    assert call(_engine(engine), pattern="hello").content.splitlines() == [
+        "6 files match 'hello':",
+        ".hidden/conf.txt",
+        "bad.txt",
+        "docs/readme.md",
+        "src/sub/deep.py",
+        "src/util.py",
+        "src-extra/x.py",
+    ]
+
+
+def test_content_mode_shows_line_numbers_and_context(call: Call, tree: Path) -> None:
+    out = call(fallback, pattern="print", output_mode="content", context=1)
+    assert out.content.splitlines() == [
+        "1 matching line in 1 file:",
+        "src/app.py-3-def main():",
+        "src/app.py:4:    print('Hello')",
+        "src/app.py-5-    return os.getcwd()",
+    ]
+
+
+def test_count_mode(call: Call, tree: Path) -> None:
+    out = call(fallback, pattern="hello", output_mode="count", path="docs")
+    assert out.content.splitlines() == ["2 matching lines in 1 file:", "docs/readme.md:2"]
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_content_is_capped_with_exact_count_left_out(call: Call, workspace: Path, engine: str) -> None:
+    (workspace / "many.txt").write_text("match\n" * (MAX_CONTENT_LINES + 7))
+    lines = call(_engine(engine), pattern="match", output_mode="content").content.splitlines()
+    assert len(lines) == MAX_CONTENT_LINES + 2
+    assert lines[-1].startswith("… 7 more matching lines (0 more files) not shown")
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_files_are_capped_with_count(call: Call, workspace: Path, engine: str) -> None:
+    for i in range(MAX_FILES + 4):
+        (workspace / f"f{i:03}.txt").write_text("needle\n")
+    lines = call(_engine(engine), pattern="needle").content.splitlines()
+    assert lines[-1] == "… 4 more files not shown; narrow the pattern, path or glob"
+    assert len(lines) == MAX_FILES + 2
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_symlink_out_of_workspace_is_not_searched(call: Call, workspace: Path, tmp_path: Path, engine: str) -> None:
+    (tmp_path / "secret.txt").write_text("needle\n")
+    (workspace / "link.txt").symlink_to(tmp_path / "secret.txt")
+    assert "No matches" in call(_engine(engine), pattern="needle").content
+
+
+def test_invalid_regex_is_a_tool_error(call: Call, tree: Path) -> None:
+    with pytest.raises(ToolError, match="invalid regular expression"):
+        call(fallback, pattern="(unclosed")
+
+
+def test_context_needs_content_mode(call: Call, tree: Path) -> None:
+    with pytest.raises(ToolError, match="output_mode='content'"):
+        call(fallback, pattern="x", context=2)
+
+
+def test_unknown_output_mode_is_refused(call: Call, tree: Path) -> None:
+    with pytest.raises(ToolError, match="must be one of"):
+        call(fallback, pattern="x", output_mode="lines")
+
+
+def test_path_outside_is_refused(call: Call) -> None:
+    with pytest.raises(ToolError, match="outside the workspace"):
+        call(fallback, pattern="root", path="/etc")
+
+
+def _engine(name: str) -> GrepTool:
+    if name == "rg":
+        if RG is None:
+            pytest.skip("ripgrep (rg) is not installed")
+        return GrepTool(rg_path=RG)
+    return fallback
+
+
+@needs_rg
+def test_pattern_ripgrep_cannot_parse_falls_back_to_python(call: Call, tree: Path) -> None:
+    query = {"pattern": "(?<=def )main", "output_mode": "content"}
+    out = call(GrepTool(rg_path=RG), **query)
+    assert out.content.splitlines() == ["1 matching line in 1 file:", "src/app.py:3:def main():"]
+
+
+def test_missing_or_failing_rg_falls_back_to_python(call: Call, tree: Path, tmp_path: Path) -> None:
+    failing = tmp_path / "fake-rg"
+    failing.write_text("#!/bin/sh\necho 'error: unknown flag' >&2\nexit 2\n")
+    failing.chmod(0o755)
+    expected = call(fallback, pattern="hello")
+    assert call(GrepTool(rg_path=str(failing)), pattern="hello") == expected
+    assert call(GrepTool(rg_path=str(tmp_path / "no-such-rg")), pattern="hello") == expected
+
+
+def test_cancelled_search_leaves_no_ripgrep_running(ctx: ToolContext, tmp_path: Path) -> None:
+    slow = tmp_path / "slow-rg"
+    slow.write_text(f"#!/bin/sh\necho $$ > {tmp_path}/rg.pid\nexec sleep 1000\n")
+    slow.chmod(0o755)
+
+    async def scenario() -> None:
+        task = asyncio.create_task(GrepTool(rg_path=str(slow)).run({"pattern": "x"}, ctx))
+        while not (tmp_path / "rg.pid").exists():
+            await asyncio.sleep(0.02)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    pid = int((tmp_path / "rg.pid").read_text())
+    deadline = time.monotonic() + 3
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
