@@ -21,6 +21,7 @@ app = typer.Typer(
     no_args_is_help=False,
     invoke_without_command=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     help="PseudoClaude: a terminal coding agent that keeps long sessions sharp.",
 )
 sessions_app = typer.Typer(help="List and inspect saved sessions.", no_args_is_help=True)
@@ -45,7 +46,7 @@ def main_command(
     ctx: typer.Context,
     print_prompt: Annotated[
         Optional[str],
-        typer.Option("--print", "-p", help="Run one task headless and print the answer; '-' (or no value with stdin piped) reads the prompt from stdin.", is_flag=False, flag_value="-"),
+        typer.Option("--print", "-p", help="Run one task headless and print the answer; with no value (or '-') the prompt is read from stdin."),
     ] = None,
     output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (with -p).")] = "text",
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
@@ -87,7 +88,7 @@ def main_command(
     prompt = print_prompt
     if prompt == "-":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
-    if not prompt.strip():
+    if not prompt.strip() and not (resume or continue_latest):
         raise fail("no prompt given: pass it after -p or pipe it on stdin", 2)
     from pseudoclaude.commands import run_print
 
@@ -131,9 +132,24 @@ def sessions_show(
     raise typer.Exit(show_session(session_id, sessions_dir))
 
 
+_PROMPT_OPTIONS = ("-p", "--print")
+
+
+def _optional_prompt_value(argv: list[str]) -> list[str]:
+    """``-p`` with no value (last, or followed by another option) means: read the prompt from stdin."""
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        if arg in _PROMPT_OPTIONS:
+            following = argv[index + 1] if index + 1 < len(argv) else None
+            if following is None or (following.startswith("-") and following != "-"):
+                out.append("-")
+    return out
+
+
 def main() -> None:
     try:
-        app()
+        app(args=_optional_prompt_value(sys.argv[1:]), prog_name="pseudoclaude")
     except KeyboardInterrupt:
         sys.stderr.write("pseudoclaude: interrupted\n")
         sys.exit(130)

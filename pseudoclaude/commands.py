@@ -22,7 +22,11 @@ def _error(message: str) -> None:
 
 
 def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id: str | None, continue_latest: bool) -> int:
-    """``pseudoclaude -p``: one task, headless. ``/compact [focus]`` compacts a resumed session instead."""
+    """``pseudoclaude -p``: one task, headless.
+
+    ``/compact [focus]`` compacts a resumed session instead; an empty prompt on a
+    resumed session finishes the turn its process left unfinished.
+    """
     from pseudoclaude.agent.build import build_agent
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui.headless import print_events
@@ -41,7 +45,7 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.runner.compact(stripped[len("/compact"):].strip() or None)
             else:
-                events = agent.run(prompt)
+                events = agent.run(prompt if stripped else None)
             async with aclosing(events) as stream:
                 result = await print_events(stream, output_format, agent.session.id, sys.stdout, sys.stderr)
         finally:

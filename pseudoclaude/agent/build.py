@@ -40,9 +40,9 @@ class Agent:
     resumed: bool = False
     replay_warnings: tuple[str, ...] = ()
 
-    def run(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one prompt; the first prompt of a session becomes its title."""
-        if not self.session.meta.title:
+    def run(self, prompt: str | None) -> AsyncIterator[Event]:
+        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
+        if prompt is not None and not self.session.meta.title:
             self.session.set_title(" ".join(prompt.split())[:80])
         return self.runner.run(prompt)
 
@@ -56,7 +56,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     from pseudoclaude.compact import Runtime
     from pseudoclaude.session import SessionNotFound, create_session, latest_session_id, open_session, resolve_session_id
     from pseudoclaude.tools import ToolContext, default_tools
-    from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules
+    from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
 
     if continue_latest and resume_id is None:
         resume_id = latest_session_id(settings.sessions_dir, settings.workspace)
@@ -84,6 +84,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         rules=Rules.from_settings(*settings.settings_layers),
         approver=approver,
         allowed_tools=settings.allowed_tools,
+        rule_sink=local_rule_sink(settings.workspace),
     )
     system = stable_system_prompt(settings.workspace, mode_instructions=policy.mode_instructions())
     runtime = Runtime(

@@ -73,9 +73,18 @@ class Runner:
         self.usage_total = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
 
-    async def run(self, prompt: str) -> AsyncIterator[ev.Event]:
-        """Answer ``prompt``, using tools, until the model stops or the turn limit is reached."""
-        self._append(Message.user(prompt))
+    async def run(self, prompt: str | None) -> AsyncIterator[ev.Event]:
+        """Answer ``prompt``, using tools, until the model stops or the turn limit is reached.
+
+        ``None`` finishes an unfinished turn instead (a resumed session whose
+        process died while the model owed an answer); with nothing owed it
+        stops at once.
+        """
+        if prompt is not None:
+            self._append(Message.user(prompt))
+        elif not self.owes_answer():
+            yield ev.Stop("end_turn", self._last_text(), 0, "nothing to continue: the last turn was complete")
+            return
         turns, format_errors = 0, 0
         try:
             while True:
@@ -214,6 +223,10 @@ class Runner:
             tools=self.tool_specs,
             max_tokens=self.config.max_tokens,
         )
+
+    def owes_answer(self) -> bool:
+        """Whether the conversation ends where the model must speak next."""
+        return bool(self.conversation) and (self.conversation[-1].role != "assistant" or bool(self.conversation[-1].tool_calls))
 
     def replace_conversation(self, conversation: Sequence[Message]) -> None:
         self.conversation = list(conversation)

@@ -88,7 +88,10 @@ class FakeHTTPServer:
             def _dispatch(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                outer(Exchange(self, body))
+                try:
+                    outer(Exchange(self, body))
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client went away (killed, or cut on purpose)
 
             do_POST = _dispatch
             do_GET = _dispatch

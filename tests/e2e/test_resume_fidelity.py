@@ -1,0 +1,126 @@
+"""Kill -9 mid-session, resume, and the next request is byte-identical.
+
+The session offloads a large tool result (Layer 1) and compacts (Layer 2)
+before the kill, so the replay must restore the replacement ledger, the
+compaction boundary and the usage anchor to reproduce the request exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from tests.fakes.script import Call, Reply, Step
+
+pytestmark = pytest.mark.slow
+
+WINDOW = 20_000
+
+
+class Scenario:
+    """Answers summary requests with a summary and main requests from ``steps``; hangs once at ``hang_at``."""
+
+    def __init__(self, steps: list[Step], hang_at: int, server_ref: list[Any]) -> None:
+        self.steps = steps
+        self.hang_at = hang_at
+        self.main_calls = 0
+        self.summaries = 0
+        self.hung = threading.Event()
+        self.release = threading.Event()
+        self.hang_body_index: int | None = None
+        self._server_ref = server_ref
+
+    def __call__(self, body: Mapping[str, Any]) -> Step:
+        if not body.get("tools"):
+            self.summaries += 1
+            return Reply(text="<analysis>scratch</analysis><summary>1. Primary request: read every file.\n9. Next step: keep reading.</summary>")
+        index = self.main_calls
+        self.main_calls += 1
+        if index == self.hang_at and not self.hung.is_set():
+            self.hang_body_index = len(self._server_ref[0].raw_bodies) - 1
+            self.main_calls = index
+            self.hung.set()
+            self.release.wait(60)
+        return self.steps[index] if index < len(self.steps) else Reply(text="all done")
+
+
+def make_workspace(root: Path) -> Path:
+    ws = root / "ws"
+    ws.mkdir()
+    (ws / "big.txt").write_text("".join(f"big line {i:05d} " + "x" * 40 + "\n" for i in range(260)))
+    for n in range(8):
+        (ws / f"s{n}.txt").write_text("".join(f"file {n} line {i:04d} lorem ipsum dolor sit amet\n" for i in range(110)))
+    return ws
+
+
+def steps() -> list[Step]:
+    reads = ["big.txt"] + [f"s{n}.txt" for n in range(8)]
+    return [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
+
+
+def _server(kind: str, responder: Any) -> Any:
+    if kind == "anthropic":
+        from tests.fakes.anthropic_server import FakeAnthropicServer
+
+        return FakeAnthropicServer(responder, context_window=WINDOW)
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    return FakeOpenAIServer(responder, context_window=WINDOW)
+
+
+def _env(kind: str, url: str, home: Path) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    base["PSEUDOCLAUDE_HOME"] = str(home)
+    if kind == "anthropic":
+        return {**base, "ANTHROPIC_API_KEY": "k-test", "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "claude-sonnet-4-5"}
+    return {**base, "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "gpt-4.1"}
+
+
+def entry_types(home: Path) -> list[str]:
+    files = list((home / "sessions").rglob("session.jsonl"))
+    assert len(files) == 1
+    return [json.loads(line)["type"] for line in files[0].read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    home = tmp_path / "home"
+    ref: list[Any] = []
+    scenario = Scenario(steps(), hang_at=9, server_ref=ref)
+    with _server(kind, scenario) as server:
+        ref.append(server)
+        args = [sys.executable, "-m", "pseudoclaude", "-p", "Read every file.", "--context-window", str(WINDOW), "--permission-mode", "bypass"]
+        proc = subprocess.Popen(args, cwd=ws, env=_env(kind, server.url, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            assert scenario.hung.wait(90), "the run never reached the request to kill at"
+            time.sleep(0.2)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        finally:
+            scenario.release.set()
+            if proc.poll() is None:
+                proc.kill()
+        types = entry_types(home)
+        assert "replacement" in types and "compaction" in types, types
+        assert scenario.summaries >= 1
+        resumed = subprocess.run(
+            [sys.executable, "-m", "pseudoclaude", "--continue", "-p", "", "--context-window", str(WINDOW), "--permission-mode", "bypass"],
+            cwd=ws, env=_env(kind, server.url, home), capture_output=True, text=True, timeout=90,
+        )
+        assert resumed.returncode == 0, resumed.stderr
+        assert scenario.hang_body_index is not None
+        before_kill = server.raw_bodies[scenario.hang_body_index]
+        after_resume = server.raw_bodies[scenario.hang_body_index + 1]
+        assert json.loads(after_resume) == json.loads(before_kill)
+        assert after_resume == before_kill
+        assert server.rejections == []
