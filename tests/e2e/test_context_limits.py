@@ -1,0 +1,89 @@
+"""Long sessions against a provider that enforces its context window.
+
+A scripted 100-turn session whose tool results are 20 KB each must complete
+without a single 400: every request the fake server receives stays under the
+window, compaction happens a bounded number of times and never loops. Run for
+the 60,000-token window of the issue and for small local-model windows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from tests.fakes.script import Call, Reply, Step, approx_tokens
+
+pytestmark = pytest.mark.slow
+
+TURNS = 100
+
+
+class LongSession:
+    def __init__(self) -> None:
+        self.main_calls = 0
+        self.summaries = 0
+
+    def __call__(self, body: Mapping[str, Any]) -> Step:
+        if not body.get("tools"):
+            self.summaries += 1
+            return Reply(text=f"<analysis>notes</analysis><summary>Read files r0..r9 in a loop; {self.main_calls} reads so far.</summary>")
+        index = self.main_calls
+        self.main_calls += 1
+        if index < TURNS:
+            return Reply(text=f"Step {index}.", calls=(Call("read_file", json.dumps({"path": f"r{index % 10}.txt"})),))
+        return Reply(text="Finished the long task.")
+
+
+def make_workspace(root: Path) -> Path:
+    ws = root / "ws"
+    ws.mkdir()
+    for n in range(10):
+        (ws / f"r{n}.txt").write_text("".join(f"r{n} {i:03d} " + "the quick brown fox jumps over the lazy dog " * 4 + "\n" for i in range(110)))
+    return ws
+
+
+def _server(kind: str, responder: Any, window: int) -> Any:
+    if kind == "anthropic":
+        from tests.fakes.anthropic_server import FakeAnthropicServer
+
+        return FakeAnthropicServer(responder, context_window=window)
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    return FakeOpenAIServer(responder, context_window=window)
+
+
+def _env(kind: str, url: str, home: Path) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    base["PSEUDOCLAUDE_HOME"] = str(home)
+    if kind == "anthropic":
+        return {**base, "ANTHROPIC_API_KEY": "k-test", "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "claude-sonnet-4-5"}
+    return {**base, "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "gpt-4.1"}
+
+
+@pytest.mark.parametrize("window", [60_000, 32_000, 16_000])
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    assert 19_000 < (ws / "r0.txt").stat().st_size < 21_000
+    session = LongSession()
+    with _server(kind, session, window) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files again and again.", "--output-format", "stream-json",
+             "--context-window", str(window), "--max-turns", str(TURNS + 5), "--permission-mode", "bypass"],
+            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        events = [json.loads(line) for line in proc.stdout.splitlines()]
+        assert events[-1]["result"] == "Finished the long task."
+        assert server.rejections == []
+        assert max(approx_tokens(body) for body in server.requests) <= window
+    compactions = [e for e in events if e["type"] == "progress" and e["kind"] == "compact"]
+    assert 1 <= len(compactions) == session.summaries
+    assert len(compactions) <= TURNS // 3, f"compacted {len(compactions)} times in {TURNS} turns"
+    assert session.main_calls == TURNS + 1
