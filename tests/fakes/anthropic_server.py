@@ -1,0 +1,264 @@
+"""A wire-level fake of the Anthropic Messages API on 127.0.0.1.
+
+It speaks what the real service speaks: ``POST /v1/messages`` with
+``stream: true`` answered by the exact server-sent-event sequence
+(``message_start``, ``ping``, ``content_block_start/delta/stop``,
+``message_delta``, ``message_stop``), errors in the real JSON shape, and it
+validates every request as strictly as the service does
+(``anthropic_validation``). A rejected request consumes no script step, so a
+scenario reads as the sequence of requests the agent *should* have made.
+
+Faults come from the shared script format: ``HttpError`` (a refused request),
+``StreamError`` (an ``error`` event inside an open stream), ``CutStream`` (the
+connection drops inside a tool call's JSON, or right after its start).
+
+Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
+(the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
+(every 400 it answered, prompt-too-long included). Authentication accepts
+``x-api-key`` or ``Authorization: Bearer`` (the SDK 2.x sends the latter).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+from tests.fakes.anthropic_validation import first_problem
+from tests.fakes.http import Exchange, FakeHTTPServer
+from tests.fakes.script import (
+    CutStream,
+    HttpError,
+    Reply,
+    Script,
+    ScriptCursor,
+    StreamError,
+    approx_tokens,
+    split_text,
+)
+
+Event = tuple[str, dict[str, Any]]
+
+DEFAULT_MESSAGES = {
+    "rate_limit_error": "This request would exceed your organization's rate limit. Please try again later.",
+    "overloaded_error": "Overloaded",
+    "api_error": "Internal server error",
+    "authentication_error": "invalid x-api-key",
+    "permission_error": "Your API key does not have permission to use the specified resource.",
+    "invalid_request_error": "Invalid request",
+    "not_found_error": "Not found",
+}
+
+ERROR_TYPES = {
+    "rate_limit": "rate_limit_error",
+    "overloaded": "overloaded_error",
+    "server": "api_error",
+    "auth": "authentication_error",
+    "invalid_request": "invalid_request_error",
+    "context_length": "invalid_request_error",
+    "permission": "permission_error",
+    "not_found": "not_found_error",
+}
+
+
+def error_body(error_type: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_fake"}
+
+
+def prompt_too_long_message(tokens: int, maximum: int) -> str:
+    return f"prompt is too long: {tokens} tokens > {maximum} maximum"
+
+
+class FakeAnthropicServer:
+    """Serve ``script`` as the Anthropic API; ``url`` is the base URL for the SDK."""
+
+    def __init__(self, script: Script, *, context_window: int | None = None) -> None:
+        self.cursor = ScriptCursor(script)
+        self.context_window = context_window
+        self.requests: list[dict[str, Any]] = []
+        self.raw_bodies: list[bytes] = []
+        self.headers: list[dict[str, str]] = []
+        self.rejections: list[tuple[int, str]] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._http = FakeHTTPServer(self._handle)
+
+    @property
+    def url(self) -> str:
+        return self._http.url
+
+    def start(self) -> FakeAnthropicServer:
+        self._http.start()
+        return self
+
+    def stop(self) -> None:
+        self._http.stop()
+
+    def __enter__(self) -> FakeAnthropicServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _handle(self, ex: Exchange) -> None:
+        if ex.method != "POST" or ex.path.split("?")[0] != "/v1/messages":
+            ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
+            return
+        try:
+            body = ex.json()
+        except (ValueError, UnicodeDecodeError):
+            self._reject(ex, 400, "request body is not valid JSON")
+            return
+        with self._lock:
+            self.requests.append(body)
+            self.raw_bodies.append(ex.raw_body)
+            self.headers.append(dict(ex.headers))
+        if not ex.headers.get("x-api-key") and not ex.headers.get("authorization", "").startswith("Bearer "):
+            ex.send_json(401, error_body("authentication_error", "x-api-key header is required"))
+            return
+        if not ex.headers.get("anthropic-version"):
+            self._reject(ex, 400, "anthropic-version: header is required")
+            return
+        problem = first_problem(body)
+        if problem is not None:
+            self._reject(ex, 400, problem)
+            return
+        tokens = approx_tokens(body)
+        if self.context_window is not None and tokens > self.context_window:
+            self._reject(ex, 400, prompt_too_long_message(tokens, self.context_window))
+            return
+        with self._lock:
+            step = self.cursor.next_step(body)
+        if isinstance(step, HttpError):
+            self._send_http_error(ex, step, tokens)
+        elif isinstance(step, StreamError):
+            self._send_stream_error(ex, step, body)
+        elif isinstance(step, CutStream):
+            self._send_cut(ex, step, body)
+        else:
+            self._stream(ex, self._events(step, body))
+            ex.end_stream()
+
+    def _reject(self, ex: Exchange, status: int, message: str) -> None:
+        with self._lock:
+            self.rejections.append((status, message))
+        ex.send_json(status, error_body("invalid_request_error", message))
+
+    def _send_http_error(self, ex: Exchange, step: HttpError, tokens: int) -> None:
+        error_type = ERROR_TYPES.get(step.kind, "api_error")
+        message = step.message
+        if step.kind == "context_length" and not message:
+            message = prompt_too_long_message(tokens, self.context_window or max(1, tokens - 1))
+        headers = {"retry-after": f"{step.retry_after:g}"} if step.retry_after is not None else {}
+        ex.send_json(step.status, error_body(error_type, message or DEFAULT_MESSAGES[error_type]), headers)
+
+    def _send_stream_error(self, ex: Exchange, step: StreamError, body: dict[str, Any]) -> None:
+        events = self._events(step.reply, body)
+        ex.start_stream({"request-id": "req_fake"})
+        deltas = 0
+        for name, data in events:
+            if name == "content_block_delta":
+                if deltas >= step.after_deltas:
+                    break
+                deltas += 1
+            if name in ("message_delta", "message_stop"):
+                break
+            ex.send_event(name, data)
+        message = DEFAULT_MESSAGES.get(step.error_type, "Internal server error")
+        ex.send_event("error", error_body(step.error_type, message))
+        ex.end_stream()
+
+    def _send_cut(self, ex: Exchange, step: CutStream, body: dict[str, Any]) -> None:
+        events = self._events(step.reply, body, split_for_cut=step.call_index)
+        ex.start_stream({"request-id": "req_fake"})
+        allowed = 0 if step.name_only else _half(self._pieces(step.reply, step.call_index))
+        seen_calls = -1
+        sent_of_target = 0
+        for name, data in events:
+            block = data.get("content_block", {})
+            if name == "content_block_start" and block.get("type") == "tool_use":
+                seen_calls += 1
+            elif seen_calls == step.call_index and name == "content_block_delta":
+                if sent_of_target >= allowed:
+                    break
+                sent_of_target += 1
+            elif seen_calls == step.call_index and name != "ping":
+                break
+            ex.send_event(name, data)
+        ex.cut()
+
+    def _pieces(self, reply: Reply, call_index: int) -> int:
+        call = reply.calls[call_index] if call_index < len(reply.calls) else None
+        return len(_argument_pieces(call.arguments, call.chunks, cut=True)) if call else 0
+
+    def _stream(self, ex: Exchange, events: list[Event]) -> None:
+        ex.start_stream({"request-id": "req_fake"})
+        for name, data in events:
+            ex.send_event(name, data)
+
+    def _events(self, reply: Reply, body: dict[str, Any], split_for_cut: int | None = None) -> list[Event]:
+        return _reply_events(reply, body, self._next_id, split_for_cut)
+
+    def _next_id(self) -> str:
+        with self._lock:
+            return f"toolu_{next(self._ids)}"
+
+
+def _half(pieces: int) -> int:
+    return max(1, pieces // 2)
+
+
+def _argument_pieces(arguments: str, chunks: int, *, cut: bool = False) -> list[str]:
+    pieces = split_text(arguments, chunks)
+    if cut and len(pieces) == 1 and len(arguments) >= 2:
+        middle = len(arguments) // 2
+        pieces = [arguments[:middle], arguments[middle:]]
+    return pieces
+
+
+def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cut: int | None) -> list[Event]:
+    input_tokens = reply.input_tokens if reply.input_tokens is not None else approx_tokens(body)
+    usage = {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": reply.cache_write_tokens,
+        "cache_read_input_tokens": reply.cache_read_tokens,
+    }
+    start = {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "content": [],
+        "model": str(body.get("model", "")),
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {**usage, "output_tokens": 1},
+    }
+    events: list[Event] = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
+    index = 0
+    if reply.text:
+        events.append(_block_start(index, {"type": "text", "text": ""}))
+        for piece in split_text(reply.text, reply.text_chunks):
+            events.append(_delta(index, {"type": "text_delta", "text": piece}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    for n, call in enumerate(reply.calls):
+        block = {"type": "tool_use", "id": call.id or next_id(), "name": call.name, "input": {}}
+        events.append(_block_start(index, block))
+        for piece in _argument_pieces(call.arguments, call.chunks, cut=n == split_for_cut):
+            events.append(_delta(index, {"type": "input_json_delta", "partial_json": piece}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    stop_reason = reply.stop_reason or ("tool_use" if reply.calls else "end_turn")
+    delta = {"stop_reason": stop_reason, "stop_sequence": None}
+    final_usage = {**usage, "output_tokens": reply.output_tokens}
+    events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _block_start(index: int, block: dict[str, Any]) -> Event:
+    return ("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+
+
+def _delta(index: int, delta: dict[str, Any]) -> Event:
+    return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})

@@ -1,0 +1,193 @@
+"""Request checks of the fake Anthropic server, as strict as the real Messages API.
+
+``first_problem(body)`` returns the message of the first rule a request body
+breaks (worded like the real service's ``invalid_request_error``), or None.
+The rules are the ones that catch the costly agent bugs: an orphan
+``tool_use`` or ``tool_result``, broken role alternation, empty text, bad ids.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator, Mapping
+
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def first_problem(body: Any) -> str | None:
+    return next(iter(problems(body)), None)
+
+
+def problems(body: Any) -> Iterator[str]:
+    if not isinstance(body, dict):
+        yield "request body must be a JSON object"
+        return
+    for name in ("model", "max_tokens", "messages"):
+        if name not in body:
+            yield f"{name}: Field required"
+            return
+    if not isinstance(body["model"], str) or not body["model"]:
+        yield "model: Input should be a valid string"
+    if not isinstance(body["max_tokens"], int) or body["max_tokens"] < 1:
+        yield "max_tokens: Input should be a positive integer"
+    if body.get("stream") is not True:
+        yield "stream: this fake server only answers streaming requests (stream: true)"
+    yield from _system_problems(body.get("system"))
+    yield from _tool_problems(body.get("tools"))
+    yield from _message_problems(body["messages"])
+    found = _count_cache_control(body)
+    if found > MAX_CACHE_BREAKPOINTS:
+        yield f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
+
+
+def _system_problems(system: Any) -> Iterator[str]:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list):
+        yield "system: Input should be a valid string or list of text blocks"
+        return
+    for j, block in enumerate(system):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            yield f"system.{j}: Input should be a text block"
+        elif not block.get("text"):
+            yield f"system.{j}.text: text content blocks must be non-empty"
+
+
+def _tool_problems(tools: Any) -> Iterator[str]:
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        yield "tools: Input should be a valid list"
+        return
+    seen: set[str] = set()
+    for i, tool in enumerate(tools):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            yield f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+            continue
+        if name in seen:
+            yield "tools: Tool names must be unique."
+        seen.add(name)
+        if not isinstance(tool.get("input_schema"), dict):
+            yield f"tools.{i}.custom.input_schema: Field required"
+
+
+def _blocks(message: Mapping[str, Any]) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return list(content) if isinstance(content, list) else []
+
+
+def _message_problems(messages: Any) -> Iterator[str]:
+    if not isinstance(messages, list) or not messages:
+        yield "messages: at least one message is required"
+        return
+    seen_ids: set[str] = set()
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            yield f"messages.{i}.role: Input should be 'user' or 'assistant'"
+            return
+        role = message["role"]
+        if i == 0 and role != "user":
+            yield 'messages: first message must use the "user" role'
+            return
+        if i > 0 and messages[i - 1].get("role") == role:
+            yield (
+                'messages: roles must alternate between "user" and "assistant", '
+                f'but found multiple "{role}" roles in a row'
+            )
+            return
+        blocks = _blocks(message)
+        last = i == len(messages) - 1
+        if not blocks and not (last and role == "assistant"):
+            yield (
+                f"messages.{i}: all messages must have non-empty content "
+                "except for the optional final assistant message"
+            )
+            return
+        yield from _block_problems(i, role, blocks, seen_ids)
+        if role == "assistant":
+            yield from _pairing_after(i, blocks, messages[i + 1] if i + 1 < len(messages) else None, last)
+        elif i > 0:
+            yield from _pairing_before(i, blocks, _blocks(messages[i - 1]))
+
+
+def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str]) -> Iterator[str]:
+    after_other = False
+    for j, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, dict) else None
+        where = f"messages.{i}.content.{j}"
+        if kind == "text":
+            if not block.get("text"):
+                yield f"{where}.text: text content blocks must be non-empty"
+            after_other = True
+        elif kind == "tool_use":
+            if role != "assistant":
+                yield f"{where}: tool_use blocks may only appear in assistant messages"
+            block_id = block.get("id")
+            if not isinstance(block_id, str) or not TOOL_USE_ID.match(block_id):
+                yield f"{where}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+            elif block_id in seen_ids:
+                yield f"{where}: `tool_use` ids must be unique: {block_id}"
+            else:
+                seen_ids.add(block_id)
+            if not isinstance(block.get("name"), str) or not isinstance(block.get("input"), dict):
+                yield f"{where}.tool_use: name and input (an object) are required"
+        elif kind == "tool_result":
+            if role != "user":
+                yield f"{where}: tool_result blocks may only appear in user messages"
+            if after_other:
+                yield f"{where}: tool_result blocks must come first in the user message content"
+            if not isinstance(block.get("tool_use_id"), str):
+                yield f"{where}.tool_result.tool_use_id: Field required"
+        else:
+            yield f"{where}.type: unsupported content block type {kind!r}"
+            after_other = True
+
+
+def _pairing_after(i: int, blocks: list[Any], following: Any, last: bool) -> Iterator[str]:
+    use_ids = [b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+    if not use_ids or last:
+        return
+    answered = {
+        b.get("tool_use_id")
+        for b in (_blocks(following) if isinstance(following, dict) else [])
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    }
+    missing = [u for u in use_ids if u not in answered]
+    if missing:
+        yield (
+            f"messages.{i}: tool_use ids were found without tool_result blocks immediately after: "
+            f"{', '.join(missing)}. Each tool_use block must have a corresponding tool_result block "
+            "in the next message."
+        )
+
+
+def _pairing_before(i: int, blocks: list[Any], previous: list[Any]) -> Iterator[str]:
+    use_ids = {b.get("id") for b in previous if isinstance(b, dict) and b.get("type") == "tool_use"}
+    for j, block in enumerate(blocks):
+        if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id") not in use_ids:
+            yield (
+                f"messages.{i}.content.{j}: unexpected tool_use_id found in tool_result blocks: "
+                f"{block.get('tool_use_id')}. Each tool_result block must have a corresponding tool_use block "
+                "in the previous message."
+            )
+
+
+def _count_cache_control(body: Mapping[str, Any]) -> int:
+    count = 0
+    sources: list[Any] = []
+    if isinstance(body.get("system"), list):
+        sources.extend(body["system"])
+    if isinstance(body.get("tools"), list):
+        sources.extend(body["tools"])
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            sources.extend(_blocks(message))
+    for item in sources:
+        if isinstance(item, dict) and item.get("cache_control") is not None:
+            count += 1
+    return count
