@@ -3,7 +3,11 @@
 A thin bridge to ``pseudoclaude.compact``: it runs ``manage_context`` (or
 ``force_compact`` when recovering from an overflow), swaps the runner's
 conversation for the managed one, and turns the outcome into progress events.
-Without a compaction runtime it is a pass-through.
+Without a compaction runtime it is a pass-through. ``memory`` (the session's
+memory snapshot) is handed to the Layer 2 summary prompt as context. The
+``PreCompact`` hook fires when Layer 2 is due (forced, or the estimate before
+Layer 1 is at the threshold, so it may fire for a compaction that Layer 1 then
+made unnecessary); ``PostCompact`` fires when a summary replaced the history.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ if TYPE_CHECKING:
 class ContextStep:
     """``runtime`` is a ``pseudoclaude.compact.Runtime`` or None (pass-through)."""
 
-    def __init__(self, runtime: Any = None) -> None:
+    def __init__(self, runtime: Any = None, memory: str = "") -> None:
         self.runtime = runtime
+        self.memory = memory
         self.last_result: Any = None
 
     @property
@@ -33,10 +38,16 @@ class ContextStep:
             return
         from pseudoclaude.compact import force_compact, manage_context
 
+        trigger = "manual" if forced else "auto"
+        tokens = self.runtime.estimate(runner.conversation)
+        if forced or (tokens >= self.runtime.auto_threshold and not self.runtime.tripped):
+            for event in await runner.hooks.pre_compact(trigger, tokens, instructions):
+                yield event
+        memory = self.memory or None
         if forced:
-            result = await force_compact(runner.conversation, self.runtime, runner.provider, instructions=instructions)
+            result = await force_compact(runner.conversation, self.runtime, runner.provider, instructions=instructions, memory=memory)
         else:
-            result = await manage_context(runner.conversation, self.runtime, runner.provider)
+            result = await manage_context(runner.conversation, self.runtime, runner.provider, memory=memory)
         self.last_result = result
         runner.replace_conversation(result.conversation)
         for warning in result.warnings:
@@ -51,10 +62,16 @@ class ContextStep:
             yield ev.Progress(
                 "compact",
                 f"context compacted: {result.before_tokens} -> {result.after_tokens}",
-                {"trigger": "manual" if forced else "auto", "before_tokens": result.before_tokens, "after_tokens": result.after_tokens},
+                {"trigger": trigger, "before_tokens": result.before_tokens, "after_tokens": result.after_tokens},
             )
+            for event in await runner.hooks.post_compact(trigger, result.before_tokens, result.after_tokens):
+                yield event
         if result.error is not None:
             yield ev.Progress("warning", f"summary failed: {result.error.message}")
+
+    def learn_window(self, tokens: int | None) -> bool:
+        """Adopt a smaller window the provider stated in a prompt-too-long error."""
+        return self.runtime is not None and self.runtime.learn_window(tokens)
 
     def after_call(self, usage: Usage, sent_messages: int, conversation_length: int) -> None:
         if self.runtime is not None:

@@ -5,6 +5,9 @@ a run is a ``Stop`` event; errors from the provider become an ``ErrorEvent``
 and a ``Stop``. Cancelling the consuming task at any moment leaves the
 conversation valid: the ``finally`` of a tool round gives every call a result,
 and ``closure.repair`` runs on every request as a last line of defence.
+The user's hooks are dispatched through ``self.hooks`` (``SessionHooks``): around
+the prompt, each tool call (by wrapping the round's gate and tools) and the end
+of a turn; compaction hooks fire in ``ContextStep``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import AsyncIterator, Protocol, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
+from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import PermissionGate, RoundOutcome, run_round
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
@@ -60,6 +65,7 @@ class Runner:
         context_step: ContextStep | None = None,
         permissions: PermissionGate | None = None,
         conversation: Sequence[Message] = (),
+        hooks: SessionHooks | None = None,
     ) -> None:
         self.provider = provider
         self.tools: dict[str, Tool] = {tool.name: tool for tool in tools}
@@ -69,6 +75,7 @@ class Runner:
         self.session = session
         self.context_step = context_step or ContextStep()
         self.permissions = permissions
+        self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
         self.usage_total = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
@@ -81,11 +88,20 @@ class Runner:
         stops at once.
         """
         if prompt is not None:
-            self._append(Message.user(prompt))
-        elif not self.owes_answer():
-            yield ev.Stop("end_turn", self._last_text(), 0, "nothing to continue: the last turn was complete")
-            return
-        turns, format_errors = 0, 0
+            submitted = await self.hooks.submit(prompt)
+            for event in submitted.events:
+                yield event
+            if submitted.text is None:
+                yield ev.Stop("error", self._last_text(), 0, submitted.reason)
+                return
+            self._append(Message.user(submitted.text))
+        else:
+            for event in await self.hooks.start():
+                yield event
+            if not self.owes_answer():
+                yield ev.Stop("end_turn", self._last_text(), 0, "nothing to continue: the last turn was complete")
+                return
+        turns, format_errors, continuations = 0, 0, 0
         try:
             while True:
                 if turns >= self.config.max_turns:
@@ -98,12 +114,23 @@ class Runner:
                         yield event
                 message = completed[0].message
                 if not message.tool_calls:
+                    goes_on: list[bool] = []
+                    async with aclosing(self._stop_hook(message, continuations, goes_on)) as stream:
+                        async for event in stream:
+                            yield event
+                    if goes_on:
+                        continuations += 1
+                        continue
                     yield ev.Stop("end_turn", message.text, turns)
                     return
                 outcome = RoundOutcome()
                 async with aclosing(self._tool_round(message, outcome)) as stream:
                     async for event in stream:
                         yield event
+                halted = self.hooks.take_halt()
+                if halted:
+                    yield ev.Stop("end_turn", self._last_text(), turns, f"stopped by a hook: {halted}")
+                    return
                 format_errors = format_errors + 1 if outcome.format_errors else 0
                 if format_errors >= self.config.max_format_errors:
                     text = f"stopped: the model sent malformed tool calls {format_errors} turns in a row"
@@ -125,6 +152,8 @@ class Runner:
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         """``/compact``: force a summary now (Layer 1 first), then stop."""
+        for event in await self.hooks.start():
+            yield event
         try:
             async with aclosing(self.context_step.before_call(self, forced=True, instructions=instructions)) as stream:
                 async for event in stream:
@@ -133,6 +162,21 @@ class Runner:
             if self.session is not None:
                 self.session.sync()
         yield ev.Stop("end_turn", "", 0, "compacted")
+
+    async def _stop_hook(self, message: Message, continuations: int, goes_on: list[bool]) -> AsyncIterator[ev.Event]:
+        """The ``Stop`` hook after a normal end of turn; a block appends its reason as the next user message."""
+        verdict = await self.hooks.stop(message.text, active=continuations > 0)
+        for event in verdict.events:
+            yield event
+        if not verdict.blocked or verdict.halt:
+            return
+        if continuations >= MAX_STOP_CONTINUATIONS:
+            yield ev.Progress("warning", f"a Stop hook asked to continue again; stopping after {continuations} continuations")
+            return
+        reason = verdict.reason or "Continue."
+        yield ev.Progress("hook", f"a Stop hook asked to continue: {reason}", {"event": "Stop", "reason": reason})
+        self._append(Message.user(f"[Stop hook] {reason}"))
+        goes_on.append(True)
 
     async def _model_turn(self, completed: list[Completed]) -> AsyncIterator[ev.Event]:
         """Manage context, then stream one model response; recover once from an overflow."""
@@ -146,7 +190,9 @@ class Runner:
         except _RunFailed as failure:
             if not isinstance(failure.error, PromptTooLong) or not self.context_step.can_recover:
                 raise
-            yield ev.Progress("overflow", "the provider said the prompt is too long; compacting and retrying once")
+            limit = failure.error.limit_tokens
+            learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context_step.learn_window(limit) else ""
+            yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
             async with aclosing(self.context_step.before_call(self, forced=True)) as stream:
                 async for event in stream:
                     yield event
@@ -196,7 +242,8 @@ class Runner:
         async def emit(event: ev.Event) -> None:
             queue.put_nowait(event)
 
-        task = asyncio.ensure_future(run_round(message.tool_calls, self.tools, self.tool_context, self.permissions, emit, outcome))
+        tools, gate = wrap_tools(self.tools, self.hooks, emit), wrap_gate(self.permissions, self.hooks, emit)
+        task = asyncio.ensure_future(run_round(message.tool_calls, tools, self.tool_context, gate, emit, outcome))
         try:
             while not (task.done() and queue.empty()):
                 getter = asyncio.ensure_future(queue.get())

@@ -99,6 +99,16 @@ class Runtime:
     def auto_threshold(self) -> int:
         return self.budget.auto_threshold
 
+    def learn_window(self, tokens: int | None) -> bool:
+        """The provider stated a smaller window than we assumed: budget against it from now on.
+
+        Only ever shrinks; decisions already made are kept (prefix stability).
+        """
+        if tokens is None or not 0 < tokens < self.budget.context_window:
+            return False
+        self.budget = Budget.for_window(tokens)
+        return True
+
     @property
     def tripped(self) -> bool:
         return self.failures >= AUTO_FAILURE_LIMIT

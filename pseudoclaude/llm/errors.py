@@ -29,6 +29,8 @@ ever sees an SDK exception.
 
 from __future__ import annotations
 
+import re
+
 
 class ProviderError(Exception):
     """Base of every normalized provider failure."""
@@ -51,7 +53,13 @@ class BadRequest(ProviderError):
 
 
 class PromptTooLong(BadRequest):
+    """``limit_tokens``: the window the service stated in its message, when it did."""
+
     retryable = False
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None, limit_tokens: int | None = None) -> None:
+        super().__init__(message, status=status, retry_after=retry_after)
+        self.limit_tokens = limit_tokens if limit_tokens is not None else stated_context_limit(message)
 
 
 class RateLimited(ProviderError):
@@ -87,6 +95,22 @@ def error_for_status(status: int, message: str, retry_after: float | None = None
     if status >= 500:
         return ServerError(message, status=status, retry_after=retry_after)
     return BadRequest(message, status=status)
+
+
+_LIMIT_PATTERNS = (
+    re.compile(r">\s*([0-9][0-9,]*)\s*maximum"),
+    re.compile(r"maximum context length is\s*([0-9][0-9,]*)"),
+    re.compile(r"context (?:length|window|size) (?:of|is)\s*([0-9][0-9,]*)"),
+)
+
+
+def stated_context_limit(message: str) -> int | None:
+    """The token limit a prompt-too-long message states (Anthropic, OpenAI, vLLM, llama.cpp wordings)."""
+    for pattern in _LIMIT_PATTERNS:
+        match = pattern.search(message)
+        if match:
+            return int(match.group(1).replace(",", ""))
+    return None
 
 
 def parse_retry_after(value: str | None) -> float | None:

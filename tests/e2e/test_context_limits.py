@@ -87,3 +87,35 @@ def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, 
     assert 1 <= len(compactions) == session.summaries
     assert len(compactions) <= TURNS // 3, f"compacted {len(compactions)} times in {TURNS} turns"
     assert session.main_calls == TURNS + 1
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compaction(kind: str, tmp_path: Path) -> None:
+    """The server's window (12k) is far smaller than the model table says: the first 400 triggers one forced compaction and a retry."""
+    ws = make_workspace(tmp_path)
+    session = LongSession()
+    with _server(kind, session, 12_000) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files.", "--output-format", "stream-json", "--max-turns", "200", "--permission-mode", "bypass"],
+            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+        )
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    overflows = [e for e in events if e["type"] == "progress" and e["kind"] == "overflow"]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert overflows, "the fake server never refused a request: the scenario does not exercise recovery"
+    assert events[-1]["result"] == "Finished the long task."
+    assert len([r for r in server.rejections if r[0] == 400]) == len(overflows)
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_an_overflow_compaction_cannot_fix_stops_with_a_clear_error_and_no_loop(kind: str, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    with _server(kind, LongSession(), 1_500) as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files.", "--output-format", "json", "--permission-mode", "bypass"],
+            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=120,
+        )
+    result = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    assert result["stop_reason"] == "context_overflow" and "too long" in result["error"]
+    assert len(server.requests) <= 6
