@@ -1,0 +1,68 @@
+"""The permission policy as a headless user meets it, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_headless_cli import _env, _server, run_cli
+from tests.fakes.script import Call, Reply
+
+pytestmark = pytest.mark.slow
+
+
+def run_one_call(tmp_path: Path, call: Call, *flags: str) -> tuple[Any, dict[str, Any], Path]:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("a\nb\nc\n")
+    with _server("anthropic", [Reply(text="Trying.", calls=(call,)), Reply(text="Done.")]) as server:
+        proc = run_cli(["-p", "do it", "--output-format", "json", *flags], ws, _env("anthropic", server, tmp_path / "home"))
+        assert server.rejections == []
+        second = server.requests[1]
+    results = [b for m in second["messages"] if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]
+    assert proc.returncode == 0, proc.stderr
+    return results[-1], json.loads(proc.stdout), ws
+
+
+def text_of(result: dict[str, Any]) -> str:
+    content = result.get("content", "")
+    return content if isinstance(content, str) else "".join(block.get("text", "") for block in content)
+
+
+def test_headless_default_mode_denies_a_command_and_says_how_to_allow_it(tmp_path: Path) -> None:
+    result, summary, ws = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "touch made-by-agent"})))
+    assert result.get("is_error") is True
+    assert "--permission-mode" in text_of(result) and "--allowed-tools" in text_of(result)
+    assert not (ws / "made-by-agent").exists()
+    assert summary["result"] == "Done."
+
+
+def test_an_allowed_tools_rule_lets_exactly_that_command_run(tmp_path: Path) -> None:
+    result, _, _ = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "wc -l notes.txt"})), "--allowed-tools", "run_command(wc:*)")
+    assert not result.get("is_error") and "3 notes.txt" in text_of(result)
+
+
+def test_an_allow_rule_does_not_cover_a_chained_command(tmp_path: Path) -> None:
+    result, _, ws = run_one_call(
+        tmp_path, Call("run_command", json.dumps({"command": "wc -l notes.txt && touch sneaky"})), "--allowed-tools", "run_command(wc:*)"
+    )
+    assert result.get("is_error") is True and not (ws / "sneaky").exists()
+
+
+def test_plan_mode_refuses_writes_and_tells_the_model_to_plan(tmp_path: Path) -> None:
+    result, _, ws = run_one_call(tmp_path, Call("write_file", json.dumps({"path": "new.txt", "content": "x"})), "--permission-mode", "plan")
+    assert result.get("is_error") is True and "plan" in text_of(result).lower()
+    assert not (ws / "new.txt").exists()
+
+
+def test_bypass_still_refuses_the_hard_deny_list(tmp_path: Path) -> None:
+    result, _, _ = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "echo hi; sudo rm -rf --no-preserve-root /"})), "--dangerously-skip-permissions")
+    assert result.get("is_error") is True and "rm" in text_of(result)
+
+
+def test_the_sandbox_holds_in_bypass_mode(tmp_path: Path) -> None:
+    result, _, _ = run_one_call(tmp_path, Call("read_file", json.dumps({"path": "../../../../etc/passwd"})), "--permission-mode", "bypass")
+    assert result.get("is_error") is True and "root:" not in text_of(result)

@@ -1,0 +1,89 @@
+"""Sessions as a user meets them: list, show, resume, and a session in use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from tests.e2e.test_headless_cli import _env, _server, run_cli
+from tests.fakes.script import Reply, Step
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    return workspace
+
+
+def test_list_show_and_continue(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with _server("anthropic", [Reply(text="First answer."), Reply(text="Second answer."), Reply(text="Continued answer.")]) as server:
+        env = _env("anthropic", server, home)
+        assert run_cli(["-p", "first question about parsers"], ws, env).returncode == 0
+        second = run_cli(["-p", "second question about lexers", "--output-format", "json"], ws, env)
+        session_id = json.loads(second.stdout)["session_id"]
+        listing = run_cli(["sessions", "list"], ws, env)
+        assert listing.returncode == 0
+        assert "first question about parsers" in listing.stdout and "second question about lexers" in listing.stdout
+        shown = run_cli(["sessions", "show", session_id[:-2]], ws, env)
+        assert shown.returncode == 0 and "second question about lexers" in shown.stdout and "Second answer." in shown.stdout
+        cont = run_cli(["--continue", "-p", "and then?", "--output-format", "json"], ws, env)
+        assert json.loads(cont.stdout)["session_id"] == session_id
+        history = json.dumps(server.requests[2]["messages"])
+        assert "second question about lexers" in history and "Second answer." in history and "first question" not in history
+        assert server.rejections == []
+
+
+def test_resume_of_an_unknown_or_hostile_id_is_a_clear_usage_error(ws: Path, tmp_path: Path) -> None:
+    env = _env("anthropic", type("S", (), {"url": "http://127.0.0.1:9"})(), tmp_path / "home")
+    for bad in ("20991231-000000-abcdef", "../../etc"):
+        proc = run_cli(["--resume", bad, "-p", "hi"], ws, env)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_continue_without_any_session_says_so(ws: Path, tmp_path: Path) -> None:
+    env = _env("anthropic", type("S", (), {"url": "http://127.0.0.1:9"})(), tmp_path / "home")
+    proc = run_cli(["--continue", "-p", "hi"], ws, env)
+    assert proc.returncode == 2 and "no earlier session" in proc.stderr
+
+
+class HangOnce:
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.calls = 0
+
+    def __call__(self, body: Mapping[str, Any]) -> Step:
+        self.calls += 1
+        if self.calls == 2:
+            self.entered.set()
+            self.release.wait(30)
+        return Reply(text=f"answer {self.calls}")
+
+
+def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    script = HangOnce()
+    with _server("anthropic", script) as server:
+        env = _env("anthropic", server, home)
+        assert run_cli(["-p", "start"], ws, env).returncode == 0
+        holder = subprocess.Popen([sys.executable, "-m", "pseudoclaude", "--continue", "-p", "long one"], cwd=ws, env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            assert script.entered.wait(30)
+            second = run_cli(["--continue", "-p", "intruder"], ws, env)
+            assert second.returncode == 2 and "in use" in second.stderr
+        finally:
+            script.release.set()
+            holder.wait(30)
+        assert holder.returncode == 0
+        assert "intruder" not in json.dumps(server.requests)
