@@ -96,6 +96,12 @@ class FakeHTTPServer:
             do_POST = _dispatch
             do_GET = _dispatch
 
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except (ConnectionResetError, BrokenPipeError):
+                    pass  # a client that closes its keep-alive connection, or is killed
+
             def log_message(self, format: str, *args: Any) -> None:
                 return
 
