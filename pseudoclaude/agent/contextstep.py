@@ -38,6 +38,8 @@ class ContextStep:
             return
         from pseudoclaude.compact import force_compact, manage_context
 
+        runner.tool_context.result_limit_bytes = self.runtime.budget.single_limit_bytes
+
         trigger = "manual" if forced else "auto"
         tokens = self.runtime.estimate(runner.conversation)
         if forced or (tokens >= self.runtime.auto_threshold and not self.runtime.tripped):

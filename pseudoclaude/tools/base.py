@@ -35,7 +35,11 @@ class ToolContext:
     ``spill_dir`` is the session's ``tool-results/`` folder (None when the
     session is not persisted). ``file_stamps`` remembers files read or written
     in this session, so ``write_file`` can refuse to overwrite a file the model
-    has not seen or that changed on disk since.
+    has not seen or that changed on disk since. ``result_limit_bytes`` is the
+    largest result the context budget keeps inline (Layer 1's single-result
+    limit, kept current by the runner): ``read_file`` pages under it, so
+    reading a spilled file never produces a result that is spilled again. ``memory`` is the session's
+    memory store (``pseudoclaude.agent.memory.MemoryStore``), used by ``remember``.
     """
 
     workspace: Path
@@ -43,6 +47,8 @@ class ToolContext:
     extra_dirs: tuple[Path, ...] = ()
     file_stamps: dict[Path, FileStamp] = field(default_factory=dict)
     todos: list[dict[str, Any]] = field(default_factory=list)
+    memory: Any = None
+    result_limit_bytes: int | None = None
 
 
 @dataclass(frozen=True)

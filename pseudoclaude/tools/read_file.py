@@ -58,6 +58,13 @@ class ReadFileTool:
         return await asyncio.to_thread(_read_page, ctx, path, shown, offset, limit)
 
 
+def page_limit_bytes(ctx: ToolContext) -> int:
+    """The page size: 40 KB, or less when the context budget keeps smaller results inline."""
+    if ctx.result_limit_bytes is None:
+        return PAGE_LIMIT_BYTES
+    return max(2_000, min(PAGE_LIMIT_BYTES, int(ctx.result_limit_bytes * 0.8)))
+
+
 def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int) -> ToolOutput:
     if path.is_dir():
         raise ToolError(f"{shown} is a directory, not a file; use list_dir to see its contents")
@@ -71,7 +78,8 @@ def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int
                 kind = guess_type(sample, path.name)
                 raise ToolError(f"{shown} is a binary file ({size:,} bytes, looks like {kind}); read_file only reads text")
             f.seek(0)
-            page = _collect(f, offset, limit)
+            cap = page_limit_bytes(ctx)
+            page = _collect(f, offset, limit, cap)
         record_stamp(ctx, path)
     except OSError as error:
         raise os_error("read", shown, error) from None
@@ -83,7 +91,7 @@ def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int
     body = "".join(page.lines)
     remaining = page.total_lines - last
     if remaining > 0:
-        reason = f"page capped at {PAGE_LIMIT_BYTES // 1000} KB; " if page.byte_capped else ""
+        reason = f"page capped at {cap // 1000} KB; " if page.byte_capped else ""
         body += f"… {reason}{remaining} more lines; call read_file with offset={last + 1} to continue\n"
     return ToolOutput(
         body,
@@ -99,7 +107,7 @@ class _Page:
         self.byte_capped = False
 
 
-def _collect(f: Any, offset: int, limit: int) -> _Page:
+def _collect(f: Any, offset: int, limit: int, cap: int) -> _Page:
     page = _Page()
     used = 0
     number = 0
@@ -110,7 +118,7 @@ def _collect(f: Any, offset: int, limit: int) -> _Page:
         if len(page.lines) >= limit or page.byte_capped:
             break
         line = _format_line(number, raw)
-        if used + len(line.encode("utf-8")) > PAGE_LIMIT_BYTES and page.lines:
+        if used + len(line.encode("utf-8")) > cap and page.lines:
             page.byte_capped = True
             break
         page.lines.append(line)
