@@ -26,6 +26,8 @@ app = typer.Typer(
 )
 sessions_app = typer.Typer(help="List and inspect saved sessions.", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
+hooks_app = typer.Typer(help="Try the hooks configured in the settings files.", no_args_is_help=True)
+app.add_typer(hooks_app, name="hooks")
 
 
 def _version(value: bool) -> None:
@@ -130,6 +132,17 @@ def sessions_show(
     from pseudoclaude.commands import show_session
 
     raise typer.Exit(show_session(session_id, sessions_dir))
+
+
+@hooks_app.command("test")
+def hooks_test(
+    event: Annotated[str, typer.Argument(help="SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact or Stop.")],
+    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse.")] = "run_command",
+) -> None:
+    """Run the configured hooks of EVENT with a sample payload and show what each returned."""
+    from pseudoclaude.commands import test_hooks
+
+    raise typer.Exit(test_hooks(event, tool))
 
 
 _PROMPT_OPTIONS = ("-p", "--print")

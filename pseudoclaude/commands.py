@@ -1,4 +1,4 @@
-"""The bodies of the CLI commands: headless runs and session inspection.
+"""The bodies of the CLI commands: headless runs, session inspection, ``hooks test``.
 
 Each returns an exit code and prints errors as one line; ``cli.py`` stays a
 thin typer layer so its import (and ``--help``) stays fast.
@@ -10,8 +10,12 @@ import asyncio
 import sys
 from contextlib import aclosing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pseudoclaude.config import Settings, pseudoclaude_home
+
+if TYPE_CHECKING:
+    from pseudoclaude.agent.hookrun import HookReply
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -101,3 +105,60 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
         return EXIT_USAGE
     render_transcript(Console(), replay)
     return EXIT_OK
+
+
+def test_hooks(event: str, tool: str) -> int:
+    """``pseudoclaude hooks test EVENT``: run EVENT's hooks with a sample payload, print each answer."""
+    import json
+
+    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
+    from pseudoclaude.agent.hooks import SessionHooks, sample_data, subject_of
+    from pseudoclaude.config import ConfigError, read_settings_file, settings_paths
+
+    if event not in HOOK_EVENTS:
+        _error(f"unknown hook event {event!r}: choose one of {', '.join(HOOK_EVENTS)}")
+        return EXIT_USAGE
+    workspace = Path.cwd().resolve()
+    try:
+        layers = [read_settings_file(path) for path in settings_paths(workspace, pseudoclaude_home())]
+    except ConfigError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    config = HookConfig.from_settings(*layers)
+    for problem in config.problems:
+        _error(f"warning: {problem}")
+    data = sample_data(event, tool)
+    hooks = SessionHooks(config, workspace=workspace, session_id="hooks-test")
+    subject = subject_of(event, data)
+    if not config.commands(event, subject):
+        print(f"No {event} hooks are configured" + (f" for {subject}." if subject else "."))
+        return EXIT_OK
+    print(f"{event} payload:\n{json.dumps(hooks.payload(event, data), indent=2, ensure_ascii=False)}")
+    results = asyncio.run(hooks.run_each(event, data, subject))
+    for number, (run, reply) in enumerate(results, start=1):
+        status = "timed out" if run.timed_out else (run.error or f"exit {run.exit_code}")
+        print(f"\n[{number}] {run.command}\n    {status} after {run.duration_s:.2f}s")
+        for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
+            if text.strip():
+                print(f"    {name}: " + text.rstrip("\n").replace("\n", "\n            "))
+        print(f"    => {describe_reply(event, reply)}")
+    return EXIT_FAILED if any(reply.warning for _, reply in results) else EXIT_OK
+
+
+def describe_reply(event: str, reply: HookReply) -> str:
+    """What the agent would do with one hook's reply, in a few words."""
+    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS
+
+    parts: list[str] = [f"warning: {reply.warning}"] if reply.warning else []
+    if reply.blocked:
+        verb = {"PreToolUse": "deny the call", "UserPromptSubmit": "drop the prompt", "Stop": "continue the agent",
+                "PostToolUse": "send the reason to the model"}.get(event, "block (ignored for this event)")
+        parts.append(f"{verb}: {reply.reason}")
+    elif reply.permission:
+        parts.append(f"permission: {reply.permission}")
+    context = reply.context or (reply.text if event in PLAIN_CONTEXT_EVENTS else "")
+    if context:
+        parts.append(f"add context: {context[:200]}")
+    if reply.halt:
+        parts.append(f"stop the run: {reply.halt}")
+    return "; ".join(parts) or "go on"

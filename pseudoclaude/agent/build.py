@@ -1,9 +1,12 @@
-"""Assembling a ready-to-run agent from settings: provider, tools, session, compaction, permissions.
+"""Assembling a ready-to-run agent from settings: provider, tools, session, compaction, permissions,
+instruction files, memory and hooks.
 
 The CLI and the REPL both start here, so a fresh session and a resumed one are
 built the same way. Resuming restores the conversation, the Layer 1 ledger and
 the usage anchor from the session file, so the next request is the one the
-original process would have sent.
+original process would have sent. Instruction files and the memory snapshot are
+read here, once, into the stable system prompt (unchanged files: the same bytes
+after a resume).
 """
 
 from __future__ import annotations
@@ -13,9 +16,15 @@ from typing import Any, AsyncIterator
 
 from pseudoclaude.agent.contextstep import ContextStep
 from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hookgate import HookAwareApprover
+from pseudoclaude.agent.hooks import SessionHooks
+from pseudoclaude.agent.instructions import InstructionFile, Instructions, load_instructions
+from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.config import Settings
+from pseudoclaude.llm.models import context_window
 from pseudoclaude.llm.provider import Provider
 
 
@@ -39,6 +48,8 @@ class Agent:
     settings: Settings
     resumed: bool = False
     replay_warnings: tuple[str, ...] = ()
+    instructions: Instructions = Instructions()
+    memory: MemoryStore | None = None
 
     def run(self, prompt: str | None) -> AsyncIterator[Event]:
         """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
@@ -46,9 +57,26 @@ class Agent:
             self.session.set_title(" ".join(prompt.split())[:80])
         return self.runner.run(prompt)
 
-    async def aclose(self) -> None:
-        await self.runner.provider.aclose()
-        self.session.close()
+    def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
+        """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
+        assert self.memory is not None
+        return self.memory.save(text, scope)
+
+    def memory_files(self) -> tuple[MemoryFile, ...]:
+        """The user and project memory files (``/memory``), existing or not."""
+        return self.memory.files() if self.memory is not None else ()
+
+    def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
+        """The instruction files in this session's system prompt, imports included (``/context``)."""
+        return self.instructions.files
+
+    async def aclose(self, end_reason: str = "other") -> None:
+        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
+        try:
+            await self.runner.hooks.end(end_reason)
+        finally:
+            await self.runner.provider.aclose()
+            self.session.close()
 
 
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
@@ -78,18 +106,36 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
 
     provider = build_provider(settings)
     tools = default_tools()
+    hook_config = HookConfig.from_settings(*settings.settings_layers)
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
         workspace=settings.workspace,
         rules=Rules.from_settings(*settings.settings_layers),
-        approver=approver,
+        approver=HookAwareApprover(approver) if approver is not None and hook_config else approver,
         allowed_tools=settings.allowed_tools,
         rule_sink=local_rule_sink(settings.workspace),
     )
-    system = stable_system_prompt(settings.workspace, mode_instructions=policy.mode_instructions())
+    instructions = load_instructions(settings.workspace, settings.home)
+    memory = MemoryStore(settings.home, settings.workspace)
+    remembered = memory.snapshot()
+    system = stable_system_prompt(
+        settings.workspace,
+        "\n\n".join(part for part in (instructions.text, remembered) if part),
+        mode_instructions=policy.mode_instructions(),
+    )
+    hooks = SessionHooks(
+        hook_config,
+        workspace=settings.workspace,
+        session_id=session.id,
+        transcript_path=session.jsonl_path,
+        source="resume" if resume_id is not None else "startup",
+        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
+        permission_mode=lambda: str(policy.mode.value),
+        approver=approver,
+    )
     runtime = Runtime(
         model=settings.model,
-        context_window=settings.context_window,
+        context_window=context_window(settings.model, settings.context_window),
         spill_dir=session.spill_dir,
         recorder=session,
         replacements=replacements,
@@ -99,7 +145,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     runner = Runner(
         provider=provider,
         tools=tools,
-        tool_context=ToolContext(workspace=settings.workspace, spill_dir=session.spill_dir),
+        tool_context=ToolContext(workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory),
         config=RunConfig(
             model=settings.model,
             system=system,
@@ -107,11 +153,20 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
             max_turns=settings.max_turns,
         ),
         session=session,
-        context_step=ContextStep(runtime),
+        context_step=ContextStep(runtime, memory=remembered),
         permissions=policy,
         conversation=conversation,
+        hooks=hooks,
     )
-    return Agent(runner=runner, session=session, settings=settings, resumed=resume_id is not None, replay_warnings=warnings)
+    return Agent(
+        runner=runner,
+        session=session,
+        settings=settings,
+        resumed=resume_id is not None,
+        replay_warnings=warnings,
+        instructions=instructions,
+        memory=memory,
+    )
 
 
 def _overhead_tokens(system: str, tools: Any) -> int:

@@ -88,6 +88,7 @@ async def compact_conversation(
     *,
     trigger: Trigger = "auto",
     instructions: str | None = None,
+    memory: str | None = None,
 ) -> tuple[list[Message], str]:
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails."""
     budget = runtime.budget
@@ -100,6 +101,7 @@ async def compact_conversation(
         instructions=instructions,
         max_tokens=budget.summary_max_output_tokens,
         count=count,
+        memory=memory,
     )
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
@@ -121,6 +123,7 @@ async def manage_context(
     trigger: Trigger = "auto",
     on_progress: ProgressCallback | None = None,
     instructions: str | None = None,
+    memory: str | None = None,
 ) -> ManageResult:
     """Govern the context before a model call (see the module docstring)."""
     notify = on_progress or (lambda _message: None)
@@ -164,7 +167,9 @@ async def manage_context(
         return finish(current, tokens)
     notify(f"compacting the conversation (estimated {tokens} tokens)")
     try:
-        compacted, summary = await compact_conversation(current, runtime, provider, trigger=trigger, instructions=instructions)
+        compacted, summary = await compact_conversation(
+            current, runtime, provider, trigger=trigger, instructions=instructions, memory=memory
+        )
     except ProviderError as error:
         if trigger == "auto":
             runtime.failures += 1
@@ -198,8 +203,9 @@ async def force_compact(
     *,
     instructions: str | None = None,
     on_progress: ProgressCallback | None = None,
+    memory: str | None = None,
 ) -> ManageResult:
-    """``/compact``: Layer 1 then Layer 2 now, manual margin, no breaker check."""
+    """``/compact``: Layer 1 then Layer 2 now, manual margin, no breaker check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation, runtime, provider, trigger="manual", on_progress=on_progress, instructions=instructions
+        conversation, runtime, provider, trigger="manual", on_progress=on_progress, instructions=instructions, memory=memory
     )

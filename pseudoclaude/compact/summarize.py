@@ -58,6 +58,12 @@ Then write the summary inside <summary> tags, with exactly these nine sections:
 """
 
 
+MEMORY_CONTEXT_NOTE = (
+    "For context, these are the facts saved in the user's cross-session memory. They stay available "
+    "after this summary, so do not copy them into it; use them to judge what matters."
+)
+
+
 class EmptySummary(ProviderError):
     """The summary model answered, but with no usable summary text. Not retried."""
 
@@ -75,10 +81,11 @@ def render_message(message: Message) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_summary_prompt(transcript: str, instructions: str | None = None) -> str:
+def build_summary_prompt(transcript: str, instructions: str | None = None, memory: str | None = None) -> str:
     focus = f"\nThe user asked this summary to focus on:\n{instructions.strip()}\n" if instructions and instructions.strip() else ""
+    known = f"\n{MEMORY_CONTEXT_NOTE}\n<memory>\n{memory.strip()}\n</memory>\n" if memory and memory.strip() else ""
     return (
-        f"{NO_TOOLS_PREAMBLE}\n{SUMMARY_INSTRUCTIONS}{focus}\n"
+        f"{NO_TOOLS_PREAMBLE}\n{SUMMARY_INSTRUCTIONS}{focus}{known}\n"
         f"<conversation>\n{transcript}</conversation>\n\n"
         "REMINDER: do not call any tools. Answer with an <analysis> block followed by a <summary> block."
     )
@@ -165,18 +172,19 @@ async def summarize(
     instructions: str | None = None,
     max_tokens: int = SUMMARY_MAX_OUTPUT_TOKENS,
     count: Counter = estimate_messages,
+    memory: str | None = None,
 ) -> str:
     """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...)."""
     if not messages:
         raise EmptySummary("there is nothing to summarize")
     transcript = _Transcript(messages, count)
-    overhead = count([Message.user(build_summary_prompt("", instructions))])
+    overhead = count([Message.user(build_summary_prompt("", instructions, memory))])
     excess = transcript.total() + overhead - budget_tokens
     if excess > 0:
         transcript.drop_oldest(excess)
     last_error: PromptTooLong | None = None
     for _attempt in range(SUMMARY_RETRY_LIMIT + 1):
-        prompt = build_summary_prompt(transcript.render(), instructions)
+        prompt = build_summary_prompt(transcript.render(), instructions, memory)
         request = Request(model=model, system=SUMMARY_SYSTEM_PROMPT, messages=(Message.user(prompt),), tools=(), max_tokens=max_tokens)
         try:
             reply = await _ask(provider, request)

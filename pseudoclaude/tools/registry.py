@@ -20,6 +20,7 @@ def default_tools() -> list[Tool]:
     from pseudoclaude.tools.grep import GrepTool
     from pseudoclaude.tools.list_dir import ListDirTool
     from pseudoclaude.tools.read_file import ReadFileTool
+    from pseudoclaude.tools.remember import RememberTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.todo_write import TodoWriteTool
     from pseudoclaude.tools.write_file import WriteFileTool
@@ -33,6 +34,7 @@ def default_tools() -> list[Tool]:
         ListDirTool(),
         RunCommandTool(),
         TodoWriteTool(),
+        RememberTool(),
     ]
 
 

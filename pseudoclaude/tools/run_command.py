@@ -105,5 +105,11 @@ def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
             "output_path": str(capture.spill_path) if capture.spill_path is not None else None,
             "duration_s": round(result.duration_s, 3),
             "binary": binary,
+            "tail": "" if binary else _tail_lines(body, 12),
         },
     )
+
+
+def _tail_lines(text: str, count: int) -> str:
+    """The last ``count`` lines of the output, for renderers (at most 4 KB)."""
+    return "\n".join(text.rstrip("\n").splitlines()[-count:])[-4096:]

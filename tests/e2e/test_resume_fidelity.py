@@ -63,8 +63,9 @@ def make_workspace(root: Path) -> Path:
 
 
 def steps() -> list[Step]:
-    reads = ["big.txt"] + [f"s{n}.txt" for n in range(8)]
-    return [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
+    big = Reply(text="Printing big.txt.", calls=(Call("run_command", json.dumps({"command": "cat big.txt"})),))
+    reads = [f"s{n}.txt" for n in range(8)]
+    return [big] + [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
 
 
 def _server(kind: str, responder: Any) -> Any:

@@ -13,12 +13,12 @@ import pseudoclaude.tools as tools_package
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolRegistry, default_tools
 
 READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
-             "write_file": False, "edit_file": False, "run_command": False}
+             "write_file": False, "edit_file": False, "run_command": False, "remember": False}
 
 
 def test_default_tools_in_stable_order() -> None:
     assert [tool.name for tool in default_tools()] == [
-        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write",
+        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember",
     ]
 
 
@@ -43,7 +43,7 @@ def test_schema_is_closed_and_lists_required_fields(tool: Tool) -> None:
 def test_registry_lookup_iteration_and_duplicates() -> None:
     registry = ToolRegistry()
     assert registry.get("grep") is not None and registry.get("nope") is None
-    assert "glob" in registry and len(registry) == 8
+    assert "glob" in registry and len(registry) == 9
     assert [tool.name for tool in registry] == registry.names()
     with pytest.raises(ValueError, match="two tools"):
         ToolRegistry([*default_tools(), default_tools()[0]])

@@ -1,0 +1,168 @@
+"""The ``hooks`` setting, in Claude Code's shape, merged from the settings layers.
+
+::
+
+    {"hooks": {"PreToolUse": [{"matcher": "run_command|edit_file",
+                               "hooks": [{"type": "command", "command": "./check.sh", "timeout": 60}]}]}}
+
+Layers (user, project, local) are concatenated in that order, and a command that
+appears twice for the same event and matcher runs once. ``"disableAllHooks": true``
+in any layer turns every hook off. A setting is untrusted input: a malformed
+entry is skipped and described in ``HookConfig.problems`` (shown as a warning),
+never a crash.
+
+Matchers: for ``PreToolUse``/``PostToolUse`` a regular expression that must match
+the whole tool name (``""``/``"*"``/missing: every tool). Claude Code's tool
+names match their counterparts (``Bash`` -> ``run_command``...), so matchers from
+existing Claude Code settings keep working. ``SessionStart`` matches its source
+(``startup``, ``resume``), ``PreCompact``/``PostCompact`` their trigger
+(``manual``, ``auto``); the other events ignore the matcher.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+HOOK_EVENTS = (
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "Stop",
+)
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+DEFAULT_TIMEOUT_S = 60.0
+
+CLAUDE_TOOL_NAMES = {
+    "run_command": "Bash",
+    "edit_file": "Edit",
+    "write_file": "Write",
+    "read_file": "Read",
+    "glob": "Glob",
+    "grep": "Grep",
+    "list_dir": "LS",
+    "todo_write": "TodoWrite",
+}
+
+
+@dataclass(frozen=True)
+class HookCommand:
+    """One shell command to run for an event."""
+
+    command: str
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+
+@dataclass(frozen=True)
+class HookGroup:
+    """Commands behind one matcher (``None``: match everything)."""
+
+    matcher: str | None
+    hooks: tuple[HookCommand, ...]
+
+    def matches(self, subject: str | None) -> bool:
+        if self.matcher is None or subject is None:
+            return True
+        names = (subject, CLAUDE_TOOL_NAMES.get(subject, subject))
+        return any(re.fullmatch(self.matcher, name) for name in names)
+
+
+@dataclass(frozen=True)
+class HookConfig:
+    """The hooks of every event; empty when none are configured."""
+
+    groups: Mapping[str, tuple[HookGroup, ...]] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, *layers: Mapping[str, Any]) -> HookConfig:
+        problems: list[str] = []
+        if any(layer.get("disableAllHooks") is True for layer in layers):
+            return cls()
+        groups: dict[str, list[HookGroup]] = {}
+        for layer in layers:
+            raw = layer.get("hooks")
+            if raw is None:
+                continue
+            if not isinstance(raw, Mapping):
+                problems.append("settings: 'hooks' must be an object mapping event names to lists")
+                continue
+            for event, entries in raw.items():
+                if event not in HOOK_EVENTS:
+                    problems.append(f"hooks: unknown or unsupported event {event!r} ignored (supported: {', '.join(HOOK_EVENTS)})")
+                    continue
+                groups.setdefault(event, []).extend(_parse_groups(event, entries, problems))
+        return cls({event: _dedupe(found) for event, found in groups.items()}, tuple(problems))
+
+    def commands(self, event: str, subject: str | None = None) -> tuple[HookCommand, ...]:
+        """The commands to run for ``event`` (``subject``: tool name, source or trigger), each once."""
+        found: list[HookCommand] = []
+        for group in self.groups.get(event, ()):
+            if group.matches(subject):
+                found.extend(hook for hook in group.hooks if hook.command not in {h.command for h in found})
+        return tuple(found)
+
+    def __bool__(self) -> bool:
+        return any(group.hooks for groups in self.groups.values() for group in groups)
+
+
+def _parse_groups(event: str, entries: Any, problems: list[str]) -> list[HookGroup]:
+    if not isinstance(entries, Sequence) or isinstance(entries, (str, bytes)):
+        problems.append(f"hooks.{event}: must be a list of {{'matcher': ..., 'hooks': [...]}} objects")
+        return []
+    groups: list[HookGroup] = []
+    for index, entry in enumerate(entries):
+        where = f"hooks.{event}[{index}]"
+        if not isinstance(entry, Mapping):
+            problems.append(f"{where}: must be an object with 'hooks'")
+            continue
+        matcher = entry.get("matcher")
+        if matcher is not None and not isinstance(matcher, str):
+            problems.append(f"{where}.matcher: must be a string")
+            continue
+        matcher = None if matcher in (None, "", "*") else matcher
+        if matcher is not None:
+            try:
+                re.compile(matcher)
+            except re.error as error:
+                problems.append(f"{where}.matcher: not a valid regular expression ({error})")
+                continue
+        raw_hooks = entry.get("hooks")
+        if not isinstance(raw_hooks, list):
+            problems.append(f"{where}.hooks: must be a list of {{'type': 'command', 'command': ...}} objects")
+            continue
+        commands = [_parse_command(f"{where}.hooks[{n}]", raw, problems) for n, raw in enumerate(raw_hooks)]
+        groups.append(HookGroup(matcher, tuple(c for c in commands if c is not None)))
+    return groups
+
+
+def _parse_command(where: str, raw: Any, problems: list[str]) -> HookCommand | None:
+    if not isinstance(raw, Mapping):
+        problems.append(f"{where}: must be an object")
+        return None
+    if raw.get("type", "command") != "command":
+        problems.append(f"{where}: only hooks of type 'command' are supported, not {raw.get('type')!r}")
+        return None
+    command = raw.get("command")
+    if not isinstance(command, str) or not command.strip():
+        problems.append(f"{where}.command: must be a non-empty string")
+        return None
+    timeout = raw.get("timeout", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        problems.append(f"{where}.timeout: must be a positive number of seconds; using {DEFAULT_TIMEOUT_S:g}")
+        timeout = DEFAULT_TIMEOUT_S
+    return HookCommand(command, float(timeout))
+
+
+def _dedupe(groups: list[HookGroup]) -> tuple[HookGroup, ...]:
+    """Merge groups with the same matcher, keeping each command once, in first-seen order."""
+    merged: dict[str | None, list[HookCommand]] = {}
+    for group in groups:
+        commands = merged.setdefault(group.matcher, [])
+        commands.extend(hook for hook in group.hooks if hook.command not in {c.command for c in commands})
+    return tuple(HookGroup(matcher, tuple(commands)) for matcher, commands in merged.items())

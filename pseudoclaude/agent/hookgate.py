@@ -1,0 +1,126 @@
+"""``PreToolUse`` and ``PostToolUse`` around the tool round, without changing it.
+
+``run_round`` asks a permission gate before each call and then runs the tool;
+wrapping both is all the tool hooks need:
+
+- ``HookedGate.check`` runs ``PreToolUse`` first. ``deny`` (or exit 2) refuses the
+  call with the hook's reason, which the model reads. ``allow`` skips only the
+  approval question: the hard deny list, deny rules and plan mode still hold (the
+  policy runs with ``PREAPPROVED`` set, which ``HookAwareApprover`` answers
+  "once", and a headless refusal becomes an allow). ``ask`` asks the user even
+  where the policy would not (a headless run refuses).
+- ``HookedTool.run`` runs the tool, then ``PostToolUse``; exit 2, ``decision:
+  "block"`` or ``additionalContext`` append the hook's words to the result.
+
+Hook warnings are emitted as they happen through the round's ``emit``.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+
+from pseudoclaude.agent.events import Event
+from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput
+from pseudoclaude.tools.permissions.approval import ApprovalAnswer, ApprovalRequest, Decision
+
+if TYPE_CHECKING:
+    from pseudoclaude.agent.hooks import SessionHooks
+
+Emit = Callable[[Event], Awaitable[None]]
+
+PREAPPROVED: ContextVar[bool] = ContextVar("pseudoclaude_hook_preapproved", default=False)
+
+
+class HookAwareApprover:
+    """An approver that says "once" without asking while a PreToolUse hook's ``allow`` is in force."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if PREAPPROVED.get():
+            return ApprovalAnswer("once")
+        return await self.inner.ask(request)
+
+
+@dataclass
+class HookedGate:
+    hooks: SessionHooks
+    inner: Any
+    emit: Emit
+
+    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+        outcome = await self.hooks.pre_tool(tool.name, args)
+        for event in outcome.events:
+            await self.emit(event)
+        if outcome.blocked or outcome.halt:
+            why = outcome.reason or outcome.halt or "no reason given"
+            return Decision(False, f"blocked by a PreToolUse hook: {why}", "hook")
+        if outcome.permission == "allow":
+            token = PREAPPROVED.set(True)
+            try:
+                decision = await self._inner_check(tool, args)
+            finally:
+                PREAPPROVED.reset(token)
+            return Decision(True, "allowed by a PreToolUse hook", "hook") if decision.source == "headless" else decision
+        decision = await self._inner_check(tool, args)
+        if outcome.permission == "ask" and decision.allowed and decision.source != "approval":
+            return await self._ask(tool, args, outcome.reason)
+        return decision
+
+    async def _inner_check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+        if self.inner is None:
+            return Decision(True, "", "mode")
+        return await self.inner.check(tool, args)
+
+    async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str) -> Decision:
+        approver = self.hooks.approver
+        if approver is None:
+            return Decision(False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook")
+        summary = f"{tool.name} (a PreToolUse hook asks you to confirm{': ' + reason if reason else ''})"
+        answer = await approver.ask(ApprovalRequest(tool.name, args, summary, None))
+        if answer.choice in ("once", "always"):
+            return Decision(True, "approved by the user", "approval")
+        return Decision(False, f"The user denied this call: {answer.reason}" if answer.reason else "The user denied this call.", "approval")
+
+
+class HookedTool:
+    """``inner`` (same name, schema and ``read_only``) with ``PostToolUse`` after every completed run."""
+
+    def __init__(self, inner: Tool, hooks: SessionHooks, emit: Emit) -> None:
+        self.inner = inner
+        self.hooks = hooks
+        self.emit = emit
+        self.name = inner.name
+        self.description = inner.description
+        self.input_schema = inner.input_schema
+        self.read_only = inner.read_only
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        output = await self.inner.run(args, ctx)
+        response = {"content": output.content, "is_error": output.is_error, "summary": output.summary}
+        outcome = await self.hooks.post_tool(self.inner.name, args, response)
+        for event in outcome.events:
+            await self.emit(event)
+        notes = [f"PostToolUse hook feedback: {outcome.reason}"] if outcome.blocked and outcome.reason else []
+        notes += [f"PostToolUse hook context: {outcome.context}"] if outcome.context else []
+        if not notes:
+            return output
+        content = "\n\n".join([output.content.rstrip("\n"), *notes])
+        return ToolOutput(content, output.is_error, output.summary, output.display)
+
+
+def wrap_tools(tools: Mapping[str, Tool], hooks: SessionHooks, emit: Emit) -> Mapping[str, Tool]:
+    """``tools`` with ``PostToolUse`` hooks, or ``tools`` itself when no such hook is configured."""
+    if "PostToolUse" not in hooks.config.groups:
+        return tools
+    return {name: HookedTool(tool, hooks, emit) for name, tool in tools.items()}
+
+
+def wrap_gate(gate: Any, hooks: SessionHooks, emit: Emit) -> Any:
+    """``gate`` behind ``PreToolUse`` hooks, or ``gate`` itself when no such hook is configured."""
+    if "PreToolUse" not in hooks.config.groups:
+        return gate
+    return HookedGate(hooks, gate, emit)

@@ -1,0 +1,237 @@
+"""Hooks: the user's shell commands around session events, dispatched for the runner.
+
+``SessionHooks`` is the small object the runner (and ``ContextStep``) call at each
+event; with no hooks configured every call returns at once without starting a
+process. Each event's matching commands run concurrently (see ``hookrun``) with a
+JSON payload: ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``,
+``permission_mode`` and the event's data. What the runner does with the answers:
+
+==================  ==========================================  ===============================================
+event               exit 2 / ``decision: "block"``               exit 0 stdout (or ``additionalContext``)
+==================  ==========================================  ===============================================
+SessionStart        -                                            context for the next prompt
+UserPromptSubmit    the prompt is dropped, the reason shown      context appended to the prompt
+PreToolUse          the call is denied, the model sees why       (``permissionDecision`` allow / deny / ask)
+PostToolUse         the reason is appended to the tool result    ``additionalContext`` appended to the result
+Stop                the agent continues with the reason as its   -
+                    next instruction (at most
+                    ``MAX_STOP_CONTINUATIONS`` times per prompt)
+SessionEnd,         - (a warning)                                -
+PreCompact,
+PostCompact
+==================  ==========================================  ===============================================
+
+Failures and timeouts become warning events; the agent goes on. ``continue:
+false`` ends the run after the current step. The Stop hook runs only when the
+model finished its turn normally, never after a context overflow (feedback
+injected into a full context makes it worse), an error or the turn limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from pseudoclaude.agent import events as ev
+from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+
+MAX_STOP_CONTINUATIONS = 3
+MAX_CONTEXT_CHARS = 10_000
+PLAIN_CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
+
+
+@dataclass(frozen=True)
+class HookOutcome:
+    """The combined answer of one event's hooks, and the events to show for it."""
+
+    events: tuple[ev.Event, ...] = ()
+    blocked: bool = False
+    reason: str = ""
+    context: str = ""
+    permission: str | None = None
+    halt: str | None = None
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A prompt after ``UserPromptSubmit``: ``text`` to send (with hook context) or None when dropped."""
+
+    text: str | None
+    events: tuple[ev.Event, ...] = ()
+    reason: str = ""
+
+
+@dataclass
+class SessionHooks:
+    """The configured hooks of one session; ``source`` is ``startup`` or ``resume``.
+
+    ``notices`` are shown (as warnings) when the session starts: configuration
+    problems of the hooks and of the instruction files.
+    """
+
+    config: HookConfig = field(default_factory=HookConfig)
+    workspace: Path = field(default_factory=Path.cwd)
+    session_id: str = ""
+    transcript_path: Path | None = None
+    source: str = "startup"
+    notices: tuple[str, ...] = ()
+    permission_mode: Callable[[], str] = lambda: "default"
+    approver: Any = None
+    env: Mapping[str, str] | None = None
+    started: bool = field(default=False, init=False)
+    halted: str | None = field(default=None, init=False)
+    _pending_context: list[str] = field(default_factory=list, init=False)
+
+    async def fire(self, event: str, data: Mapping[str, Any], subject: str | None = None) -> HookOutcome:
+        """Run ``event``'s hooks (those whose matcher fits ``subject``) and combine their replies."""
+        commands = self.config.commands(event, subject)
+        if not commands:
+            return HookOutcome()
+        payload = self.payload(event, data)
+        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        return combine(event, [interpret(run) for run in runs])
+
+    async def run_each(self, event: str, data: Mapping[str, Any], subject: str | None = None) -> list[tuple[HookRun, HookReply]]:
+        """Every matching hook's raw run and reply (``pseudoclaude hooks test``)."""
+        payload = self.payload(event, data)
+        commands = self.config.commands(event, subject)
+        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        return [(run, interpret(run)) for run in runs]
+
+    def payload(self, event: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "transcript_path": str(self.transcript_path) if self.transcript_path else "",
+            "cwd": str(self.workspace),
+            "hook_event_name": event,
+            "permission_mode": self.permission_mode(),
+            **data,
+        }
+
+    async def start(self) -> tuple[ev.Event, ...]:
+        """``SessionStart``, once; its context waits for the next prompt."""
+        if self.started:
+            return ()
+        self.started = True
+        notices = tuple(ev.Progress("warning", notice) for notice in self.notices)
+        outcome = await self.fire("SessionStart", {"source": self.source}, self.source)
+        if outcome.context:
+            self._pending_context.append(_context_block("SessionStart", outcome.context))
+        return notices + outcome.events
+
+    async def submit(self, prompt: str) -> Submitted:
+        """``SessionStart`` (first time), then ``UserPromptSubmit``; the prompt to send, or why it was dropped."""
+        shown = await self.start()
+        outcome = await self.fire("UserPromptSubmit", {"prompt": prompt})
+        events = shown + outcome.events
+        if outcome.blocked or outcome.halt:
+            reason = (outcome.reason if outcome.blocked else outcome.halt) or "no reason given"
+            text = f"prompt blocked by a UserPromptSubmit hook: {reason}"
+            return Submitted(None, (*events, ev.Progress("hook", text, {"event": "UserPromptSubmit", "reason": reason})), text)
+        if outcome.context:
+            self._pending_context.append(_context_block("UserPromptSubmit", outcome.context))
+        blocks, self._pending_context = self._pending_context, []
+        return Submitted("\n\n".join([prompt, *blocks]), events)
+
+    async def stop(self, last_text: str, *, active: bool) -> HookOutcome:
+        """``Stop``: ``blocked`` means continue, with ``reason`` as the next instruction."""
+        return await self.fire("Stop", {"stop_hook_active": active, "last_assistant_message": last_text})
+
+    async def pre_tool(self, name: str, arguments: Mapping[str, Any]) -> HookOutcome:
+        outcome = await self.fire("PreToolUse", {"tool_name": name, "tool_input": dict(arguments)}, name)
+        if outcome.halt:
+            self.halted = outcome.halt
+        return outcome
+
+    async def post_tool(self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any]) -> HookOutcome:
+        data = {"tool_name": name, "tool_input": dict(arguments), "tool_response": dict(response)}
+        outcome = await self.fire("PostToolUse", data, name)
+        if outcome.halt:
+            self.halted = outcome.halt
+        return outcome
+
+    async def pre_compact(self, trigger: str, tokens: int, instructions: str | None) -> tuple[ev.Event, ...]:
+        data = {"trigger": trigger, "custom_instructions": instructions or "", "before_tokens": tokens}
+        return (await self.fire("PreCompact", data, trigger)).events
+
+    async def post_compact(self, trigger: str, before: int, after: int) -> tuple[ev.Event, ...]:
+        data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
+        return (await self.fire("PostCompact", data, trigger)).events
+
+    async def end(self, reason: str = "other") -> tuple[ev.Event, ...]:
+        """``SessionEnd`` (only for a session that started)."""
+        if not self.started:
+            return ()
+        self.started = False
+        return (await self.fire("SessionEnd", {"reason": reason})).events
+
+    def take_halt(self) -> str | None:
+        halted, self.halted = self.halted, None
+        return halted
+
+    def _env(self) -> dict[str, str]:
+        base = dict(os.environ if self.env is None else self.env)
+        base.update(PSEUDOCLAUDE_PROJECT_DIR=str(self.workspace), CLAUDE_PROJECT_DIR=str(self.workspace))
+        if self.session_id:
+            base["PSEUDOCLAUDE_SESSION_ID"] = self.session_id
+        return base
+
+
+def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
+    """One outcome from several hooks: any block blocks, deny beats ask beats allow, contexts join in order."""
+    events: list[ev.Event] = []
+    for reply in replies:
+        if reply.warning:
+            events.append(ev.Progress("warning", f"{event} {reply.warning}", {"event": event, "command": reply.command}))
+        if reply.system_message:
+            events.append(ev.Progress("hook", reply.system_message, {"event": event, "command": reply.command}))
+    blocking = [reply for reply in replies if reply.blocked]
+    permissions = {reply.permission for reply in replies}
+    permission = next((p for p in ("deny", "ask", "allow") if p in permissions), None)
+    plain = event in PLAIN_CONTEXT_EVENTS
+    context = "\n\n".join(part for reply in replies for part in (reply.text if plain else "", reply.context) if part)
+    if len(context) > MAX_CONTEXT_CHARS:
+        context = context[:MAX_CONTEXT_CHARS] + "\n[... hook output truncated ...]"
+    return HookOutcome(
+        events=tuple(events),
+        blocked=bool(blocking),
+        reason="\n".join(reply.reason for reply in blocking if reply.reason),
+        context=context,
+        permission=permission,
+        halt=next((reply.halt for reply in replies if reply.halt), None),
+    )
+
+
+def _context_block(event: str, text: str) -> str:
+    return f'<hook_context event="{event}">\n{text}\n</hook_context>'
+
+
+SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
+    "SessionStart": {"source": "startup"},
+    "SessionEnd": {"reason": "other"},
+    "UserPromptSubmit": {"prompt": "Sample prompt from pseudoclaude hooks test"},
+    "PreToolUse": {"tool_input": {"command": "echo hello"}},
+    "PostToolUse": {"tool_input": {"command": "echo hello"}, "tool_response": {"content": "hello\n", "is_error": False}},
+    "PreCompact": {"trigger": "manual", "custom_instructions": "", "before_tokens": 150000},
+    "PostCompact": {"trigger": "manual", "before_tokens": 150000, "after_tokens": 12000},
+    "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
+}
+
+
+def sample_data(event: str, tool: str = "run_command") -> dict[str, Any]:
+    """A plausible payload body for ``event`` (tool events use ``tool``)."""
+    data = dict(SAMPLE_DATA[event])
+    if event in ("PreToolUse", "PostToolUse"):
+        data = {"tool_name": tool, **data}
+    return data
+
+
+def subject_of(event: str, data: Mapping[str, Any]) -> str | None:
+    """What a matcher is compared with for ``event``."""
+    key = {"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger"}.get(event)
+    value = data.get(key) if key else None
+    return value if isinstance(value, str) else None
