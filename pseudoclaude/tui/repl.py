@@ -1,12 +1,289 @@
-"""The interactive REPL (bare ``pseudoclaude``); being built, see the issue tracker."""
+"""The interactive REPL (bare ``pseudoclaude``).
+
+The loop: read a line (prompt-toolkit), dispatch it (slash command, ``!shell``
+or a message), run the turn with a live view, repeat. Invariants:
+
+* **Fast first paint.** The banner and the prompt appear before any SDK is
+  imported; the agent (provider, session) is built on the first message, in a
+  worker thread, while the SDK imports were warmed up in the background.
+  A new session folder is created only when there is something to record.
+* **Interrupts keep the session valid.** A turn is consumed inside its own
+  task through ``aclosing``; Esc/Ctrl-C cancels that task, so the runner gives
+  every open tool call an "interrupted" result and kills running commands
+  before the next prompt is read.
+* **Exit is clean.** Ctrl-D, ``/exit`` or Ctrl-C twice on an empty prompt close
+  the agent (session lock, connections) and return 0.
+"""
 
 from __future__ import annotations
 
-import sys
+import asyncio
+import dataclasses
+import threading
+from contextlib import aclosing
+from typing import Any, AsyncIterator, Callable
 
 from pseudoclaude.config import Settings
 
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
+TICK_S = 0.08
+
 
 def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool) -> int:
-    sys.stderr.write('pseudoclaude: the interactive REPL is not built yet; run a task with: pseudoclaude -p "your task"\n')
-    return 2
+    from rich.console import Console
+
+    repl = Repl(settings, Console(highlight=False))
+    try:
+        return asyncio.run(repl.main(resume_id=resume_id, continue_latest=continue_latest))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+def _warm_imports(provider: str) -> None:
+    """Import the SDK the agent will need, off the event loop, so the first message does not wait for it.
+
+    A daemon thread: leaving right after start must not wait for the import.
+    """
+    if provider == "anthropic":
+        import anthropic  # noqa: F401
+    else:
+        import openai  # noqa: F401
+
+
+class Repl:
+    def __init__(self, settings: Settings, console: Any) -> None:
+        from pseudoclaude.tui.approval import TerminalApprover
+        from pseudoclaude.tui.status import initial_status
+
+        self.settings = settings
+        self.console = console
+        self.agent: Any = None
+        self.approver = TerminalApprover()
+        self.queue: list[str] = []
+        self.shell_context: list[str] = []
+        self.command_outputs: dict[str, str] = {}
+        self.status = initial_status(settings)
+        self._prompt: Any = None
+
+    async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
+        from pseudoclaude.tui.commands import COMMANDS, dispatch
+        from pseudoclaude.tui.input import make_prompt_session
+
+        self.banner()
+        if resume_id is not None or continue_latest:
+            if not await self.open_agent(resume_id=resume_id, continue_latest=continue_latest):
+                return EXIT_USAGE
+            self.recap()
+        threading.Thread(target=_warm_imports, args=(self.settings.provider,), daemon=True).start()
+        self._prompt = make_prompt_session(
+            home=self.settings.home,
+            workspace=self.settings.workspace,
+            commands=[(c.name, c.help) for c in COMMANDS],
+            status=self.status_text,
+            on_cycle_mode=self.cycle_mode,
+        )
+        armed = False
+        try:
+            while True:
+                if self.queue:
+                    text = "\n\n".join(self.queue)
+                    self.queue.clear()
+                    self.console.print(f"[bold cyan]❯[/] {text}")
+                else:
+                    try:
+                        text = await self._prompt.prompt_async()
+                    except KeyboardInterrupt:
+                        if armed:
+                            break
+                        armed = True
+                        self.console.print("[dim]Press Ctrl-C again (or Ctrl-D) to exit.[/]")
+                        continue
+                    except EOFError:
+                        break
+                armed = False
+                stripped = text.strip()
+                if not stripped:
+                    continue
+                if stripped.startswith("/"):
+                    if await dispatch(self, stripped):
+                        break
+                elif stripped.startswith("# "):
+                    if await self.ensure_agent() is not None:
+                        self.remember(stripped[2:], "project")
+                elif stripped.startswith("!"):
+                    await self.run_shell(stripped[1:].strip())
+                else:
+                    await self.send(text)
+        finally:
+            await self.close_agent("prompt_input_exit")
+        self.console.print("[dim]Bye.[/]")
+        return EXIT_OK
+
+    def banner(self) -> None:
+        s = self.settings
+        self.console.print(f"[bold]PseudoClaude[/] [dim]· {s.model} · {s.workspace}[/]")
+        self.console.print("[dim]Enter sends · Alt+Enter newline · /help for commands · Esc interrupts · Ctrl-D exits[/]")
+
+    def status_text(self) -> str:
+        from pseudoclaude.tui.status import format_status
+
+        return format_status(self.status)
+
+    def refresh_status(self) -> None:
+        from pseudoclaude.tui.status import agent_status, initial_status
+
+        self.status = agent_status(self.agent) if self.agent is not None else initial_status(self.settings)
+
+    def cycle_mode(self) -> None:
+        from pseudoclaude.tools.permissions import PermissionMode, next_mode
+
+        include_bypass = self.settings.permission_mode == "bypass"
+        current = PermissionMode(self.status.mode)
+        mode = next_mode(current, include_bypass=include_bypass)
+        self.set_mode(mode.value)
+
+    def set_mode(self, mode: str) -> None:
+        if self.agent is not None and self.agent.runner.permissions is not None:
+            self.agent.runner.permissions.mode = mode
+        self.settings = dataclasses.replace(self.settings, permission_mode=mode)
+        self.status = dataclasses.replace(self.status, mode=mode)
+
+    async def open_agent(self, *, resume_id: str | None = None, continue_latest: bool = False) -> bool:
+        """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
+        from pseudoclaude.agent.build import build_agent
+        from pseudoclaude.session import SessionError
+        from pseudoclaude.tui.output import OutputRecorder
+
+        await self.close_agent()
+        try:
+            agent = await asyncio.to_thread(
+                build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver
+            )
+        except SessionError as error:
+            self.console.print(f"[red]✗ {error}[/]")
+            return False
+        except Exception as error:  # a broken settings file must not end the REPL
+            self.console.print(f"[red]✗ cannot start the agent: {type(error).__name__}: {error}[/]")
+            return False
+        command = agent.runner.tools.get("run_command")
+        if command is not None:
+            agent.runner.tools["run_command"] = OutputRecorder(command, self.command_outputs)
+        for warning in agent.replay_warnings:
+            self.console.print(f"[yellow]! {warning}[/]")
+        self.agent = agent
+        self.refresh_status()
+        return True
+
+    async def ensure_agent(self) -> Any:
+        if self.agent is None and not await self.open_agent():
+            return None
+        return self.agent
+
+    async def close_agent(self, reason: str = "other") -> None:
+        """Release the agent (``reason`` goes to the SessionEnd hooks: clear, prompt_input_exit, other)."""
+        agent, self.agent = self.agent, None
+        if agent is not None:
+            await agent.aclose(reason)
+        self.refresh_status()
+
+    def remember(self, fact: str, scope: str) -> None:
+        from pseudoclaude.agent.memory import FactRejected
+
+        try:
+            saved = self.agent.save_memory(fact, scope)
+        except FactRejected as error:
+            self.console.print(f"[red]✗ {error}[/]")
+            return
+        verb = "Remembered" if saved.added else "Already remembered"
+        self.console.print(f"[magenta]{verb} in {saved.path}[/] [dim](sessions started from now on see it)[/]")
+
+    def recap(self, last: int = 6) -> None:
+        from pseudoclaude.tui.history import render_recap
+
+        if self.agent is not None:
+            render_recap(self.console, self.agent.session.id, self.agent.runner.conversation, last)
+
+    async def send(self, text: str) -> None:
+        from pseudoclaude.tui.prompt_text import build_prompt
+
+        agent = await self.ensure_agent()
+        if agent is None:
+            return
+        prompt = build_prompt(text, self.settings.workspace, self.shell_context)
+        self.shell_context.clear()
+        await self.run_turn(lambda: agent.run(prompt))
+
+    async def run_shell(self, command: str) -> None:
+        from pseudoclaude.tui.output import shell_events
+        from pseudoclaude.tui.prompt_text import shell_context
+
+        if not command:
+            self.console.print("[dim]Usage: !command (runs in the workspace; its output goes to the next message)[/]")
+            return
+        captured: list[str] = []
+        await self.run_turn(lambda: shell_events(command, self.settings.workspace, self.command_outputs, captured), label="Running")
+        if captured:
+            self.shell_context.append(shell_context(command, captured[0]))
+            self.console.print("[dim]  (this output goes to the model with your next message)[/]")
+
+    async def run_turn(self, events: Callable[[], AsyncIterator[Any]], *, label: str = "Working") -> Any:
+        """Consume ``events()`` in a task with a live view; Esc/Ctrl-C cancels it. Returns the ``TurnView``."""
+        from rich.live import Live
+
+        from pseudoclaude.tui.keys import TurnKeys, raw_keys
+        from pseudoclaude.tui.render import TurnView
+
+        view = TurnView(self.console, tool_output=lambda name: self.command_outputs.pop(name, None), label=label)
+        task = asyncio.ensure_future(self._consume(events(), view))
+        live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
+        keys = TurnKeys(queue=self.queue, on_interrupt=lambda: _cancel(task), on_cycle_mode=self.cycle_mode, on_change=lambda: _refresh(live))
+        view.footer = keys.footer
+        self.approver.keys = keys
+        try:
+            with live, raw_keys(keys.handle):
+                ticker = asyncio.ensure_future(self._tick(live, view))
+                try:
+                    await asyncio.wait({task})
+                finally:
+                    ticker.cancel()
+                    if not task.done():
+                        task.cancel()
+                        await asyncio.wait({task})
+        finally:
+            self.approver.keys = None
+        interrupted = task.cancelled()
+        if not interrupted and task.exception() is not None:
+            error = task.exception()
+            self.console.print(f"[red]✗ {type(error).__name__}: {error}[/]")
+        view.finish(interrupted=interrupted)
+        self.refresh_status()
+        return view
+
+    async def _consume(self, events: AsyncIterator[Any], view: Any) -> None:
+        async with aclosing(events) as stream:  # type: ignore[type-var]
+            async for event in stream:
+                view.handle(event)
+
+    async def _tick(self, live: Any, view: Any) -> None:
+        while True:
+            view.flush()
+            _refresh(live)
+            await asyncio.sleep(TICK_S)
+
+    async def ask_line(self, message: str) -> str:
+        """A one-off question at the prompt (pickers); empty on Ctrl-C / Ctrl-D."""
+        from prompt_toolkit import PromptSession
+
+        try:
+            return (await PromptSession().prompt_async(message)).strip()
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+
+def _refresh(live: Any) -> None:
+    if live.is_started:
+        live.refresh()
+
+
+def _cancel(task: asyncio.Future[Any]) -> None:
+    task.cancel()

@@ -1,0 +1,110 @@
+"""Rendering benchmark for the REPL (plain script: ``python bench/bench_render.py``).
+
+A markdown answer (paragraphs, lists, headings, code blocks) is streamed in
+small deltas through the REPL's renderer (``TurnView`` in a ``rich.live.Live``
+redrawn at the REPL's tick, as in a real turn) into a terminal-sized console
+(120 x 40, 256 colours, writing to /dev/null). Printed:
+
+1. 200 KB: the renderer's time as a ratio to writing the same deltas raw,
+   (a) through the console (``console.out`` per delta: a plain streaming printer)
+   and (b) straight to the file (the floor). Target for (a): at most 5x.
+2. 20 KB vs 200 KB: the ratio of the renderer's times. Linear is 10; target at most 12.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rich.console import Console  # noqa: E402
+from rich.live import Live  # noqa: E402
+
+from pseudoclaude.agent.events import AssistantMessage, TextDelta  # noqa: E402
+from pseudoclaude.tui.render import TurnView  # noqa: E402
+
+DELTA_CHARS = 12
+TICK_S = 0.08  # pseudoclaude.tui.repl.TICK_S
+
+
+def answer(size: int) -> str:
+    parts: list[str] = []
+    n = 0
+    while sum(map(len, parts)) < size:
+        n += 1
+        parts.append(f"## Step {n}\n")
+        parts.append(
+            f"This paragraph explains step {n} with *emphasis*, **bold** and `inline code`; it runs long "
+            "enough to wrap on a normal terminal, as real answers do when they explain a change.\n"
+        )
+        parts.append("- first point about the change\n- second point, with `code`\n- third point\n")
+        parts.append(f"```python\ndef step_{n}(value: int) -> int:\n    total = value * {n}\n    return total + 1\n```\n")
+    return "\n".join(parts)[:size]
+
+
+def deltas(text: str) -> list[str]:
+    return [text[i : i + DELTA_CHARS] for i in range(0, len(text), DELTA_CHARS)]
+
+
+def make_console() -> Console:
+    return Console(file=open(os.devnull, "w"), width=120, height=40, force_terminal=True, color_system="256")
+
+
+def render(pieces: list[str]) -> None:
+    console = make_console()
+    view = TurnView(console)
+    with Live(view, console=console, auto_refresh=False, transient=True) as live:
+        last = time.perf_counter()
+        for piece in pieces:
+            view.handle(TextDelta(piece))
+            now = time.perf_counter()
+            if now - last >= TICK_S:
+                view.flush()
+                live.refresh()
+                last = now
+        view.handle(AssistantMessage("".join(pieces)))
+    view.finish()
+
+
+def raw_console(pieces: list[str]) -> None:
+    console = make_console()
+    for piece in pieces:
+        console.out(piece, end="", highlight=False)
+
+
+def raw_file(pieces: list[str]) -> None:
+    sink = open(os.devnull, "w")
+    for piece in pieces:
+        sink.write(piece)
+        sink.flush()
+
+
+def best_of(runs: int, work: Callable[[list[str]], None], pieces: list[str]) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        work(pieces)
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> None:
+    small, large = deltas(answer(20_000)), deltas(answer(200_000))
+    render(small)  # warm up imports, lexers and caches
+    t_small = best_of(3, render, small)
+    t_large = best_of(3, render, large)
+    t_console = best_of(3, raw_console, large)
+    t_file = best_of(3, raw_file, large)
+    print(f"200 KB in {len(large):,} deltas of {DELTA_CHARS} chars, console 120x40")
+    print(f"  renderer            {t_large * 1000:8.1f} ms")
+    print(f"  raw via console.out {t_console * 1000:8.1f} ms  -> ratio {t_large / t_console:6.2f}x (target <= 5)")
+    print(f"  raw file writes     {t_file * 1000:8.1f} ms  -> ratio {t_large / t_file:6.1f}x (floor, for reference)")
+    print(f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_large * 1000:.1f} ms -> ratio {t_large / t_small:.2f} (linear = 10, target <= 12)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The prompt between turns: prompt-toolkit with our keys, history and completion.
+
+Keys: Enter sends; Alt+Enter, or a trailing backslash, inserts a newline
+(pasted text arrives as one bracketed paste and stays one message); Ctrl-R
+searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
+in ``$EDITOR``; Shift+Tab cycles the permission mode; Ctrl-C clears the line,
+or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
+raises ``EOFError``. History is one file per workspace under the home folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.styles import Style
+
+PROMPT = "❯ "
+STYLE = Style.from_dict(
+    {
+        "prompt": "bold ansicyan",
+        "bottom-toolbar": "noreverse bg:default #888888",
+        "bottom-toolbar.text": "",
+    }
+)
+
+
+def history_path(home: Path, workspace: Path) -> Path:
+    from pseudoclaude.session.naming import workspace_key
+
+    return home / "history" / workspace_key(workspace)
+
+
+class ReplCompleter(Completer):
+    """Slash commands at the start of the line; ``@path`` file mentions anywhere."""
+
+    def __init__(self, commands: Sequence[tuple[str, str]], workspace: Path) -> None:
+        self.commands = commands
+        self.paths = PathCompleter(get_paths=lambda: [str(workspace)], expanduser=False)
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("/") and " " not in text:
+            for name, help_text in self.commands:
+                if name.startswith(text):
+                    yield Completion(name, start_position=-len(text), display_meta=help_text)
+            return
+        word = document.get_word_before_cursor(WORD=True)
+        if word.startswith("@"):
+            inner = Document(word[1:], len(word) - 1)
+            yield from self.paths.get_completions(inner, complete_event)
+
+
+def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _send(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.document.text_before_cursor.endswith("\\") and buffer.document.is_cursor_at_the_end:
+            buffer.delete_before_cursor(1)
+            buffer.insert_text("\n")
+        else:
+            buffer.validate_and_handle()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @bindings.add("c-g")
+    def _editor(event: KeyPressEvent) -> None:
+        event.current_buffer.open_in_editor(validate_and_handle=False)
+
+    @bindings.add("s-tab")
+    def _cycle(event: KeyPressEvent) -> None:
+        on_cycle_mode()
+        event.app.invalidate()
+
+    @bindings.add("c-c")
+    def _clear_or_quit(event: KeyPressEvent) -> None:
+        if event.current_buffer.text:
+            event.current_buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt())
+
+    return bindings
+
+
+def make_prompt_session(
+    *,
+    home: Path,
+    workspace: Path,
+    commands: Sequence[tuple[str, str]],
+    status: Callable[[], str],
+    on_cycle_mode: Callable[[], None],
+) -> PromptSession[str]:
+    path = history_path(home, workspace)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return PromptSession(
+        message=FormattedText([("class:prompt", PROMPT)]),
+        multiline=True,
+        prompt_continuation=lambda width, line, wrapped: " " * (width - 2) + "… ",
+        history=FileHistory(str(path)),
+        completer=ReplCompleter(commands, workspace),
+        complete_while_typing=True,
+        key_bindings=key_bindings(on_cycle_mode),
+        bottom_toolbar=lambda: FormattedText([("class:bottom-toolbar.text", " " + status())]),
+        style=STYLE,
+        enable_open_in_editor=False,
+        reserve_space_for_menu=4,
+    )

@@ -1,0 +1,170 @@
+"""The keyboard while the agent works: interrupt, queue messages, answer approvals.
+
+Between turns prompt-toolkit owns the terminal; during a turn Rich redraws the
+live area, so keys are read raw (``prompt_toolkit.input`` in raw mode, on the
+event loop) and fed to ``TurnKeys.handle``, a small state machine that needs no
+terminal and is tested directly:
+
+* Esc or Ctrl-C interrupts the turn (``on_interrupt``), whatever else is going on;
+* typed text collects in a one-line buffer; Enter queues it for the next turn;
+* while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
+  reason (Enter sends the denial with it);
+* Shift+Tab cycles the permission mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
+
+ENTER_KEYS = ("c-m", "c-j")
+BACKSPACE_KEYS = ("c-h", "backspace")
+INTERRUPT_KEYS = ("escape", "c-c")
+ESCAPE_FLUSH_S = 0.05
+
+
+@dataclass
+class PendingApproval:
+    request: ApprovalRequest
+    future: asyncio.Future[ApprovalAnswer]
+    typing_reason: bool = False
+    reason: str = ""
+
+
+class TurnKeys:
+    """Key handling during a turn; ``queue`` receives the messages typed meanwhile."""
+
+    def __init__(
+        self,
+        *,
+        queue: list[str],
+        on_interrupt: Callable[[], None],
+        on_cycle_mode: Callable[[], None] = lambda: None,
+        on_change: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.queue = queue
+        self.on_interrupt = on_interrupt
+        self.on_cycle_mode = on_cycle_mode
+        self.on_change = on_change
+        self.buffer = ""
+        self.approval: PendingApproval | None = None
+
+    def ask(self, request: ApprovalRequest) -> asyncio.Future[ApprovalAnswer]:
+        """Show ``request`` in the footer; the future resolves when the user answers."""
+        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+        self.approval = PendingApproval(request, future)
+        future.add_done_callback(lambda _: self._clear_approval(future))
+        self.on_change()
+        return future
+
+    def handle(self, key: str, data: str = "") -> None:
+        if key in INTERRUPT_KEYS:
+            self.on_interrupt()
+        elif key == "s-tab":
+            self.on_cycle_mode()
+        elif self.approval is not None:
+            self._approval_key(self.approval, key, data)
+        else:
+            self._buffer_key(key, data)
+        self.on_change()
+
+    def _buffer_key(self, key: str, data: str) -> None:
+        if key in ENTER_KEYS:
+            if self.buffer.strip():
+                self.queue.append(self.buffer.strip())
+            self.buffer = ""
+        elif key in BACKSPACE_KEYS:
+            self.buffer = self.buffer[:-1]
+        elif key == "<bracketed-paste>":
+            self.buffer += data
+        elif len(key) == 1 and key.isprintable():
+            self.buffer += key
+
+    def _approval_key(self, pending: PendingApproval, key: str, data: str) -> None:
+        if pending.future.done():
+            return
+        if pending.typing_reason:
+            if key in ENTER_KEYS:
+                pending.future.set_result(ApprovalAnswer("deny", pending.reason.strip()))
+            elif key in BACKSPACE_KEYS:
+                pending.reason = pending.reason[:-1]
+            elif key == "<bracketed-paste>":
+                pending.reason += data
+            elif len(key) == 1 and key.isprintable():
+                pending.reason += key
+            return
+        choice = {"y": "once", "a": "always", "n": "deny"}.get(key.lower() if len(key) == 1 else "")
+        if choice == "deny":
+            pending.typing_reason = True
+        elif choice is not None:
+            pending.future.set_result(ApprovalAnswer(choice))  # type: ignore[arg-type]
+
+    def _clear_approval(self, future: asyncio.Future[ApprovalAnswer]) -> None:
+        if self.approval is not None and self.approval.future is future:
+            self.approval = None
+            self.on_change()
+
+    def footer(self) -> list[RenderableType]:
+        lines: list[RenderableType] = [Text(f"  queued: {message}", style="dim italic") for message in self.queue]
+        if self.approval is not None:
+            lines.extend(approval_lines(self.approval))
+        elif self.buffer:
+            lines.append(Text("› ", style="bold") + Text(self.buffer) + Text("▌", style="dim"))
+        return lines
+
+
+def approval_lines(pending: PendingApproval) -> list[RenderableType]:
+    request = pending.request
+    rule = f" ({request.suggested_rule})" if request.suggested_rule is not None else ""
+    lines: list[RenderableType] = [
+        Text("? ", style="bold yellow") + Text(f"Allow {request.tool}: ", style="bold") + Text(request.summary or request.tool),
+    ]
+    if pending.typing_reason:
+        lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(pending.reason) + Text("▌", style="dim"))
+    else:
+        lines.append(Text(f"  [y] yes, once   [a] always{rule}   [n] no, and say why   [esc] stop", style="yellow"))
+    return lines
+
+
+@contextmanager
+def raw_keys(handle: Callable[[str, str], None]) -> Iterator[None]:
+    """Feed the terminal's keys to ``handle`` while the block runs (no-op when stdin is not a terminal)."""
+    import sys
+
+    if not sys.stdin.isatty():
+        yield
+        return
+    from prompt_toolkit.input import create_input
+
+    terminal = create_input()
+    loop = asyncio.get_running_loop()
+    pending_flush: list[asyncio.TimerHandle] = []
+
+    def deliver(presses: list) -> None:  # type: ignore[type-arg]
+        for press in presses:
+            handle(str(press.key.value if hasattr(press.key, "value") else press.key), press.data)
+
+    def flush() -> None:
+        pending_flush.clear()
+        deliver(terminal.flush_keys())
+
+    def ready() -> None:
+        deliver(terminal.read_keys())
+        for timer in pending_flush:
+            timer.cancel()
+        pending_flush[:] = [loop.call_later(ESCAPE_FLUSH_S, flush)]
+
+    try:
+        with terminal.raw_mode(), terminal.attach(ready):
+            yield
+    finally:
+        for timer in pending_flush:
+            timer.cancel()
+        terminal.close()

@@ -1,0 +1,223 @@
+"""Streaming markdown: finished blocks are rendered once, only the growing tail is redrawn.
+
+Re-rendering the whole answer on every delta is quadratic; here the cost stays
+linear in the answer's length:
+
+* ``BlockSplitter`` turns deltas into finished blocks as soon as the markdown
+  grammar says they cannot change any more: a paragraph/list/table ends at a
+  blank line followed by an unindented line, a fenced code block at its closing
+  fence. Long code blocks (and very long blank-less runs) are emitted in chunks
+  of ``CHUNK_LINES`` lines, so no block, and therefore no tail, grows without
+  bound. Every character is examined a constant number of times.
+* ``MarkdownStream`` prints finished blocks to the console exactly once, in
+  batches (one print per live-display tick, so the live area is redrawn per
+  tick rather than per block), and renders the tail on demand, cropped to its
+  last ``tail_lines`` lines, so a redraw costs the same however long the
+  answer is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.markdown import Markdown
+from rich.syntax import Syntax
+from rich.text import Text
+
+CHUNK_LINES = 80
+CODE_THEME = "monokai"
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A finished piece of the answer: markdown text, or lines of a fenced code block."""
+
+    kind: Literal["markdown", "code"]
+    text: str
+    lang: str = ""
+
+
+class BlockSplitter:
+    """Feed deltas, get back the blocks they finished; ``pending`` is what may still change."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._partial = ""
+        self._fence: str | None = None
+        self._lang = ""
+        self._blank_seen = False
+
+    @property
+    def in_code(self) -> bool:
+        return self._fence is not None
+
+    @property
+    def lang(self) -> str:
+        return self._lang
+
+    def pending_lines(self) -> list[str]:
+        """The unfinished block's lines, the partial last line included (code: without the fence line)."""
+        lines = self._lines + ([self._partial] if self._partial else [])
+        return lines
+
+    def feed(self, delta: str) -> list[Block]:
+        done: list[Block] = []
+        text = self._partial + delta
+        start = 0
+        while True:
+            newline = text.find("\n", start)
+            if newline < 0:
+                break
+            self._line(text[start:newline], done)
+            start = newline + 1
+        self._partial = text[start:]
+        if self._blank_seen and self._fence is None and self._partial[:1].strip():
+            self._emit(done)
+        return done
+
+    def finish(self) -> list[Block]:
+        """Everything still pending, as finished blocks (the answer is complete)."""
+        done: list[Block] = []
+        if self._partial:
+            line, self._partial = self._partial, ""
+            self._line(line, done)
+        self._emit(done)
+        self._fence = None
+        self._blank_seen = False
+        return done
+
+    def _line(self, line: str, done: list[Block]) -> None:
+        if self._fence is not None:
+            stripped = line.strip()
+            if stripped.startswith(self._fence) and not stripped.strip(self._fence[0]):
+                self._emit(done)
+                self._fence = None
+            else:
+                self._lines.append(line)
+                if len(self._lines) >= CHUNK_LINES:
+                    self._emit(done)
+            return
+        fence = _FENCE.match(line)
+        if fence is not None:
+            self._emit(done)
+            self._fence, self._lang = fence.group(1), fence.group(2)
+            return
+        if not line.strip():
+            self._blank_seen = bool(self._lines)
+            if self._lines:
+                self._lines.append(line)
+            return
+        if self._blank_seen and not line[0].isspace():
+            self._emit(done)
+        elif len(self._lines) >= CHUNK_LINES and _starts_block(line):
+            self._emit(done)
+        self._blank_seen = False
+        self._lines.append(line)
+
+    def _emit(self, done: list[Block]) -> None:
+        if self._fence is not None:
+            if self._lines:
+                done.append(Block("code", "\n".join(self._lines), self._lang))
+        else:
+            while self._lines and not self._lines[-1].strip():
+                self._lines.pop()
+            if self._lines:
+                done.append(Block("markdown", "\n".join(self._lines)))
+        self._lines = []
+        self._blank_seen = False
+
+
+def _starts_block(line: str) -> bool:
+    """A line that can begin a new block without changing the meaning of the previous ones."""
+    return bool(re.match(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)", line))
+
+
+def render_block(block: Block) -> RenderableType:
+    if block.kind == "code":
+        return Syntax(block.text, block.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
+    return Markdown(block.text, code_theme=CODE_THEME)
+
+
+class MarkdownStream:
+    """One streamed answer on ``console``.
+
+    ``feed`` collects finished blocks; ``flush`` prints them (consecutive
+    markdown blocks as one document: one parse, and one redraw of a live
+    display per flush rather than per block); ``tail()`` is the live part.
+    """
+
+    def __init__(self, console: Console, *, tail_lines: int = 12) -> None:
+        self.console = console
+        self.tail_lines = tail_lines
+        self._splitter = BlockSplitter()
+        self._ready: list[Block] = []
+        self._printed = 0
+        self._tail_key: tuple[int, int, str] | None = None
+        self._tail: RenderableType | None = None
+
+    def feed(self, delta: str) -> None:
+        self._ready.extend(self._splitter.feed(delta))
+
+    def flush(self) -> None:
+        """Print the blocks finished so far."""
+        if not self._ready:
+            return
+        renderables: list[RenderableType] = []
+        group: list[str] = []
+        for block in self._ready:
+            if block.kind == "markdown":
+                group.append(block.text)
+                continue
+            if group:
+                renderables.append(self._markdown(group))
+                group = []
+            renderables.append(render_block(block))
+            self._printed += 1
+        if group:
+            renderables.append(self._markdown(group))
+        self._ready = []
+        self.console.print(Group(*renderables))
+
+    def finish(self) -> None:
+        self._ready.extend(self._splitter.finish())
+        self.flush()
+        self._printed = 0
+
+    def tail(self) -> RenderableType | None:
+        lines = self._splitter.pending_lines()
+        key = (len(lines), len(lines[-1]) if lines else 0, lines[0] if lines else "")
+        if key != self._tail_key:
+            self._tail_key, self._tail = key, self._render_tail(lines)
+        return self._tail
+
+    def _render_tail(self, lines: list[str]) -> RenderableType | None:
+        if not lines:
+            return None
+        shown = lines[-self.tail_lines :]
+        if self._splitter.in_code:
+            return Syntax("\n".join(shown), self._splitter.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
+        if len(lines) > len(shown):
+            return Text("\n".join(shown))
+        return Markdown("\n".join(shown), code_theme=CODE_THEME)
+
+    def _markdown(self, texts: list[str]) -> RenderableType:
+        separator = "\n" if self._printed else ""
+        self._printed += len(texts)
+        return _Spaced(Markdown("\n\n".join(texts), code_theme=CODE_THEME), bool(separator))
+
+
+class _Spaced:
+    """A renderable preceded by a blank line when ``spaced``."""
+
+    def __init__(self, inner: RenderableType, spaced: bool) -> None:
+        self.inner = inner
+        self.spaced = spaced
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.spaced:
+            yield Text("")
+        yield self.inner

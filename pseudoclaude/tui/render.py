@@ -1,0 +1,142 @@
+"""The Rich renderer of one turn's events.
+
+A ``TurnView`` splits the screen in two: what is finished (answer blocks,
+tool blocks, notices) is printed to the console once and scrolls away; what
+is still moving (the answer's growing tail, running tools with their spinners,
+the "working" line, the footer with queued input or an approval question) is
+the view's own renderable, which a ``rich.live.Live`` redraws. The view only
+reads events and prints; it owns no input and no agent.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Mapping
+
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.spinner import Spinner
+from rich.text import Text
+
+from pseudoclaude.agent import events as ev
+from pseudoclaude.tui.markdown import MarkdownStream
+from pseudoclaude.tui.toolview import tool_block, tool_title
+
+Footer = Callable[[], list[RenderableType]]
+OutputLookup = Callable[[str], "str | None"]
+
+
+def compact_number(value: int) -> str:
+    """1234 -> 1.2k, 1234567 -> 1.2M."""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+class TurnView:
+    """Renders the events of one turn; ``finish()`` flushes what is still live."""
+
+    def __init__(
+        self,
+        console: Console,
+        *,
+        footer: Footer = list,
+        tool_output: OutputLookup = lambda name: None,
+        clock: Callable[[], float] = time.monotonic,
+        label: str = "Working",
+    ) -> None:
+        self.console = console
+        self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
+        self.running: dict[str, ev.ToolCallStarted] = {}
+        self.footer = footer
+        self.tool_output = tool_output
+        self.clock = clock
+        self.label = label
+        self.started = clock()
+        self.streamed_chars = 0
+        self.prompt_tokens = 0
+        self.output_tokens = 0
+        self.stop: ev.Stop | None = None
+        self.errors: list[str] = []
+        self._spinner = Spinner("dots", style="cyan")
+
+    def handle(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.streamed_chars += len(event.text)
+            self.markdown.feed(event.text)
+        elif isinstance(event, ev.AssistantMessage):
+            self.markdown.finish()
+        elif isinstance(event, ev.ToolCallStarted):
+            self.markdown.finish()
+            self.running[event.call_id] = event
+        elif isinstance(event, ev.ToolCallFinished):
+            started = self.running.pop(event.call_id, None)
+            arguments = started.arguments if started is not None else {}
+            output = self.tool_output(event.name) if event.name == "run_command" else None
+            self.console.print(
+                tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display, output=output)
+            )
+        elif isinstance(event, ev.UsageReport):
+            self.prompt_tokens = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
+            self.output_tokens += event.output_tokens
+            self.streamed_chars = 0
+        elif isinstance(event, ev.Progress):
+            self.markdown.finish()
+            self.console.print(progress_line(event))
+        elif isinstance(event, ev.ErrorEvent):
+            self.markdown.finish()
+            self.errors.append(event.message)
+            self.console.print(Text(f"✗ {event.error}: {event.message}", style="bold red"))
+        elif isinstance(event, ev.Stop):
+            self.stop = event
+            self.markdown.finish()
+            if event.reason not in ("end_turn", "error") and event.message:
+                self.console.print(Text(f"■ {event.message}", style="yellow"))
+
+    def flush(self) -> None:
+        """Print the answer blocks finished since the last flush (the REPL calls this on every tick)."""
+        self.markdown.flush()
+
+    def finish(self, *, interrupted: bool = False) -> None:
+        """Print what is still live; an interrupt also closes the running tools' blocks."""
+        self.markdown.finish()
+        if interrupted:
+            for started in self.running.values():
+                self.console.print(tool_title(started.name, started.arguments, style="yellow"))
+                self.console.print(Text("  ⎿ interrupted", style="yellow"))
+            self.running.clear()
+            self.console.print(Text("■ Interrupted. The session is intact; type a new message to go on.", style="yellow"))
+
+    def working_line(self) -> Text:
+        elapsed = self.clock() - self.started
+        out = self.output_tokens + self.streamed_chars // 4
+        parts = [f"{self.label}… {elapsed:.0f}s"]
+        if self.prompt_tokens or out:
+            parts.append(f"↑ {compact_number(self.prompt_tokens)} ↓ {compact_number(out)} tokens")
+        parts.append("esc to interrupt")
+        return Text(" · ".join(parts), style="cyan")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts: list[RenderableType] = []
+        tail = self.markdown.tail()
+        if tail is not None:
+            parts.append(tail)
+        for started in self.running.values():
+            parts.append(Group(Spinner("dots", text=tool_title(started.name, started.arguments, bullet="", style="yellow"), style="yellow")))
+        self._spinner.update(text=self.working_line())
+        parts.append(self._spinner)
+        parts.extend(self.footer())
+        yield Group(*parts)
+
+
+def progress_line(event: ev.Progress) -> Text:
+    icon = {"compact": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
+    style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
+    return Text(f"{icon} {event.message}", style=style)
+
+
+def usage_totals(total: Mapping[str, int]) -> tuple[int, int]:
+    """(tokens in, tokens out) of a usage total mapping."""
+    tokens_in = total.get("input_tokens", 0) + total.get("cache_read_tokens", 0) + total.get("cache_write_tokens", 0)
+    return tokens_in, total.get("output_tokens", 0)

@@ -1,0 +1,107 @@
+"""How one tool call looks in the transcript: a title line, then a short result.
+
+Pure functions from event data to Rich renderables, so they are tested on a
+fixed-width console. A result never floods the screen: the first (or, for
+commands, the last) few lines are shown, with "+N lines" for the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+KEY_ARGUMENT = {
+    "read_file": "path",
+    "write_file": "path",
+    "edit_file": "path",
+    "list_dir": "path",
+    "glob": "pattern",
+    "grep": "pattern",
+    "run_command": "command",
+}
+DIFF_LINES = 12
+OUTPUT_LINES = 6
+_ARGUMENT_LIMIT = 90
+
+
+def key_argument(name: str, arguments: Mapping[str, Any]) -> str:
+    """The one argument that says what a call does (its path, command or pattern)."""
+    key = KEY_ARGUMENT.get(name)
+    value = arguments.get(key) if key else None
+    if value is None:
+        value = next((v for v in arguments.values() if isinstance(v, str)), "")
+    text = " ".join(str(value).split())
+    return text if len(text) <= _ARGUMENT_LIMIT else text[: _ARGUMENT_LIMIT - 1] + "…"
+
+
+def tool_title(name: str, arguments: Mapping[str, Any], *, bullet: str = "●", style: str = "green") -> Text:
+    title = Text(f"{bullet} ", style=f"bold {style}") + Text(name, style="bold")
+    argument = key_argument(name, arguments)
+    if argument:
+        title += Text(f"({argument})")
+    return title
+
+
+def tool_block(
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    is_error: bool,
+    summary: str,
+    display: Mapping[str, Any],
+    output: str | None = None,
+) -> RenderableType:
+    """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
+    lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green")]
+    body: list[Text] = [Text(summary or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
+    diff = display.get("diff")
+    if isinstance(diff, str) and diff and not is_error:
+        body += diff_lines(diff)
+    elif name == "run_command" and output:
+        body += output_tail(output)
+    elif name == "todo_write" and isinstance(display.get("todos"), list):
+        body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
+    for number, line in enumerate(body):
+        lines.append(Text("  ⎿ " if number == 0 else "    ") + line)
+    return Group(*lines)
+
+
+def diff_lines(diff: str, limit: int = DIFF_LINES) -> list[Text]:
+    """A unified diff, coloured, without its file headers, cut to ``limit`` lines."""
+    rows = [row for row in diff.splitlines() if not row.startswith(("---", "+++"))]
+    shown = [_diff_row(row) for row in rows[:limit]]
+    if len(rows) > limit:
+        shown.append(Text(f"… +{len(rows) - limit} lines", style="dim"))
+    return shown
+
+
+def _diff_row(row: str) -> Text:
+    if row.startswith("+"):
+        return Text(row, style="green")
+    if row.startswith("-"):
+        return Text(row, style="red")
+    if row.startswith("@@"):
+        return Text(row, style="cyan")
+    return Text(row, style="dim")
+
+
+def output_tail(content: str, limit: int = OUTPUT_LINES) -> list[Text]:
+    """The last lines of a command's output (its trailing ``[exit code ...]`` note dropped)."""
+    rows = content.rstrip("\n").splitlines()
+    if rows and rows[-1].startswith("[") and rows[-1].endswith("]"):
+        rows = rows[:-1]
+    if rows == ["(no output)"] or not rows:
+        return []
+    shown = [Text(row[:200], style="dim") for row in rows[-limit:]]
+    if len(rows) > limit:
+        shown.insert(0, Text(f"… +{len(rows) - limit} lines", style="dim"))
+    return shown
+
+
+def _todo_line(item: Mapping[str, Any]) -> Text:
+    status = str(item.get("status", ""))
+    mark = {"completed": "☒", "in_progress": "◐"}.get(status, "☐")
+    style = "dim strike" if status == "completed" else ("bold" if status == "in_progress" else "")
+    return Text(f"{mark} {item.get('content', '')}", style=style)

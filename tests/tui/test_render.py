@@ -1,0 +1,88 @@
+"""Rendering events: tool blocks, diffs, command tails, notices."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from pseudoclaude.agent import events as ev
+from pseudoclaude.tui.render import TurnView, compact_number
+from pseudoclaude.tui.status import StatusInfo, format_status
+from pseudoclaude.tui.toolview import key_argument, output_tail, tool_block
+
+
+def console() -> Console:
+    return Console(file=io.StringIO(), width=80, color_system=None)
+
+
+def text_of(c: Console) -> str:
+    return "\n".join(line.rstrip() for line in c.file.getvalue().splitlines())  # type: ignore[attr-defined]
+
+
+def test_a_turn_prints_the_answer_and_a_compact_tool_block() -> None:
+    c = console()
+    view = TurnView(c)
+    for event in (
+        ev.TextDelta("Let me **read** "), ev.TextDelta("it."),
+        ev.AssistantMessage("Let me read it."),
+        ev.ToolCallStarted("c1", "read_file", {"path": "notes.txt"}),
+        ev.ToolCallFinished("c1", "read_file", False, "Read notes.txt lines 1-3 of 3"),
+        ev.Stop("end_turn", "", 1),
+    ):
+        view.handle(event)
+    view.finish()
+    assert text_of(c).splitlines() == ["Let me read it.", "● read_file(notes.txt)", "  ⎿ Read notes.txt lines 1-3 of 3"]
+
+
+def test_an_edit_shows_its_diff_without_headers_and_cut_to_a_few_lines() -> None:
+    c = console()
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n" + "".join(f"-old {i}\n+new {i}\n" for i in range(10))
+    c.print(tool_block("edit_file", {"path": "x.py"}, is_error=False, summary="Edited x.py (+10 -10)", display={"diff": diff}))
+    lines = text_of(c).splitlines()
+    assert lines[:4] == ["● edit_file(x.py)", "  ⎿ Edited x.py (+10 -10)", "    @@ -1,2 +1,2 @@", "    -old 0"]
+    assert lines[-1] == "    … +9 lines" and not any("+++" in line for line in lines)
+
+
+def test_a_command_shows_the_tail_of_its_output() -> None:
+    content = "".join(f"out {i}\n" for i in range(20)) + "[exit code 0]"
+    assert [t.plain for t in output_tail(content, limit=3)] == ["… +17 lines", "out 17", "out 18", "out 19"]
+    assert output_tail("(no output)\n[exit code 0]") == []
+
+
+def test_an_interrupt_closes_running_tools_in_the_transcript() -> None:
+    c = console()
+    view = TurnView(c)
+    view.handle(ev.ToolCallStarted("c1", "run_command", {"command": "sleep 30"}))
+    view.finish(interrupted=True)
+    assert "● run_command(sleep 30)\n  ⎿ interrupted\n■ Interrupted." in text_of(c)
+
+
+def test_progress_and_errors_are_one_line_each() -> None:
+    c = console()
+    view = TurnView(c)
+    view.handle(ev.Progress("compact", "context compacted: 9000 -> 2000"))
+    view.handle(ev.ErrorEvent("RateLimited", "slow down"))
+    assert text_of(c).splitlines() == ["⟳ context compacted: 9000 -> 2000", "✗ RateLimited: slow down"]
+
+
+def test_the_working_line_counts_time_and_tokens() -> None:
+    now = [100.0]
+    view = TurnView(console(), clock=lambda: now[0])
+    view.handle(ev.UsageReport(1200, 30, 800, 0))
+    now[0] = 104.2
+    assert view.working_line().plain == "Working… 4s · ↑ 2.0k ↓ 30 tokens · esc to interrupt"
+
+
+def test_status_line_shows_meter_tokens_cost_mode_and_session() -> None:
+    info = StatusInfo("claude-sonnet-4-5", 50_000, 200_000, 167_000, 12_345, 678, 0.0421, "plan", "20260101-000000-abcdef")
+    assert format_status(info) == (
+        "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · plan · 20260101-000000-abcdef"
+    )
+    assert compact_number(2_500_000) == "2.5M"
+
+
+def test_the_key_argument_is_the_path_command_or_pattern() -> None:
+    assert key_argument("run_command", {"command": "git   status", "timeout": 5}) == "git status"
+    assert key_argument("grep", {"pattern": "TODO", "path": "src"}) == "TODO"
+    assert key_argument("todo_write", {"items": []}) == ""
