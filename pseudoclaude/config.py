@@ -131,7 +131,7 @@ def load_settings(workspace: Path, flags: Flags = Flags(), environ: Mapping[str,
         raise ConfigError(f"the {provider} provider needs {key_var} (in the environment or in .env)")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
-    permissions = {}
+    permissions: dict[str, Any] = {}
     for layer in layers:
         permissions.update(layer.get("permissions") or {})
     mode = flags.permission_mode or _str(permissions.get("defaultMode")) or "default"

@@ -12,7 +12,7 @@ after a resume).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from pseudoclaude.agent.contextstep import ContextStep
 from pseudoclaude.agent.events import Event
@@ -51,7 +51,7 @@ class Agent:
     instructions: Instructions = Instructions()
     memory: MemoryStore | None = None
 
-    def run(self, prompt: str | None) -> AsyncIterator[Event]:
+    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
         """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
         if prompt is not None and not self.session.meta.title:
             self.session.set_title(" ".join(prompt.split())[:80])
@@ -121,7 +121,6 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     system = stable_system_prompt(
         settings.workspace,
         "\n\n".join(part for part in (instructions.text, remembered) if part),
-        mode_instructions=policy.mode_instructions(),
     )
     hooks = SessionHooks(
         hook_config,

@@ -12,7 +12,7 @@ made unnecessary); ``PostCompact`` fires when a summary replaced the history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncGenerator
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.llm.messages import Usage
@@ -33,7 +33,7 @@ class ContextStep:
     def can_recover(self) -> bool:
         return self.runtime is not None
 
-    async def before_call(self, runner: Runner, *, forced: bool, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+    async def before_call(self, runner: Runner, *, forced: bool, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]:
         if self.runtime is None:
             return
         from pseudoclaude.compact import force_compact, manage_context

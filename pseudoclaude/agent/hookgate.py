@@ -42,7 +42,8 @@ class HookAwareApprover:
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         if PREAPPROVED.get():
             return ApprovalAnswer("once")
-        return await self.inner.ask(request)
+        answer: ApprovalAnswer = await self.inner.ask(request)
+        return answer
 
 
 @dataclass
@@ -73,7 +74,8 @@ class HookedGate:
     async def _inner_check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
         if self.inner is None:
             return Decision(True, "", "mode")
-        return await self.inner.check(tool, args)
+        decision: Decision = await self.inner.check(tool, args)
+        return decision
 
     async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str) -> Decision:
         approver = self.hooks.approver

@@ -3,7 +3,9 @@
 ``stable_system_prompt`` must be byte-identical from turn to turn (and across
 a resume): it depends only on the workspace path and the instructions.
 ``environment_suffix`` carries what changes (date, git branch) and is sent
-after the cached prefix.
+after the cached prefix, followed by the permission mode's instructions (the
+runner adds those per request, so switching modes mid-session works and keeps
+the cache).
 """
 
 from __future__ import annotations
@@ -24,12 +26,10 @@ How to work:
 - Be concise. When the task is done, say what you changed and how you verified it."""
 
 
-def stable_system_prompt(workspace: Path, instructions: str = "", mode_instructions: str = "") -> str:
+def stable_system_prompt(workspace: Path, instructions: str = "") -> str:
     parts = [_BASE, f"Workspace root: {workspace}"]
     if instructions.strip():
         parts.append(instructions.strip())
-    if mode_instructions.strip():
-        parts.append(mode_instructions.strip())
     return "\n\n".join(parts)
 
 

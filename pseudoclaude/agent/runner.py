@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Protocol, Sequence
+from typing import AsyncGenerator, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
@@ -79,8 +79,13 @@ class Runner:
         self.conversation: list[Message] = list(conversation)
         self.usage_total = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
+        self.pending_user_messages: list[str] = []  # typed while a turn runs; joins before the next model call
 
-    async def run(self, prompt: str | None) -> AsyncIterator[ev.Event]:
+    def queue_user_message(self, text: str) -> None:
+        """Text the user sent while a turn runs: it joins the conversation before the next model call."""
+        self.pending_user_messages.append(text)
+
+    async def run(self, prompt: str | None) -> AsyncGenerator[ev.Event, None]:
         """Answer ``prompt``, using tools, until the model stops or the turn limit is reached.
 
         ``None`` finishes an unfinished turn instead (a resumed session whose
@@ -113,6 +118,8 @@ class Runner:
                     async for event in stream:
                         yield event
                 message = completed[0].message
+                if not message.tool_calls and self.pending_user_messages:
+                    continue
                 if not message.tool_calls:
                     goes_on: list[bool] = []
                     async with aclosing(self._stop_hook(message, continuations, goes_on)) as stream:
@@ -150,7 +157,7 @@ class Runner:
             if self.session is not None:
                 self.session.sync()
 
-    async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+    async def compact(self, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]:
         """``/compact``: force a summary now (Layer 1 first), then stop."""
         for event in await self.hooks.start():
             yield event
@@ -163,7 +170,7 @@ class Runner:
                 self.session.sync()
         yield ev.Stop("end_turn", "", 0, "compacted")
 
-    async def _stop_hook(self, message: Message, continuations: int, goes_on: list[bool]) -> AsyncIterator[ev.Event]:
+    async def _stop_hook(self, message: Message, continuations: int, goes_on: list[bool]) -> AsyncGenerator[ev.Event, None]:
         """The ``Stop`` hook after a normal end of turn; a block appends its reason as the next user message."""
         verdict = await self.hooks.stop(message.text, active=continuations > 0)
         for event in verdict.events:
@@ -178,8 +185,10 @@ class Runner:
         self._append(Message.user(f"[Stop hook] {reason}"))
         goes_on.append(True)
 
-    async def _model_turn(self, completed: list[Completed]) -> AsyncIterator[ev.Event]:
+    async def _model_turn(self, completed: list[Completed]) -> AsyncGenerator[ev.Event, None]:
         """Manage context, then stream one model response; recover once from an overflow."""
+        while self.pending_user_messages:
+            self._append(Message.user(self.pending_user_messages.pop(0)))
         async with aclosing(self.context_step.before_call(self, forced=False)) as stream:
             async for event in stream:
                 yield event
@@ -203,7 +212,7 @@ class Runner:
             except _RunFailed as again:
                 raise _RunFailed(again.error, "context_overflow") from None
 
-    async def _stream(self, completed: list[Completed]) -> AsyncIterator[ev.Event]:
+    async def _stream(self, completed: list[Completed]) -> AsyncGenerator[ev.Event, None]:
         request = self.build_request()
         try:
             async with aclosing(stream_with_retry(self.provider, request, self.config.retry)) as items:
@@ -234,9 +243,10 @@ class Runner:
             self.session.append_usage(done.usage, context_messages=len(self.conversation))
         self._append(message)
         yield ev.AssistantMessage(message.text, tuple(call.to_dict() for call in message.tool_calls))
-        yield ev.UsageReport(**done.usage.to_dict(), total=self.usage_total.to_dict())
+        usage = done.usage
+        yield ev.UsageReport(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens, self.usage_total.to_dict())
 
-    async def _tool_round(self, message: Message, outcome: RoundOutcome) -> AsyncIterator[ev.Event]:
+    async def _tool_round(self, message: Message, outcome: RoundOutcome) -> AsyncGenerator[ev.Event, None]:
         queue: asyncio.Queue[ev.Event] = asyncio.Queue()
 
         async def emit(event: ev.Event) -> None:
@@ -265,11 +275,15 @@ class Runner:
         return Request(
             model=self.config.model,
             system=self.config.system,
-            system_suffix=self.config.system_suffix,
+            system_suffix="\n\n".join(part for part in (self.config.system_suffix, self._mode_instructions()) if part),
             messages=tuple(repair(self.conversation)),
             tools=self.tool_specs,
             max_tokens=self.config.max_tokens,
         )
+
+    def _mode_instructions(self) -> str:
+        """The permission mode's instructions: after the cached prefix, so switching modes keeps the cache."""
+        return self.permissions.mode_instructions() if self.permissions is not None else ""
 
     def owes_answer(self) -> bool:
         """Whether the conversation ends where the model must speak next."""

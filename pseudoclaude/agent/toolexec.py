@@ -27,6 +27,10 @@ class PermissionGate(Protocol):
         """An object with ``allowed: bool`` and ``reason: str``."""
         ...
 
+    def mode_instructions(self) -> str:
+        """What the current mode tells the model (plan mode: present a plan)."""
+        ...
+
 
 @dataclass
 class RoundOutcome:

@@ -24,7 +24,7 @@ every message.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from pseudoclaude.llm.anthropic_wire import StreamAssembler, request_params
 from pseudoclaude.llm.errors import (
@@ -78,7 +78,7 @@ class AnthropicProvider:
             )
         return self._client
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         if not self._api_key:
             raise AuthError(f"no Anthropic API key: set {API_KEY_VARIABLE}")
         params = request_params(request)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator, AsyncIterator
 
 from pseudoclaude.llm.errors import AuthError, ConnectionFailed, ProviderError, StreamCut, parse_retry_after
 from pseudoclaude.llm.openai_wire import KEY_VARIABLE, StreamAssembler, error_from_body, request_body
@@ -58,7 +58,7 @@ class OpenAIProvider:
                 raise AuthError(f"no OpenAI API key: set {KEY_VARIABLE} (or a base URL for a local server)") from None
         return self._client
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._sdk()
         assembler = StreamAssembler()
         opened = False
@@ -124,7 +124,7 @@ class OpenAIProvider:
 
 
 
-async def _sse_data(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+async def _sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:
     """The ``data`` of each server-sent event; comments and other fields are skipped.
 
     An event is dispatched at its blank line only (SSE rules): a final event

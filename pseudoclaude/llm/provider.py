@@ -10,7 +10,7 @@ failure is raised as a ``ProviderError`` (see ``errors.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Protocol, Sequence, Union
+from typing import AsyncGenerator, Protocol, Sequence, Union
 
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
 
@@ -64,7 +64,7 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """Stream one response; raise ``ProviderError`` on any failure."""
         ...
 

@@ -12,7 +12,7 @@ import asyncio
 import random
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import AsyncIterator, Awaitable, Callable, Union
+from typing import AsyncGenerator, Awaitable, Callable, Union
 
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.provider import Provider, Request, StreamEvent
@@ -30,10 +30,11 @@ class RetryPolicy:
 
     def delay(self, retry_number: int, error: ProviderError, rng: random.Random | None = None) -> float:
         if error.retry_after is not None:
-            return min(error.retry_after, self.max_retry_after)
+            return float(min(error.retry_after, self.max_retry_after))
         raw = min(self.max_delay, self.base_delay * (2 ** (retry_number - 1)))
         spread = raw * self.jitter
-        return max(0.0, raw + (rng or random).uniform(-spread, spread))
+        jitter: float = (rng or random).uniform(-spread, spread)
+        return float(max(0.0, raw + jitter))
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ async def stream_with_retry(
     policy: RetryPolicy = RetryPolicy(),
     *,
     sleep: Sleep = asyncio.sleep,
-) -> AsyncIterator[RetryItem]:
+) -> AsyncGenerator[RetryItem, None]:
     """Stream ``request``, retrying retryable errors; the last error is raised when attempts run out."""
     attempt = 1
     while True:

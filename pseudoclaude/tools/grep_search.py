@@ -22,7 +22,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Iterator, Literal
+from typing import AsyncGenerator, AsyncIterator, Iterator, Literal
 
 import pathspec
 
@@ -135,7 +135,7 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
     return hits
 
 
-async def rg_search(query: Query, rg_path: str) -> AsyncIterator[FileHits]:
+async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
     """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
     if query.root.is_file():
         cwd, target = query.root.parent, query.root.name

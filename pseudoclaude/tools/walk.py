@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import pathspec
 
@@ -31,7 +31,7 @@ Override = Callable[[str, bool], "bool | None"]
 @dataclass(frozen=True)
 class _Rules:
     base: Path
-    spec: pathspec.PathSpec
+    spec: pathspec.PathSpec[Any]
 
 
 def walk_files(root: Path, *, boundary: Path, override: Override | None = None) -> Iterator[tuple[Path, str]]:
@@ -82,7 +82,7 @@ def _ignored(path: Path, is_dir: bool, rules: list[_Rules]) -> bool:
     return False
 
 
-def gitignore_verdict(spec: pathspec.PathSpec, rel: str) -> bool | None:
+def gitignore_verdict(spec: pathspec.PathSpec[Any], rel: str) -> bool | None:
     """True (ignored), False (re-included by ``!``) or None for ``rel`` (folders end with ``/``).
 
     Like git and ripgrep, a pattern matches the path itself, not the files

@@ -236,7 +236,8 @@ class Repl:
         view = TurnView(self.console, tool_output=lambda name: self.command_outputs.pop(name, None), label=label)
         task = asyncio.ensure_future(self._consume(events(), view))
         live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
-        keys = TurnKeys(queue=self.queue, on_interrupt=lambda: _cancel(task), on_cycle_mode=self.cycle_mode, on_change=lambda: _refresh(live))
+        runner_queue = self.agent.runner.pending_user_messages if self.agent is not None else self.queue
+        keys = TurnKeys(queue=runner_queue, on_interrupt=lambda: _cancel(task), on_cycle_mode=self.cycle_mode, on_change=lambda: _refresh(live))
         view.footer = keys.footer
         self.approver.keys = keys
         try:
@@ -251,6 +252,9 @@ class Repl:
                         await asyncio.wait({task})
         finally:
             self.approver.keys = None
+            if runner_queue is not self.queue:
+                self.queue.extend(runner_queue)
+                runner_queue.clear()
         interrupted = task.cancelled()
         if not interrupted and task.exception() is not None:
             error = task.exception()

@@ -220,3 +220,64 @@ def call_obj(call_id: str) -> Any:
     from pseudoclaude.llm.messages import ToolCall
 
     return ToolCall(call_id, "echo", '{"text":"x"}')
+
+
+def test_a_message_queued_during_a_tool_round_joins_before_the_next_model_call(tmp_path: Path) -> None:
+    provider = ScriptedProvider([Reply(calls=(call("slow", seconds=0.05),)), Reply(text="saw both")])
+    runner = make_runner(provider, [SlowTool()], tmp_path)
+
+    async def go() -> list[Event]:
+        seen: list[Event] = []
+        async with aclosing(runner.run("first")) as events:
+            async for event in events:
+                seen.append(event)
+                if isinstance(event, ToolCallStarted):
+                    runner.queue_user_message("also, use tabs")
+        return seen
+
+    events = asyncio.run(go())
+    second = provider.requests[1].messages
+    assert second[-1] == Message.user("also, use tabs") and second[-2].role == "tool"
+    assert validate_conversation(second) is None and events[-1].final_text == "saw both"
+
+
+def test_a_message_queued_while_the_answer_streams_gets_its_own_answer() -> None:
+    provider = ScriptedProvider([Reply(text="first answer"), Reply(text="answer to the follow-up")])
+    runner = make_runner(provider)
+
+    async def go() -> list[Event]:
+        seen: list[Event] = []
+        async with aclosing(runner.run("hello")) as events:
+            async for event in events:
+                seen.append(event)
+                if isinstance(event, TextDelta) and len(provider.requests) == 1 and not runner.pending_user_messages:
+                    runner.queue_user_message("one more thing")
+        return seen
+
+    events = asyncio.run(go())
+    assert len(provider.requests) == 2 and provider.requests[1].messages[-1] == Message.user("one more thing")
+    assert events[-1].final_text == "answer to the follow-up"
+
+
+class ModeGate:
+    def __init__(self) -> None:
+        self.mode = "default"
+
+    async def check(self, tool: Tool, args: Any) -> Any:
+        return type("D", (), {"allowed": True, "reason": ""})()
+
+    def mode_instructions(self) -> str:
+        return f"MODE={self.mode}"
+
+
+def test_switching_permission_mode_changes_only_the_suffix_after_the_cached_prefix() -> None:
+    provider = ScriptedProvider([Reply(text="a"), Reply(text="b")])
+    gate = ModeGate()
+    runner = Runner(provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=Path(".")),
+                    config=RunConfig(model="m", system="STABLE", system_suffix="ENV", retry=FAST_RETRY), permissions=gate)
+    collect(runner, "one")
+    gate.mode = "plan"
+    collect(runner, "two")
+    first, second = provider.requests
+    assert first.system == second.system == "STABLE"
+    assert (first.system_suffix, second.system_suffix) == ("ENV\n\nMODE=default", "ENV\n\nMODE=plan")

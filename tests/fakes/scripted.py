@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Sequence
+from typing import Any, AsyncGenerator, Sequence
 
 from pseudoclaude.llm.errors import (
     AuthError,
@@ -74,7 +74,7 @@ class ScriptedProvider:
     async def aclose(self) -> None:
         return None
 
-    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         self.requests.append(request)
         body = _as_body(request)
         step = self._cursor.next_step(body)
@@ -96,7 +96,7 @@ class ScriptedProvider:
         async for event in self._play(step, body):
             yield event
 
-    async def _play(self, reply: Reply, body: dict[str, Any], limit: int | None = None, cut_call: int | None = None) -> AsyncIterator[StreamEvent]:
+    async def _play(self, reply: Reply, body: dict[str, Any], limit: int | None = None, cut_call: int | None = None) -> AsyncGenerator[StreamEvent, None]:
         sent = 0
         for piece in split_text(reply.text, reply.text_chunks):
             if limit is not None and sent >= limit:

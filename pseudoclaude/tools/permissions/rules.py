@@ -96,7 +96,7 @@ class Rule:
             relative = path.relative_to(base)
         except ValueError:
             return False
-        return _compiled(pattern).match_file(relative.as_posix())
+        return bool(_compiled(pattern).match_file(relative.as_posix()))
 
 
 @functools.lru_cache(maxsize=512)
