@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from tests.e2e.test_headless_cli import _env, _server, run_cli
+from tests.e2e.support import cli_env, fake_server, run_cli
 from tests.fakes.script import Call, Reply, Step
 
 pytestmark = pytest.mark.slow
@@ -40,9 +40,9 @@ def test_reading_a_spilled_result_is_never_spilled_again(window: int, tmp_path: 
     ws.mkdir()
     (ws / "big.txt").write_text("".join(f"{i:06d} " + "z" * 90 + "\n" for i in range(1200)))
     script = ReadSpill()
-    with _server("anthropic", script) as server:
+    with fake_server("anthropic", script) as server:
         proc = run_cli(["-p", "look", "--output-format", "stream-json", "--permission-mode", "bypass", "--context-window", str(window)],
-                       ws, _env("anthropic", server, tmp_path / "home"))
+                       ws, cli_env("anthropic", server.url, tmp_path / "home"))
         assert proc.returncode == 0, proc.stderr
         last_results = [b for b in server.requests[2]["messages"][-1]["content"] if b.get("type") == "tool_result"]
     events = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -61,8 +61,8 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
             return Reply(text="<analysis>draft</analysis><summary>We discussed parsers at length.</summary>")
         return Reply(text=f"answer {len(body['messages'])}")
 
-    with _server("anthropic", responder) as server:
-        env = _env("anthropic", server, tmp_path / "home")
+    with fake_server("anthropic", responder) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
         for prompt in ("tell me about parsers", "and lexers", "and grammars"):
             assert run_cli(["--continue", "-p", prompt] if prompt != "tell me about parsers" else ["-p", prompt], ws, env).returncode == 0
         compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "stream-json"], ws, env)

@@ -9,14 +9,13 @@ the 60,000-token window of the issue and for small local-model windows.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any, Mapping
 
 import pytest
 
+from tests.e2e.support import cli_command, cli_env, fake_server
 from tests.fakes.script import Call, Reply, Step, approx_tokens
 
 pytestmark = pytest.mark.slow
@@ -48,22 +47,6 @@ def make_workspace(root: Path) -> Path:
     return ws
 
 
-def _server(kind: str, responder: Any, window: int) -> Any:
-    if kind == "anthropic":
-        from tests.fakes.anthropic_server import FakeAnthropicServer
-
-        return FakeAnthropicServer(responder, context_window=window)
-    from tests.fakes.openai_server import FakeOpenAIServer
-
-    return FakeOpenAIServer(responder, context_window=window)
-
-
-def _env(kind: str, url: str, home: Path) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    base["PSEUDOCLAUDE_HOME"] = str(home)
-    if kind == "anthropic":
-        return {**base, "ANTHROPIC_API_KEY": "k-test", "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "claude-sonnet-4-5"}
-    return {**base, "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "gpt-4.1"}
 
 
 @pytest.mark.parametrize("window", [60_000, 32_000, 16_000])
@@ -72,11 +55,11 @@ def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, 
     ws = make_workspace(tmp_path)
     assert 19_000 < (ws / "r0.txt").stat().st_size < 21_000
     session = LongSession()
-    with _server(kind, session, window) as server:
+    with fake_server(kind, session, context_window=window) as server:
         proc = subprocess.run(
-            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files again and again.", "--output-format", "stream-json",
-             "--context-window", str(window), "--max-turns", str(TURNS + 5), "--permission-mode", "bypass"],
-            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+            cli_command("-p", "Read the files again and again.", "--output-format", "stream-json",
+             "--context-window", str(window), "--max-turns", str(TURNS + 5), "--permission-mode", "bypass"),
+            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         events = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -94,10 +77,10 @@ def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compac
     """The server's window (12k) is far smaller than the model table says: the first 400 triggers one forced compaction and a retry."""
     ws = make_workspace(tmp_path)
     session = LongSession()
-    with _server(kind, session, 12_000) as server:
+    with fake_server(kind, session, context_window=12_000) as server:
         proc = subprocess.run(
-            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files.", "--output-format", "stream-json", "--max-turns", "200", "--permission-mode", "bypass"],
-            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+            cli_command("-p", "Read the files.", "--output-format", "stream-json", "--max-turns", "200", "--permission-mode", "bypass"),
+            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
         )
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     overflows = [e for e in events if e["type"] == "progress" and e["kind"] == "overflow"]
@@ -110,10 +93,10 @@ def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compac
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_an_overflow_compaction_cannot_fix_stops_with_a_clear_error_and_no_loop(kind: str, tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
-    with _server(kind, LongSession(), 1_500) as server:
+    with fake_server(kind, LongSession(), context_window=1_500) as server:
         proc = subprocess.run(
-            [sys.executable, "-m", "pseudoclaude", "-p", "Read the files.", "--output-format", "json", "--permission-mode", "bypass"],
-            cwd=ws, env=_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=120,
+            cli_command("-p", "Read the files.", "--output-format", "json", "--permission-mode", "bypass"),
+            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=120,
         )
     result = json.loads(proc.stdout)
     assert proc.returncode == 1

@@ -3,30 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from tests.e2e.support import KEYS, cli_env, fake_server, json_lines, run_cli
 from tests.fakes.script import Call, CutStream, HttpError, Reply, StreamError
 
 pytestmark = pytest.mark.slow
 
-
-def run_cli(args: list[str], workspace: Path, env: dict[str, str], stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    return subprocess.run(
-        [sys.executable, "-m", "pseudoclaude", *args],
-        cwd=workspace,
-        env={**base, **env},
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def three_turn_script() -> list[Any]:
@@ -45,32 +31,15 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def _server(kind: str, script: Any, **kwargs: Any) -> Any:
-    if kind == "anthropic":
-        from tests.fakes.anthropic_server import FakeAnthropicServer
 
-        return FakeAnthropicServer(script, **kwargs)
-    from tests.fakes.openai_server import FakeOpenAIServer
-
-    return FakeOpenAIServer(script, **kwargs)
-
-
-def _env(kind: str, server: Any, home: Path) -> dict[str, str]:
-    if kind == "anthropic":
-        return {"ANTHROPIC_API_KEY": "sk-ant-test-secret-123", "ANTHROPIC_BASE_URL": server.url, "PSEUDOCLAUDE_MODEL": "claude-sonnet-4-5", "PSEUDOCLAUDE_HOME": str(home)}
-    return {"OPENAI_API_KEY": "sk-test-secret-456", "OPENAI_BASE_URL": server.url, "PSEUDOCLAUDE_MODEL": "gpt-4.1", "PSEUDOCLAUDE_HOME": str(home)}
-
-
-def events_of(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_three_turn_tool_task_in_stream_json(kind: str, workspace: Path, tmp_path: Path) -> None:
-    with _server(kind, three_turn_script()) as server:
-        proc = run_cli(["-p", "How many lines do my notes have?", "--output-format", "stream-json", "--permission-mode", "bypass"], workspace, _env(kind, server, tmp_path / "home"))
+    with fake_server(kind, three_turn_script()) as server:
+        proc = run_cli(["-p", "How many lines do my notes have?", "--output-format", "stream-json", "--permission-mode", "bypass"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
-    events = events_of(proc.stdout)
+    events = json_lines(proc.stdout)
     types = [e["type"] for e in events]
     assert types.count("tool_call_started") == 2 and types.count("tool_call_finished") == 2
     started = [e for e in events if e["type"] == "tool_call_started"]
@@ -81,7 +50,7 @@ def test_three_turn_tool_task_in_stream_json(kind: str, workspace: Path, tmp_pat
     assert len(server.requests) == 3 and server.rejections == []
     assert "gamma" in json.dumps(server.requests[1])
     assert "3" in json.dumps(server.requests[2]["messages"][-1])
-    secret = "sk-ant-test-secret-123" if kind == "anthropic" else "sk-test-secret-456"
+    secret = KEYS[kind]
     for path in (tmp_path / "home").rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(errors="replace")
@@ -90,19 +59,19 @@ def test_three_turn_tool_task_in_stream_json(kind: str, workspace: Path, tmp_pat
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_text_and_json_output_formats(kind: str, workspace: Path, tmp_path: Path) -> None:
-    with _server(kind, [Reply(text="Plain answer.")]) as server:
-        text = run_cli(["-p", "hi"], workspace, _env(kind, server, tmp_path / "home"))
+    with fake_server(kind, [Reply(text="Plain answer.")]) as server:
+        text = run_cli(["-p", "hi"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert text.returncode == 0 and text.stdout == "Plain answer.\n"
-    with _server(kind, [Reply(text="Json answer.", input_tokens=120, cache_read_tokens=30)]) as server:
-        out = run_cli(["-p", "hi", "--output-format", "json"], workspace, _env(kind, server, tmp_path / "home"))
+    with fake_server(kind, [Reply(text="Json answer.", input_tokens=120, cache_read_tokens=30)]) as server:
+        out = run_cli(["-p", "hi", "--output-format", "json"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     result = json.loads(out.stdout)
     assert result["result"] == "Json answer." and result["stop_reason"] == "end_turn" and result["turns"] == 1
     assert result["usage"]["cache_read_tokens"] == 30 and result["session_id"]
 
 
 def test_prompt_from_stdin(workspace: Path, tmp_path: Path) -> None:
-    with _server("anthropic", [Reply(text="from stdin")]) as server:
-        proc = run_cli(["-p"], workspace, _env("anthropic", server, tmp_path / "home"), stdin="what is this?")
+    with fake_server("anthropic", [Reply(text="from stdin")]) as server:
+        proc = run_cli(["-p"], workspace, cli_env("anthropic", server.url, tmp_path / "home"), stdin="what is this?")
     assert proc.returncode == 0 and proc.stdout == "from stdin\n"
     assert "what is this?" in json.dumps(server.requests[0]["messages"])
 
@@ -129,8 +98,8 @@ def test_no_provider_configured_exits_2_naming_the_variables(workspace: Path, tm
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_each_fault_ends_in_a_successful_retry(kind: str, fault: Any, workspace: Path, tmp_path: Path) -> None:
     script = [fault, *three_turn_script()]
-    with _server(kind, script) as server:
-        proc = run_cli(["-p", "count", "--output-format", "json", "--permission-mode", "bypass"], workspace, _env(kind, server, tmp_path / "home"))
+    with fake_server(kind, script) as server:
+        proc = run_cli(["-p", "count", "--output-format", "json", "--permission-mode", "bypass"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"] == "The notes have 3 lines."
     assert server.rejections == []
@@ -139,8 +108,8 @@ def test_each_fault_ends_in_a_successful_retry(kind: str, fault: Any, workspace:
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_auth_failure_is_one_clear_line(kind: str, workspace: Path, tmp_path: Path) -> None:
-    with _server(kind, [HttpError(401, "auth", "invalid x-api-key")]) as server:
-        proc = run_cli(["-p", "hi"], workspace, _env(kind, server, tmp_path / "home"))
+    with fake_server(kind, [HttpError(401, "auth", "invalid x-api-key")]) as server:
+        proc = run_cli(["-p", "hi"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert ("ANTHROPIC_API_KEY" if kind == "anthropic" else "OPENAI_API_KEY") in proc.stderr

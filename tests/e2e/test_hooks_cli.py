@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.e2e.support import cli_env, run_cli
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.script import Call, Reply
 
@@ -18,12 +16,6 @@ pytestmark = pytest.mark.slow
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
 
-
-def run_cli(args: list[str], workspace: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    return subprocess.run(
-        [sys.executable, "-m", "pseudoclaude", *args], cwd=workspace, env={**base, **env}, capture_output=True, text=True, timeout=60
-    )
 
 
 def write_hook(folder: Path, name: str, body: str) -> str:
@@ -46,7 +38,7 @@ def configure(workspace: Path, hooks: dict[str, Any]) -> None:
 
 
 def env_for(server: FakeOpenAIServer, home: Path) -> dict[str, str]:
-    return {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.url, "PSEUDOCLAUDE_MODEL": "gpt-4.1", "PSEUDOCLAUDE_HOME": str(home)}
+    return cli_env("openai", server.url, home)
 
 
 def test_every_runner_event_fires_with_its_payload_in_a_headless_run(workspace: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_headless_cli import _env, _server, run_cli
+from tests.e2e.support import cli_env, fake_server, run_cli
 from tests.fakes.script import Call, Reply
 
 pytestmark = pytest.mark.slow
@@ -18,8 +18,8 @@ def run_one_call(tmp_path: Path, call: Call, *flags: str) -> tuple[Any, dict[str
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "notes.txt").write_text("a\nb\nc\n")
-    with _server("anthropic", [Reply(text="Trying.", calls=(call,)), Reply(text="Done.")]) as server:
-        proc = run_cli(["-p", "do it", "--output-format", "json", *flags], ws, _env("anthropic", server, tmp_path / "home"))
+    with fake_server("anthropic", [Reply(text="Trying.", calls=(call,)), Reply(text="Done.")]) as server:
+        proc = run_cli(["-p", "do it", "--output-format", "json", *flags], ws, cli_env("anthropic", server.url, tmp_path / "home"))
         assert server.rejections == []
         second = server.requests[1]
     results = [b for m in second["messages"] if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, Mapping
 
 import pytest
 
+from tests.e2e.support import cli_command, cli_env, fake_server
 from tests.fakes.script import Call, Reply, Step
 
 pytestmark = pytest.mark.slow
@@ -68,22 +68,6 @@ def steps() -> list[Step]:
     return [big] + [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
 
 
-def _server(kind: str, responder: Any) -> Any:
-    if kind == "anthropic":
-        from tests.fakes.anthropic_server import FakeAnthropicServer
-
-        return FakeAnthropicServer(responder, context_window=WINDOW)
-    from tests.fakes.openai_server import FakeOpenAIServer
-
-    return FakeOpenAIServer(responder, context_window=WINDOW)
-
-
-def _env(kind: str, url: str, home: Path) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    base["PSEUDOCLAUDE_HOME"] = str(home)
-    if kind == "anthropic":
-        return {**base, "ANTHROPIC_API_KEY": "k-test", "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "claude-sonnet-4-5"}
-    return {**base, "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": url, "PSEUDOCLAUDE_MODEL": "gpt-4.1"}
 
 
 def entry_types(home: Path) -> list[str]:
@@ -98,10 +82,10 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
     home = tmp_path / "home"
     ref: list[Any] = []
     scenario = Scenario(steps(), hang_at=9, server_ref=ref)
-    with _server(kind, scenario) as server:
+    with fake_server(kind, scenario, context_window=WINDOW) as server:
         ref.append(server)
-        args = [sys.executable, "-m", "pseudoclaude", "-p", "Read every file.", "--context-window", str(WINDOW), "--permission-mode", "bypass"]
-        proc = subprocess.Popen(args, cwd=ws, env=_env(kind, server.url, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = cli_command("-p", "Read every file.", "--context-window", str(WINDOW), "--permission-mode", "bypass")
+        proc = subprocess.Popen(args, cwd=ws, env=cli_env(kind, server.url, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             assert scenario.hung.wait(90), "the run never reached the request to kill at"
             time.sleep(0.2)
@@ -115,8 +99,8 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
         assert "replacement" in types and "compaction" in types, types
         assert scenario.summaries >= 1
         resumed = subprocess.run(
-            [sys.executable, "-m", "pseudoclaude", "--continue", "-p", "", "--context-window", str(WINDOW), "--permission-mode", "bypass"],
-            cwd=ws, env=_env(kind, server.url, home), capture_output=True, text=True, timeout=90,
+            cli_command("--continue", "-p", "", "--context-window", str(WINDOW), "--permission-mode", "bypass"),
+            cwd=ws, env=cli_env(kind, server.url, home), capture_output=True, text=True, timeout=90,
         )
         assert resumed.returncode == 0, resumed.stderr
         assert scenario.hang_body_index is not None

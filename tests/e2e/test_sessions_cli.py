@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any, Mapping
 
 import pytest
 
-from tests.e2e.test_headless_cli import _env, _server, run_cli
+from tests.e2e.support import cli_command, cli_env, fake_server, run_cli
 from tests.fakes.script import Reply, Step
 
 pytestmark = pytest.mark.slow
@@ -26,8 +25,8 @@ def ws(tmp_path: Path) -> Path:
 
 def test_list_show_and_continue(ws: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with _server("anthropic", [Reply(text="First answer."), Reply(text="Second answer."), Reply(text="Continued answer.")]) as server:
-        env = _env("anthropic", server, home)
+    with fake_server("anthropic", [Reply(text="First answer."), Reply(text="Second answer."), Reply(text="Continued answer.")]) as server:
+        env = cli_env("anthropic", server.url, home)
         assert run_cli(["-p", "first question about parsers"], ws, env).returncode == 0
         second = run_cli(["-p", "second question about lexers", "--output-format", "json"], ws, env)
         session_id = json.loads(second.stdout)["session_id"]
@@ -44,14 +43,14 @@ def test_list_show_and_continue(ws: Path, tmp_path: Path) -> None:
 
 
 def test_resume_of_an_unknown_or_hostile_id_is_a_clear_usage_error(ws: Path, tmp_path: Path) -> None:
-    env = _env("anthropic", type("S", (), {"url": "http://127.0.0.1:9"})(), tmp_path / "home")
+    env = cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")
     for bad in ("20991231-000000-abcdef", "../../etc"):
         proc = run_cli(["--resume", bad, "-p", "hi"], ws, env)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_continue_without_any_session_says_so(ws: Path, tmp_path: Path) -> None:
-    env = _env("anthropic", type("S", (), {"url": "http://127.0.0.1:9"})(), tmp_path / "home")
+    env = cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")
     proc = run_cli(["--continue", "-p", "hi"], ws, env)
     assert proc.returncode == 2 and "no earlier session" in proc.stderr
 
@@ -73,10 +72,10 @@ class HangOnce:
 def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     script = HangOnce()
-    with _server("anthropic", script) as server:
-        env = _env("anthropic", server, home)
+    with fake_server("anthropic", script) as server:
+        env = cli_env("anthropic", server.url, home)
         assert run_cli(["-p", "start"], ws, env).returncode == 0
-        holder = subprocess.Popen([sys.executable, "-m", "pseudoclaude", "--continue", "-p", "long one"], cwd=ws, env=env,
+        holder = subprocess.Popen(cli_command("--continue", "-p", "long one"), cwd=ws, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             assert script.entered.wait(30)

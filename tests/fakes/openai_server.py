@@ -12,7 +12,6 @@ object inside an open stream, and a connection cut mid tool call.
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any, Callable, Mapping
 
