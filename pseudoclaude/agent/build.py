@@ -24,6 +24,7 @@ from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, Save
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.config import Settings
+from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
 from pseudoclaude.llm.provider import Provider
 
@@ -94,6 +95,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     replacements: dict[str, str] = {}
     anchor = None
     warnings: tuple[str, ...] = ()
+    usage_so_far = Usage()
     if resume_id is not None:
         resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
         session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
@@ -101,6 +103,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         replacements = replay.previews()
         anchor = replay.anchor
         warnings = tuple(replay.warnings)
+        usage_so_far = replay.usage_total
     else:
         session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
 
@@ -157,6 +160,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         conversation=conversation,
         hooks=hooks,
     )
+    runner.usage_total = usage_so_far
     return Agent(
         runner=runner,
         session=session,

@@ -115,6 +115,13 @@ async def compact_conversation(
     return compacted, summary
 
 
+def nothing_to_summarize(conversation: Sequence[Message], runtime: Runtime) -> bool:
+    """Whether Layer 2 would keep every message verbatim anyway (a short history)."""
+    history = history_after_meta(conversation)
+    tail = select_recent(history, keep_tokens=runtime.budget.recent_keep_tokens, count=runtime.estimator.count)
+    return len(tail) == len(history)
+
+
 async def manage_context(
     conversation: Sequence[Message],
     runtime: Runtime,
@@ -164,6 +171,12 @@ async def manage_context(
         return finish(current, tokens)
     if not current:
         warnings.append("there is nothing to compact yet")
+        return finish(current, tokens)
+    if tokens < runtime.auto_threshold and nothing_to_summarize(current, runtime):
+        warnings.append(
+            f"nothing to compact: the whole conversation ({tokens} estimated tokens) fits in the recent "
+            "messages that compaction keeps verbatim, so a summary would only make it longer"
+        )
         return finish(current, tokens)
     notify(f"compacting the conversation (estimated {tokens} tokens)")
     try:

@@ -1,7 +1,7 @@
 """The headless printer behind ``pseudoclaude -p``.
 
 ``text`` prints the final answer; ``json`` prints one result object at the
-end; ``stream-json`` prints every runner event as one JSON line as it happens,
+end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-json`` prints every runner event as one JSON line as it happens,
 then the result object. Progress and errors go to stderr in ``text`` mode so
 stdout stays the answer alone.
 """
@@ -21,6 +21,7 @@ OUTPUT_FORMATS = ("text", "json", "stream-json")
 class HeadlessResult:
     stop: Stop | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    session_usage: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -38,7 +39,9 @@ async def print_events(
             out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
             out.flush()
         if isinstance(event, UsageReport):
-            result.usage = dict(event.total)
+            for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
+                result.usage[key] = result.usage.get(key, 0) + getattr(event, key)
+            result.session_usage = dict(event.total)
         elif isinstance(event, ErrorEvent):
             result.errors.append(event.message)
         elif isinstance(event, Progress) and output_format == "text":
@@ -53,6 +56,7 @@ async def print_events(
         "session_id": session_id,
         "turns": result.stop.turns if result.stop else 0,
         "usage": result.usage,
+        "session_usage": result.session_usage or result.usage,
         "error": (result.stop.message if result.stop and not result.ok else None),
     }
     if output_format in ("json", "stream-json"):

@@ -50,8 +50,9 @@ def format_status(info: StatusInfo) -> str:
 def initial_status(settings: Settings) -> StatusInfo:
     """Before any agent exists: nothing used yet."""
     from pseudoclaude.compact.budget import Budget
+    from pseudoclaude.llm.models import context_window
 
-    budget = Budget.for_window(settings.context_window)
+    budget = Budget.for_window(context_window(settings.model, settings.context_window))
     return StatusInfo(
         model=settings.model,
         context_tokens=0,

@@ -122,12 +122,20 @@ def test_manual_compaction_bypasses_the_breaker() -> None:
 
 def test_force_compact_runs_layer1_first(tmp_path: Path) -> None:
     runtime = _runtime(tmp_path)
-    conversation = [Message.user("read it"), *tool_round([("big", "z" * 60_000)]), Message.assistant("ok"), Message.user("more")]
+    conversation = [Message.user("read it"), *tool_round([("big", "z" * 60_000)]), *_long_history(rounds=12, size=4_000), Message.user("more")]
     provider = SummaryProvider()
     result = asyncio.run(force_compact(conversation, runtime, provider))
     assert result.triggered_layer1 and result.triggered_layer2
     sent = provider.requests[0].messages[0].text
     assert "[content offloaded]" in sent and "z" * 10_000 not in sent
+
+
+def test_manual_compaction_of_a_short_history_is_skipped_instead_of_growing_it() -> None:
+    conversation = [Message.user("hi"), Message.assistant("hello"), Message.user("how are you?"), Message.assistant("fine")]
+    provider = SummaryProvider()
+    result = asyncio.run(force_compact(conversation, _runtime(None), provider))
+    assert provider.requests == [] and not result.triggered_layer2
+    assert result.conversation == conversation and "nothing to compact" in result.warnings[0]
 
 
 def test_manual_margin_lets_the_summary_request_carry_more() -> None:

@@ -59,13 +59,13 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
     def responder(body: Mapping[str, Any]) -> Step:
         if not body.get("tools"):
             return Reply(text="<analysis>draft</analysis><summary>We discussed parsers at length.</summary>")
-        return Reply(text=f"answer {len(body['messages'])}")
+        return Reply(text=f"answer {len(body['messages'])}: " + "a long explanation of the topic. " * 80)
 
     with fake_server("anthropic", responder) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
         for prompt in ("tell me about parsers", "and lexers", "and grammars"):
             assert run_cli(["--continue", "-p", prompt] if prompt != "tell me about parsers" else ["-p", prompt], ws, env).returncode == 0
-        compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "stream-json"], ws, env)
+        compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "stream-json", "--context-window", "16000"], ws, env)
         assert compact.returncode == 0, compact.stderr
         summary_request = server.requests[-1]
         assert "tools" not in summary_request or not summary_request["tools"]
@@ -75,4 +75,5 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
         assert run_cli(["--continue", "-p", "what next?"], ws, env).returncode == 0
         after = json.dumps(server.requests[-1]["messages"])
         assert "We discussed parsers at length." in after and "draft" not in after
+        assert "tell me about parsers" not in after
         assert server.rejections == []

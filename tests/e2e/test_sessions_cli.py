@@ -86,3 +86,14 @@ def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Pat
             holder.wait(30)
         assert holder.returncode == 0
         assert "intruder" not in json.dumps(server.requests)
+
+
+def test_json_reports_this_runs_usage_and_the_sessions_totals_across_a_resume(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with fake_server("anthropic", [Reply(text="one", input_tokens=100, output_tokens=7), Reply(text="two", input_tokens=200, output_tokens=9)]) as server:
+        env = cli_env("anthropic", server.url, home)
+        assert run_cli(["-p", "first"], ws, env).returncode == 0
+        second = run_cli(["--continue", "-p", "second", "--output-format", "json"], ws, env)
+    result = json.loads(second.stdout)
+    assert (result["usage"]["input_tokens"], result["usage"]["output_tokens"]) == (200, 9)
+    assert (result["session_usage"]["input_tokens"], result["session_usage"]["output_tokens"]) == (300, 16)
