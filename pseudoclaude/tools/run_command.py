@@ -106,6 +106,7 @@ def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
             "duration_s": round(result.duration_s, 3),
             "binary": binary,
             "tail": "" if binary else _tail_lines(body, 12),
+            "output_lines": 0 if binary or not capture.total_bytes else len(body.splitlines()),
         },
     )
 

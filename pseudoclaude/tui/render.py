@@ -22,7 +22,6 @@ from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
 Footer = Callable[[], list[RenderableType]]
-OutputLookup = Callable[[str], "str | None"]
 
 
 def compact_number(value: int) -> str:
@@ -42,7 +41,6 @@ class TurnView:
         console: Console,
         *,
         footer: Footer = list,
-        tool_output: OutputLookup = lambda name: None,
         clock: Callable[[], float] = time.monotonic,
         label: str = "Working",
     ) -> None:
@@ -50,7 +48,6 @@ class TurnView:
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
         self.running: dict[str, ev.ToolCallStarted] = {}
         self.footer = footer
-        self.tool_output = tool_output
         self.clock = clock
         self.label = label
         self.started = clock()
@@ -73,10 +70,7 @@ class TurnView:
         elif isinstance(event, ev.ToolCallFinished):
             started = self.running.pop(event.call_id, None)
             arguments = started.arguments if started is not None else {}
-            output = self.tool_output(event.name) if event.name == "run_command" else None
-            self.console.print(
-                tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display, output=output)
-            )
+            self.console.print(tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display))
         elif isinstance(event, ev.UsageReport):
             self.prompt_tokens = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
             self.output_tokens += event.output_tokens

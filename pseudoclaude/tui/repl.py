@@ -61,7 +61,6 @@ class Repl:
         self.approver = TerminalApprover()
         self.queue: list[str] = []
         self.shell_context: list[str] = []
-        self.command_outputs: dict[str, str] = {}
         self.status = initial_status(settings)
         self._prompt: Any = None
 
@@ -152,7 +151,6 @@ class Repl:
         """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
         from pseudoclaude.agent.build import build_agent
         from pseudoclaude.session import SessionError
-        from pseudoclaude.tui.output import OutputRecorder
 
         await self.close_agent()
         try:
@@ -165,9 +163,6 @@ class Repl:
         except Exception as error:  # a broken settings file must not end the REPL
             self.console.print(f"[red]✗ cannot start the agent: {type(error).__name__}: {error}[/]")
             return False
-        command = agent.runner.tools.get("run_command")
-        if command is not None:
-            agent.runner.tools["run_command"] = OutputRecorder(command, self.command_outputs)
         for warning in agent.replay_warnings:
             self.console.print(f"[yellow]! {warning}[/]")
         self.agent = agent
@@ -221,7 +216,7 @@ class Repl:
             self.console.print("[dim]Usage: !command (runs in the workspace; its output goes to the next message)[/]")
             return
         captured: list[str] = []
-        await self.run_turn(lambda: shell_events(command, self.settings.workspace, self.command_outputs, captured), label="Running")
+        await self.run_turn(lambda: shell_events(command, self.settings.workspace, captured), label="Running")
         if captured:
             self.shell_context.append(shell_context(command, captured[0]))
             self.console.print("[dim]  (this output goes to the model with your next message)[/]")
@@ -233,7 +228,7 @@ class Repl:
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
-        view = TurnView(self.console, tool_output=lambda name: self.command_outputs.pop(name, None), label=label)
+        view = TurnView(self.console, label=label)
         task = asyncio.ensure_future(self._consume(events(), view))
         live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
         runner_queue = self.agent.runner.pending_user_messages if self.agent is not None else self.queue

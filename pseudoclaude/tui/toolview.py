@@ -51,7 +51,6 @@ def tool_block(
     is_error: bool,
     summary: str,
     display: Mapping[str, Any],
-    output: str | None = None,
 ) -> RenderableType:
     """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
     lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green")]
@@ -59,8 +58,8 @@ def tool_block(
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
-    elif name == "run_command" and output:
-        body += output_tail(output)
+    elif name == "run_command" and isinstance(display.get("tail"), str) and display["tail"]:
+        body += output_tail(display["tail"], total_lines=int(display.get("output_lines") or 0))
     elif name == "todo_write" and isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
     for number, line in enumerate(body):
@@ -87,16 +86,20 @@ def _diff_row(row: str) -> Text:
     return Text(row, style="dim")
 
 
-def output_tail(content: str, limit: int = OUTPUT_LINES) -> list[Text]:
-    """The last lines of a command's output (its trailing ``[exit code ...]`` note dropped)."""
+def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0) -> list[Text]:
+    """The last lines of a command's output (a trailing ``[exit code ...]`` note dropped).
+
+    ``total_lines``: how many lines the whole output had, when ``content`` is only its tail.
+    """
     rows = content.rstrip("\n").splitlines()
     if rows and rows[-1].startswith("[") and rows[-1].endswith("]"):
         rows = rows[:-1]
     if rows == ["(no output)"] or not rows:
         return []
     shown = [Text(row[:200], style="dim") for row in rows[-limit:]]
-    if len(rows) > limit:
-        shown.insert(0, Text(f"… +{len(rows) - limit} lines", style="dim"))
+    hidden = max(len(rows), total_lines) - len(shown)
+    if hidden > 0:
+        shown.insert(0, Text(f"… +{hidden} lines", style="dim"))
     return shown
 
 

@@ -86,3 +86,12 @@ def test_the_key_argument_is_the_path_command_or_pattern() -> None:
     assert key_argument("run_command", {"command": "git   status", "timeout": 5}) == "git status"
     assert key_argument("grep", {"pattern": "TODO", "path": "src"}) == "TODO"
     assert key_argument("todo_write", {"items": []}) == ""
+
+
+def test_a_finished_command_block_shows_the_tail_the_tool_reports() -> None:
+    c = console()
+    display = {"exit_code": 0, "tail": "\n".join(f"line {i}" for i in range(88, 100)), "output_lines": 100}
+    c.print(tool_block("run_command", {"command": "seq 100"}, is_error=False, summary="$ seq 100 (exit 0, 292 bytes)", display=display))
+    lines = text_of(c).splitlines()
+    assert lines[:3] == ["● run_command(seq 100)", "  ⎿ $ seq 100 (exit 0, 292 bytes)", "    … +94 lines"]
+    assert lines[-1] == "    line 99"
