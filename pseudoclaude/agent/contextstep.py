@@ -5,9 +5,9 @@ A thin bridge to ``pseudoclaude.compact``: it runs ``manage_context`` (or
 conversation for the managed one, and turns the outcome into progress events.
 Without a compaction runtime it is a pass-through. ``memory`` (the session's
 memory snapshot) is handed to the Layer 2 summary prompt as context. The
-``PreCompact`` hook fires when Layer 2 is due (forced, or the estimate before
-Layer 1 is at the threshold, so it may fire for a compaction that Layer 1 then
-made unnecessary); ``PostCompact`` fires when a summary replaced the history.
+``PreCompact`` hook fires right before a summary is requested (after Layer 1,
+so never for a compaction Layer 1 made unnecessary); ``PostCompact`` fires
+when a summary replaced the history.
 """
 
 from __future__ import annotations
@@ -41,16 +41,21 @@ class ContextStep:
         runner.tool_context.result_limit_bytes = self.runtime.budget.single_limit_bytes
 
         trigger = "manual" if forced else "auto"
-        tokens = self.runtime.estimate(runner.conversation)
-        if forced or (tokens >= self.runtime.auto_threshold and not self.runtime.tripped):
-            for event in await runner.hooks.pre_compact(trigger, tokens, instructions):
-                yield event
+        hook_events: list[ev.Event] = []
+
+        async def pre_compact(tokens: int) -> None:
+            hook_events.extend(await runner.hooks.pre_compact(trigger, tokens, instructions))
+
         memory = self.memory or None
         if forced:
-            result = await force_compact(runner.conversation, self.runtime, runner.provider, instructions=instructions, memory=memory)
+            result = await force_compact(
+                runner.conversation, self.runtime, runner.provider, instructions=instructions, memory=memory, before_summary=pre_compact
+            )
         else:
-            result = await manage_context(runner.conversation, self.runtime, runner.provider, memory=memory)
+            result = await manage_context(runner.conversation, self.runtime, runner.provider, memory=memory, before_summary=pre_compact)
         self.last_result = result
+        for event in hook_events:
+            yield event
         runner.replace_conversation(result.conversation)
         for warning in result.warnings:
             yield ev.Progress("warning", warning)
@@ -70,6 +75,11 @@ class ContextStep:
                 yield event
         if result.error is not None:
             yield ev.Progress("warning", f"summary failed: {result.error.message}")
+
+    def shrank(self) -> bool:
+        """Whether the last step changed what the model sees (an offload or a summary)."""
+        result = self.last_result
+        return result is not None and bool(result.triggered_layer1 or result.triggered_layer2)
 
     def learn_window(self, tokens: int | None) -> bool:
         """Adopt a smaller window the provider stated in a prompt-too-long error."""

@@ -205,6 +205,8 @@ class Runner:
             async with aclosing(self.context_step.before_call(self, forced=True)) as stream:
                 async for event in stream:
                     yield event
+            if not self.context_step.shrank():
+                raise _RunFailed(failure.error, "context_overflow")
             try:
                 async with aclosing(self._stream(completed)) as stream:
                     async for event in stream:

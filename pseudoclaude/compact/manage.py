@@ -21,7 +21,7 @@ the manual margin, optional focus instructions and no breaker check.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Awaitable, Callable, Literal, Sequence
 
 from pseudoclaude.compact.offload import offload_tool_results
 from pseudoclaude.compact.runtime import Runtime
@@ -33,6 +33,7 @@ from pseudoclaude.llm.provider import Provider
 
 Trigger = Literal["auto", "manual"]
 ProgressCallback = Callable[[str], None]
+BeforeSummary = Callable[[int], Awaitable[None]]
 
 SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of the earlier conversation and will continue from where it left off."
 SUMMARY_REMINDER = (
@@ -131,8 +132,14 @@ async def manage_context(
     on_progress: ProgressCallback | None = None,
     instructions: str | None = None,
     memory: str | None = None,
+    before_summary: BeforeSummary | None = None,
 ) -> ManageResult:
-    """Govern the context before a model call (see the module docstring)."""
+    """Govern the context before a model call (see the module docstring).
+
+    ``before_summary(tokens)`` is awaited right before a Layer 2 summary is
+    requested (after Layer 1, so never for a compaction Layer 1 made
+    unnecessary): the ``PreCompact`` hook's dispatch point.
+    """
     notify = on_progress or (lambda _message: None)
     before = runtime.estimate(conversation)
     layer1 = offload_tool_results(conversation, runtime)
@@ -178,6 +185,8 @@ async def manage_context(
             "messages that compaction keeps verbatim, so a summary would only make it longer"
         )
         return finish(current, tokens)
+    if before_summary is not None:
+        await before_summary(tokens)
     notify(f"compacting the conversation (estimated {tokens} tokens)")
     try:
         compacted, summary = await compact_conversation(
@@ -217,8 +226,16 @@ async def force_compact(
     instructions: str | None = None,
     on_progress: ProgressCallback | None = None,
     memory: str | None = None,
+    before_summary: BeforeSummary | None = None,
 ) -> ManageResult:
     """``/compact``: Layer 1 then Layer 2 now, manual margin, no breaker check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation, runtime, provider, trigger="manual", on_progress=on_progress, instructions=instructions, memory=memory
+        conversation,
+        runtime,
+        provider,
+        trigger="manual",
+        on_progress=on_progress,
+        instructions=instructions,
+        memory=memory,
+        before_summary=before_summary,
     )

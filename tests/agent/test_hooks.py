@@ -335,7 +335,9 @@ def test_the_stop_hook_is_not_run_when_the_context_overflowed(tmp_path: Path) ->
     runtime = Runtime(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
     too_long = HttpError(400, "context_length", "prompt is too long")
     provider = ScriptedProvider([too_long, Reply(text="<summary>s</summary>"), too_long])
-    events = collect(make_runner(provider, hooks, tmp_path, context_step=ContextStep(runtime)), "go")
+    runner = make_runner(provider, hooks, tmp_path, context_step=ContextStep(runtime))
+    runner.conversation = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
+    events = collect(runner, "go")
     assert stop_of(events).reason == "context_overflow"
     assert payloads(tmp_path, "Stop") == []
 

@@ -149,7 +149,7 @@ def test_instructions_stay_in_the_system_prompt_after_a_layer_2_compaction(tmp_p
     (repo / "PSEUDOCLAUDE.md").write_text("RULE: never delete tests.")
     system = stable_system_prompt(workspace, load_instructions(workspace, home).text)
     provider = ScriptedProvider([Reply(text="<summary>worked on the parser</summary>"), Reply(text="continuing")])
-    history = [Message.user("fix the parser " * 200), Message.assistant("done " * 200)]
+    history = [Message.user(f"fix the parser, part {i} " * 600) if i % 2 == 0 else Message.assistant(f"done {i} " * 1500) for i in range(8)]
     runner = Runner(
         provider=provider,
         tools=[EchoTool()],

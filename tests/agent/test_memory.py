@@ -136,7 +136,7 @@ def test_memory_is_given_to_the_layer_2_summary_prompt(tmp_path: Path, workspace
         tool_context=ToolContext(workspace=workspace),
         config=RunConfig(model="scripted-model", system="test"),
         context_step=ContextStep(Runtime(model="scripted-model", context_window=60_000, spill_dir=None), memory=store.snapshot()),
-        conversation=[Message.user("hello " * 100), Message.assistant("hi " * 100)],
+        conversation=[Message.user(f"question {i} " * 1500) if i % 2 == 0 else Message.assistant(f"answer {i} " * 1500) for i in range(8)],
     )
 
     async def go() -> None:
