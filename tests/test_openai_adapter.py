@@ -318,3 +318,13 @@ def test_length_finish_maps_to_max_tokens() -> None:
 def test_importing_the_adapter_does_not_import_the_sdk() -> None:
     code = "import sys, pseudoclaude.llm.openai; assert 'openai' not in sys.modules and 'httpx2' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)
+
+
+def test_a_server_that_ignores_stream_true_and_answers_whole_json_still_works() -> None:
+    reply = Reply(text="whole answer", calls=(Call("read_file", '{"path": "a.txt"}'), Call("glob", '{"pattern": "*"}')), input_tokens=50)
+    events, error, _ = _serve([reply], ignores_stream=True)
+    assert error is None
+    done = _completed(events)
+    assert done.message.text == "whole answer"
+    assert [(c.name, c.arguments) for c in done.message.tool_calls] == [("read_file", '{"path": "a.txt"}'), ("glob", '{"pattern": "*"}')]
+    assert done.usage.prompt_tokens == 50 and done.stop_reason == "tool_use"

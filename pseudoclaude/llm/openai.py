@@ -24,7 +24,7 @@ import json
 from typing import Any, AsyncGenerator, AsyncIterator
 
 from pseudoclaude.llm.errors import AuthError, ConnectionFailed, ProviderError, StreamCut, parse_retry_after
-from pseudoclaude.llm.openai_wire import KEY_VARIABLE, StreamAssembler, error_from_body, request_body
+from pseudoclaude.llm.openai_wire import KEY_VARIABLE, StreamAssembler, completion_as_chunk, error_from_body, request_body
 from pseudoclaude.llm.provider import Request, StreamEvent
 
 __all__ = ["OpenAIProvider"]
@@ -66,6 +66,12 @@ class OpenAIProvider:
             async with client.chat.completions.with_streaming_response.create(**request_body(request)) as response:
                 opened = True
                 done = False
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    events = assembler.feed(completion_as_chunk(json.loads(await response.text())))
+                    closing = assembler.finish(done=True)
+                    for event in [*events, *closing]:
+                        yield event
+                    return
                 async for data in _sse_data(response.iter_lines()):
                     if data.strip() == "[DONE]":
                         done = True

@@ -191,6 +191,17 @@ class _PendingCall:
     started: bool = False
 
 
+def completion_as_chunk(completion: Mapping[str, Any]) -> dict[str, Any]:
+    """A whole ``chat.completion`` as one stream chunk, for servers that ignore ``stream: true``."""
+    choices = []
+    for choice in completion.get("choices") or []:
+        message = choice.get("message") or {}
+        calls = [{**call, "index": index} for index, call in enumerate(message.get("tool_calls") or [])]
+        delta = {"role": "assistant", "content": message.get("content") or "", "tool_calls": calls or None}
+        choices.append({"index": choice.get("index", 0), "delta": delta, "finish_reason": choice.get("finish_reason") or "stop"})
+    return {"choices": choices, "usage": completion.get("usage")}
+
+
 class StreamAssembler:
     """Turns parsed ``chat.completion.chunk`` objects into stream events and one final message."""
 

@@ -64,11 +64,14 @@ class FakeOpenAIServer:
         context_window: int | None = None,
         require_key: bool = True,
         usage_chunk: bool = True,
+        ignores_stream: bool = False,
     ) -> None:
-        """``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all)."""
+        """``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
+        ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``."""
         self.context_window = context_window
         self.require_key = require_key
         self.usage_chunk = usage_chunk
+        self.ignores_stream = ignores_stream
         self.requests: list[dict[str, Any]] = []
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
@@ -108,7 +111,7 @@ class FakeOpenAIServer:
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).error_after(step)
         elif isinstance(step, CutStream):
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).cut(step)
-        elif body.get("stream") is True:
+        elif body.get("stream") is True and not self.ignores_stream:
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).reply(step)
         else:
             exchange.send_json(200, _completion(step, body, serial, self._next_call_id))
