@@ -167,6 +167,13 @@ DENIED = [
     "systemctl reboot",
     "sudo systemctl --force halt",
     "ls; sudo reboot",
+    "find / -delete",
+    "find ~ -delete",
+    "find $HOME -mindepth 1 -delete",
+    "cd /tmp && find / -name '*.log' -delete",
+    "find . -delete",
+    "find ~ -exec rm -rf {} +",
+    "sudo find / -type f -exec rm {} \\;",
 ]
 
 
@@ -216,6 +223,10 @@ ALLOWED = [
     "rm -rf $(pwd)/build",
     "echo $'hello\\n'",
     "find . -name '*.o' -exec rm {} +",
+    "find build -delete",
+    "find ~/.cache/myapp -delete",
+    "find . -type d -name __pycache__ -exec rm -rf {} +",
+    "find /tmp/scratch -mindepth 1 -delete",
 ]
 
 

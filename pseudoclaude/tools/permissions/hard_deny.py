@@ -99,6 +99,39 @@ def _rm(cmd: SimpleCommand, places: Places) -> str | None:
     return None
 
 
+_FIND_FILTERS = frozenset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -newer -mtime -mmin -atime -amin -ctime "
+    "-cmin -size -empty -user -group -perm -links -inum -samefile -lname -ilname".split()
+)
+
+
+def _find_delete(cmd: SimpleCommand, places: Places) -> str | None:
+    """``find PATH -delete`` (or ``-exec rm``) with no filter deletes a tree as surely as ``rm -rf PATH``.
+
+    A filtered delete (``find . -name '*.pyc' -delete``) is ordinary cleanup,
+    except from ``/``, which no cleanup needs.
+    """
+    if cmd.name != "find":
+        return None
+    args = list(cmd.args)
+    deleting = "-delete" in args or any(
+        args[i] in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(args) and args[i + 1] == "rm" for i in range(len(args))
+    )
+    if not deleting:
+        return None
+    starts: list[str] = []
+    for arg in args:
+        if arg.startswith("-") or arg in ("(", "!", ")"):
+            break
+        starts.append(arg)
+    filtered = any(arg in _FIND_FILTERS for arg in args)
+    for start in starts or ["."]:
+        what = destruction(start, cmd.dirs, places)
+        if what and (not filtered or "/" in set(candidates(start, cmd.dirs, places))):
+            return f"`{cmd.text}` deletes everything it finds under {what}"
+    return None
+
+
 def _chmod(cmd: SimpleCommand, places: Places) -> str | None:
     if cmd.name not in ("chmod", "chown", "chgrp"):
         return None
@@ -156,4 +189,4 @@ def _power(cmd: SimpleCommand, places: Places) -> str | None:
     return None
 
 
-_CHECKS: tuple[Check, ...] = (_rm, _chmod, _format, _device_writes, _power)
+_CHECKS: tuple[Check, ...] = (_rm, _find_delete, _chmod, _format, _device_writes, _power)
