@@ -1,0 +1,50 @@
+"""Ctrl-C during a headless run: exit 130, nothing left running, the session resumes valid."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.support import cli_command, cli_env, fake_server, run_cli
+from tests.fakes.script import Call, Reply
+
+pytestmark = pytest.mark.slow
+
+
+def test_sigint_during_a_command_kills_it_and_the_session_resumes(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = "pseudoclaude-interrupt-test-marker"
+    script = [
+        Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker} > done.txt"})),)),
+        Reply(text="Resumed fine."),
+    ]
+    with fake_server("anthropic", script) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _sleeping(marker):
+            time.sleep(0.1)
+        assert _sleeping(marker), "the command never started"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130
+        assert "Traceback" not in err and "interrupted" in err
+        time.sleep(0.3)
+        assert not _sleeping(marker) and not (ws / "done.txt").exists()
+        resumed = run_cli(["--continue", "-p", "go on"], ws, env)
+        assert resumed.returncode == 0, resumed.stderr
+        assert resumed.stdout == "Resumed fine.\n"
+        assert server.rejections == []
+        assert "interrupted" in json.dumps(server.requests[-1]["messages"]).lower()
+
+
+def _sleeping(marker: str) -> bool:
+    out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
+    return bool(out.stdout.strip())
