@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Sequence
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -60,20 +61,23 @@ class ReplCompleter(Completer):
 def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     bindings = KeyBindings()
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=~is_searching)
     def _send(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
-        if buffer.document.text_before_cursor.endswith("\\") and buffer.document.is_cursor_at_the_end:
+        state = buffer.complete_state
+        if state is not None and state.current_completion is not None:
+            buffer.apply_completion(state.current_completion)
+        elif buffer.document.text_before_cursor.endswith("\\") and buffer.document.is_cursor_at_the_end:
             buffer.delete_before_cursor(1)
             buffer.insert_text("\n")
         else:
             buffer.validate_and_handle()
 
-    @bindings.add("escape", "enter")
+    @bindings.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("c-g")
+    @bindings.add("c-g", filter=~is_searching)
     def _editor(event: KeyPressEvent) -> None:
         event.current_buffer.open_in_editor(validate_and_handle=False)
 
@@ -82,7 +86,7 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
         on_cycle_mode()
         event.app.invalidate()
 
-    @bindings.add("c-c")
+    @bindings.add("c-c", filter=~is_searching)
     def _clear_or_quit(event: KeyPressEvent) -> None:
         if event.current_buffer.text:
             event.current_buffer.reset()

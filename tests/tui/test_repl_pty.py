@@ -268,3 +268,29 @@ def test_shift_tab_cycles_the_permission_mode_in_the_status_line(workspace: Path
         term.expect("plan · new")
         term.send(CTRL_D)
         assert term.exit_code() == 0
+
+
+def test_tab_completes_slash_commands_and_file_mentions_which_reach_the_model(
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    (workspace / "parser_module.py").write_text("def parse(): pass\n")
+    with FakeAnthropicServer([Reply(text="Looked at it.")]) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send("/cos")
+        term.send("\t")
+        term.expect("/cost")
+        term.send("\r")
+        term.send("\r")
+        term.expect("Tokens this session")
+        term.expect_prompt()
+        term.send("explain @parser_mo")
+        term.send("\t")
+        term.expect("parser_module.py")
+        term.send("\r")  # the first Enter takes the highlighted completion, the second sends
+        term.send("\r")
+        term.expect("Looked at it.")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert "parser_module.py" in request_text(server.requests[0])
