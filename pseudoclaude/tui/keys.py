@@ -5,7 +5,9 @@ live area, so keys are read raw (``prompt_toolkit.input`` in raw mode, on the
 event loop) and fed to ``TurnKeys.handle``, a small state machine that needs no
 terminal and is tested directly:
 
-* Esc or Ctrl-C interrupts the turn (``on_interrupt``), whatever else is going on;
+* Esc or Ctrl-C interrupts the turn (``on_interrupt``), whatever else is going on
+  (Alt+Enter arrives as Esc then Enter in one read: ``combine_presses`` makes it
+  a newline, not an interrupt);
 * typed text collects in a one-line buffer; Enter queues it for the next turn;
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
@@ -28,6 +30,7 @@ ENTER_KEYS = ("c-m", "c-j")
 BACKSPACE_KEYS = ("c-h", "backspace")
 INTERRUPT_KEYS = ("escape", "c-c")
 ESCAPE_FLUSH_S = 0.05
+ALT_ENTER = "alt-enter"
 
 
 @dataclass
@@ -76,7 +79,9 @@ class TurnKeys:
         self.on_change()
 
     def _buffer_key(self, key: str, data: str) -> None:
-        if key in ENTER_KEYS:
+        if key == ALT_ENTER:
+            self.buffer += "\n"
+        elif key in ENTER_KEYS:
             if self.buffer.strip():
                 self.queue.append(self.buffer.strip())
             self.buffer = ""
@@ -133,6 +138,21 @@ def approval_lines(pending: PendingApproval) -> list[RenderableType]:
     return lines
 
 
+def combine_presses(presses: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Keys as read in one batch, with Esc directly followed by Enter turned into Alt+Enter."""
+    out: list[tuple[str, str]] = []
+    index = 0
+    while index < len(presses):
+        key, data = presses[index]
+        if key == "escape" and index + 1 < len(presses) and presses[index + 1][0] in ENTER_KEYS:
+            out.append((ALT_ENTER, data + presses[index + 1][1]))
+            index += 2
+            continue
+        out.append((key, data))
+        index += 1
+    return out
+
+
 @contextmanager
 def raw_keys(handle: Callable[[str, str], None]) -> Iterator[None]:
     """Feed the terminal's keys to ``handle`` while the block runs (no-op when stdin is not a terminal)."""
@@ -148,8 +168,9 @@ def raw_keys(handle: Callable[[str, str], None]) -> Iterator[None]:
     pending_flush: list[asyncio.TimerHandle] = []
 
     def deliver(presses: list) -> None:  # type: ignore[type-arg]
-        for press in presses:
-            handle(str(press.key.value if hasattr(press.key, "value") else press.key), press.data)
+        keys = [(str(press.key.value if hasattr(press.key, "value") else press.key), press.data) for press in presses]
+        for key, data in combine_presses(keys):
+            handle(key, data)
 
     def flush() -> None:
         pending_flush.clear()

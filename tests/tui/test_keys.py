@@ -69,3 +69,17 @@ def test_approval_answers_once_always_and_deny_with_a_reason() -> None:
 def test_without_a_running_turn_the_approver_denies_with_a_reason() -> None:
     result = asyncio.run(TerminalApprover().ask(REQUEST))
     assert result.choice == "deny" and result.reason
+
+
+def test_alt_enter_during_a_turn_is_a_newline_not_an_interrupt() -> None:
+    from pseudoclaude.tui.keys import combine_presses
+
+    keys, queue, calls = make()
+    type_text(keys, "line one")
+    for key, data in combine_presses([("escape", "\x1b"), ("c-m", "\r")]):
+        keys.handle(key, data)
+    type_text(keys, "line two")
+    keys.handle("c-m")
+    assert calls == [] and queue == ["line one\nline two"]
+    assert combine_presses([("escape", "\x1b")]) == [("escape", "\x1b")]
+    assert combine_presses([("escape", "\x1b"), ("x", "x")]) == [("escape", "\x1b"), ("x", "x")]
