@@ -25,8 +25,15 @@ from pseudoclaude.llm.errors import (
     StreamCut,
 )
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
+from pseudoclaude.llm.provider import (
+    Completed,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.collect import collect_stream
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.script import Call, CutStream, HttpError, Reply, Step, StreamError
 
@@ -46,20 +53,7 @@ def run(
     base_url: str, request: Request, api_key: str = API_KEY, timeout: float = 10.0
 ) -> tuple[list[StreamEvent], ProviderError | None]:
     """Everything the provider yielded, and the error it raised (if any)."""
-
-    async def go() -> tuple[list[StreamEvent], ProviderError | None]:
-        provider = AnthropicProvider(model=MODEL, api_key=api_key, base_url=base_url, timeout=timeout)
-        events: list[StreamEvent] = []
-        try:
-            async for event in provider.stream(request):
-                events.append(event)
-        except ProviderError as error:
-            return events, error
-        finally:
-            await provider.aclose()
-        return events, None
-
-    return asyncio.run(go())
+    return collect_stream(AnthropicProvider(model=MODEL, api_key=api_key, base_url=base_url, timeout=timeout), request)
 
 
 def serve(

@@ -24,7 +24,14 @@ from pseudoclaude.llm.errors import (
 )
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.openai import OpenAIProvider
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
+from pseudoclaude.llm.provider import (
+    Completed,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
+from tests.fakes.collect import collect_stream
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.script import Call, CutStream, HttpError, Reply, Step, StreamError
@@ -38,19 +45,7 @@ def _request(messages: Sequence[Message] = (Message.user("hi"),), **extra: Any) 
 
 
 def _collect(url: str, request: Request, api_key: str | None = KEY) -> tuple[list[StreamEvent], ProviderError | None]:
-    async def run() -> tuple[list[StreamEvent], ProviderError | None]:
-        provider = OpenAIProvider(model=request.model, api_key=api_key, base_url=url, timeout=10)
-        events: list[StreamEvent] = []
-        try:
-            async for event in provider.stream(request):
-                events.append(event)
-        except ProviderError as error:
-            return events, error
-        finally:
-            await provider.aclose()
-        return events, None
-
-    return asyncio.run(run())
+    return collect_stream(OpenAIProvider(model=request.model, api_key=api_key, base_url=url, timeout=10), request)
 
 
 def _serve(
