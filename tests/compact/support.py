@@ -8,6 +8,7 @@ from typing import AsyncIterator, Callable, Sequence, Union
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta
+from tests.fakes.scripted import validate_conversation
 
 Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
 
@@ -59,21 +60,5 @@ def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "")
 
 
 def pairing_problem(messages: Sequence[Message]) -> str | None:
-    """Why a provider would reject ``messages`` (orphans, open calls, user/user), or None."""
-    pending: set[str] = set()
-    previous = ""
-    for index, message in enumerate(messages):
-        if message.role == "tool":
-            call_id = message.tool_result.call_id if message.tool_result else ""
-            if call_id not in pending:
-                return f"orphan result {call_id} at {index}"
-            pending.discard(call_id)
-            previous = "tool"
-            continue
-        if pending:
-            return f"calls without results before {index}: {sorted(pending)}"
-        if message.role == previous:
-            return f"two {message.role} messages in a row at {index}"
-        pending = {call.id for call in message.tool_calls}
-        previous = message.role
-    return f"calls without results at the end: {sorted(pending)}" if pending else None
+    """Why a provider would reject ``messages`` (orphans, open calls, roles not alternating), or None."""
+    return validate_conversation(messages)

@@ -40,11 +40,12 @@ def validate_conversation(messages: Sequence[Message]) -> str | None:
             if call_id not in pending:
                 return f"messages.{index}: tool result {call_id!r} does not answer a call of the previous assistant message"
             pending.discard(call_id)
+            previous_role = "tool"
             continue
         if pending:
             return f"messages.{index}: tool calls without results: {sorted(pending)}"
-        if message.role == previous_role and message.role == "user" and previous_role != "tool":
-            return f"messages.{index}: roles must alternate"
+        if message.role == previous_role:
+            return f"messages.{index}: roles must alternate ({message.role} after {previous_role})"
         if message.role == "assistant":
             if not message.text and not message.tool_calls:
                 return f"messages.{index}: assistant message is empty"
