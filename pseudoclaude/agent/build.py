@@ -96,6 +96,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     anchor = None
     warnings: tuple[str, ...] = ()
     usage_so_far = Usage()
+    window = context_window(settings.model, settings.context_window)
     if resume_id is not None:
         resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
         session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
@@ -104,6 +105,8 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         anchor = replay.anchor
         warnings = tuple(replay.warnings)
         usage_so_far = replay.usage_total
+        if replay.learned_window is not None:
+            window = min(window, replay.learned_window)
     else:
         session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
 
@@ -137,7 +140,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     )
     runtime = Runtime(
         model=settings.model,
-        context_window=context_window(settings.model, settings.context_window),
+        context_window=window,
         spill_dir=session.spill_dir,
         recorder=session,
         replacements=replacements,

@@ -38,6 +38,8 @@ class CompactRecorder(Protocol):
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
     ) -> None: ...
 
+    def append_window(self, context_window: int) -> None: ...
+
 
 @dataclass(frozen=True)
 class ContextStatus:
@@ -107,6 +109,11 @@ class Runtime:
         if tokens is None or not 0 < tokens < self.budget.context_window:
             return False
         self.budget = Budget.for_window(tokens)
+        if self.recorder is not None:
+            try:
+                self.recorder.append_window(tokens)
+            except OSError:
+                pass  # the session records its own write failures; the budget still changed
         return True
 
     @property

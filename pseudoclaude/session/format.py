@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
 FORMAT_MAJOR = 1
 
 META = "meta"
@@ -34,8 +34,9 @@ REPLACEMENT = "replacement"
 COMPACTION = "compaction"
 ERROR = "error"
 INTERRUPT = "interrupt"
+WINDOW = "window"
 
-ENTRY_TYPES = (META, TITLE, MESSAGE, USAGE, REPLACEMENT, COMPACTION, ERROR, INTERRUPT)
+ENTRY_TYPES = (META, TITLE, MESSAGE, USAGE, REPLACEMENT, COMPACTION, ERROR, INTERRUPT, WINDOW)
 
 
 @dataclass(frozen=True)

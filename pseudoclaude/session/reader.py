@@ -53,6 +53,8 @@ class Replay:
     warnings: tuple[str, ...]
     boundaries: tuple[int, ...] = ()
     """Indices into ``transcript`` where a compaction boundary was recorded."""
+    learned_window: int | None = None
+    """The context window a provider stated in a prompt-too-long error, if one did."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape the compaction ``Runtime`` restores from."""
@@ -85,6 +87,7 @@ class _State:
     boundaries: list[int] = field(default_factory=list)
     replacements: dict[str, Replacement] = field(default_factory=dict)
     anchor: tuple[int, int] | None = None
+    learned_window: int | None = None
     usage_total: Usage = field(default_factory=Usage)
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -153,6 +156,8 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         state.anchor = None
     elif kind == fmt.TITLE:
         state.title = str(entry["title"])
+    elif kind == fmt.WINDOW:
+        state.learned_window = int(entry["context_window"])
     elif kind == fmt.META:
         if state.meta is None:
             state.meta = fmt.SessionMeta.from_entry(entry, state.folder.name)
@@ -177,4 +182,5 @@ def _finish(state: _State) -> Replay:
         skipped_lines=state.skipped,
         warnings=tuple(state.warnings),
         boundaries=tuple(state.boundaries),
+        learned_window=state.learned_window,
     )

@@ -92,6 +92,10 @@ class Session:
             },
         )
 
+    def append_window(self, context_window: int) -> None:
+        """The provider stated a smaller context window than assumed (a prompt-too-long error)."""
+        self._append(fmt.WINDOW, {"context_window": context_window})
+
     def append_error(self, kind: str, message: str) -> None:
         self._append(fmt.ERROR, {"kind": kind, "message": message})
 

@@ -52,6 +52,9 @@ class RecordingSession:
             ("compaction", {"summary": summary, "messages": list(messages), "trigger": trigger, "before": before_tokens, "after": after_tokens})
         )
 
+    def append_window(self, context_window: int) -> None:
+        self.events.append(("window", {"context_window": context_window}))
+
 
 def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "") -> list[Message]:
     """An assistant message calling one tool per id, followed by the results."""

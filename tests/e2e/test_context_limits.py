@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from tests.e2e.support import cli_command, cli_env, fake_server
+from tests.e2e.support import cli_command, cli_env, fake_server, json_lines
 from tests.fakes.script import Call, Reply, Step, approx_tokens
 
 pytestmark = pytest.mark.slow
@@ -88,6 +88,24 @@ def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compac
     assert overflows, "the fake server never refused a request: the scenario does not exercise recovery"
     assert events[-1]["result"] == "Finished the long task."
     assert len([r for r in server.rejections if r[0] == 400]) == len(overflows)
+    assert "12000 tokens" in overflows[0]["message"]
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+def test_a_resumed_session_keeps_budgeting_against_the_window_the_provider_stated(kind: str, tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path)
+    home = tmp_path / "home"
+    with fake_server(kind, LongSession(), context_window=12_000) as server:
+        env = cli_env(kind, server.url, home)
+        first = subprocess.run(cli_command("-p", "Read the files.", "--max-turns", "6", "--permission-mode", "bypass"),
+                               cwd=ws, env=env, capture_output=True, text=True, timeout=300)
+        assert "too long" in first.stderr
+        refused = len(server.rejections)
+        resumed = subprocess.run(cli_command("--continue", "-p", "Keep reading.", "--max-turns", "30", "--output-format", "stream-json", "--permission-mode", "bypass"),
+                                 cwd=ws, env=env, capture_output=True, text=True, timeout=300)
+        assert len(server.rejections) == refused, "the resumed session forgot the window and overflowed again"
+    events = json_lines(resumed.stdout)
+    assert any(e["type"] == "progress" and e["kind"] == "compact" for e in events)
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])

@@ -8,6 +8,7 @@ import pytest
 
 from pseudoclaude.llm.messages import Message, ToolCall, Usage
 from pseudoclaude.session import (
+    FORMAT_VERSION,
     SessionError,
     SessionNotFound,
     create_session,
@@ -27,7 +28,7 @@ def test_new_session_starts_with_a_meta_entry(sessions_dir: Path, workspace: Pat
     with create_session(sessions_dir, workspace, model="gpt-4.1", provider="openai") as session:
         first = _lines(session.jsonl_path)[0]
     assert list(first)[:4] == ["type", "id", "ts", "version"]
-    assert (first["type"], first["version"], first["model"], first["provider"]) == ("meta", "1.0", "gpt-4.1", "openai")
+    assert (first["type"], first["version"], first["model"], first["provider"]) == ("meta", FORMAT_VERSION, "gpt-4.1", "openai")
     assert first["session_id"] == session.id
     assert first["cwd"] == str(workspace)
 
@@ -185,3 +186,12 @@ def test_uncreatable_sessions_folder_is_a_session_error(tmp_path: Path, workspac
     blocker.write_text("")
     with pytest.raises(SessionError, match="cannot create a session under"):
         create_session(blocker / "sessions", workspace, model="m", provider="p")
+
+
+def test_a_learned_window_is_replayed(tmp_path: Path) -> None:
+    session = create_session(tmp_path / "sessions", tmp_path, model="m", provider="anthropic")
+    session.append_message(Message.user("hi"))
+    session.append_window(32_000)
+    session.append_window(16_000)
+    session.close()
+    assert load_replay(session.folder).learned_window == 16_000
