@@ -12,13 +12,36 @@ when a summary replaced the history.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncGenerator
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Protocol
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.llm.messages import Usage
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.runner import Runner
+
+
+class ContextEngine(Protocol):
+    """The seam between the runner and context governance (``ContextStep`` is the built-in one).
+
+    ``before_call`` may replace ``runner.conversation`` and yields progress
+    events; ``after_call`` sees the provider's usage; ``learn_window`` adopts a
+    window the provider stated; ``shrank`` says whether the last step changed
+    what the model sees (overflow recovery retries only then).
+    """
+
+    runtime: Any
+
+    @property
+    def can_recover(self) -> bool: ...
+
+    def before_call(self, runner: Runner, *, forced: bool, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]: ...
+
+    def after_call(self, usage: Usage, sent_messages: int, conversation_length: int) -> None: ...
+
+    def learn_window(self, tokens: int | None) -> bool: ...
+
+    def shrank(self) -> bool: ...
 
 
 class ContextStep:

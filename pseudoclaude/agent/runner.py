@@ -19,7 +19,7 @@ from typing import AsyncGenerator, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
-from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.contextstep import ContextEngine, ContextStep
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import PermissionGate, RoundOutcome, run_round
@@ -62,7 +62,7 @@ class Runner:
         tool_context: ToolContext,
         config: RunConfig,
         session: SessionRecorder | None = None,
-        context_step: ContextStep | None = None,
+        context_step: ContextEngine | None = None,
         permissions: PermissionGate | None = None,
         conversation: Sequence[Message] = (),
         hooks: SessionHooks | None = None,
@@ -73,7 +73,7 @@ class Runner:
         self.tool_context = tool_context
         self.config = config
         self.session = session
-        self.context_step = context_step or ContextStep()
+        self.context_step: ContextEngine = context_step or ContextStep()
         self.permissions = permissions
         self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
