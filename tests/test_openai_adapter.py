@@ -323,3 +323,12 @@ def test_a_server_that_ignores_stream_true_and_answers_whole_json_still_works() 
     assert done.message.text == "whole answer"
     assert [(c.name, c.arguments) for c in done.message.tool_calls] == [("read_file", '{"path": "a.txt"}'), ("glob", '{"pattern": "*"}')]
     assert done.usage.prompt_tokens == 50 and done.stop_reason == "tool_use"
+
+
+def test_openai_itself_gets_max_completion_tokens_and_compatible_servers_max_tokens() -> None:
+    from pseudoclaude.llm.openai_wire import request_body
+
+    request = _request(max_tokens=1234)
+    assert request_body(request, official=True)["max_completion_tokens"] == 1234
+    assert "max_tokens" not in request_body(request, official=True)
+    assert request_body(request)["max_tokens"] == 1234 and "max_completion_tokens" not in request_body(request)

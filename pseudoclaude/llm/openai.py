@@ -41,6 +41,7 @@ class OpenAIProvider:
         self.model = model
         self._api_key = api_key
         self._base_url = base_url
+        self._official = base_url is None or "api.openai.com" in base_url
         self._timeout = timeout
         self._client: Any = None
 
@@ -63,7 +64,8 @@ class OpenAIProvider:
         assembler = StreamAssembler()
         opened = False
         try:
-            async with client.chat.completions.with_streaming_response.create(**request_body(request)) as response:
+            body = request_body(request, official=self._official)
+            async with client.chat.completions.with_streaming_response.create(**body) as response:
                 opened = True
                 done = False
                 if response.headers.get("content-type", "").startswith("application/json"):

@@ -62,17 +62,17 @@ _RATE_CODES = frozenset({"rate_limit_exceeded", "requests", "tokens", "rate_limi
 _OVERLOAD_CODES = frozenset({"overloaded", "overloaded_error", "server_overloaded", "engine_overloaded"})
 
 
-def request_body(request: Request) -> dict[str, Any]:
+def request_body(request: Request, *, official: bool = False) -> dict[str, Any]:
     """The keyword arguments of ``chat.completions.create`` for ``request`` (streaming).
 
-    ``max_tokens`` rather than ``max_completion_tokens``: every OpenAI-compatible
-    server (vLLM, llama.cpp, Ollama, LiteLLM) accepts it, while the newer name
-    is OpenAI-only.
+    The output cap is ``max_completion_tokens`` for OpenAI itself (its reasoning
+    models refuse ``max_tokens``) and ``max_tokens`` for OpenAI-compatible
+    servers (vLLM, llama.cpp, Ollama, LiteLLM), which do not all know the newer name.
     """
     body: dict[str, Any] = {"model": request.model, "messages": request_messages(request)}
     if request.tools:
         body["tools"] = request_tools(request.tools)
-    body["max_tokens"] = request.max_tokens
+    body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
     return body
