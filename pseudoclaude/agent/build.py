@@ -97,6 +97,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     warnings: tuple[str, ...] = ()
     usage_so_far = Usage()
     window = context_window(settings.model, settings.context_window)
+    last_call_at: float | None = None
     if resume_id is not None:
         resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
         session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
@@ -105,6 +106,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         anchor = replay.anchor
         warnings = tuple(replay.warnings)
         usage_so_far = replay.usage_total
+        last_call_at = replay.last_call_at
         if replay.learned_window is not None:
             window = min(window, replay.learned_window)
     else:
@@ -145,6 +147,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         recorder=session,
         replacements=replacements,
         anchor=anchor,
+        last_call_at=last_call_at,
         overhead_tokens=_overhead_tokens(system, tools),
     )
     runner = Runner(

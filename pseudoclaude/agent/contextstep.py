@@ -82,6 +82,12 @@ class ContextStep:
         runner.replace_conversation(result.conversation)
         for warning in result.warnings:
             yield ev.Progress("warning", warning)
+        if result.cleared_count:
+            yield ev.Progress(
+                "clear",
+                f"cleared {result.cleared_count} old tool results after a long pause (the prompt cache had expired)",
+                {"cleared": result.cleared_count},
+            )
         if result.triggered_layer1:
             yield ev.Progress(
                 "offload",

@@ -5,6 +5,8 @@ failed summary or a tripped breaker travel back in the ``ManageResult``
 (``warnings``, ``error``, ``tripped``) with a conversation that is always valid
 to send, so the runner decides whether to go on. Order and invariants:
 
+0. After a long pause (the provider's prompt cache has expired), old
+   observation results are cleared (``clear.py``); never while the cache is warm.
 1. Layer 1 (``offload_tool_results``): deterministic, decisions reused.
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
@@ -23,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Sequence
 
+from pseudoclaude.compact.clear import clear_stale_tool_results
 from pseudoclaude.compact.offload import offload_tool_results
 from pseudoclaude.compact.runtime import Runtime
 from pseudoclaude.compact.select import closed_groups, select_recent
@@ -55,6 +58,7 @@ class ManageResult:
     triggered_layer1: bool
     triggered_layer2: bool
     offloaded_count: int
+    cleared_count: int = 0
     warnings: tuple[str, ...] = ()
     tripped: bool = False
     summary: str | None = None
@@ -142,10 +146,11 @@ async def manage_context(
     """
     notify = on_progress or (lambda _message: None)
     before = runtime.estimate(conversation)
+    conversation, cleared = clear_stale_tool_results(conversation, runtime, runtime.clock())
     layer1 = offload_tool_results(conversation, runtime)
     warnings = list(layer1.warnings)
     current = layer1.conversation
-    tokens = runtime.estimate(current) if layer1.offloaded_count else before
+    tokens = runtime.estimate(current) if layer1.offloaded_count or cleared else before
     if layer1.offloaded_count:
         notify(f"offloaded {layer1.offloaded_count} large tool result(s) to disk")
 
@@ -165,6 +170,7 @@ async def manage_context(
             triggered_layer1=layer1.offloaded_count > 0,
             triggered_layer2=layer2,
             offloaded_count=layer1.offloaded_count,
+            cleared_count=cleared,
             warnings=tuple(warnings),
             tripped=runtime.tripped,
             summary=summary,

@@ -18,9 +18,10 @@ Invariants:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Mapping, Protocol, Sequence
+from typing import Callable, Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
 from pseudoclaude.compact.estimate import BytesEstimator, Estimator, TiktokenEstimator, messages_bytes
@@ -78,6 +79,8 @@ class Runtime:
         anchor: tuple[int, int] | None = None,
         overhead_tokens: int = 0,
         estimator: Estimator | None = None,
+        last_call_at: float | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -92,6 +95,8 @@ class Runtime:
         self._sent: Sequence[Message] | None = None
         self.scan_mark: ScanMark | None = None
         self.warned_no_spill_dir = False
+        self.last_call_at = last_call_at
+        self.clock = clock
 
     @property
     def context_window(self) -> int:
@@ -143,6 +148,11 @@ class Runtime:
     def mark_keep(self, call_id: str) -> None:
         self._decisions.setdefault(call_id, "keep")
 
+    def mark_cleared(self, call_id: str, text: str) -> None:
+        """Replace a result whatever was decided before: only when the prompt cache is cold (``clear.py``)."""
+        self._decisions[call_id] = "replace"
+        self._previews[call_id] = text
+
     def mark_replace(self, call_id: str, preview: str) -> None:
         if call_id in self._decisions:
             raise ValueError(f"tool result {call_id!r} was already decided")
@@ -160,6 +170,7 @@ class Runtime:
 
     def record_usage(self, prompt_tokens: int, message_count: int) -> None:
         """Anchor estimates to the provider's count of the request just made."""
+        self.last_call_at = self.clock()
         if prompt_tokens <= 0 or message_count < 0:
             return
         previous, sent = self.anchor, self._sent

@@ -55,6 +55,8 @@ class Replay:
     """Indices into ``transcript`` where a compaction boundary was recorded."""
     learned_window: int | None = None
     """The context window a provider stated in a prompt-too-long error, if one did."""
+    last_call_at: float | None = None
+    """When the last provider call was answered (epoch seconds): tells whether its prompt cache is still warm."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape the compaction ``Runtime`` restores from."""
@@ -88,6 +90,7 @@ class _State:
     replacements: dict[str, Replacement] = field(default_factory=dict)
     anchor: tuple[int, int] | None = None
     learned_window: int | None = None
+    last_call_at: float | None = None
     usage_total: Usage = field(default_factory=Usage)
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -138,6 +141,7 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         usage = Usage.from_dict(entry["usage"])
         context_messages = int(entry["context_messages"])
         state.usage_total = state.usage_total + usage
+        state.last_call_at = fmt.parse_ts(entry.get("ts")).timestamp()
         if 0 <= context_messages <= state.conversation_length():
             state.anchor = (usage.prompt_tokens, context_messages)
         else:
@@ -145,9 +149,11 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
             state.warn(f"usage entry {entry.get('id')} counts {context_messages} messages; anchor dropped")
     elif kind == fmt.REPLACEMENT:
         raw_path = str(entry["path"])
-        path = raw_path if Path(raw_path).is_absolute() else str(state.folder / raw_path)
+        path = raw_path if not raw_path or Path(raw_path).is_absolute() else str(state.folder / raw_path)
         call_id = str(entry["call_id"])
         state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]))
+        if not raw_path:
+            state.anchor = None  # a cleared result (cold cache) rewrote the prefix the anchor counted
     elif kind == fmt.COMPACTION:
         prefix = tuple(Message.from_dict(m) for m in entry["messages"])
         state.prefix = prefix
@@ -183,4 +189,5 @@ def _finish(state: _State) -> Replay:
         warnings=tuple(state.warnings),
         boundaries=tuple(state.boundaries),
         learned_window=state.learned_window,
+        last_call_at=state.last_call_at,
     )

@@ -131,6 +131,8 @@ class Session:
 
     def _relative(self, path: str) -> str:
         """Spill paths inside the folder are stored relative, so a moved folder still resolves them."""
+        if not path:
+            return path  # a cleared result has no file
         try:
             return str(Path(path).resolve().relative_to(self.folder.resolve()))
         except ValueError:

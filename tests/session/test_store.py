@@ -195,3 +195,14 @@ def test_a_learned_window_is_replayed(tmp_path: Path) -> None:
     session.append_window(16_000)
     session.close()
     assert load_replay(session.folder).learned_window == 16_000
+
+
+def test_a_cleared_result_replays_without_a_file_and_drops_the_anchor(tmp_path: Path) -> None:
+    session = create_session(tmp_path / "sessions", tmp_path, model="m", provider="anthropic")
+    session.append_message(Message.user("hi"))
+    session.append_usage(Usage(input_tokens=100), context_messages=1)
+    session.append_replacement("c1", "", "[Old tool result content cleared]", 500)
+    session.close()
+    replay = load_replay(session.folder)
+    assert replay.replacements["c1"].path == "" and replay.anchor is None
+    assert replay.last_call_at is not None and replay.last_call_at > 1_700_000_000

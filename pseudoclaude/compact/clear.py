@@ -1,0 +1,66 @@
+"""Clearing old tool results once the provider's prompt cache has gone cold.
+
+Layer 1 never re-decides a result, so that the prompt prefix stays
+byte-identical while the provider caches it. That reason is gone after a long
+pause: provider caches live minutes, so after ``COLD_CACHE_SECONDS`` without a
+model call the whole prefix is processed again anyway. Then, and only then,
+old results of observation tools (reads, searches, command output, edits) are
+replaced by a short marker, keeping the most recent ``KEEP_RECENT_TOOL_RESULTS``:
+the next request is smaller and cheaper, and the model re-runs a tool if it
+needs the details again. Results of tools that carry lasting state
+(``todo_write``, ``remember``) are never cleared (the second seed's rule).
+
+Clearing is a ledger decision like an offload: recorded in the session as a
+``replacement`` with an empty path, so a resumed session sends the same text.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.offload import result_id
+from pseudoclaude.compact.runtime import Runtime
+from pseudoclaude.llm.messages import Message
+
+COLD_CACHE_SECONDS = 30 * 60
+KEEP_RECENT_TOOL_RESULTS = 5
+CLEARABLE_TOOLS = frozenset({"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file"})
+CLEARED_RESULT = (
+    "[Old tool result content cleared] This result was cleared to keep the context small after a long pause. "
+    "Run the tool again if you need its output."
+)
+
+
+def cache_is_cold(runtime: Runtime, now: float) -> bool:
+    return runtime.last_call_at is not None and now - runtime.last_call_at >= COLD_CACHE_SECONDS
+
+
+def clear_stale_tool_results(conversation: Sequence[Message], runtime: Runtime, now: float) -> tuple[Sequence[Message], int]:
+    """The conversation with old observation results cleared when the cache is cold (else itself); how many were cleared."""
+    if not cache_is_cold(runtime, now):
+        return conversation, 0
+    out = list(conversation)
+    names = {call.id: call.name for message in out for call in message.tool_calls}
+    clearable = [
+        i for i, m in enumerate(out) if m.tool_result is not None and names.get(m.tool_result.call_id) in CLEARABLE_TOOLS
+    ]
+    cleared = 0
+    for i in clearable[: max(0, len(clearable) - max(1, KEEP_RECENT_TOOL_RESULTS))]:
+        message = out[i]
+        assert message.tool_result is not None
+        call_id = result_id(message, i, runtime)
+        decided = runtime.decision(call_id)
+        if decided is not None and decided[1] == CLEARED_RESULT:
+            continue
+        runtime.mark_cleared(call_id, CLEARED_RESULT)
+        out[i] = message.with_result_content(CLEARED_RESULT)
+        cleared += 1
+        if runtime.recorder is not None:
+            try:
+                runtime.recorder.append_replacement(call_id, "", CLEARED_RESULT, utf8_len(message.tool_result.content))
+            except OSError:
+                pass  # the session keeps its own record of failed writes
+    if cleared:
+        runtime.reset_anchor()
+    return out, cleared
