@@ -79,3 +79,18 @@ def test_append_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
 def test_saved_rule_is_loaded_back(tmp_path: Path) -> None:
     append_local_rule(tmp_path, Rule("run_command", "npm test:*"))
     assert load_settings_rules(tmp_path, tmp_path / "user").allow == (Rule("run_command", "npm test:*"),)
+
+
+def test_local_settings_are_kept_out_of_git_without_touching_gitignore(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "info" / "exclude").write_text("# git ls-files --others --exclude-from=.git/info/exclude")
+    append_local_rule(tmp_path, Rule("run_command", "make test"))
+    append_local_rule(tmp_path, Rule("run_command", "make lint"))
+    lines = (tmp_path / ".git" / "info" / "exclude").read_text().splitlines()
+    assert lines[1:] == [".pseudoclaude/settings.local.json", ".pseudoclaude/settings.local.json.lock"]
+    assert not (tmp_path / ".gitignore").exists()
+
+
+def test_outside_a_git_work_tree_nothing_is_excluded(tmp_path: Path) -> None:
+    append_local_rule(tmp_path, Rule("glob"))
+    assert not (tmp_path / ".git").exists()

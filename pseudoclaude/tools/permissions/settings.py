@@ -91,7 +91,34 @@ def append_local_rule(workspace: Path, rule: Rule, *, kind: Literal["allow", "de
         if str(rule) not in entries:
             entries.append(str(rule))
             _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    _exclude_from_git(workspace, path)
     return path
+
+
+def _exclude_from_git(workspace: Path, path: Path) -> None:
+    """Keep the local settings (and their lock) out of git via ``.git/info/exclude``, as peers do.
+
+    The user's tracked ``.gitignore`` is left alone; nothing happens outside a git work tree.
+    """
+    git = workspace / ".git"
+    if not git.is_dir():
+        return
+    try:
+        relative = path.relative_to(workspace).as_posix()
+    except ValueError:
+        return
+    exclude = git / "info" / "exclude"
+    wanted = [relative, relative + ".lock"]
+    try:
+        present = exclude.read_text(encoding="utf-8").splitlines() if exclude.exists() else []
+        missing = [line for line in wanted if line not in present]
+        if missing:
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with open(exclude, "a", encoding="utf-8") as stream:
+                prefix = "" if not present or exclude.read_text(encoding="utf-8").endswith("\n") else "\n"
+                stream.write(prefix + "\n".join(missing) + "\n")
+    except OSError:
+        pass  # ignoring the file in git is a courtesy; the rule itself is saved
 
 
 def local_rule_sink(workspace: Path) -> Callable[[Rule], None]:
