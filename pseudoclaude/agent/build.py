@@ -4,9 +4,11 @@ instruction files, memory and hooks.
 The CLI and the REPL both start here, so a fresh session and a resumed one are
 built the same way. Resuming restores the conversation, the Layer 1 ledger and
 the usage anchor from the session file, so the next request is the one the
-original process would have sent. Instruction files and the memory snapshot are
-read here, once, into the stable system prompt (unchanged files: the same bytes
-after a resume).
+original process would have sent. Instruction files are read here, once, into
+the stable system prompt (unchanged files: the same bytes after a resume). The
+memory snapshot is taken when a session starts and recorded in it; a resumed
+session keeps its own snapshot, so facts saved meanwhile reach new sessions
+without changing a resumed one's cached prompt.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     usage_so_far = Usage()
     window = context_window(settings.model, settings.context_window)
     last_call_at: float | None = None
+    recorded_memory: str | None = None
     if resume_id is not None:
         resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
         session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
@@ -107,6 +110,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         warnings = tuple(replay.warnings)
         usage_so_far = replay.usage_total
         last_call_at = replay.last_call_at
+        recorded_memory = replay.memory_snapshot
         if replay.learned_window is not None:
             window = min(window, replay.learned_window)
     else:
@@ -125,7 +129,9 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)
-    remembered = memory.snapshot()
+    remembered = recorded_memory if recorded_memory is not None else memory.snapshot()
+    if recorded_memory is None:
+        session.append_memory(remembered)
     system = stable_system_prompt(
         settings.workspace,
         "\n\n".join(part for part in (instructions.text, remembered) if part),

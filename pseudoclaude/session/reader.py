@@ -57,6 +57,8 @@ class Replay:
     """The context window a provider stated in a prompt-too-long error, if one did."""
     last_call_at: float | None = None
     """When the last provider call was answered (epoch seconds): tells whether its prompt cache is still warm."""
+    memory_snapshot: str | None = None
+    """The memory snapshot the session started with (None for sessions that recorded none)."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape the compaction ``Runtime`` restores from."""
@@ -91,6 +93,7 @@ class _State:
     anchor: tuple[int, int] | None = None
     learned_window: int | None = None
     last_call_at: float | None = None
+    memory_snapshot: str | None = None
     usage_total: Usage = field(default_factory=Usage)
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -162,6 +165,9 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         state.anchor = None
     elif kind == fmt.TITLE:
         state.title = str(entry["title"])
+    elif kind == fmt.MEMORY:
+        if state.memory_snapshot is None:
+            state.memory_snapshot = str(entry["snapshot"])
     elif kind == fmt.WINDOW:
         state.learned_window = int(entry["context_window"])
     elif kind == fmt.META:
@@ -190,4 +196,5 @@ def _finish(state: _State) -> Replay:
         boundaries=tuple(state.boundaries),
         learned_window=state.learned_window,
         last_call_at=state.last_call_at,
+        memory_snapshot=state.memory_snapshot,
     )

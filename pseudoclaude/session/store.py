@@ -92,6 +92,10 @@ class Session:
             },
         )
 
+    def append_memory(self, snapshot: str) -> None:
+        """The memory snapshot this session's system prompt carries (taken once, at its start)."""
+        self._append(fmt.MEMORY, {"snapshot": snapshot})
+
     def append_window(self, context_window: int) -> None:
         """The provider stated a smaller context window than assumed (a prompt-too-long error)."""
         self._append(fmt.WINDOW, {"context_window": context_window})

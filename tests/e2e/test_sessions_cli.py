@@ -97,3 +97,18 @@ def test_json_reports_this_runs_usage_and_the_sessions_totals_across_a_resume(ws
     result = json.loads(second.stdout)
     assert (result["usage"]["input_tokens"], result["usage"]["output_tokens"]) == (200, 9)
     assert (result["session_usage"]["input_tokens"], result["session_usage"]["output_tokens"]) == (300, 16)
+
+
+def test_a_resumed_session_keeps_its_memory_snapshot_and_a_new_one_sees_new_facts(ws: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "MEMORY.md").write_text("- The user prefers tabs.\n")
+    with fake_server("anthropic", [Reply(text="one"), Reply(text="two"), Reply(text="three")]) as server:
+        env = cli_env("anthropic", server.url, home)
+        assert run_cli(["-p", "first"], ws, env).returncode == 0
+        (home / "MEMORY.md").write_text("- The user prefers tabs.\n- The tests need redis.\n")
+        assert run_cli(["--continue", "-p", "second"], ws, env).returncode == 0
+        assert run_cli(["-p", "a new session"], ws, env).returncode == 0
+        systems = [json.dumps(body["system"]) for body in server.requests]
+    assert "prefers tabs" in systems[0] and systems[1] == systems[0]
+    assert "redis" not in systems[1] and "redis" in systems[2]
