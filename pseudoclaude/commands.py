@@ -7,6 +7,7 @@ thin typer layer so its import (and ``--help``) stays fast.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from contextlib import aclosing
 from pathlib import Path
@@ -34,6 +35,7 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     from pseudoclaude.agent.build import build_agent
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui.headless import print_events
+    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
     try:
         agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest)
@@ -43,7 +45,10 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     for warning in agent.replay_warnings:
         _error(f"warning: {warning}")
 
+    stopped_by: list[int] = []
+
     async def go() -> int:
+        cancel_on_termination(stopped_by)
         try:
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
@@ -66,6 +71,10 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     except KeyboardInterrupt:
         _error("interrupted; the session was saved and can be resumed with --continue")
         return EXIT_INTERRUPTED
+    except asyncio.CancelledError:
+        name = signal.Signals(stopped_by[0]).name if stopped_by else "a signal"
+        _error(f"stopped by {name}; the session was saved and can be resumed with --continue")
+        return exit_code_for(stopped_by)
 
 
 def _sessions_dir(explicit: Path | None) -> Path:

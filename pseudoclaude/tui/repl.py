@@ -32,11 +32,21 @@ TICK_S = 0.08
 def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool) -> int:
     from rich.console import Console
 
+    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
+
     repl = Repl(settings, Console(highlight=False))
+    stopped_by: list[int] = []
+
+    async def main() -> int:
+        cancel_on_termination(stopped_by)
+        return await repl.main(resume_id=resume_id, continue_latest=continue_latest)
+
     try:
-        return asyncio.run(repl.main(resume_id=resume_id, continue_latest=continue_latest))
+        return asyncio.run(main())
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except asyncio.CancelledError:
+        return exit_code_for(stopped_by)
 
 
 def _warm_imports(provider: str) -> None:

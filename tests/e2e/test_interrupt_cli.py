@@ -48,3 +48,26 @@ def test_sigint_during_a_command_kills_it_and_the_session_resumes(tmp_path: Path
 def _sleeping(marker: str) -> bool:
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     return bool(out.stdout.strip())
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(signum: int, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = f"pseudoclaude-term-test-{signum}"
+    script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker} > done.txt"})),))]
+    with fake_server("anthropic", script) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _sleeping(marker):
+            time.sleep(0.1)
+        assert _sleeping(marker)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum and signal.Signals(signum).name in err
+    time.sleep(0.3)
+    assert not _sleeping(marker)
+    session_file = next((tmp_path / "home").rglob("session.jsonl"))
+    assert '"type":"interrupt"' in session_file.read_text().replace(" ", "")

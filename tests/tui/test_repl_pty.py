@@ -294,3 +294,21 @@ def test_tab_completes_slash_commands_and_file_mentions_which_reach_the_model(
         term.send(CTRL_D)
         assert term.exit_code() == 0
     assert "parser_module.py" in request_text(server.requests[0])
+
+
+def test_sigterm_while_a_command_runs_kills_it_and_records_the_interrupt(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
+    import signal
+    import time
+
+    script = [Reply(text="Running it.", calls=(Call("run_command", json.dumps({"command": "sleep 2 && touch late.txt"})),))]
+    with FakeAnthropicServer(script) as server:
+        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "bypass")
+        term.expect_prompt()
+        term.send_line("Run the slow thing")
+        term.expect(r"run_command.*sleep 2")
+        term.child.kill(signal.SIGTERM)
+        assert term.exit_code() == 128 + signal.SIGTERM
+    time.sleep(2.2)
+    assert not (workspace / "late.txt").exists()
+    session_file = next((tmp_path / "home").rglob("session.jsonl"))
+    assert '"type":"interrupt"' in session_file.read_text().replace(" ", "")
