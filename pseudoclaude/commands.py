@@ -103,7 +103,12 @@ def show_session_list(sessions_dir: Path | None) -> int:
 def show_session(session_id: str, sessions_dir: Path | None) -> int:
     from rich.console import Console
 
-    from pseudoclaude.session import SessionError, load_replay, resolve_session_id, session_folder
+    from pseudoclaude.session import (
+        SessionError,
+        load_replay,
+        resolve_session_id,
+        session_folder,
+    )
     from pseudoclaude.tui.sessions_view import render_transcript
 
     folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()

@@ -56,10 +56,6 @@ class Settings:
     settings_paths: tuple[Path, ...] = ()
     api_key: str | None = field(default=None, repr=False)
 
-    @property
-    def key_variable(self) -> str:
-        return "ANTHROPIC_API_KEY" if self.provider == "anthropic" else "OPENAI_API_KEY"
-
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ

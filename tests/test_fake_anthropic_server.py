@@ -10,7 +10,14 @@ import httpx
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
-from tests.fakes.script import Call, CutStream, HttpError, Reply, StreamError, approx_tokens
+from tests.fakes.script import (
+    Call,
+    CutStream,
+    HttpError,
+    Reply,
+    StreamError,
+    approx_tokens,
+)
 
 HEADERS = {"x-api-key": "sk-test", "anthropic-version": "2023-06-01", "content-type": "application/json"}
 

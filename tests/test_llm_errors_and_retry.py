@@ -7,8 +7,17 @@ from typing import Any
 import pytest
 
 from pseudoclaude.llm.errors import (
-    AuthError, BadRequest, ConnectionFailed, Overloaded, PromptTooLong, RateLimited, ServerError, StreamCut, error_for_status,
-    parse_retry_after, stated_context_limit,
+    AuthError,
+    BadRequest,
+    ConnectionFailed,
+    Overloaded,
+    PromptTooLong,
+    RateLimited,
+    ServerError,
+    StreamCut,
+    error_for_status,
+    parse_retry_after,
+    stated_context_limit,
 )
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Request

@@ -21,7 +21,11 @@ from pseudoclaude.agent.events import Event
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
 from pseudoclaude.agent.hooks import SessionHooks
-from pseudoclaude.agent.instructions import InstructionFile, Instructions, load_instructions
+from pseudoclaude.agent.instructions import (
+    InstructionFile,
+    Instructions,
+    load_instructions,
+)
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
@@ -85,9 +89,20 @@ class Agent:
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
     from pseudoclaude.compact import Runtime
-    from pseudoclaude.session import SessionNotFound, create_session, latest_session_id, open_session, resolve_session_id
+    from pseudoclaude.session import (
+        SessionNotFound,
+        create_session,
+        latest_session_id,
+        open_session,
+        resolve_session_id,
+    )
     from pseudoclaude.tools import ToolContext, default_tools
-    from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
+    from pseudoclaude.tools.permissions import (
+        PermissionMode,
+        PermissionPolicy,
+        Rules,
+        local_rule_sink,
+    )
 
     if continue_latest and resume_id is None:
         resume_id = latest_session_id(settings.sessions_dir, settings.workspace)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import replace
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from pseudoclaude.llm.messages import Message, ToolCall
 
@@ -86,15 +86,3 @@ def _append(out: list[Message], message: Message) -> None:
         return
     out.append(message)
 
-
-def unanswered_calls(messages: Iterable[Message]) -> list[ToolCall]:
-    """Tool calls of the last assistant message that have no result yet."""
-    pending: dict[str, ToolCall] = {}
-    for message in messages:
-        if message.role == "assistant":
-            pending = {call.id: call for call in message.tool_calls}
-        elif message.role == "tool" and message.tool_result is not None:
-            pending.pop(message.tool_result.call_id, None)
-        else:
-            pending = {}
-    return list(pending.values())

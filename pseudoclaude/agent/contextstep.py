@@ -37,7 +37,7 @@ class ContextEngine(Protocol):
 
     def before_call(self, runner: Runner, *, forced: bool, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]: ...
 
-    def after_call(self, usage: Usage, sent_messages: int, conversation_length: int) -> None: ...
+    def after_call(self, usage: Usage, conversation_length: int) -> None: ...
 
     def learn_window(self, tokens: int | None) -> bool: ...
 
@@ -114,6 +114,6 @@ class ContextStep:
         """Adopt a smaller window the provider stated in a prompt-too-long error."""
         return self.runtime is not None and self.runtime.learn_window(tokens)
 
-    def after_call(self, usage: Usage, sent_messages: int, conversation_length: int) -> None:
+    def after_call(self, usage: Usage, conversation_length: int) -> None:
         if self.runtime is not None:
             self.runtime.record_usage(usage.prompt_tokens, conversation_length)

@@ -23,7 +23,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
 from pseudoclaude.agent.events import Event
 from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput
-from pseudoclaude.tools.permissions.approval import ApprovalAnswer, ApprovalRequest, Decision
+from pseudoclaude.tools.permissions.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Decision,
+)
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import SessionHooks

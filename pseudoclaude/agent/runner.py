@@ -25,7 +25,13 @@ from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import PermissionGate, RoundOutcome, run_round
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Provider, Request, TextDelta, ToolCallStart
+from pseudoclaude.llm.provider import (
+    Completed,
+    Provider,
+    Request,
+    TextDelta,
+    ToolCallStart,
+)
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 from pseudoclaude.tools.base import Tool, ToolContext, spec_of
 
@@ -240,7 +246,7 @@ class Runner:
         message = normalize_call_ids(done.message, self._seen_ids)
         completed[:] = [Completed(message, done.usage, done.stop_reason)]
         self.usage_total = self.usage_total + done.usage
-        self.context_step.after_call(done.usage, len(request.messages), len(self.conversation))
+        self.context_step.after_call(done.usage, len(self.conversation))
         if self.session is not None:
             self.session.append_usage(done.usage, context_messages=len(self.conversation))
         self._append(message)

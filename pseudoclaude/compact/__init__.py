@@ -21,8 +21,18 @@ from pseudoclaude.compact.budget import (
     TOOL_ROUND_AGGREGATE_LIMIT_BYTES,
     Budget,
 )
-from pseudoclaude.compact.estimate import BytesEstimator, Estimator, TiktokenEstimator, estimate_messages
-from pseudoclaude.compact.manage import ManageResult, compact_conversation, force_compact, manage_context
+from pseudoclaude.compact.estimate import (
+    BytesEstimator,
+    Estimator,
+    TiktokenEstimator,
+    estimate_messages,
+)
+from pseudoclaude.compact.manage import (
+    ManageResult,
+    compact_conversation,
+    force_compact,
+    manage_context,
+)
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
 from pseudoclaude.compact.runtime import CompactRecorder, ContextStatus, Runtime
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent

@@ -29,7 +29,11 @@ from pseudoclaude.compact.clear import clear_stale_tool_results
 from pseudoclaude.compact.offload import offload_tool_results
 from pseudoclaude.compact.runtime import Runtime
 from pseudoclaude.compact.select import closed_groups, select_recent
-from pseudoclaude.compact.summarize import SUMMARY_MESSAGE_PREFIX, meta_prefix_length, summarize
+from pseudoclaude.compact.summarize import (
+    SUMMARY_MESSAGE_PREFIX,
+    meta_prefix_length,
+    summarize,
+)
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Provider

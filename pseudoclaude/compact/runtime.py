@@ -24,7 +24,12 @@ from pathlib import Path
 from typing import Callable, Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
-from pseudoclaude.compact.estimate import BytesEstimator, Estimator, TiktokenEstimator, messages_bytes
+from pseudoclaude.compact.estimate import (
+    BytesEstimator,
+    Estimator,
+    TiktokenEstimator,
+    messages_bytes,
+)
 from pseudoclaude.llm.messages import Message
 
 Decision = Literal["keep", "replace"]

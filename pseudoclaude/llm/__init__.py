@@ -17,8 +17,15 @@ from pseudoclaude.llm.errors import (
 )
 from pseudoclaude.llm.messages import Message, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import context_window, model_info
-from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextDelta, ToolCallStart
-from pseudoclaude.llm.retry import RetryPolicy, Retrying, stream_with_retry
+from pseudoclaude.llm.provider import (
+    Completed,
+    Provider,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
+from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
     "AuthError",

@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
+from pseudoclaude.llm.provider import (
+    Completed,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
 
 WireMessage = dict[str, Any]
 

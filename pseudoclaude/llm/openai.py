@@ -23,8 +23,20 @@ import importlib
 import json
 from typing import Any, AsyncGenerator, AsyncIterator
 
-from pseudoclaude.llm.errors import AuthError, ConnectionFailed, ProviderError, StreamCut, parse_retry_after
-from pseudoclaude.llm.openai_wire import KEY_VARIABLE, StreamAssembler, completion_as_chunk, error_from_body, request_body
+from pseudoclaude.llm.errors import (
+    AuthError,
+    ConnectionFailed,
+    ProviderError,
+    StreamCut,
+    parse_retry_after,
+)
+from pseudoclaude.llm.openai_wire import (
+    KEY_VARIABLE,
+    StreamAssembler,
+    completion_as_chunk,
+    error_from_body,
+    request_body,
+)
 from pseudoclaude.llm.provider import Request, StreamEvent
 
 __all__ = ["OpenAIProvider"]

@@ -39,7 +39,13 @@ from pseudoclaude.llm.errors import (
     error_for_status,
 )
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
+from pseudoclaude.llm.provider import (
+    Completed,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 

@@ -9,7 +9,12 @@ Typical use (the CLI and the runner)::
     session.close()    # releases the lock
 """
 
-from pseudoclaude.session.errors import SessionError, SessionFormatError, SessionInUse, SessionNotFound
+from pseudoclaude.session.errors import (
+    SessionError,
+    SessionFormatError,
+    SessionInUse,
+    SessionNotFound,
+)
 from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
 from pseudoclaude.session.listing import (
     SessionInfo,
@@ -18,10 +23,20 @@ from pseudoclaude.session.listing import (
     resolve_session_id,
     session_info,
 )
-from pseudoclaude.session.naming import is_session_id, validate_session_id, workspace_key
+from pseudoclaude.session.naming import (
+    is_session_id,
+    validate_session_id,
+    workspace_key,
+)
 from pseudoclaude.session.reader import Replacement, Replay, load_replay
 from pseudoclaude.session.spill import safe_spill_name, write_spill
-from pseudoclaude.session.store import Session, create_session, open_session, session_folder, workspace_folder
+from pseudoclaude.session.store import (
+    Session,
+    create_session,
+    open_session,
+    session_folder,
+    workspace_folder,
+)
 from pseudoclaude.session.writer import FileOps
 
 __all__ = [

@@ -23,7 +23,11 @@ from pseudoclaude.llm.messages import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionError, SessionNotFound
 from pseudoclaude.session.lock import SessionLock
-from pseudoclaude.session.naming import new_session_id, validate_session_id, workspace_key
+from pseudoclaude.session.naming import (
+    new_session_id,
+    validate_session_id,
+    workspace_key,
+)
 from pseudoclaude.session.reader import JSONL_NAME, Replay, load_replay
 from pseudoclaude.session.spill import write_spill
 from pseudoclaude.session.writer import FileOps, JsonlWriter, describe_os_error

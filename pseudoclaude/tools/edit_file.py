@@ -13,7 +13,15 @@ from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.files import atomic_write, diff_counts, os_error, read_text, record_stamp, require_fresh, unified_diff
+from pseudoclaude.tools.files import (
+    atomic_write,
+    diff_counts,
+    os_error,
+    read_text,
+    record_stamp,
+    require_fresh,
+    unified_diff,
+)
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 SNIPPET_CONTEXT_LINES = 3

@@ -16,7 +16,15 @@ from typing import Any, Literal, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.grep_search import EngineFailed, FileHits, Mode, Query, compile_pattern, python_search, rg_search
+from pseudoclaude.tools.grep_search import (
+    EngineFailed,
+    FileHits,
+    Mode,
+    Query,
+    compile_pattern,
+    python_search,
+    rg_search,
+)
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 MAX_FILES = 200

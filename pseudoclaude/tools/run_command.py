@@ -14,7 +14,12 @@ from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.output import SPILL_LIMIT_BYTES, StreamCapture, guess_type, looks_binary_stream
+from pseudoclaude.tools.output import (
+    SPILL_LIMIT_BYTES,
+    StreamCapture,
+    guess_type,
+    looks_binary_stream,
+)
 from pseudoclaude.tools.shell import CommandResult, open_spill_file, run_shell
 
 DEFAULT_TIMEOUT_S = 120

@@ -11,7 +11,14 @@ from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.files import atomic_write, diff_counts, os_error, record_stamp, require_fresh, unified_diff
+from pseudoclaude.tools.files import (
+    atomic_write,
+    diff_counts,
+    os_error,
+    record_stamp,
+    require_fresh,
+    unified_diff,
+)
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 _SCHEMA: dict[str, Any] = {

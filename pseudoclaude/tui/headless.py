@@ -12,7 +12,14 @@ import json
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
-from pseudoclaude.agent.events import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
+from pseudoclaude.agent.events import (
+    ErrorEvent,
+    Event,
+    Progress,
+    Stop,
+    UsageReport,
+    event_to_dict,
+)
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
+from prompt_toolkit.completion import (
+    CompleteEvent,
+    Completer,
+    Completion,
+    PathCompleter,
+)
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText

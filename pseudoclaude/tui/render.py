@@ -11,7 +11,7 @@ reads events and prints; it owns no input and no agent.
 from __future__ import annotations
 
 import time
-from typing import Callable, Mapping
+from typing import Callable
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.spinner import Spinner
@@ -129,8 +129,3 @@ def progress_line(event: ev.Progress) -> Text:
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
     return Text(f"{icon} {event.message}", style=style)
 
-
-def usage_totals(total: Mapping[str, int]) -> tuple[int, int]:
-    """(tokens in, tokens out) of a usage total mapping."""
-    tokens_in = total.get("input_tokens", 0) + total.get("cache_read_tokens", 0) + total.get("cache_write_tokens", 0)
-    return tokens_in, total.get("output_tokens", 0)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pseudoclaude.agent.closure import MISSING_RESULT, normalize_call_ids, repair, unanswered_calls
+from pseudoclaude.agent.closure import MISSING_RESULT, normalize_call_ids, repair
 from pseudoclaude.llm.messages import Message, ToolCall
 from tests.fakes.scripted import validate_conversation
 
@@ -61,7 +61,3 @@ def test_hostile_empty_and_duplicate_ids_are_normalized_stably() -> None:
     assert ids[3] == "ok_1"
     assert all(i.startswith("call_") for i in ids[:3]) and len(set(ids)) == 4
 
-
-def test_unanswered_calls_lists_only_the_open_round() -> None:
-    history = [Message.user("q"), Message.assistant("", calls("a", "b")), Message.tool("a", "r")]
-    assert [c.id for c in unanswered_calls(history)] == ["b"]

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from pseudoclaude.agent.build import build_agent
 from pseudoclaude.agent.contextstep import ContextStep
-from pseudoclaude.agent.instructions import INIT_PROMPT, MAX_IMPORT_DEPTH, load_instructions, repository_root
+from pseudoclaude.agent.instructions import (
+    INIT_PROMPT,
+    MAX_IMPORT_DEPTH,
+    load_instructions,
+    repository_root,
+)
 from pseudoclaude.agent.prompt import stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.compact import Runtime

@@ -6,7 +6,15 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pseudoclaude.agent.closure import INTERRUPTED_RESULT
-from pseudoclaude.agent.events import Event, Progress, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.agent.events import (
+    Event,
+    Progress,
+    Stop,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReport,
+)
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy

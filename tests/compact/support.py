@@ -8,7 +8,6 @@ from typing import AsyncIterator, Callable, Sequence, Union
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta
-from tests.fakes.scripted import validate_conversation
 
 Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
 
@@ -61,7 +60,3 @@ def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "")
     calls = [ToolCall(id=call_id, name="read_file", arguments='{"path": "x"}') for call_id, _ in call_ids_and_contents]
     return [Message.assistant(text, calls)] + [Message.tool(call_id, content) for call_id, content in call_ids_and_contents]
 
-
-def pairing_problem(messages: Sequence[Message]) -> str | None:
-    """Why a provider would reject ``messages`` (orphans, open calls, roles not alternating), or None."""
-    return validate_conversation(messages)

@@ -6,9 +6,14 @@ import asyncio
 from pathlib import Path
 
 from pseudoclaude.compact import Runtime, manage_context
-from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS, KEEP_RECENT_TOOL_RESULTS
+from pseudoclaude.compact.clear import (
+    CLEARED_RESULT,
+    COLD_CACHE_SECONDS,
+    KEEP_RECENT_TOOL_RESULTS,
+)
 from pseudoclaude.llm.messages import Message, ToolCall
-from tests.compact.support import RecordingSession, SummaryProvider, pairing_problem
+from tests.compact.support import RecordingSession, SummaryProvider
+from tests.fakes.scripted import validate_conversation
 
 
 class Clock:
@@ -53,7 +58,7 @@ def test_after_a_long_pause_old_observations_are_cleared_and_the_recent_ones_kep
     assert result.cleared_count == 12 - KEEP_RECENT_TOOL_RESULTS
     assert contents[: 12 - KEEP_RECENT_TOOL_RESULTS] == [CLEARED_RESULT] * (12 - KEEP_RECENT_TOOL_RESULTS)
     assert all(c.startswith("result") for c in contents[12 - KEEP_RECENT_TOOL_RESULTS :])
-    assert pairing_problem(result.conversation) is None
+    assert validate_conversation(result.conversation) is None
     recorded = [data for kind, data in recorder.events if kind == "replacement"]
     assert len(recorded) == result.cleared_count and all(d["path"] == "" and d["preview"] == CLEARED_RESULT for d in recorded)
     assert runtime.anchor is None

@@ -3,11 +3,18 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pseudoclaude.compact import AUTO_FAILURE_LIMIT, ManageResult, Runtime, force_compact, manage_context
+from pseudoclaude.compact import (
+    AUTO_FAILURE_LIMIT,
+    ManageResult,
+    Runtime,
+    force_compact,
+    manage_context,
+)
 from pseudoclaude.compact.summarize import SUMMARY_MESSAGE_PREFIX
 from pseudoclaude.llm.errors import PromptTooLong, ServerError
 from pseudoclaude.llm.messages import Message
-from tests.compact.support import RecordingSession, SummaryProvider, pairing_problem, tool_round
+from tests.compact.support import RecordingSession, SummaryProvider, tool_round
+from tests.fakes.scripted import validate_conversation
 
 
 def _runtime(tmp_path: Path | None, window: int = 128_000, **kwargs: object) -> Runtime:
@@ -49,7 +56,7 @@ def test_over_threshold_compacts_to_meta_messages_and_recent_tail() -> None:
     assert reminder.role == "user" and "not the original" in reminder.text
     tail = result.conversation[3:]
     assert tail == conversation[-len(tail) :] and len(tail) >= 5
-    assert pairing_problem(result.conversation) is None
+    assert validate_conversation(result.conversation) is None
     assert "<analysis>" not in first.text
 
 
@@ -57,7 +64,7 @@ def test_recent_tool_closure_is_kept_whole() -> None:
     conversation = _long_history()
     conversation = conversation[:-2]  # ends with a tool result
     result = _manage(conversation, _runtime(None), SummaryProvider())
-    assert pairing_problem(result.conversation) is None
+    assert validate_conversation(result.conversation) is None
     assert result.conversation[-1] == conversation[-1]
 
 

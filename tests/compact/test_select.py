@@ -1,8 +1,14 @@
 from __future__ import annotations
 
-from pseudoclaude.compact import RECENT_KEEP_MESSAGES, estimate_messages, expand_to_tool_boundary, select_recent
+from pseudoclaude.compact import (
+    RECENT_KEEP_MESSAGES,
+    estimate_messages,
+    expand_to_tool_boundary,
+    select_recent,
+)
 from pseudoclaude.llm.messages import Message
-from tests.compact.support import pairing_problem, tool_round
+from tests.compact.support import tool_round
+from tests.fakes.scripted import validate_conversation
 
 
 def _chat(count: int, size: int) -> list[Message]:
@@ -32,7 +38,7 @@ def test_tail_starting_on_a_result_moves_back_to_its_call() -> None:
     messages = _chat(6, 100) + round_
     tail = select_recent(messages)
     assert tail[0] is round_[0]
-    assert pairing_problem([Message.user("x")] + tail) is None
+    assert validate_conversation([Message.user("x")] + tail) is None
 
 
 def test_expand_keeps_a_start_that_is_not_a_result() -> None:

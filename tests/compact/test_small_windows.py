@@ -18,7 +18,8 @@ from pseudoclaude.compact.estimate import messages_bytes
 from pseudoclaude.llm.errors import PromptTooLong
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Request
-from tests.compact.support import SummaryProvider, pairing_problem, tool_round
+from tests.compact.support import SummaryProvider, tool_round
+from tests.fakes.scripted import validate_conversation
 
 OVERHEAD_TOKENS = 1_500
 TRUE_BYTES_PER_TOKEN = 3.0
@@ -49,7 +50,7 @@ def _simulate(window: int, spill_dir: Path) -> tuple[list[int], int]:
         result = asyncio.run(manage_context(conversation, runtime, provider))
         conversation = result.conversation
         assert result.error is None, result.error
-        assert pairing_problem(conversation) is None
+        assert validate_conversation(conversation) is None
         sent = _true_tokens(conversation)
         assert sent < window, f"turn {turn}: {sent} tokens sent to a {window} window"
         if result.triggered_layer2:

@@ -22,8 +22,24 @@ from pseudoclaude.llm.errors import (
     StreamCut,
 )
 from pseudoclaude.llm.messages import Message, ToolCall, Usage
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta, ToolCallStart
-from tests.fakes.script import Call, CutStream, HttpError, Reply, Script, ScriptCursor, StreamError, approx_tokens, split_text
+from pseudoclaude.llm.provider import (
+    Completed,
+    Request,
+    StreamEvent,
+    TextDelta,
+    ToolCallStart,
+)
+from tests.fakes.script import (
+    Call,
+    CutStream,
+    HttpError,
+    Reply,
+    Script,
+    ScriptCursor,
+    StreamError,
+    approx_tokens,
+    split_text,
+)
 
 
 def validate_conversation(messages: Sequence[Message]) -> str | None:

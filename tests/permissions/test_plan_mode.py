@@ -6,7 +6,12 @@ from typing import Any, Mapping
 import pytest
 
 from pseudoclaude.tools.base import Tool
-from pseudoclaude.tools.permissions import Decision, PermissionMode, PermissionPolicy, Rules
+from pseudoclaude.tools.permissions import (
+    Decision,
+    PermissionMode,
+    PermissionPolicy,
+    Rules,
+)
 
 from .fakes import HOME, WORKSPACE, DeclaredTool, ScriptedApprover, tool
 

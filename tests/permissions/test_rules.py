@@ -5,7 +5,13 @@ from typing import Any
 
 import pytest
 
-from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule, Rules, RuleSyntaxError
+from pseudoclaude.tools.permissions import (
+    PermissionMode,
+    PermissionPolicy,
+    Rule,
+    Rules,
+    RuleSyntaxError,
+)
 
 from .fakes import HOME, WORKSPACE, tool
 

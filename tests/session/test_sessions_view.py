@@ -8,7 +8,11 @@ from rich.console import Console
 
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.session import SessionInfo, create_session, load_replay
-from pseudoclaude.tui.sessions_view import human_size, render_session_list, render_transcript
+from pseudoclaude.tui.sessions_view import (
+    human_size,
+    render_session_list,
+    render_transcript,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "sessions" / "examples" / "v1"
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)

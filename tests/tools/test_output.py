@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
-from pseudoclaude.tools.output import StreamCapture, guess_type, looks_binary, utf8_head, utf8_tail
+from pseudoclaude.tools.output import (
+    StreamCapture,
+    guess_type,
+    looks_binary,
+    utf8_head,
+    utf8_tail,
+)
 
 
 def _opener(tmp_path: Path) -> tuple[Path, BinaryIO]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console

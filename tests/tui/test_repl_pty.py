@@ -11,7 +11,16 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.script import Call, Reply, Step
-from tests.tui.terminal import CTRL_C, CTRL_D, ESC, SlowAnthropicServer, Terminal, context_percent, env_for, request_text
+from tests.tui.terminal import (
+    CTRL_C,
+    CTRL_D,
+    ESC,
+    SlowAnthropicServer,
+    Terminal,
+    context_percent,
+    env_for,
+    request_text,
+)
 
 pytestmark = pytest.mark.slow
 

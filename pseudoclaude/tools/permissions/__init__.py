@@ -5,7 +5,12 @@ policy.check(tool, args)`` before every tool call; a refused call becomes an
 error tool result carrying ``Decision.reason``.
 """
 
-from pseudoclaude.tools.permissions.approval import ApprovalAnswer, ApprovalRequest, Approver, Decision
+from pseudoclaude.tools.permissions.approval import (
+    ApprovalAnswer,
+    ApprovalRequest,
+    Approver,
+    Decision,
+)
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import (
     EDIT_TOOLS,

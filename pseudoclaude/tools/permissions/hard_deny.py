@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Callable
 
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
-from pseudoclaude.tools.permissions.targets import SYSTEM_DIRS, Places, candidates, destruction, expand_word
+from pseudoclaude.tools.permissions.targets import (
+    SYSTEM_DIRS,
+    Places,
+    candidates,
+    destruction,
+    expand_word,
+)
 from pseudoclaude.tools.permissions.unwrap import analyze
 
 _DISK = re.compile(r"/dev/(sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|rdisk\d|disk/)")

@@ -24,8 +24,19 @@ from typing import Any, Callable, Mapping, Sequence
 from pseudoclaude.tools.base import Tool
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
-from pseudoclaude.tools.permissions.modes import EDIT_TOOLS, READ_ONLY_TOOLS, PermissionMode, mode_instructions
-from pseudoclaude.tools.permissions.rules import COMMAND_TOOL, Call, Rule, Rules, first_match
+from pseudoclaude.tools.permissions.modes import (
+    EDIT_TOOLS,
+    READ_ONLY_TOOLS,
+    PermissionMode,
+    mode_instructions,
+)
+from pseudoclaude.tools.permissions.rules import (
+    COMMAND_TOOL,
+    Call,
+    Rule,
+    Rules,
+    first_match,
+)
 
 _READ_ONLY_LIST = ", ".join(sorted(READ_ONLY_TOOLS))
 
