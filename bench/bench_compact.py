@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pseudoclaude.compact import BytesEstimator, Runtime, estimate_messages, manage_context  # noqa: E402
+from pseudoclaude.compact import BytesEstimator, ContextState, estimate_messages, manage_context  # noqa: E402
 from pseudoclaude.compact.estimate import message_bytes  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
 from pseudoclaude.llm.messages import Message, ToolCall  # noqa: E402
@@ -50,7 +50,7 @@ def _conversation(messages: int) -> list[Message]:
 def bench_manage(messages: int, calls: int = 300) -> tuple[float, float]:
     """(first call with a full scan and no anchor, mean steady-state call), in microseconds."""
     with tempfile.TemporaryDirectory() as spill:
-        runtime = Runtime(model="claude-bench", context_window=10_000_000, spill_dir=Path(spill))
+        runtime = ContextState(model="claude-bench", context_window=10_000_000)
         provider = _NoProvider()
         conversation = _conversation(messages)
         start = time.perf_counter()

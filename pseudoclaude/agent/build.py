@@ -2,7 +2,10 @@
 instruction files, memory and hooks.
 
 The CLI and the REPL both start here, so a fresh session and a resumed one are
-built the same way. Resuming restores the conversation, the Layer 1 ledger and
+built the same way. Configuration is checked first (``check_configuration``):
+a malformed rule raises ``ConfigError`` naming the file and the entry before
+any session folder exists, so a bad settings file never leaves an empty
+session behind. Resuming restores the conversation, the Layer 1 ledger and
 the usage anchor from the session file, so the next request is the one the
 original process would have sent. Instruction files are read here, once, into
 the stable system prompt (unchanged files: the same bytes after a resume). The
@@ -13,10 +16,11 @@ without changing a resumed one's cached prompt.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any, AsyncGenerator
+from typing import Any, AsyncGenerator, Sequence
 
-from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.events import Event
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
@@ -29,10 +33,16 @@ from pseudoclaude.agent.instructions import (
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.config import Settings
+from pseudoclaude.compact import ContextState
+from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
 from pseudoclaude.llm.provider import Provider
+from pseudoclaude.session import Replay, Session
+from pseudoclaude.tools import ToolContext, default_tools
+from pseudoclaude.tools.base import Tool, spec_of
+from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
+from pseudoclaude.tools.permissions.rules import RuleSyntaxError
 
 
 def build_provider(settings: Settings) -> Provider:
@@ -86,9 +96,36 @@ class Agent:
             self.session.close()
 
 
+@dataclass(frozen=True)
+class CheckedConfiguration:
+    """What the settings files configure, parsed and validated before a session is opened."""
+
+    rules: Rules
+    hooks: HookConfig
+
+
+def check_configuration(settings: Settings) -> CheckedConfiguration:
+    """Parse the permission rules and hooks of every settings file; ``ConfigError`` names the file at fault."""
+    for path, layer in zip(settings.settings_paths, settings.settings_layers):
+        try:
+            Rules.from_settings(layer)
+        except RuleSyntaxError as error:
+            raise ConfigError(f"{path}: {error}") from None
+    return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), HookConfig.from_settings(*settings.settings_layers))
+
+
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
-    from pseudoclaude.compact import Runtime
+    checked = check_configuration(settings)
+    session, replay = _open_session(settings, resume_id, continue_latest)
+    try:
+        return _assemble(settings, checked, session, replay, approver)
+    except BaseException:
+        session.close()
+        raise
+
+
+def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool) -> tuple[Session, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
         create_session,
@@ -96,116 +133,81 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         open_session,
         resolve_session_id,
     )
-    from pseudoclaude.tools import ToolContext, default_tools
-    from pseudoclaude.tools.permissions import (
-        PermissionMode,
-        PermissionPolicy,
-        Rules,
-        local_rule_sink,
-    )
 
     if continue_latest and resume_id is None:
         resume_id = latest_session_id(settings.sessions_dir, settings.workspace)
         if resume_id is None:
             raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
-    conversation: tuple[Any, ...] = ()
-    replacements: dict[str, str] = {}
-    anchor = None
-    warnings: tuple[str, ...] = ()
-    usage_so_far = Usage()
-    window = context_window(settings.model, settings.context_window)
-    last_call_at: float | None = None
-    recorded_memory: str | None = None
-    if resume_id is not None:
-        resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
-        session, replay = open_session(settings.sessions_dir, settings.workspace, resume_id)
-        conversation = replay.conversation
-        replacements = replay.previews()
-        anchor = replay.anchor
-        warnings = tuple(replay.warnings)
-        usage_so_far = replay.usage_total
-        last_call_at = replay.last_call_at
-        recorded_memory = replay.memory_snapshot
-        if replay.learned_window is not None:
-            window = min(window, replay.learned_window)
-    else:
-        session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
+    if resume_id is None:
+        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider), None
+    resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
+    return open_session(settings.sessions_dir, settings.workspace, resume_id)
 
+
+def _assemble(settings: Settings, checked: CheckedConfiguration, session: Session, replay: Replay | None, approver: Any) -> Agent:
+    """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(settings)
     tools = default_tools()
-    hook_config = HookConfig.from_settings(*settings.settings_layers)
+    hook_config = checked.hooks
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
         workspace=settings.workspace,
-        rules=Rules.from_settings(*settings.settings_layers),
+        rules=checked.rules,
         approver=HookAwareApprover(approver) if approver is not None and hook_config else approver,
         allowed_tools=settings.allowed_tools,
         rule_sink=local_rule_sink(settings.workspace),
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)
-    remembered = recorded_memory if recorded_memory is not None else memory.snapshot()
-    if recorded_memory is None:
+    remembered = replay.memory_snapshot if replay is not None and replay.memory_snapshot is not None else None
+    if remembered is None:
+        remembered = memory.snapshot()
         session.append_memory(remembered)
-    system = stable_system_prompt(
-        settings.workspace,
-        "\n\n".join(part for part in (instructions.text, remembered) if part),
-    )
+    system = stable_system_prompt(settings.workspace, "\n\n".join(part for part in (instructions.text, remembered) if part))
     hooks = SessionHooks(
         hook_config,
         workspace=settings.workspace,
         session_id=session.id,
         transcript_path=session.jsonl_path,
-        source="resume" if resume_id is not None else "startup",
+        source="resume" if replay is not None else "startup",
         notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
         permission_mode=lambda: str(policy.mode.value),
         approver=approver,
     )
-    runtime = Runtime(
-        model=settings.model,
-        context_window=window,
-        spill_dir=session.spill_dir,
-        recorder=session,
-        replacements=replacements,
-        anchor=anchor,
-        last_call_at=last_call_at,
-        overhead_tokens=_overhead_tokens(system, tools),
-    )
+    config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)
+    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)))
     runner = Runner(
         provider=provider,
         tools=tools,
         tool_context=ToolContext(workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory),
-        config=RunConfig(
-            model=settings.model,
-            system=system,
-            system_suffix=environment_suffix(settings.workspace),
-            max_turns=settings.max_turns,
-        ),
+        config=config,
         session=session,
-        context_step=ContextStep(runtime, memory=remembered),
+        context=CompactionEngine(state, provider, memory=remembered, retry=config.retry),
         permissions=policy,
-        conversation=conversation,
+        conversation=replay.conversation if replay is not None else (),
         hooks=hooks,
+        usage_total=replay.usage_total if replay is not None else Usage(),
     )
-    runner.usage_total = usage_so_far
-    return Agent(
-        runner=runner,
+    warnings = tuple(replay.warnings) if replay is not None else ()
+    return Agent(runner=runner, session=session, settings=settings, resumed=replay is not None, replay_warnings=warnings, instructions=instructions, memory=memory)
+
+
+def _context_state(settings: Settings, session: Session, replay: Replay | None, *, overhead: Sequence[str]) -> ContextState:
+    """The session's context state; a resumed one gets back its decisions, anchor, learned window and clock."""
+    window = context_window(settings.model, settings.context_window)
+    if replay is not None and replay.learned_window is not None:
+        window = min(window, replay.learned_window)
+    return ContextState(
+        model=settings.model,
+        context_window=window,
         session=session,
-        settings=settings,
-        resumed=resume_id is not None,
-        replay_warnings=warnings,
-        instructions=instructions,
-        memory=memory,
+        replacements=replay.previews() if replay is not None else {},
+        anchor=replay.anchor if replay is not None else None,
+        last_call_at=replay.last_call_at if replay is not None else None,
+        overhead=overhead,
     )
 
 
-def _overhead_tokens(system: str, tools: Any) -> int:
-    import json
-
-    from pseudoclaude.tools.base import spec_of
-
-    size = len(system.encode("utf-8")) + sum(
-        len(json.dumps({"name": s.name, "description": s.description, "input_schema": s.input_schema}).encode("utf-8"))
-        for s in map(spec_of, tools)
-    )
-    return int(size / 3.5) + 1
+def tools_text(tools: Sequence[Tool]) -> str:
+    """The tool list as the context estimate counts it (the same text ``/context`` shows a figure for)."""
+    return json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in map(spec_of, tools)])

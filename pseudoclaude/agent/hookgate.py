@@ -1,6 +1,6 @@
 """``PreToolUse`` and ``PostToolUse`` around the tool round, without changing it.
 
-``run_round`` asks a permission gate before each call and then runs the tool;
+A ``ToolRound`` asks a permission gate before each call and then runs the tool;
 wrapping both is all the tool hooks need:
 
 - ``HookedGate.check`` runs ``PreToolUse`` first. ``deny`` (or exit 2) refuses the
@@ -19,20 +19,19 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.toolexec import Emit, PermissionGate
 from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput
 from pseudoclaude.tools.permissions.approval import (
     ApprovalAnswer,
     ApprovalRequest,
+    Approver,
     Decision,
 )
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import SessionHooks
-
-Emit = Callable[[Event], Awaitable[None]]
 
 PREAPPROVED: ContextVar[bool] = ContextVar("pseudoclaude_hook_preapproved", default=False)
 
@@ -40,20 +39,19 @@ PREAPPROVED: ContextVar[bool] = ContextVar("pseudoclaude_hook_preapproved", defa
 class HookAwareApprover:
     """An approver that says "once" without asking while a PreToolUse hook's ``allow`` is in force."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Approver) -> None:
         self.inner = inner
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         if PREAPPROVED.get():
             return ApprovalAnswer("once")
-        answer: ApprovalAnswer = await self.inner.ask(request)
-        return answer
+        return await self.inner.ask(request)
 
 
 @dataclass
 class HookedGate:
     hooks: SessionHooks
-    inner: Any
+    inner: PermissionGate | None
     emit: Emit
 
     async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
@@ -78,8 +76,7 @@ class HookedGate:
     async def _inner_check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
         if self.inner is None:
             return Decision(True, "", "mode")
-        decision: Decision = await self.inner.check(tool, args)
-        return decision
+        return await self.inner.check(tool, args)
 
     async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str) -> Decision:
         approver = self.hooks.approver
@@ -125,7 +122,7 @@ def wrap_tools(tools: Mapping[str, Tool], hooks: SessionHooks, emit: Emit) -> Ma
     return {name: HookedTool(tool, hooks, emit) for name, tool in tools.items()}
 
 
-def wrap_gate(gate: Any, hooks: SessionHooks, emit: Emit) -> Any:
+def wrap_gate(gate: PermissionGate | None, hooks: SessionHooks, emit: Emit) -> PermissionGate | None:
     """``gate`` behind ``PreToolUse`` hooks, or ``gate`` itself when no such hook is configured."""
     if "PreToolUse" not in hooks.config.groups:
         return gate

@@ -5,9 +5,15 @@ a run is a ``Stop`` event; errors from the provider become an ``ErrorEvent``
 and a ``Stop``. Cancelling the consuming task at any moment leaves the
 conversation valid: the ``finally`` of a tool round gives every call a result,
 and ``closure.repair`` runs on every request as a last line of defence.
-The user's hooks are dispatched through ``self.hooks`` (``SessionHooks``): around
-the prompt, each tool call (by wrapping the round's gate and tools) and the end
-of a turn; compaction hooks fire in ``ContextStep``.
+
+Before every model call the ``ContextEngine`` returns the conversation to send
+(``ContextOutcome``); the runner applies it and shows what each layer did.
+The steps of a turn are async generators of events whose last item is their
+result (the assistant ``Message`` of a model turn, the ``RoundDone`` of a tool
+round), so nothing comes back through mutable arguments. The user's hooks are
+dispatched through ``self.hooks`` (``SessionHooks``): around the prompt, each
+tool call (by wrapping the round's gate and tools), compaction and the end of
+a turn.
 """
 
 from __future__ import annotations
@@ -15,23 +21,18 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, Protocol, Sequence
+from typing import Any, AsyncGenerator, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
-from pseudoclaude.agent.contextstep import ContextEngine, ContextStep
+from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_events
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
-from pseudoclaude.agent.toolexec import PermissionGate, RoundOutcome, run_round
+from pseudoclaude.agent.toolexec import Permissions, ToolRound
+from pseudoclaude.compact import ContextOutcome
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
-from pseudoclaude.llm.provider import (
-    Completed,
-    Provider,
-    Request,
-    TextDelta,
-    ToolCallStart,
-)
+from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextDelta
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 from pseudoclaude.tools.base import Tool, ToolContext, spec_of
 
@@ -57,6 +58,13 @@ class RunConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
 
 
+@dataclass(frozen=True)
+class RoundDone:
+    """The last item of a tool round: how many calls had malformed arguments."""
+
+    format_errors: int
+
+
 class Runner:
     """One conversation with one provider and a set of tools."""
 
@@ -68,10 +76,11 @@ class Runner:
         tool_context: ToolContext,
         config: RunConfig,
         session: SessionRecorder | None = None,
-        context_step: ContextEngine | None = None,
-        permissions: PermissionGate | None = None,
+        context: ContextEngine | None = None,
+        permissions: Permissions | None = None,
         conversation: Sequence[Message] = (),
         hooks: SessionHooks | None = None,
+        usage_total: Usage = Usage(),
     ) -> None:
         self.provider = provider
         self.tools: dict[str, Tool] = {tool.name: tool for tool in tools}
@@ -79,17 +88,22 @@ class Runner:
         self.tool_context = tool_context
         self.config = config
         self.session = session
-        self.context_step: ContextEngine = context_step or ContextStep()
+        self.context: ContextEngine = context or NoCompaction()
         self.permissions = permissions
         self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
-        self.usage_total = Usage()
+        self.usage_total = usage_total
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
-        self.pending_user_messages: list[str] = []  # typed while a turn runs; joins before the next model call
+        self._pending: list[str] = []
 
     def queue_user_message(self, text: str) -> None:
         """Text the user sent while a turn runs: it joins the conversation before the next model call."""
-        self.pending_user_messages.append(text)
+        self._pending.append(text)
+
+    def take_queued_messages(self) -> list[str]:
+        """Queued text that no model call took (the turn ended first): the caller keeps it as a draft."""
+        taken, self._pending = self._pending, []
+        return taken
 
     async def run(self, prompt: str | None) -> AsyncGenerator[ev.Event, None]:
         """Answer ``prompt``, using tools, until the model stops or the turn limit is reached.
@@ -98,63 +112,16 @@ class Runner:
         process died while the model owed an answer); with nothing owed it
         stops at once.
         """
-        if prompt is not None:
-            submitted = await self.hooks.submit(prompt)
-            for event in submitted.events:
-                yield event
-            if submitted.text is None:
-                yield ev.Stop("error", self._last_text(), 0, submitted.reason)
-                return
-            self._append(Message.user(submitted.text))
-        else:
-            for event in await self.hooks.start():
-                yield event
-            if not self.owes_answer():
-                yield ev.Stop("end_turn", self._last_text(), 0, "nothing to continue: the last turn was complete")
-                return
-        turns, format_errors, continuations = 0, 0, 0
+        events, stop = await self._open_turn(prompt)
+        for event in events:
+            yield event
+        if stop is not None:
+            yield stop
+            return
         try:
-            while True:
-                if turns >= self.config.max_turns:
-                    yield ev.Stop("max_turns", self._last_text(), turns, f"stopped after {turns} turns (--max-turns)")
-                    return
-                turns += 1
-                completed: list[Completed] = []
-                async with aclosing(self._model_turn(completed)) as stream:
-                    async for event in stream:
-                        yield event
-                message = completed[0].message
-                if not message.tool_calls and self.pending_user_messages:
-                    continue
-                if not message.tool_calls:
-                    goes_on: list[bool] = []
-                    async with aclosing(self._stop_hook(message, continuations, goes_on)) as stream:
-                        async for event in stream:
-                            yield event
-                    if goes_on:
-                        continuations += 1
-                        continue
-                    yield ev.Stop("end_turn", message.text, turns)
-                    return
-                outcome = RoundOutcome()
-                async with aclosing(self._tool_round(message, outcome)) as stream:
-                    async for event in stream:
-                        yield event
-                halted = self.hooks.take_halt()
-                if halted:
-                    yield ev.Stop("end_turn", self._last_text(), turns, f"stopped by a hook: {halted}")
-                    return
-                format_errors = format_errors + 1 if outcome.format_errors else 0
-                if format_errors >= self.config.max_format_errors:
-                    text = f"stopped: the model sent malformed tool calls {format_errors} turns in a row"
-                    self._record_error("format_errors", text)
-                    yield ev.ErrorEvent("FormatErrors", text)
-                    yield ev.Stop("error", self._last_text(), turns, text)
-                    return
-        except _RunFailed as failure:
-            self._record_error(type(failure.error).__name__, failure.error.message)
-            yield ev.ErrorEvent(type(failure.error).__name__, failure.error.message, failure.error.retryable)
-            yield ev.Stop(failure.reason, self._last_text(), turns, failure.error.message)
+            async with aclosing(self._loop()) as stream:
+                async for event in stream:
+                    yield event
         except (asyncio.CancelledError, GeneratorExit):
             if self.session is not None:
                 self.session.append_interrupt("user")
@@ -164,119 +131,194 @@ class Runner:
                 self.session.sync()
 
     async def compact(self, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]:
-        """``/compact``: force a summary now (Layer 1 first), then stop."""
+        """``/compact``: force a summary now (the deterministic layers first), then stop."""
         for event in await self.hooks.start():
             yield event
         try:
-            async with aclosing(self.context_step.before_call(self, forced=True, instructions=instructions)) as stream:
-                async for event in stream:
-                    yield event
+            events, _ = await self._prepare(forced=True, instructions=instructions)
+            for event in events:
+                yield event
         finally:
             if self.session is not None:
                 self.session.sync()
         yield ev.Stop("end_turn", "", 0, "compacted")
 
-    async def _stop_hook(self, message: Message, continuations: int, goes_on: list[bool]) -> AsyncGenerator[ev.Event, None]:
-        """The ``Stop`` hook after a normal end of turn; a block appends its reason as the next user message."""
-        verdict = await self.hooks.stop(message.text, active=continuations > 0)
-        for event in verdict.events:
-            yield event
-        if not verdict.blocked or verdict.halt:
-            return
-        if continuations >= MAX_STOP_CONTINUATIONS:
-            yield ev.Progress("warning", f"a Stop hook asked to continue again; stopping after {continuations} continuations")
-            return
-        reason = verdict.reason or "Continue."
-        yield ev.Progress("hook", f"a Stop hook asked to continue: {reason}", {"event": "Stop", "reason": reason})
-        self._append(Message.user(f"[Stop hook] {reason}"))
-        goes_on.append(True)
+    async def _open_turn(self, prompt: str | None) -> tuple[list[ev.Event], ev.Stop | None]:
+        """The prompt through the ``UserPromptSubmit`` hooks (or a resumed turn's ``SessionStart``); a Stop when there is nothing to do."""
+        if prompt is None:
+            events = list(await self.hooks.start())
+            if not self.owes_answer():
+                return events, ev.Stop("end_turn", self._last_text(), 0, "nothing to continue: the last turn was complete")
+            return events, None
+        submitted = await self.hooks.submit(prompt)
+        if submitted.text is None:
+            return list(submitted.events), ev.Stop("error", self._last_text(), 0, submitted.reason)
+        self._append(Message.user(submitted.text))
+        return list(submitted.events), None
 
-    async def _model_turn(self, completed: list[Completed]) -> AsyncGenerator[ev.Event, None]:
-        """Manage context, then stream one model response; recover once from an overflow."""
-        while self.pending_user_messages:
-            self._append(Message.user(self.pending_user_messages.pop(0)))
-        async with aclosing(self.context_step.before_call(self, forced=False)) as stream:
-            async for event in stream:
-                yield event
+    async def _loop(self) -> AsyncGenerator[ev.Event, None]:
+        """Model turns and tool rounds until a Stop; a provider failure ends as an error and a Stop."""
+        turns, format_errors, continuations = 0, 0, 0
         try:
-            async with aclosing(self._stream(completed)) as stream:
-                async for event in stream:
+            while turns < self.config.max_turns:
+                turns += 1
+                message = Message.assistant("")
+                async with aclosing(self._model_turn()) as stream:
+                    async for item in stream:
+                        if isinstance(item, Message):
+                            message = item
+                        else:
+                            yield item
+                if not message.tool_calls:
+                    if self._pending:
+                        continue
+                    events, goes_on = await self._stop_hook(message, continuations)
+                    for event in events:
+                        yield event
+                    if goes_on:
+                        continuations += 1
+                        continue
+                    yield ev.Stop("end_turn", message.text, turns)
+                    return
+                done = RoundDone(0)
+                async with aclosing(self._tool_round(message)) as round_stream:
+                    async for step in round_stream:
+                        if isinstance(step, RoundDone):
+                            done = step
+                        else:
+                            yield step
+                format_errors = format_errors + 1 if done.format_errors else 0
+                ending = self._round_ending(turns, format_errors)
+                for event in ending:
                     yield event
+                if ending:
+                    return
+            yield ev.Stop("max_turns", self._last_text(), turns, f"stopped after {turns} turns (--max-turns)")
         except _RunFailed as failure:
-            if not isinstance(failure.error, PromptTooLong) or not self.context_step.can_recover:
+            self._record_error(type(failure.error).__name__, failure.error.message)
+            yield ev.ErrorEvent(type(failure.error).__name__, failure.error.message, failure.error.retryable)
+            yield ev.Stop(failure.reason, self._last_text(), turns, failure.error.message)
+
+    def _round_ending(self, turns: int, format_errors: int) -> list[ev.Event]:
+        """The events that end the run after a tool round (a hook halted it, or too many malformed calls); none to go on."""
+        halted = self.hooks.take_halt()
+        if halted:
+            return [ev.Stop("end_turn", self._last_text(), turns, f"stopped by a hook: {halted}")]
+        if format_errors < self.config.max_format_errors:
+            return []
+        text = f"stopped: the model sent malformed tool calls {format_errors} turns in a row"
+        self._record_error("format_errors", text)
+        return [ev.ErrorEvent("FormatErrors", text), ev.Stop("error", self._last_text(), turns, text)]
+
+    async def _stop_hook(self, message: Message, continuations: int) -> tuple[list[ev.Event], bool]:
+        """The ``Stop`` hook after a normal end of turn: its events, and whether the run goes on.
+
+        A block appends its reason as the next user message.
+        """
+        verdict = await self.hooks.stop(message.text, active=continuations > 0)
+        events = list(verdict.events)
+        if not verdict.blocked or verdict.halt:
+            return events, False
+        if continuations >= MAX_STOP_CONTINUATIONS:
+            events.append(ev.Progress("warning", f"a Stop hook asked to continue again; stopping after {continuations} continuations"))
+            return events, False
+        reason = verdict.reason or "Continue."
+        events.append(ev.Progress("hook", f"a Stop hook asked to continue: {reason}", {"event": "Stop", "reason": reason}))
+        self._append(Message.user(f"[Stop hook] {reason}"))
+        return events, True
+
+    async def _model_turn(self) -> AsyncGenerator[ev.Event | Message, None]:
+        """Manage context, then stream one model response (its ``Message`` last); recover once from an overflow."""
+        while self._pending:
+            self._append(Message.user(self._pending.pop(0)))
+        events, _ = await self._prepare(forced=False)
+        for event in events:
+            yield event
+        try:
+            async with aclosing(self._stream()) as stream:
+                async for item in stream:
+                    yield item
+        except _RunFailed as failure:
+            if not isinstance(failure.error, PromptTooLong) or not self.context.can_recover:
                 raise
             limit = failure.error.limit_tokens
-            learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context_step.learn_window(limit) else ""
+            learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context.learn_window(limit) else ""
             yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
-            async with aclosing(self.context_step.before_call(self, forced=True)) as stream:
-                async for event in stream:
-                    yield event
-            if not self.context_step.shrank():
-                raise _RunFailed(failure.error, "context_overflow")
+            events, outcome = await self._prepare(forced=True)
+            for event in events:
+                yield event
+            if not outcome.changed:
+                raise _RunFailed(failure.error, "context_overflow") from None
             try:
-                async with aclosing(self._stream(completed)) as stream:
-                    async for event in stream:
-                        yield event
+                async with aclosing(self._stream()) as stream:
+                    async for item in stream:
+                        yield item
             except _RunFailed as again:
                 raise _RunFailed(again.error, "context_overflow") from None
 
-    async def _stream(self, completed: list[Completed]) -> AsyncGenerator[ev.Event, None]:
-        request = self.build_request()
+    async def _prepare(self, *, forced: bool, instructions: str | None = None) -> tuple[list[ev.Event], ContextOutcome]:
+        """Ask the context engine what to send, apply it, and say what happened (with the compaction hooks)."""
+        trigger = "manual" if forced else "auto"
+        events: list[ev.Event] = []
+
+        async def pre_compact(tokens: int) -> None:
+            events.extend(await self.hooks.pre_compact(trigger, tokens, instructions))
+
+        outcome = await self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact)
+        self.conversation = list(outcome.conversation)
+        if outcome.result_limit_bytes is not None:
+            self.tool_context.result_limit_bytes = outcome.result_limit_bytes
+        events.extend(outcome_events(outcome))
+        if outcome.summarized:
+            events.extend(await self.hooks.post_compact(trigger, outcome.before_tokens, outcome.after_tokens))
+        return events, outcome
+
+    async def _stream(self) -> AsyncGenerator[ev.Event | Message, None]:
+        """One model call through the retry policy; the assistant message is appended, recorded and yielded last."""
+        done: Completed | None = None
         try:
-            async with aclosing(stream_with_retry(self.provider, request, self.config.retry)) as items:
+            async with aclosing(stream_with_retry(self.provider, self.build_request(), self.config.retry)) as items:
                 async for item in items:
-                    if isinstance(item, TextDelta):
-                        yield ev.TextDelta(item.text)
-                    elif isinstance(item, Retrying):
-                        yield ev.Progress(
-                            "retry",
-                            f"{type(item.error).__name__}: {item.error.message}; retrying in {item.delay:.1f}s "
-                            f"(attempt {item.attempt + 1} of {item.max_attempts})",
-                            {"attempt": item.attempt + 1, "delay": item.delay, "error": type(item.error).__name__},
-                        )
-                    elif isinstance(item, ToolCallStart):
-                        continue
-                    elif isinstance(item, Completed):
-                        completed.append(item)
+                    if isinstance(item, Completed):
+                        done = item
+                    elif (event := _stream_event(item)) is not None:
+                        yield event
         except ProviderError as error:
             raise _RunFailed(error, "error") from None
-        if not completed:
+        if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
-        done = completed[-1]
-        message = normalize_call_ids(done.message, self._seen_ids)
-        completed[:] = [Completed(message, done.usage, done.stop_reason)]
-        self.usage_total = self.usage_total + done.usage
-        self.context_step.after_call(done.usage, len(self.conversation))
+        message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
+        self.usage_total = self.usage_total + usage
+        self.context.observe(usage, len(self.conversation))
         if self.session is not None:
-            self.session.append_usage(done.usage, context_messages=len(self.conversation))
+            self.session.append_usage(usage, context_messages=len(self.conversation))
         self._append(message)
         yield ev.AssistantMessage(message.text, tuple(call.to_dict() for call in message.tool_calls))
-        usage = done.usage
         yield ev.UsageReport(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens, self.usage_total.to_dict())
+        yield message
 
-    async def _tool_round(self, message: Message, outcome: RoundOutcome) -> AsyncGenerator[ev.Event, None]:
+    async def _tool_round(self, message: Message) -> AsyncGenerator[ev.Event | RoundDone, None]:
+        """Run the message's tool calls, streaming their events; every call's result is appended, also when cancelled."""
         queue: asyncio.Queue[ev.Event] = asyncio.Queue()
 
         async def emit(event: ev.Event) -> None:
             queue.put_nowait(event)
 
         tools, gate = wrap_tools(self.tools, self.hooks, emit), wrap_gate(self.permissions, self.hooks, emit)
-        task = asyncio.ensure_future(run_round(message.tool_calls, tools, self.tool_context, gate, emit, outcome))
+        tool_round = ToolRound(message.tool_calls, tools, self.tool_context, gate, emit)
+        task = asyncio.ensure_future(tool_round.run())
         try:
-            while not (task.done() and queue.empty()):
-                getter = asyncio.ensure_future(queue.get())
-                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-                if getter.done():
-                    yield getter.result()
-                else:
-                    getter.cancel()
-            task.result()
+            async with aclosing(_drain(queue, task)) as events:
+                async for event in events:
+                    yield event
+            format_errors = task.result()
         finally:
             if not task.done():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-            for result in outcome.results:
+            for result in tool_round.results():
                 self._append(result)
+        yield RoundDone(format_errors)
 
     def build_request(self) -> Request:
         """The request the next model call sends: the repaired conversation, stable prefix first."""
@@ -297,9 +339,6 @@ class Runner:
         """Whether the conversation ends where the model must speak next."""
         return bool(self.conversation) and (self.conversation[-1].role != "assistant" or bool(self.conversation[-1].tool_calls))
 
-    def replace_conversation(self, conversation: Sequence[Message]) -> None:
-        self.conversation = list(conversation)
-
     def _append(self, message: Message) -> None:
         self.conversation.append(message)
         if self.session is not None:
@@ -316,9 +355,38 @@ class Runner:
         return ""
 
 
+def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
+    """What the user sees of one provider stream item (a partial tool call shows nothing yet)."""
+    if isinstance(item, TextDelta):
+        return ev.TextDelta(item.text)
+    if isinstance(item, Retrying):
+        return ev.Progress(
+            "retry",
+            f"{type(item.error).__name__}: {item.error.message}; retrying in {item.delay:.1f}s (attempt {item.attempt + 1} of {item.max_attempts})",
+            {"attempt": item.attempt + 1, "delay": item.delay, "error": type(item.error).__name__},
+        )
+    return None
+
+
+async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[int]) -> AsyncGenerator[ev.Event, None]:
+    """The events ``task`` puts on ``queue`` while it runs, and any left when it ends.
+
+    A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
+    """
+    while not (task.done() and queue.empty()):
+        getter = asyncio.ensure_future(queue.get())
+        waited: set[asyncio.Future[Any]] = {getter, task}
+        try:
+            await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not getter.done():
+                getter.cancel()
+        if getter.done() and not getter.cancelled():
+            yield getter.result()
+
+
 class _RunFailed(Exception):
     def __init__(self, error: ProviderError, reason: ev.StopReason) -> None:
         super().__init__(error.message)
         self.error = error
         self.reason = reason
-

@@ -11,33 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import INTERRUPTED_RESULT
 from pseudoclaude.agent.events import Event, ToolCallFinished, ToolCallStarted
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.permissions.approval import Decision
 
 
 class PermissionGate(Protocol):
-    """What the runner needs of the permission policy."""
+    """What a tool round needs of the permission policy: a decision for each call."""
 
-    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Any:
-        """An object with ``allowed: bool`` and ``reason: str``."""
-        ...
-
-    def mode_instructions(self) -> str:
-        """What the current mode tells the model (plan mode: present a plan)."""
-        ...
+    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision: ...
 
 
-@dataclass
-class RoundOutcome:
-    """The results of one round, in call order, and whether any call's arguments were malformed."""
+class Permissions(PermissionGate, Protocol):
+    """What the runner needs of the permission policy: decisions, and what the current mode tells the model."""
 
-    results: list[Message] = field(default_factory=list)
-    format_errors: int = 0
+    def mode_instructions(self) -> str: ...
 
 
 Emit = Callable[[Event], Awaitable[None]]
@@ -93,38 +85,40 @@ def _preview_args(call: ToolCall) -> Mapping[str, Any]:
         return {"_raw": call.arguments[:200]}
 
 
-async def run_round(
-    calls: Sequence[ToolCall],
-    tools: Mapping[str, Tool],
-    context: ToolContext,
-    gate: PermissionGate | None,
-    emit: Emit,
-    outcome: RoundOutcome,
-) -> None:
-    """Run ``calls``, filling ``outcome.results`` in call order (also when cancelled)."""
-    for call in calls:
-        await emit(ToolCallStarted(call_id=call.id, name=call.name, arguments=_preview_args(call)))
-    finished: dict[str, ToolOutput] = {}
+class ToolRound:
+    """The calls of one assistant message, run once; ``results()`` answers every call, also after a cancel."""
 
-    async def one(call: ToolCall) -> None:
-        output, format_error = await run_one(call, tools, context, gate)
-        finished[call.id] = output
-        outcome.format_errors += int(format_error)
-        await emit(ToolCallFinished(call.id, call.name, output.is_error, output.summary or _first_line(output.content), output.display))
+    def __init__(self, calls: Sequence[ToolCall], tools: Mapping[str, Tool], context: ToolContext, gate: PermissionGate | None, emit: Emit) -> None:
+        self.calls = tuple(calls)
+        self.tools = tools
+        self.context = context
+        self.gate = gate
+        self.emit = emit
+        self._finished: dict[str, ToolOutput] = {}
 
-    concurrent = len(calls) > 1 and all(getattr(tools.get(c.name), "read_only", False) for c in calls)
-    try:
+    async def run(self) -> int:
+        """Run the calls (concurrently when all are read-only); returns how many had malformed arguments."""
+        for call in self.calls:
+            await self.emit(ToolCallStarted(call_id=call.id, name=call.name, arguments=_preview_args(call)))
+        concurrent = len(self.calls) > 1 and all(getattr(self.tools.get(c.name), "read_only", False) for c in self.calls)
         if concurrent:
-            await asyncio.gather(*(one(call) for call in calls))
-        else:
-            for call in calls:
-                await one(call)
-    finally:
-        outcome.results = [
+            return sum(await asyncio.gather(*(self._one(call) for call in self.calls)))
+        return sum([await self._one(call) for call in self.calls])
+
+    async def _one(self, call: ToolCall) -> int:
+        output, format_error = await run_one(call, self.tools, self.context, self.gate)
+        self._finished[call.id] = output
+        await self.emit(ToolCallFinished(call.id, call.name, output.is_error, output.summary or _first_line(output.content), output.display))
+        return int(format_error)
+
+    def results(self) -> list[Message]:
+        """One result per call, in call order; calls that did not finish are "interrupted"."""
+        finished = self._finished
+        return [
             Message.tool(call.id, finished[call.id].content, finished[call.id].is_error)
             if call.id in finished
             else Message.tool(call.id, INTERRUPTED_RESULT, is_error=True)
-            for call in calls
+            for call in self.calls
         ]
 
 

@@ -1,7 +1,9 @@
 """Context governance: Layer 1 offload, Layer 2 summary, and the state behind them.
 
-The runner calls ``manage_context`` before every model call and
-``runtime.record_usage`` after it; ``/compact`` calls ``force_compact``.
+The agent calls ``manage_context`` before every model call (it returns a
+``ContextOutcome``: the conversation to send and what each layer did) and
+``ContextState.record_usage`` after it; ``/compact`` calls ``force_compact``.
+The session store is reached only through the ``CompactSession`` Protocol.
 Nothing here imports an SDK or tiktoken at import time.
 """
 
@@ -27,14 +29,17 @@ from pseudoclaude.compact.estimate import (
     TiktokenEstimator,
     estimate_messages,
 )
+from pseudoclaude.compact.layer import Layer, LayerAction, LayerStep
 from pseudoclaude.compact.manage import (
-    ManageResult,
+    DETERMINISTIC_LAYERS,
+    BeforeSummary,
+    ContextOutcome,
     compact_conversation,
     force_compact,
     manage_context,
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
-from pseudoclaude.compact.runtime import CompactRecorder, ContextStatus, Runtime
+from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
 from pseudoclaude.compact.summarize import EmptySummary, extract_summary, summarize
 
@@ -52,15 +57,20 @@ __all__ = [
     "SUMMARY_RESERVE_TOKENS",
     "SUMMARY_RETRY_LIMIT",
     "TOOL_ROUND_AGGREGATE_LIMIT_BYTES",
+    "DETERMINISTIC_LAYERS",
+    "BeforeSummary",
     "Budget",
     "BytesEstimator",
-    "CompactRecorder",
+    "CompactSession",
+    "ContextOutcome",
+    "ContextState",
     "ContextStatus",
     "EmptySummary",
     "Estimator",
-    "ManageResult",
+    "Layer",
+    "LayerAction",
+    "LayerStep",
     "OffloadResult",
-    "Runtime",
     "TiktokenEstimator",
     "compact_conversation",
     "estimate_messages",

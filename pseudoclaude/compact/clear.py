@@ -11,7 +11,8 @@ needs the details again. Results of tools that carry lasting state
 (``todo_write``, ``remember``) are never cleared (the second seed's rule).
 
 Clearing is a ledger decision like an offload: recorded in the session as a
-``replacement`` with an empty path, so a resumed session sends the same text.
+``replacement`` of layer ``clear`` that resets the usage anchor (it rewrote
+text the provider had counted), so a resumed session sends the same text.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.offload import result_id
-from pseudoclaude.compact.runtime import Runtime
+from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm.messages import Message
 
 COLD_CACHE_SECONDS = 30 * 60
@@ -32,13 +34,13 @@ CLEARED_RESULT = (
 )
 
 
-def cache_is_cold(runtime: Runtime, now: float) -> bool:
-    return runtime.last_call_at is not None and now - runtime.last_call_at >= COLD_CACHE_SECONDS
+def cache_is_cold(state: ContextState, now: float) -> bool:
+    return state.last_call_at is not None and now - state.last_call_at >= COLD_CACHE_SECONDS
 
 
-def clear_stale_tool_results(conversation: Sequence[Message], runtime: Runtime, now: float) -> tuple[Sequence[Message], int]:
+def clear_stale_tool_results(conversation: Sequence[Message], state: ContextState, now: float) -> tuple[Sequence[Message], int]:
     """The conversation with old observation results cleared when the cache is cold (else itself); how many were cleared."""
-    if not cache_is_cold(runtime, now):
+    if not cache_is_cold(state, now):
         return conversation, 0
     out = list(conversation)
     names = {call.id: call.name for message in out for call in message.tool_calls}
@@ -49,18 +51,29 @@ def clear_stale_tool_results(conversation: Sequence[Message], runtime: Runtime, 
     for i in clearable[: max(0, len(clearable) - max(1, KEEP_RECENT_TOOL_RESULTS))]:
         message = out[i]
         assert message.tool_result is not None
-        call_id = result_id(message, i, runtime)
-        decided = runtime.decision(call_id)
+        call_id = result_id(message, i, state)
+        decided = state.decision(call_id)
         if decided is not None and decided[1] == CLEARED_RESULT:
             continue
-        runtime.mark_cleared(call_id, CLEARED_RESULT)
+        state.mark_cleared(call_id, CLEARED_RESULT)
         out[i] = message.with_result_content(CLEARED_RESULT)
         cleared += 1
-        if runtime.recorder is not None:
+        if state.session is not None:
             try:
-                runtime.recorder.append_replacement(call_id, "", CLEARED_RESULT, utf8_len(message.tool_result.content))
+                state.session.append_replacement(
+                    call_id, CLEARED_RESULT, layer="clear", original_bytes=utf8_len(message.tool_result.content), resets_anchor=True
+                )
             except OSError:
                 pass  # the session keeps its own record of failed writes
     if cleared:
-        runtime.reset_anchor()
+        state.reset_anchor()
     return out, cleared
+
+
+def clear_layer(conversation: Sequence[Message], state: ContextState) -> LayerStep:
+    """Cold-cache clearing as a pipeline step."""
+    out, cleared = clear_stale_tool_results(conversation, state, state.clock())
+    if not cleared:
+        return LayerStep(out)
+    message = f"cleared {cleared} old tool results after a long pause (the prompt cache had expired)"
+    return LayerStep(out, LayerAction("clear", cleared, message, {"cleared": cleared}))

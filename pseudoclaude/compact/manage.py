@@ -1,13 +1,18 @@
 """The step before every model call: Layer 1, re-estimate, Layer 2 when needed.
 
-``manage_context`` never raises for a compaction problem: a spill failure, a
-failed summary or a tripped breaker travel back in the ``ManageResult``
-(``warnings``, ``error``, ``tripped``) with a conversation that is always valid
-to send, so the runner decides whether to go on. Order and invariants:
+``manage_context`` is a function of the conversation and the session's
+``ContextState``: it returns a ``ContextOutcome`` (the conversation to send
+and what each layer did) and never changes the caller's list; the runner
+applies it. It never raises for a compaction problem: a spill failure, a
+failed summary or a tripped breaker travel back in the outcome (``warnings``,
+``error``, ``tripped``) with a conversation that is always valid to send, so
+the runner decides whether to go on. The summary request goes through the
+same retry policy as every other model call. Order and invariants:
 
-0. After a long pause (the provider's prompt cache has expired), old
-   observation results are cleared (``clear.py``); never while the cache is warm.
-1. Layer 1 (``offload_tool_results``): deterministic, decisions reused.
+0. The deterministic layers, in ``DETERMINISTIC_LAYERS`` order: after a
+   long pause (the provider's prompt cache has expired) old observation
+   results are cleared (``clear.py``), never while the cache is warm; then
+   Layer 1 (``offload.py``), decisions reused.
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
 3. Layer 2 (``compact_conversation``): summary of the history, then the three
@@ -25,10 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Sequence
 
-from pseudoclaude.compact.clear import clear_stale_tool_results
-from pseudoclaude.compact.offload import offload_tool_results
-from pseudoclaude.compact.runtime import Runtime
+from pseudoclaude.compact.clear import clear_layer
+from pseudoclaude.compact.layer import Layer, LayerAction
+from pseudoclaude.compact.offload import offload_layer
 from pseudoclaude.compact.select import closed_groups, select_recent
+from pseudoclaude.compact.state import ContextState
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     meta_prefix_length,
@@ -37,10 +43,12 @@ from pseudoclaude.compact.summarize import (
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Provider
+from pseudoclaude.llm.retry import RetryPolicy
 
 Trigger = Literal["auto", "manual"]
-ProgressCallback = Callable[[str], None]
 BeforeSummary = Callable[[int], Awaitable[None]]
+
+DETERMINISTIC_LAYERS: tuple[Layer, ...] = (clear_layer, offload_layer)
 
 SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of the earlier conversation and will continue from where it left off."
 SUMMARY_REMINDER = (
@@ -55,18 +63,39 @@ TRIPPED_WARNING = (
 
 
 @dataclass(frozen=True)
-class ManageResult:
-    conversation: list[Message]
+class ContextOutcome:
+    """What ``manage_context`` decided: the conversation to send and what each layer did.
+
+    ``result_limit_bytes`` is the largest tool result the budget keeps inline
+    (tools page their output under it).
+    """
+
+    conversation: tuple[Message, ...]
     before_tokens: int
     after_tokens: int
-    triggered_layer1: bool
-    triggered_layer2: bool
-    offloaded_count: int
-    cleared_count: int = 0
+    actions: tuple[LayerAction, ...] = ()
     warnings: tuple[str, ...] = ()
     tripped: bool = False
     summary: str | None = None
     error: ProviderError | None = None
+    result_limit_bytes: int | None = None
+
+    def action(self, layer: str) -> LayerAction | None:
+        """What ``layer`` did this time, if anything."""
+        return next((action for action in self.actions if action.layer == layer), None)
+
+    def count(self, layer: str) -> int:
+        action = self.action(layer)
+        return action.count if action is not None else 0
+
+    @property
+    def changed(self) -> bool:
+        """Whether any layer changed what the model sees (overflow recovery retries only then)."""
+        return bool(self.actions)
+
+    @property
+    def summarized(self) -> bool:
+        return self.action("compact") is not None
 
 
 def compacted_conversation(summary: str, tail: Sequence[Message]) -> list[Message]:
@@ -92,30 +121,32 @@ def history_after_meta(conversation: Sequence[Message]) -> list[Message]:
 
 async def compact_conversation(
     conversation: Sequence[Message],
-    runtime: Runtime,
+    state: ContextState,
     provider: Provider,
     *,
     trigger: Trigger = "auto",
     instructions: str | None = None,
     memory: str | None = None,
+    retry: RetryPolicy = RetryPolicy(),
 ) -> tuple[list[Message], str]:
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails."""
-    budget = runtime.budget
-    count = runtime.estimator.count
+    budget = state.budget
+    count = state.estimator.count
     summary = await summarize(
         provider,
-        runtime.model,
+        state.model,
         conversation,
         budget_tokens=budget.summary_input_budget(trigger),
         instructions=instructions,
         max_tokens=budget.summary_max_output_tokens,
         count=count,
         memory=memory,
+        retry=retry,
     )
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
     compacted = compacted_conversation(summary, tail)
-    while runtime.overhead_tokens + count(compacted) >= runtime.auto_threshold:
+    while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
         if len(groups) <= 1:
             break
@@ -124,128 +155,122 @@ async def compact_conversation(
     return compacted, summary
 
 
-def nothing_to_summarize(conversation: Sequence[Message], runtime: Runtime) -> bool:
+def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:
     """Whether Layer 2 would keep every message verbatim anyway (a short history)."""
     history = history_after_meta(conversation)
-    tail = select_recent(history, keep_tokens=runtime.budget.recent_keep_tokens, count=runtime.estimator.count)
+    tail = select_recent(history, keep_tokens=state.budget.recent_keep_tokens, count=state.estimator.count)
     return len(tail) == len(history)
+
+
+def _skip_reason(current: Sequence[Message], tokens: int, state: ContextState, trigger: Trigger) -> str | None:
+    """Why no summary is requested now ("" for the ordinary case of being under the threshold)."""
+    if trigger == "auto" and tokens < state.auto_threshold:
+        return ""
+    if trigger == "auto" and state.tripped:
+        return TRIPPED_WARNING.format(failures=state.failures)
+    if not current:
+        return "there is nothing to compact yet"
+    if tokens < state.auto_threshold and nothing_to_summarize(current, state):
+        return (
+            f"nothing to compact: the whole conversation ({tokens} estimated tokens) fits in the recent "
+            "messages that compaction keeps verbatim, so a summary would only make it longer"
+        )
+    return None
 
 
 async def manage_context(
     conversation: Sequence[Message],
-    runtime: Runtime,
+    state: ContextState,
     provider: Provider,
     *,
     trigger: Trigger = "auto",
-    on_progress: ProgressCallback | None = None,
     instructions: str | None = None,
     memory: str | None = None,
     before_summary: BeforeSummary | None = None,
-) -> ManageResult:
+    retry: RetryPolicy = RetryPolicy(),
+) -> ContextOutcome:
     """Govern the context before a model call (see the module docstring).
 
     ``before_summary(tokens)`` is awaited right before a Layer 2 summary is
-    requested (after Layer 1, so never for a compaction Layer 1 made
-    unnecessary): the ``PreCompact`` hook's dispatch point.
+    requested (after the deterministic layers, so never for a compaction they
+    made unnecessary): the ``PreCompact`` hook's dispatch point.
     """
-    notify = on_progress or (lambda _message: None)
-    before = runtime.estimate(conversation)
-    conversation, cleared = clear_stale_tool_results(conversation, runtime, runtime.clock())
-    layer1 = offload_tool_results(conversation, runtime)
-    warnings = list(layer1.warnings)
-    current = layer1.conversation
-    tokens = runtime.estimate(current) if layer1.offloaded_count or cleared else before
-    if layer1.offloaded_count:
-        notify(f"offloaded {layer1.offloaded_count} large tool result(s) to disk")
+    before = state.estimate(conversation)
+    current: Sequence[Message] = conversation
+    actions: list[LayerAction] = []
+    warnings: list[str] = []
+    for layer in DETERMINISTIC_LAYERS:
+        step = layer(current, state)
+        current = step.conversation
+        warnings.extend(step.warnings)
+        if step.action is not None:
+            actions.append(step.action)
+    tokens = state.estimate(current) if actions else before
 
-    def finish(
-        messages: list[Message],
-        after: int,
-        *,
-        layer2: bool = False,
-        summary: str | None = None,
-        error: ProviderError | None = None,
-    ) -> ManageResult:
-        runtime.note_sent(messages)
-        return ManageResult(
-            conversation=messages,
-            before_tokens=before,
-            after_tokens=after,
-            triggered_layer1=layer1.offloaded_count > 0,
-            triggered_layer2=layer2,
-            offloaded_count=layer1.offloaded_count,
-            cleared_count=cleared,
-            warnings=tuple(warnings),
-            tripped=runtime.tripped,
-            summary=summary,
-            error=error,
+    def finish(messages: Sequence[Message], after: int, summary: str | None = None, error: ProviderError | None = None) -> ContextOutcome:
+        state.note_sent(messages)
+        return ContextOutcome(
+            tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget.single_limit_bytes
         )
 
-    if trigger == "auto" and tokens < runtime.auto_threshold:
-        return finish(current, tokens)
-    if trigger == "auto" and runtime.tripped:
-        warnings.append(TRIPPED_WARNING.format(failures=runtime.failures))
-        return finish(current, tokens)
-    if not current:
-        warnings.append("there is nothing to compact yet")
-        return finish(current, tokens)
-    if tokens < runtime.auto_threshold and nothing_to_summarize(current, runtime):
-        warnings.append(
-            f"nothing to compact: the whole conversation ({tokens} estimated tokens) fits in the recent "
-            "messages that compaction keeps verbatim, so a summary would only make it longer"
-        )
+    reason = _skip_reason(current, tokens, state, trigger)
+    if reason is not None:
+        if reason:
+            warnings.append(reason)
         return finish(current, tokens)
     if before_summary is not None:
         await before_summary(tokens)
-    notify(f"compacting the conversation (estimated {tokens} tokens)")
     try:
         compacted, summary = await compact_conversation(
-            current, runtime, provider, trigger=trigger, instructions=instructions, memory=memory
+            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry
         )
     except ProviderError as error:
-        if trigger == "auto":
-            runtime.failures += 1
-        warnings.append(f"context compaction failed: {error.message}")
-        if trigger == "auto" and runtime.tripped:
-            warnings.append(TRIPPED_WARNING.format(failures=runtime.failures))
+        _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)
         return finish(current, tokens, error=error)
-    runtime.reset_anchor()
-    after = runtime.estimate(compacted)
-    if after < runtime.auto_threshold:
-        runtime.failures = 0
+    state.reset_anchor()
+    after = state.estimate(compacted)
+    if after < state.auto_threshold:
+        state.failures = 0
     else:
-        warnings.append("the conversation is still over the compaction threshold after compacting")
-        if trigger == "auto":
-            runtime.failures += 1
-    if runtime.recorder is not None:
-        try:
-            runtime.recorder.append_compaction(
-                summary=summary, messages=compacted, trigger=trigger, before_tokens=before, after_tokens=after
-            )
-        except OSError as error:
-            warnings.append(f"could not record the compaction in the session ({error})")
-    notify(f"context compacted: estimated tokens {before} -> {after}")
-    return finish(compacted, after, layer2=True, summary=summary)
+        _count_failure(state, trigger, warnings, "the conversation is still over the compaction threshold after compacting")
+    _record_compaction(state, summary, compacted, trigger, before, after, warnings)
+    data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
+    actions.append(LayerAction("compact", 1, f"context compacted: {before} -> {after}", data))
+    return finish(compacted, after, summary=summary)
+
+
+def _count_failure(state: ContextState, trigger: Trigger, warnings: list[str], warning: str, *, announce_trip: bool = False) -> None:
+    """A failed automatic summary counts toward the breaker; a manual one never trips it."""
+    warnings.append(warning)
+    if trigger != "auto":
+        return
+    state.failures += 1
+    if state.tripped and announce_trip:
+        warnings.append(TRIPPED_WARNING.format(failures=state.failures))
+
+
+def _record_compaction(
+    state: ContextState, summary: str, compacted: Sequence[Message], trigger: Trigger, before: int, after: int, warnings: list[str]
+) -> None:
+    if state.session is None:
+        return
+    try:
+        state.session.append_compaction(summary=summary, messages=compacted, trigger=trigger, before_tokens=before, after_tokens=after)
+    except OSError as error:
+        warnings.append(f"could not record the compaction in the session ({error})")
 
 
 async def force_compact(
     conversation: Sequence[Message],
-    runtime: Runtime,
+    state: ContextState,
     provider: Provider,
     *,
     instructions: str | None = None,
-    on_progress: ProgressCallback | None = None,
     memory: str | None = None,
     before_summary: BeforeSummary | None = None,
-) -> ManageResult:
-    """``/compact``: Layer 1 then Layer 2 now, manual margin, no breaker check; ``memory`` informs the summary."""
+    retry: RetryPolicy = RetryPolicy(),
+) -> ContextOutcome:
+    """``/compact``: the same pipeline now, manual margin, no breaker check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation,
-        runtime,
-        provider,
-        trigger="manual",
-        on_progress=on_progress,
-        instructions=instructions,
-        memory=memory,
-        before_summary=before_summary,
+        conversation, state, provider, trigger="manual", instructions=instructions, memory=memory, before_summary=before_summary, retry=retry
     )

@@ -8,11 +8,11 @@ aggregate limit. Invariants:
 * The preview replaces the content **only after the file is written**; a
   failed write keeps the original content, reports a warning and leaves the
   result undecided so the next call retries. A run never stops for it.
-* Every decision goes into the runtime's ledger and is reused verbatim
+* Every decision goes into the state's ledger and is reused verbatim
   afterwards (prompt-cache prefix stability); results that stay are marked
   ``keep`` and are never reconsidered.
 * Work per call is proportional to what was appended since the last call: the
-  runtime remembers how far it decided (``ScanMark``) and trusts that prefix
+  state remembers how far it decided (``ScanMark``) and trusts that prefix
   only while the caller hands back the very message objects it returned.
 """
 
@@ -25,7 +25,8 @@ from typing import Sequence
 
 from pseudoclaude.compact.budget import PREVIEW_HEAD_BYTES, PREVIEW_HEAD_LINES
 from pseudoclaude.compact.estimate import utf8_len
-from pseudoclaude.compact.runtime import Runtime, ScanMark
+from pseudoclaude.compact.layer import LayerAction, LayerStep
+from pseudoclaude.compact.state import ContextState, ScanMark
 from pseudoclaude.llm.messages import Message
 
 _ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")
@@ -60,7 +61,7 @@ def build_preview(original_bytes: int, head: str, spill_path: str) -> str:
     return "".join(parts)
 
 
-def result_id(message: Message, index: int, runtime: Runtime | None = None) -> str:
+def result_id(message: Message, index: int, state: ContextState | None = None) -> str:
     """The ledger key of a result: its call id, made unique by position when an id is reused.
 
     A preview recorded for ``call_id`` must never replace a *different*
@@ -69,7 +70,7 @@ def result_id(message: Message, index: int, runtime: Runtime | None = None) -> s
     """
     assert message.tool_result is not None
     call_id = message.tool_result.call_id or f"#result-{index}"
-    decided = runtime.decision(call_id) if runtime is not None else None
+    decided = state.decision(call_id) if state is not None else None
     if decided is None or decided[0] != "replace" or message.tool_result.content == decided[1]:
         return call_id
     match = _ORIGINAL_SIZE.match(decided[1])
@@ -101,8 +102,8 @@ def _rounds(messages: Sequence[Message], start: int) -> list[list[int]]:
     return groups
 
 
-def _resume_point(messages: Sequence[Message], runtime: Runtime) -> tuple[int, list[tuple[int, Message]]]:
-    mark = runtime.scan_mark
+def _resume_point(messages: Sequence[Message], state: ContextState) -> tuple[int, list[tuple[int, Message]]]:
+    mark = state.scan_mark
     if mark is None or mark.length > len(messages) or messages[mark.length - 1] is not mark.last:
         return 0, []
     if any(index >= len(messages) or messages[index] is not msg for index, msg in mark.replaced):
@@ -113,58 +114,55 @@ def _resume_point(messages: Sequence[Message], runtime: Runtime) -> tuple[int, l
 class _Pass:
     """One Layer 1 pass over ``out`` (mutated in place)."""
 
-    def __init__(self, out: list[Message], runtime: Runtime) -> None:
+    def __init__(self, out: list[Message], state: ContextState) -> None:
         self.out = out
-        self.runtime = runtime
+        self.state = state
         self.offloaded = 0
         self.warnings: list[str] = []
         self.failed: set[int] = set()
 
     def spill(self, index: int, call_id: str, size: int) -> bool:
-        runtime = self.runtime
+        state = self.state
         message = self.out[index]
         assert message.tool_result is not None
         content = message.tool_result.content
-        if runtime.spill_dir is None:
-            if not runtime.warned_no_spill_dir:
-                runtime.warned_no_spill_dir = True
+        session = state.session
+        if session is None:
+            if not state.warned_no_session:
+                state.warned_no_session = True
                 self.warnings.append("large tool results stay in the context: this session has no spill directory")
             return False
-        from pseudoclaude.session.spill import write_spill
-
         try:
-            runtime.spill_dir.mkdir(parents=True, exist_ok=True)
-            path = os.path.abspath(write_spill(runtime.spill_dir, call_id, content))
+            path = os.path.abspath(session.write_spill(call_id, content))
         except OSError as error:
             self.failed.add(index)
             self.warnings.append(f"could not save tool result {call_id} to disk ({error}); it stays in the context")
             return False
         preview = build_preview(size, preview_head(content), path)
-        runtime.mark_replace(call_id, preview)
+        state.mark_replace(call_id, preview)
         self.out[index] = message.with_result_content(preview)
         self.offloaded += 1
-        if runtime.recorder is not None:
-            try:
-                runtime.recorder.append_replacement(call_id, path, preview, size)
-            except OSError as error:
-                self.warnings.append(f"could not record the offload of {call_id} in the session ({error})")
+        try:
+            session.append_replacement(call_id, preview, layer="offload", original_bytes=size, path=path)
+        except OSError as error:
+            self.warnings.append(f"could not record the offload of {call_id} in the session ({error})")
         return True
 
 
-def offload_tool_results(conversation: Sequence[Message], runtime: Runtime) -> OffloadResult:
+def offload_tool_results(conversation: Sequence[Message], state: ContextState) -> OffloadResult:
     """Apply ledger decisions and decide the undecided results (see the module docstring)."""
     out = list(conversation)
-    start, replaced = _resume_point(out, runtime)
-    budget = runtime.budget
-    work = _Pass(out, runtime)
+    start, replaced = _resume_point(out, state)
+    budget = state.budget
+    work = _Pass(out, state)
     sizes: dict[int, int] = {}
     undecided: dict[int, str] = {}
     for i in range(start, len(out)):
         message = out[i]
         if message.tool_result is None:
             continue
-        call_id = result_id(message, i, runtime)
-        decided = runtime.decision(call_id)
+        call_id = result_id(message, i, state)
+        decided = state.decision(call_id)
         if decided is not None:
             kind, preview = decided
             if kind == "replace" and message.tool_result.content != preview:
@@ -176,7 +174,7 @@ def offload_tool_results(conversation: Sequence[Message], runtime: Runtime) -> O
         sizes[i] = size
         undecided[i] = call_id
     for group in _rounds(out, start):
-        total = sum(sizes[i] if i in sizes else _kept_size(out[i], i, runtime) for i in group)
+        total = sum(sizes[i] if i in sizes else _kept_size(out[i], i, state) for i in group)
         candidates = sorted((i for i in group if i in undecided and i not in work.failed), key=lambda i: -sizes[i])
         for i in candidates:
             if total <= budget.aggregate_limit_bytes:
@@ -186,25 +184,40 @@ def offload_tool_results(conversation: Sequence[Message], runtime: Runtime) -> O
                 del undecided[i]
     for i, call_id in undecided.items():
         if i not in work.failed:
-            runtime.mark_keep(call_id)
+            state.mark_keep(call_id)
     replaced.extend((i, out[i]) for i in range(start, len(out)) if out[i] is not conversation[i])
-    _remember(runtime, out, replaced, work.failed, undecided)
+    _remember(state, out, replaced, work.failed, undecided)
     return OffloadResult(out, work.offloaded, tuple(work.warnings))
 
 
-def _kept_size(message: Message, index: int, runtime: Runtime) -> int:
+def _kept_size(message: Message, index: int, state: ContextState) -> int:
     """Bytes a decided result still costs: its content when kept, nothing when replaced."""
     assert message.tool_result is not None
-    decided = runtime.decision(result_id(message, index, runtime))
+    decided = state.decision(result_id(message, index, state))
     return 0 if decided is not None and decided[0] == "replace" else utf8_len(message.tool_result.content)
 
 
 def _remember(
-    runtime: Runtime, out: list[Message], replaced: list[tuple[int, Message]], failed: set[int], undecided: dict[int, str]
+    state: ContextState, out: list[Message], replaced: list[tuple[int, Message]], failed: set[int], undecided: dict[int, str]
 ) -> None:
-    pending = [i for i in undecided if runtime.decision(undecided[i]) is None]
+    pending = [i for i in undecided if state.decision(undecided[i]) is None]
     length = min((round_start(out, i) for i in (*failed, *pending)), default=len(out))
     if length == 0:
-        runtime.scan_mark = None
+        state.scan_mark = None
         return
-    runtime.scan_mark = ScanMark(length, out[length - 1], [(i, m) for i, m in replaced if i < length])
+    state.scan_mark = ScanMark(length, out[length - 1], [(i, m) for i, m in replaced if i < length])
+
+
+def offload_layer(conversation: Sequence[Message], state: ContextState) -> LayerStep:
+    """Layer 1 as a pipeline step."""
+    result = offload_tool_results(conversation, state)
+    if not result.offloaded_count:
+        return LayerStep(result.conversation, warnings=result.warnings)
+    before, after = state.estimate(conversation), state.estimate(result.conversation)
+    action = LayerAction(
+        "offload",
+        result.offloaded_count,
+        f"tool results offloaded: {result.offloaded_count}; estimated tokens {before} -> {after}",
+        {"offloaded": result.offloaded_count, "before_tokens": before, "after_tokens": after},
+    )
+    return LayerStep(result.conversation, action, result.warnings)

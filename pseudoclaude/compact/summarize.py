@@ -12,12 +12,15 @@ summary reserve - the trigger's safety margin). A previous summary at the head
 of the history is dropped last. When the provider still answers
 ``PromptTooLong``, up to ``SUMMARY_RETRY_LIMIT`` more tries follow, each
 dropping the oldest whole groups worth at least a quarter of the transcript;
-a tool call is never sent without its result.
+a tool call is never sent without its result. The request goes through the
+one retry policy (``llm.retry``), so a 429 or 529 during compaction is retried
+like any other model call.
 """
 
 from __future__ import annotations
 
 import re
+from contextlib import aclosing
 from typing import Sequence
 
 from pseudoclaude.compact.budget import SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
@@ -26,6 +29,7 @@ from pseudoclaude.compact.select import Counter, closed_groups
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Completed, Provider, Request, TextDelta
+from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
 SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."
@@ -153,13 +157,16 @@ class _Transcript:
         return "\n".join(parts)
 
 
-async def _ask(provider: Provider, request: Request) -> str:
+async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
     deltas: list[str] = []
-    async for event in provider.stream(request):
-        if isinstance(event, TextDelta):
-            deltas.append(event.text)
-        elif isinstance(event, Completed):
-            return event.message.text
+    async with aclosing(stream_with_retry(provider, request, retry)) as events:
+        async for event in events:
+            if isinstance(event, TextDelta):
+                deltas.append(event.text)
+            elif isinstance(event, Completed):
+                return event.message.text
+            elif isinstance(event, Retrying):
+                deltas.clear()
     return "".join(deltas)
 
 
@@ -173,6 +180,7 @@ async def summarize(
     max_tokens: int = SUMMARY_MAX_OUTPUT_TOKENS,
     count: Counter = estimate_messages,
     memory: str | None = None,
+    retry: RetryPolicy = RetryPolicy(),
 ) -> str:
     """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...)."""
     if not messages:
@@ -187,7 +195,7 @@ async def summarize(
         prompt = build_summary_prompt(transcript.render(), instructions, memory)
         request = Request(model=model, system=SUMMARY_SYSTEM_PROMPT, messages=(Message.user(prompt),), tools=(), max_tokens=max_tokens)
         try:
-            reply = await _ask(provider, request)
+            reply = await _ask(provider, request, retry)
         except PromptTooLong as error:
             last_error = error
             if not transcript.drop_oldest(int(transcript.total() * DROP_FRACTION_ON_RETRY)):

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.1"
+FORMAT_VERSION = "1.2"
 FORMAT_MAJOR = 1
 
 META = "meta"
@@ -36,8 +36,6 @@ ERROR = "error"
 INTERRUPT = "interrupt"
 WINDOW = "window"
 MEMORY = "memory"
-
-ENTRY_TYPES = (META, TITLE, MESSAGE, USAGE, REPLACEMENT, COMPACTION, ERROR, INTERRUPT, WINDOW, MEMORY)
 
 
 @dataclass(frozen=True)

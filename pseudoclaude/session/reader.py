@@ -8,9 +8,9 @@ at a newer format could silently send the model the wrong context.
 
 ``conversation`` is what the model saw, as recorded: the ``messages`` of the
 last compaction boundary followed by every message recorded after it. Tool
-results appear with their original content; the Layer 1 decisions are in
-``replacements`` for the compaction runtime to re-apply, so the resumed run
-sends the same previews it sent before. Orphaned tool calls (a turn
+results appear with their original content; every layer's replacement
+decisions are in ``replacements`` for the context state to re-apply, so the
+resumed run sends the same previews it sent before. Orphaned tool calls (a turn
 interrupted mid tool call) are replayed as recorded; closing them is the
 runner's repair step, not the reader's.
 """
@@ -33,12 +33,16 @@ _decode = json.JSONDecoder().decode
 
 @dataclass(frozen=True)
 class Replacement:
-    """A Layer 1 decision: the result of ``call_id`` was spilled to ``path``."""
+    """A layer's decision: the model sees ``preview`` instead of the result of ``call_id``.
+
+    ``path`` is the spill file holding the original ("" when none was saved).
+    """
 
     call_id: str
     path: str
     preview: str
     original_bytes: int
+    layer: str = "offload"
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,7 @@ class Replay:
     """The memory snapshot the session started with (None for sessions that recorded none)."""
 
     def previews(self) -> dict[str, str]:
-        """``call_id -> preview``: the shape the compaction ``Runtime`` restores from."""
+        """``call_id -> preview``: the shape ``compact.ContextState`` restores from."""
         return {call_id: r.preview for call_id, r in self.replacements.items()}
 
 
@@ -151,12 +155,13 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
             state.anchor = None
             state.warn(f"usage entry {entry.get('id')} counts {context_messages} messages; anchor dropped")
     elif kind == fmt.REPLACEMENT:
-        raw_path = str(entry["path"])
+        raw_path = str(entry.get("path") or "")
         path = raw_path if not raw_path or Path(raw_path).is_absolute() else str(state.folder / raw_path)
         call_id = str(entry["call_id"])
-        state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]))
-        if not raw_path:
-            state.anchor = None  # a cleared result (cold cache) rewrote the prefix the anchor counted
+        layer = str(entry.get("layer") or ("offload" if raw_path else "clear"))
+        state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]), layer)
+        if entry.get("resets_anchor", not raw_path):  # before 1.2, an empty path meant a cleared result
+            state.anchor = None
     elif kind == fmt.COMPACTION:
         prefix = tuple(Message.from_dict(m) for m in entry["messages"])
         state.prefix = prefix

@@ -75,10 +75,20 @@ class Session:
     def append_usage(self, usage: Usage, *, context_messages: int) -> None:
         self._append(fmt.USAGE, {"usage": usage.to_dict(), "context_messages": context_messages})
 
-    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None:
+    def append_replacement(
+        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+    ) -> None:
+        """A context layer replaced one tool result (``pseudoclaude.compact.CompactSession``)."""
         self._append(
             fmt.REPLACEMENT,
-            {"call_id": call_id, "path": self._relative(path), "preview": preview, "original_bytes": original_bytes},
+            {
+                "call_id": call_id,
+                "path": self._relative(path) if path else "",
+                "preview": preview,
+                "original_bytes": original_bytes,
+                "layer": layer,
+                "resets_anchor": resets_anchor,
+            },
         )
 
     def append_compaction(
@@ -116,7 +126,11 @@ class Session:
         self._append(fmt.TITLE, {"title": normalized})
 
     def write_spill(self, call_id: str, content: str) -> Path:
-        """Save a full tool result under ``tool-results/`` (collision-free name); raises ``OSError``."""
+        """Save a full tool result under ``tool-results/`` (collision-free name); raises ``OSError``.
+
+        The folder is made again if something removed it during the session.
+        """
+        self.spill_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         return write_spill(self.spill_dir, call_id, content)
 
     def sync(self) -> None:
@@ -139,8 +153,6 @@ class Session:
 
     def _relative(self, path: str) -> str:
         """Spill paths inside the folder are stored relative, so a moved folder still resolves them."""
-        if not path:
-            return path  # a cleared result has no file
         try:
             return str(Path(path).resolve().relative_to(self.folder.resolve()))
         except ValueError:

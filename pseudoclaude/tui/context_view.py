@@ -29,11 +29,10 @@ class ContextBreakdown:
 
 def context_breakdown(agent: Any) -> ContextBreakdown:
     runner = agent.runner
-    runtime = runner.context_step.runtime
-    count = runtime.estimator.count
+    count = runner.context.count
     system = runner.config.system + "\n" + runner.config.system_suffix
     tools = json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in runner.tool_specs])
-    status = runtime.status(runner.conversation)
+    status = runner.context.status(runner.conversation)
     return ContextBreakdown(
         system_tokens=count([Message.user(system)]),
         tools_tokens=count([Message.user(tools)]),

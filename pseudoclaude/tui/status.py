@@ -67,16 +67,16 @@ def agent_status(agent: Any) -> StatusInfo:
     from pseudoclaude.llm.models import cost_usd
 
     runner = agent.runner
-    runtime = runner.context_step.runtime
+    context = runner.context.status(runner.conversation)
     usage = runner.usage_total
     model = runner.config.model
-    tokens = runtime.estimate(runner.conversation) if runtime is not None and runner.conversation else 0
+    tokens = context.estimated_tokens if context is not None and runner.conversation else 0
     mode = runner.permissions.mode.value if runner.permissions is not None else agent.settings.permission_mode
     return StatusInfo(
         model=model,
         context_tokens=tokens,
-        context_window=runtime.context_window if runtime is not None else 0,
-        auto_threshold=runtime.auto_threshold if runtime is not None else 0,
+        context_window=context.context_window if context is not None else 0,
+        auto_threshold=context.auto_threshold if context is not None else 0,
         tokens_in=usage.prompt_tokens,
         tokens_out=usage.output_tokens,
         cost_usd=cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens),

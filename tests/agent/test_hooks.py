@@ -12,11 +12,11 @@ from typing import Any, Mapping, Sequence
 import pytest
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.hookconfig import HookCommand, HookConfig
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.compact import Runtime
+from pseudoclaude.compact import ContextState
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import Tool, ToolContext
@@ -166,9 +166,9 @@ def test_session_start_fires_once_per_session(tmp_path: Path) -> None:
 
 def test_compaction_hooks_fire_with_trigger_and_token_counts(tmp_path: Path) -> None:
     hooks = hooks_for(tmp_path, [{"hooks": {name: [entry(recorder(tmp_path, name), "manual")] for name in ("PreCompact", "PostCompact")}}])
-    runtime = Runtime(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
+    runtime = ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
     history = [Message.user(f"request {n} " * 300) if n % 2 == 0 else Message.assistant(f"answer {n} " * 300) for n in range(40)]
-    runner = make_runner(ScriptedProvider([Reply(text="<summary>s</summary>")]), hooks, tmp_path, context_step=ContextStep(runtime), conversation=history)
+    runner = make_runner(ScriptedProvider([Reply(text="<summary>s</summary>")]), hooks, tmp_path, context=ContextStep(runtime), conversation=history)
 
     async def go() -> list[ev.Event]:
         return [event async for event in runner.compact("focus on the parser")]
@@ -332,10 +332,10 @@ def test_any_other_exit_code_is_a_warning_and_the_agent_goes_on(tmp_path: Path) 
 
 def test_the_stop_hook_is_not_run_when_the_context_overflowed(tmp_path: Path) -> None:
     hooks = hooks_for(tmp_path, [{"hooks": {"Stop": [entry(recorder(tmp_path, "Stop", "exit 2"))]}}])
-    runtime = Runtime(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
+    runtime = ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
     too_long = HttpError(400, "context_length", "prompt is too long")
     provider = ScriptedProvider([too_long, Reply(text="<summary>s</summary>"), too_long])
-    runner = make_runner(provider, hooks, tmp_path, context_step=ContextStep(runtime))
+    runner = make_runner(provider, hooks, tmp_path, context=ContextStep(runtime))
     runner.conversation = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
     events = collect(runner, "go")
     assert stop_of(events).reason == "context_overflow"

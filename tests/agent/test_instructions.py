@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from pseudoclaude.agent.build import build_agent
-from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.instructions import (
     INIT_PROMPT,
     MAX_IMPORT_DEPTH,
@@ -15,7 +15,7 @@ from pseudoclaude.agent.instructions import (
 )
 from pseudoclaude.agent.prompt import stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.compact import Runtime
+from pseudoclaude.compact import ContextState
 from pseudoclaude.config import Settings, load_settings
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.tools.base import ToolContext
@@ -160,7 +160,7 @@ def test_instructions_stay_in_the_system_prompt_after_a_layer_2_compaction(tmp_p
         tools=[EchoTool()],
         tool_context=ToolContext(workspace=workspace),
         config=RunConfig(model="scripted-model", system=system),
-        context_step=ContextStep(Runtime(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")),
+        context=ContextStep(ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")),
         conversation=history,
     )
 

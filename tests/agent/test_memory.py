@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from pseudoclaude.agent.build import build_agent
-from pseudoclaude.agent.contextstep import ContextStep
+from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.memory import FactRejected, MemoryStore
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.compact import Runtime
+from pseudoclaude.compact import ContextState
 from pseudoclaude.config import Settings, load_settings
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.session import workspace_key
@@ -135,7 +135,7 @@ def test_memory_is_given_to_the_layer_2_summary_prompt(tmp_path: Path, workspace
         tools=[RememberTool()],
         tool_context=ToolContext(workspace=workspace),
         config=RunConfig(model="scripted-model", system="test"),
-        context_step=ContextStep(Runtime(model="scripted-model", context_window=60_000, spill_dir=None), memory=store.snapshot()),
+        context=ContextStep(ContextState(model="scripted-model", context_window=60_000, spill_dir=None), memory=store.snapshot()),
         conversation=[Message.user(f"question {i} " * 1500) if i % 2 == 0 else Message.assistant(f"answer {i} " * 1500) for i in range(8)],
     )
 

@@ -292,14 +292,14 @@ def test_switching_permission_mode_changes_only_the_suffix_after_the_cached_pref
 
 
 def test_an_overflow_that_compaction_cannot_shrink_stops_without_a_pointless_retry(tmp_path: Path) -> None:
-    from pseudoclaude.agent.contextstep import ContextStep
-    from pseudoclaude.compact import Runtime
+    from pseudoclaude.agent.context import CompactionEngine
+    from pseudoclaude.compact import ContextState
 
     provider = ScriptedProvider([HttpError(400, "context_length", "prompt is too long: 9000 tokens > 8000 maximum"), Reply(text="never")])
     runner = Runner(
         provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=tmp_path),
         config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
-        context_step=ContextStep(Runtime(model="scripted-model", context_window=100_000, spill_dir=tmp_path)),
+        context=ContextStep(ContextState(model="scripted-model", context_window=100_000, spill_dir=tmp_path)),
     )
     events = collect(runner, "a short question")
     assert events[-1].reason == "context_overflow" and "too long" in events[-1].message

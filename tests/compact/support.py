@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import AsyncIterator, Callable, Sequence, Union
 
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta
+from pseudoclaude.session.spill import write_spill
 
 Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
 
@@ -37,12 +39,23 @@ class SummaryProvider:
 
 @dataclass
 class RecordingSession:
-    """A ``CompactRecorder`` that keeps what it is told, in order."""
+    """A ``CompactSession`` that keeps what it is told, in order, and spills into ``spill_dir`` (None: spills fail)."""
 
+    spill_dir: Path | None = None
     events: list[tuple[str, dict[str, object]]] = field(default_factory=list)
 
-    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None:
-        self.events.append(("replacement", {"call_id": call_id, "path": path, "preview": preview, "original_bytes": original_bytes}))
+    def write_spill(self, call_id: str, content: str) -> Path:
+        if self.spill_dir is None:
+            raise OSError("this session has no spill directory")
+        self.spill_dir.mkdir(parents=True, exist_ok=True)
+        return write_spill(self.spill_dir, call_id, content)
+
+    def append_replacement(
+        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+    ) -> None:
+        self.events.append(
+            ("replacement", {"call_id": call_id, "path": path or "", "preview": preview, "original_bytes": original_bytes, "layer": layer, "resets_anchor": resets_anchor})
+        )
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int

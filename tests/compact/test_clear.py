@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pseudoclaude.compact import Runtime, manage_context
+from pseudoclaude.compact import ContextState, manage_context
 from pseudoclaude.compact.clear import (
     CLEARED_RESULT,
     COLD_CACHE_SECONDS,
@@ -31,8 +31,8 @@ def history(rounds: int, tool: str = "read_file") -> list[Message]:
     return out + [Message.assistant("done"), Message.user("next?")]
 
 
-def runtime_with(clock: Clock, recorder: RecordingSession | None = None) -> Runtime:
-    runtime = Runtime(model="m", context_window=200_000, spill_dir=None, recorder=recorder, clock=clock)
+def runtime_with(clock: Clock, recorder: RecordingSession | None = None) -> ContextState:
+    runtime = ContextState(model="m", context_window=200_000, session=recorder, clock=clock)
     runtime.record_usage(5_000, 3)
     return runtime
 
@@ -46,7 +46,7 @@ def test_nothing_is_cleared_while_the_cache_is_warm() -> None:
     runtime = runtime_with(clock)
     clock.now += COLD_CACHE_SECONDS - 1
     result = asyncio.run(manage_context(history(12), runtime, SummaryProvider()))
-    assert result.cleared_count == 0 and CLEARED_RESULT not in results(result.conversation)
+    assert result.count("clear") == 0 and CLEARED_RESULT not in results(result.conversation)
 
 
 def test_after_a_long_pause_old_observations_are_cleared_and_the_recent_ones_kept() -> None:
@@ -55,12 +55,12 @@ def test_after_a_long_pause_old_observations_are_cleared_and_the_recent_ones_kep
     clock.now += COLD_CACHE_SECONDS
     result = asyncio.run(manage_context(history(12), runtime, SummaryProvider()))
     contents = results(result.conversation)
-    assert result.cleared_count == 12 - KEEP_RECENT_TOOL_RESULTS
+    assert result.count("clear") == 12 - KEEP_RECENT_TOOL_RESULTS
     assert contents[: 12 - KEEP_RECENT_TOOL_RESULTS] == [CLEARED_RESULT] * (12 - KEEP_RECENT_TOOL_RESULTS)
     assert all(c.startswith("result") for c in contents[12 - KEEP_RECENT_TOOL_RESULTS :])
     assert validate_conversation(result.conversation) is None
     recorded = [data for kind, data in recorder.events if kind == "replacement"]
-    assert len(recorded) == result.cleared_count and all(d["path"] == "" and d["preview"] == CLEARED_RESULT for d in recorded)
+    assert len(recorded) == result.count("clear") and all(d["path"] == "" and d["preview"] == CLEARED_RESULT for d in recorded)
     assert runtime.anchor is None
 
 
@@ -69,7 +69,7 @@ def test_state_carrying_tools_are_never_cleared() -> None:
     runtime = runtime_with(clock)
     clock.now += 10 * COLD_CACHE_SECONDS
     result = asyncio.run(manage_context(history(12, tool="todo_write"), runtime, SummaryProvider()))
-    assert result.cleared_count == 0
+    assert result.count("clear") == 0
 
 
 def test_clearing_happens_once_and_then_the_prefix_is_stable_again() -> None:
@@ -78,8 +78,8 @@ def test_clearing_happens_once_and_then_the_prefix_is_stable_again() -> None:
     clock.now += COLD_CACHE_SECONDS
     first = asyncio.run(manage_context(history(12), runtime, SummaryProvider()))
     runtime.record_usage(3_000, len(first.conversation))
-    again = asyncio.run(manage_context(first.conversation + [Message.user("more")], runtime, SummaryProvider()))
-    assert again.cleared_count == 0
+    again = asyncio.run(manage_context([*first.conversation, Message.user("more")], runtime, SummaryProvider()))
+    assert again.count("clear") == 0
     assert again.conversation[: len(first.conversation)] == first.conversation
 
 
@@ -88,6 +88,6 @@ def test_a_resumed_session_sends_the_cleared_text(tmp_path: Path) -> None:
     runtime = runtime_with(clock)
     clock.now += COLD_CACHE_SECONDS
     first = asyncio.run(manage_context(history(8), runtime, SummaryProvider()))
-    restored = Runtime(model="m", context_window=200_000, spill_dir=None, replacements=runtime.replacements, clock=clock, last_call_at=clock.now)
+    restored = ContextState(model="m", context_window=200_000, replacements=runtime.replacements, clock=clock, last_call_at=clock.now)
     again = asyncio.run(manage_context(history(8), restored, SummaryProvider()))
     assert results(again.conversation) == results(first.conversation)

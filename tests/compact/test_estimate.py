@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from pseudoclaude.compact import BytesEstimator, Runtime, estimate_messages
+from pseudoclaude.compact import BytesEstimator, ContextState, estimate_messages
 from pseudoclaude.compact.estimate import MAX_BYTES_PER_TOKEN, messages_bytes
 from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.llm.messages import Message, ToolCall
 
 
-def _runtime(model: str = "claude-test", **kwargs: object) -> Runtime:
-    return Runtime(model=model, context_window=200_000, spill_dir=None, **kwargs)  # type: ignore[arg-type]
+def _runtime(model: str = "claude-test", **kwargs: object) -> ContextState:
+    return ContextState(model=model, context_window=200_000, **kwargs)  # type: ignore[arg-type]
 
 
 def test_estimate_is_utf8_bytes_over_three_and_a_half() -> None:
@@ -28,11 +28,11 @@ def test_estimate_of_nothing_is_zero() -> None:
 
 def test_without_anchor_overhead_is_added() -> None:
     messages = [Message.user("x" * 350)]
-    assert _runtime(overhead_tokens=1_000).estimate(messages) == 1_000 + estimate_messages(messages)
+    assert _runtime(overhead=1_000).estimate(messages) == 1_000 + estimate_messages(messages)
 
 
 def test_anchor_counts_only_messages_after_it() -> None:
-    runtime = _runtime(overhead_tokens=1_000)
+    runtime = _runtime(overhead=1_000)
     messages = [Message.user("x" * 3_500), Message.assistant("y" * 35)]
     runtime.record_usage(5_000, 1)
     assert runtime.estimate(messages) == 5_000 + estimate_messages(messages[1:])

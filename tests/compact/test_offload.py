@@ -6,7 +6,7 @@ from pseudoclaude.compact import (
     PREVIEW_HEAD_BYTES,
     PREVIEW_HEAD_LINES,
     SINGLE_TOOL_RESULT_LIMIT_BYTES,
-    Runtime,
+    ContextState,
     offload_tool_results,
 )
 from pseudoclaude.compact.offload import preview_head
@@ -16,8 +16,13 @@ from tests.compact.support import RecordingSession, tool_round
 BIG = "line of output\n" * 4_000  # 60,000 bytes
 
 
-def _runtime(spill_dir: Path | None, **kwargs: object) -> Runtime:
-    return Runtime(model="claude-test", context_window=200_000, spill_dir=spill_dir, **kwargs)  # type: ignore[arg-type]
+def _runtime(spill_dir: Path | None, session: RecordingSession | None = None, **kwargs: object) -> ContextState:
+    """A state whose session spills into ``spill_dir`` (None: no session, unless one is given)."""
+    if session is None and spill_dir is not None:
+        session = RecordingSession()
+    if session is not None:
+        session.spill_dir = spill_dir
+    return ContextState(model="claude-test", context_window=200_000, session=session, **kwargs)  # type: ignore[arg-type]
 
 
 def _conversation(*rounds: list[Message]) -> list[Message]:
@@ -122,7 +127,7 @@ def test_kept_decision_is_never_revisited(tmp_path: Path) -> None:
 
 def test_replacement_is_recorded_after_the_file_exists(tmp_path: Path) -> None:
     session = RecordingSession()
-    result = offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(tmp_path, recorder=session))
+    result = offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(tmp_path, session=session))
     (kind, entry), = session.events
     assert kind == "replacement"
     assert entry["call_id"] == "call_1" and entry["original_bytes"] == len(BIG)
@@ -134,7 +139,7 @@ def test_failed_spill_is_not_recorded(tmp_path: Path) -> None:
     session = RecordingSession()
     blocker = tmp_path / "spill"
     blocker.write_text("x")
-    offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(blocker, recorder=session))
+    offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(blocker, session=session))
     assert session.events == []
 
 

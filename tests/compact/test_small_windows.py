@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from pseudoclaude.compact import Runtime, manage_context
+from pseudoclaude.compact import ContextState, manage_context
 from pseudoclaude.compact.estimate import messages_bytes
 from pseudoclaude.llm.errors import PromptTooLong
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.provider import Request
-from tests.compact.support import SummaryProvider, tool_round
+from tests.compact.support import RecordingSession, SummaryProvider, tool_round
 from tests.fakes.scripted import validate_conversation
 
 OVERHEAD_TOKENS = 1_500
@@ -42,18 +42,18 @@ def _summary_answer(window: int):  # type: ignore[no-untyped-def]
 
 def _simulate(window: int, spill_dir: Path) -> tuple[list[int], int]:
     rng = random.Random(window)
-    runtime = Runtime(model="sim-model", context_window=window, spill_dir=spill_dir, overhead_tokens=OVERHEAD_TOKENS)
+    runtime = ContextState(model="sim-model", context_window=window, session=RecordingSession(spill_dir), overhead=OVERHEAD_TOKENS)
     provider = SummaryProvider(answers=[_summary_answer(window)])
     conversation = [Message.user("start the task")]
     compactions: list[int] = []
     for turn in range(TURNS):
         result = asyncio.run(manage_context(conversation, runtime, provider))
-        conversation = result.conversation
+        conversation = list(result.conversation)
         assert result.error is None, result.error
         assert validate_conversation(conversation) is None
         sent = _true_tokens(conversation)
         assert sent < window, f"turn {turn}: {sent} tokens sent to a {window} window"
-        if result.triggered_layer2:
+        if result.summarized:
             compactions.append(turn)
         runtime.record_usage(sent, len(conversation))
         size = rng.choice([300, 1_000, 2_500, 4_000, 9_000, 30_000])

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from pseudoclaude.llm.retry import RetryPolicy
+
 from pseudoclaude.compact import EmptySummary, extract_summary, summarize
 from pseudoclaude.llm.errors import PromptTooLong, RateLimited
 from pseudoclaude.llm.messages import Message
@@ -75,11 +77,18 @@ def test_empty_summary_is_an_error() -> None:
         _run(SummaryProvider(answers=["<analysis>only thinking</analysis>"]), _history(1))
 
 
-def test_other_errors_are_not_retried() -> None:
+def test_other_errors_are_not_retried_by_dropping_history() -> None:
     provider = SummaryProvider(answers=[RateLimited("slow down")])
     with pytest.raises(RateLimited):
-        _run(provider, _history(2))
+        _run(provider, _history(2), retry=RetryPolicy(max_attempts=1))
     assert len(provider.requests) == 1
+
+
+def test_a_rate_limited_summary_is_retried_with_the_same_transcript() -> None:
+    provider = SummaryProvider(answers=[RateLimited("slow down"), "<summary>ok</summary>"])
+    assert _run(provider, _history(2), retry=RetryPolicy(base_delay=0.0, max_delay=0.0)) == "ok"
+    first, second = provider.requests
+    assert first == second
 
 
 def _pairs_intact(prompt: str) -> bool:

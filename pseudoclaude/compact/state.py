@@ -1,4 +1,4 @@
-"""Per-session compaction state: the replacement ledger, the usage anchor, the breaker.
+"""Per-session context state: the replacement ledger, the usage anchor, the breaker.
 
 Invariants:
 
@@ -32,13 +32,25 @@ from pseudoclaude.compact.estimate import (
 )
 from pseudoclaude.llm.messages import Message
 
-Decision = Literal["keep", "replace"]
+LedgerDecision = Literal["keep", "replace"]
 
 
-class CompactRecorder(Protocol):
-    """Where compaction decisions are persisted (the session satisfies it)."""
+class CompactSession(Protocol):
+    """What context governance needs of the session store (``pseudoclaude.session.Session`` satisfies it).
 
-    def append_replacement(self, call_id: str, path: str, preview: str, original_bytes: int) -> None: ...
+    Spill files and decisions go through this seam, so ``compact`` never
+    imports a store and a different store implements five methods.
+    ``append_replacement`` records any layer's replacement of one result:
+    ``layer`` names it, ``path`` is the spill file (None when nothing was
+    saved), and ``resets_anchor`` says the replacement rewrote text the
+    provider had already counted, so a replay must drop the usage anchor.
+    """
+
+    def write_spill(self, call_id: str, content: str) -> Path: ...
+
+    def append_replacement(
+        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+    ) -> None: ...
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
@@ -70,36 +82,43 @@ class ScanMark:
     replaced: list[tuple[int, Message]]
 
 
-class Runtime:
-    """Compaction state for one session; ``manage_context`` reads and updates it."""
+class ContextState:
+    """Context-governance state for one session; ``manage_context`` reads and updates it.
+
+    ``session`` is where spills and decisions are recorded (None: nothing is
+    persisted and large results stay inline, with one warning).
+    ``overhead`` is what every request carries besides the conversation (the
+    system prompt and the tool list): their texts, counted lazily with this
+    state's own estimator (so ``/context`` and the threshold agree), or a
+    token count.
+    """
 
     def __init__(
         self,
         *,
         model: str,
         context_window: int | None,
-        spill_dir: Path | None,
-        recorder: CompactRecorder | None = None,
+        session: CompactSession | None = None,
         replacements: Mapping[str, str] = {},
         anchor: tuple[int, int] | None = None,
-        overhead_tokens: int = 0,
+        overhead: Sequence[str] | int = 0,
         estimator: Estimator | None = None,
         last_call_at: float | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
-        self.spill_dir = spill_dir
-        self.recorder = recorder
-        self.overhead_tokens = overhead_tokens
+        self.session = session
+        self._overhead = overhead
+        self._overhead_tokens: int | None = overhead if isinstance(overhead, int) else None
         self.failures = 0
         self.anchor: tuple[int, int] | None = anchor if anchor and anchor[0] > 0 and anchor[1] >= 0 else None
-        self._decisions: dict[str, Decision] = {call_id: "replace" for call_id in replacements}
+        self._decisions: dict[str, LedgerDecision] = {call_id: "replace" for call_id in replacements}
         self._previews: dict[str, str] = dict(replacements)
         self._estimator = estimator
         self._sent: Sequence[Message] | None = None
         self.scan_mark: ScanMark | None = None
-        self.warned_no_spill_dir = False
+        self.warned_no_session = False
         self.last_call_at = last_call_at
         self.clock = clock
 
@@ -119,9 +138,9 @@ class Runtime:
         if tokens is None or not 0 < tokens < self.budget.context_window:
             return False
         self.budget = Budget.for_window(tokens)
-        if self.recorder is not None:
+        if self.session is not None:
             try:
-                self.recorder.append_window(tokens)
+                self.session.append_window(tokens)
             except OSError:
                 pass  # the session records its own write failures; the budget still changed
         return True
@@ -140,10 +159,22 @@ class Runtime:
         return self._estimator
 
     @property
+    def overhead_tokens(self) -> int:
+        """Tokens of the system prompt and tools (see the class docstring)."""
+        if self._overhead_tokens is None:
+            texts = self._overhead if not isinstance(self._overhead, int) else ()
+            self._overhead_tokens = sum(self.count_text(text) for text in texts)
+        return self._overhead_tokens
+
+    def count_text(self, text: str) -> int:
+        """Estimated tokens of ``text`` sent as one message."""
+        return self.estimator.count([Message.user(text)])
+
+    @property
     def estimator_name(self) -> str:
         return self.estimator.name
 
-    def decision(self, call_id: str) -> tuple[Decision, str] | None:
+    def decision(self, call_id: str) -> tuple[LedgerDecision, str] | None:
         """The ledger entry for ``call_id``: ("keep", "") or ("replace", preview), or None."""
         kind = self._decisions.get(call_id)
         if kind is None:
