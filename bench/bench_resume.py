@@ -59,7 +59,7 @@ def generate(folder: Path, target_mb: int) -> tuple[Path, int]:
         if turn % 250 == 0:
             size = 60_000
             sent = _write_turn(session, rng, turn, size, sent)
-            session.append_replacement(f"call_{turn}", str(session.spill_dir / f"call_{turn}.txt"), "[preview]", size)
+            session.append_replacement(f"call_{turn}", "[preview]", layer="offload", original_bytes=size, path=str(session.spill_dir / f"call_{turn}.txt"))
         else:
             sent = _write_turn(session, rng, turn, size, sent)
         if turn in (700, 1400):

@@ -22,6 +22,7 @@ from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import Tool, ToolContext
 from pseudoclaude.tools.permissions import PermissionPolicy
 from tests.agent.tools import EchoTool, WriterTool
+from tests.compact.support import RecordingSession
 from tests.fakes.script import HttpError, Reply
 from tests.fakes.scripted import ScriptedProvider, call, validate_conversation
 
@@ -166,9 +167,10 @@ def test_session_start_fires_once_per_session(tmp_path: Path) -> None:
 
 def test_compaction_hooks_fire_with_trigger_and_token_counts(tmp_path: Path) -> None:
     hooks = hooks_for(tmp_path, [{"hooks": {name: [entry(recorder(tmp_path, name), "manual")] for name in ("PreCompact", "PostCompact")}}])
-    runtime = ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
+    state = ContextState(model="scripted-model", context_window=60_000, session=RecordingSession(tmp_path / "spill"))
     history = [Message.user(f"request {n} " * 300) if n % 2 == 0 else Message.assistant(f"answer {n} " * 300) for n in range(40)]
-    runner = make_runner(ScriptedProvider([Reply(text="<summary>s</summary>")]), hooks, tmp_path, context=ContextStep(runtime), conversation=history)
+    provider = ScriptedProvider([Reply(text="<summary>s</summary>")])
+    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider), conversation=history)
 
     async def go() -> list[ev.Event]:
         return [event async for event in runner.compact("focus on the parser")]
@@ -332,10 +334,10 @@ def test_any_other_exit_code_is_a_warning_and_the_agent_goes_on(tmp_path: Path) 
 
 def test_the_stop_hook_is_not_run_when_the_context_overflowed(tmp_path: Path) -> None:
     hooks = hooks_for(tmp_path, [{"hooks": {"Stop": [entry(recorder(tmp_path, "Stop", "exit 2"))]}}])
-    runtime = ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")
+    state = ContextState(model="scripted-model", context_window=60_000, session=RecordingSession(tmp_path / "spill"))
     too_long = HttpError(400, "context_length", "prompt is too long")
     provider = ScriptedProvider([too_long, Reply(text="<summary>s</summary>"), too_long])
-    runner = make_runner(provider, hooks, tmp_path, context=ContextStep(runtime))
+    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider))
     runner.conversation = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
     events = collect(runner, "go")
     assert stop_of(events).reason == "context_overflow"

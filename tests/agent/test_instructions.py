@@ -160,7 +160,7 @@ def test_instructions_stay_in_the_system_prompt_after_a_layer_2_compaction(tmp_p
         tools=[EchoTool()],
         tool_context=ToolContext(workspace=workspace),
         config=RunConfig(model="scripted-model", system=system),
-        context=ContextStep(ContextState(model="scripted-model", context_window=60_000, spill_dir=tmp_path / "spill")),
+        context=CompactionEngine(ContextState(model="scripted-model", context_window=60_000), provider),
         conversation=history,
     )
 

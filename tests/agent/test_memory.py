@@ -135,7 +135,7 @@ def test_memory_is_given_to_the_layer_2_summary_prompt(tmp_path: Path, workspace
         tools=[RememberTool()],
         tool_context=ToolContext(workspace=workspace),
         config=RunConfig(model="scripted-model", system="test"),
-        context=ContextStep(ContextState(model="scripted-model", context_window=60_000, spill_dir=None), memory=store.snapshot()),
+        context=CompactionEngine(ContextState(model="scripted-model", context_window=60_000), provider, memory=store.snapshot()),
         conversation=[Message.user(f"question {i} " * 1500) if i % 2 == 0 else Message.assistant(f"answer {i} " * 1500) for i in range(8)],
     )
 

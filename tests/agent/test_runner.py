@@ -255,11 +255,13 @@ def test_a_message_queued_while_the_answer_streams_gets_its_own_answer() -> None
 
     async def go() -> list[Event]:
         seen: list[Event] = []
+        queued = False
         async with aclosing(runner.run("hello")) as events:
             async for event in events:
                 seen.append(event)
-                if isinstance(event, TextDelta) and len(provider.requests) == 1 and not runner.pending_user_messages:
+                if isinstance(event, TextDelta) and len(provider.requests) == 1 and not queued:
                     runner.queue_user_message("one more thing")
+                    queued = True
         return seen
 
     events = asyncio.run(go())
@@ -299,7 +301,7 @@ def test_an_overflow_that_compaction_cannot_shrink_stops_without_a_pointless_ret
     runner = Runner(
         provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=tmp_path),
         config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
-        context=ContextStep(ContextState(model="scripted-model", context_window=100_000, spill_dir=tmp_path)),
+        context=CompactionEngine(ContextState(model="scripted-model", context_window=100_000), provider, retry=FAST_RETRY),
     )
     events = collect(runner, "a short question")
     assert events[-1].reason == "context_overflow" and "too long" in events[-1].message

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pseudoclaude.llm.messages import Message, ToolCall, Usage
+from pseudoclaude.session.reader import replay_lines
 from pseudoclaude.session import (
     FORMAT_VERSION,
     SessionError,
@@ -155,8 +156,8 @@ def test_anchor_is_the_last_usage_after_the_boundary(sessions_dir: Path, workspa
 def test_replacements_are_replayed_with_resolved_paths(sessions_dir: Path, workspace: Path) -> None:
     with create_session(sessions_dir, workspace, model="m", provider="p") as session:
         spilled = session.write_spill("call/1", "x" * 100)
-        session.append_replacement("call/1", str(spilled), "[preview]", 100)
-        session.append_replacement("call/2", "/elsewhere/r.txt", "[p2]", 7)
+        session.append_replacement("call/1", "[preview]", layer="offload", original_bytes=100, path=str(spilled))
+        session.append_replacement("call/2", "[p2]", layer="offload", original_bytes=7, path="/elsewhere/r.txt")
     recorded = [e for e in _lines(session.jsonl_path) if e["type"] == "replacement"]
     assert recorded[0]["path"] == f"tool-results/{spilled.name}"
     replay = load_replay(session.folder)
@@ -201,8 +202,30 @@ def test_a_cleared_result_replays_without_a_file_and_drops_the_anchor(tmp_path: 
     session = create_session(tmp_path / "sessions", tmp_path, model="m", provider="anthropic")
     session.append_message(Message.user("hi"))
     session.append_usage(Usage(input_tokens=100), context_messages=1)
-    session.append_replacement("c1", "", "[Old tool result content cleared]", 500)
+    session.append_replacement("c1", "[Old tool result content cleared]", layer="clear", original_bytes=500, resets_anchor=True)
     session.close()
     replay = load_replay(session.folder)
-    assert replay.replacements["c1"].path == "" and replay.anchor is None
+    assert replay.replacements["c1"].path == "" and replay.replacements["c1"].layer == "clear" and replay.anchor is None
     assert replay.last_call_at is not None and replay.last_call_at > 1_700_000_000
+
+
+def test_any_layer_replacement_replays_the_same_way_and_only_an_anchor_reset_drops_the_anchor(tmp_path: Path) -> None:
+    session = create_session(tmp_path / "sessions", tmp_path, model="m", provider="anthropic")
+    session.append_message(Message.user("hi"))
+    session.append_usage(Usage(input_tokens=100), context_messages=1)
+    session.append_replacement("c1", "[a future layer's marker]", layer="shrink", original_bytes=900)
+    session.close()
+    replay = load_replay(session.folder)
+    assert replay.previews() == {"c1": "[a future layer's marker]"} and replay.replacements["c1"].layer == "shrink"
+    assert replay.anchor == (100, 1)
+
+
+def test_a_format_1_1_cleared_result_with_an_empty_path_still_drops_the_anchor(tmp_path: Path) -> None:
+    lines = [
+        b'{"type":"meta","id":"000000000001","ts":"2026-01-01T00:00:00.000Z","version":"1.1","session_id":"s","cwd":"/w","model":"m","provider":"p","created":"2026-01-01T00:00:00.000Z","pseudoclaude_version":"0.1"}\n',
+        b'{"type":"message","id":"000000000002","ts":"2026-01-01T00:00:01.000Z","version":"1.1","message":{"role":"user","text":"hi"}}\n',
+        b'{"type":"usage","id":"000000000003","ts":"2026-01-01T00:00:02.000Z","version":"1.1","usage":{"input_tokens":100},"context_messages":1}\n',
+        b'{"type":"replacement","id":"000000000004","ts":"2026-01-01T00:00:03.000Z","version":"1.1","call_id":"c1","path":"","preview":"[cleared]","original_bytes":5}\n',
+    ]
+    replay = replay_lines(lines, folder=tmp_path)
+    assert replay.replacements["c1"].layer == "clear" and replay.anchor is None
