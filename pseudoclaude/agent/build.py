@@ -32,18 +32,7 @@ from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.config import Settings
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
-from pseudoclaude.llm.provider import Provider
-
-
-def build_provider(settings: Settings) -> Provider:
-    """The provider adapter for ``settings`` (SDKs are imported here, lazily)."""
-    if settings.provider == "anthropic":
-        from pseudoclaude.llm.anthropic import AnthropicProvider
-
-        return AnthropicProvider(model=settings.model, api_key=settings.api_key or "", base_url=settings.base_url)
-    from pseudoclaude.llm.openai import OpenAIProvider
-
-    return OpenAIProvider(model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
+from pseudoclaude.llm.providers import build_provider
 
 
 @dataclass
@@ -131,7 +120,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     else:
         session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
 
-    provider = build_provider(settings)
+    provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
     tools = default_tools()
     hook_config = HookConfig.from_settings(*settings.settings_layers)
     policy = PermissionPolicy(

@@ -29,7 +29,7 @@ from pseudoclaude.llm.provider import (
     Completed,
     Provider,
     Request,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
@@ -225,7 +225,7 @@ class Runner:
         try:
             async with aclosing(stream_with_retry(self.provider, request, self.config.retry)) as items:
                 async for item in items:
-                    if isinstance(item, TextDelta):
+                    if isinstance(item, TextChunk):
                         yield ev.TextDelta(item.text)
                     elif isinstance(item, Retrying):
                         yield ev.Progress(

@@ -25,7 +25,7 @@ from pseudoclaude.compact.estimate import estimate_messages
 from pseudoclaude.compact.select import Counter, closed_groups
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError
 from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm.provider import Completed, Provider, Request, TextDelta
+from pseudoclaude.llm.provider import Completed, Provider, Request, TextChunk
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
 SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."
@@ -156,7 +156,7 @@ class _Transcript:
 async def _ask(provider: Provider, request: Request) -> str:
     deltas: list[str] = []
     async for event in provider.stream(request):
-        if isinstance(event, TextDelta):
+        if isinstance(event, TextChunk):
             deltas.append(event.text)
         elif isinstance(event, Completed):
             return event.message.text
