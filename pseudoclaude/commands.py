@@ -78,15 +78,9 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
 
 
 def _sessions_dir(explicit: Path | None) -> Path:
-    if explicit is not None:
-        return explicit
-    from pseudoclaude.config import read_settings_file, settings_paths
+    from pseudoclaude.config import resolve_sessions_dir
 
-    home = pseudoclaude_home()
-    configured = None
-    for path in settings_paths(Path.cwd(), home):
-        configured = read_settings_file(path).get("sessionsDir", configured)
-    return Path(configured).expanduser() if configured else home / "sessions"
+    return resolve_sessions_dir(Path.cwd(), explicit)
 
 
 def show_session_list(sessions_dir: Path | None) -> int:

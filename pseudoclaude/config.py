@@ -4,6 +4,8 @@ Settings files (JSON), later ones overriding earlier ones:
 ``$PSEUDOCLAUDE_HOME/settings.json`` (user), ``<workspace>/.pseudoclaude/settings.json``
 (project), ``<workspace>/.pseudoclaude/settings.local.json`` (local, untracked).
 
+Which variables hold each provider's key and base URL, and which provider a
+model name belongs to, come from the provider table (``llm/providers.py``).
 API keys are read from the environment or the workspace ``.env`` only, never
 from settings files, and never appear in ``repr``, logs, events or sessions.
 This module is on the start-up path: it imports nothing heavy.
@@ -15,11 +17,11 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from pseudoclaude.llm.models import DEFAULT_MODELS, provider_for_model
+from pseudoclaude.llm.models import provider_for_model
+from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry
 
-PROVIDERS = ("anthropic", "openai")
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
 
 
@@ -83,6 +85,33 @@ def read_settings_file(path: Path) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True)
+class SettingsFiles:
+    """The user, project and local settings files, read once; later layers override earlier ones."""
+
+    paths: tuple[Path, ...]
+    layers: tuple[Mapping[str, Any], ...]
+
+    @classmethod
+    def read(cls, workspace: Path, home: Path) -> SettingsFiles:
+        paths = settings_paths(workspace, home)
+        return cls(paths, tuple(read_settings_file(path) for path in paths))
+
+    def get(self, key: str) -> Any:
+        """A top-level value: the last file that has ``key`` wins."""
+        value = None
+        for layer in self.layers:
+            value = layer.get(key, value)
+        return value
+
+    def merged(self, key: str) -> dict[str, Any]:
+        """An object-valued key (``permissions``) merged entry by entry across the files."""
+        merged: dict[str, Any] = {}
+        for layer in self.layers:
+            merged.update(layer.get(key) or {})
+        return merged
+
+
 def read_dotenv(workspace: Path) -> dict[str, str]:
     """The workspace ``.env`` as a mapping; the process environment is not touched."""
     path = workspace / ".env"
@@ -93,62 +122,87 @@ def read_dotenv(workspace: Path) -> dict[str, str]:
     return {key: value for key, value in dotenv_values(path).items() if value is not None}
 
 
-def load_settings(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, str] | None = None) -> Settings:
-    """Resolve every setting; raise ``ConfigError`` when no provider is configured."""
-    workspace = workspace.resolve()
-    env = {**read_dotenv(workspace), **(os.environ if environ is None else environ)}
-    home = pseudoclaude_home(env)
-    paths = settings_paths(workspace, home)
-    layers = tuple(read_settings_file(path) for path in paths)
-    files: dict[str, Any] = {}
-    for layer in layers:
-        files.update({k: v for k, v in layer.items() if k not in ("permissions", "hooks")})
+def load_settings(
+    workspace: Path,
+    flags: Flags = Flags(),
+    environ: Mapping[str, str] | None = None,
+    providers: Sequence[ProviderEntry] = PROVIDERS,
+) -> Settings:
+    """Resolve every setting; raise ``ConfigError`` when no provider is configured.
 
+    ``providers`` is the provider table (``llm.providers.PROVIDERS``); tests pass their own.
+    """
+    workspace = workspace.resolve()
+    env = _environment(workspace, environ)
+    home = pseudoclaude_home(env)
+    files = SettingsFiles.read(workspace, home)
     model = flags.model or env.get("PSEUDOCLAUDE_MODEL") or _str(files.get("model"))
-    provider = flags.provider or env.get("PSEUDOCLAUDE_PROVIDER") or _str(files.get("provider"))
-    if provider and provider not in PROVIDERS:
-        raise ConfigError(f"unknown provider {provider!r}: choose one of {', '.join(PROVIDERS)}")
-    if not provider and model:
-        provider = provider_for_model(model)
-    if not provider:
-        if env.get("ANTHROPIC_API_KEY"):
-            provider = "anthropic"
-        elif env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
-            provider = "openai"
-    if not provider:
-        raise ConfigError(
-            "no model provider is configured: set ANTHROPIC_API_KEY, or OPENAI_API_KEY "
-            "(or OPENAI_BASE_URL for an OpenAI-compatible server such as Ollama), in the environment or in .env"
-        )
-    key_var, url_var = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL") if provider == "anthropic" else ("OPENAI_API_KEY", "OPENAI_BASE_URL")
-    api_key = env.get(key_var) or None
-    base_url = env.get(url_var) or None
-    if api_key is None and not (provider == "openai" and base_url):
-        raise ConfigError(f"the {provider} provider needs {key_var} (in the environment or in .env)")
+    entry = _provider_entry(flags.provider or env.get("PSEUDOCLAUDE_PROVIDER") or _str(files.get("provider")), model, env, providers)
+    api_key = env.get(entry.key_variable) or None
+    base_url = env.get(entry.base_url_variable) or None
+    if api_key is None and not (entry.keyless_server and base_url):
+        raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
-    permissions: dict[str, Any] = {}
-    for layer in layers:
-        permissions.update(layer.get("permissions") or {})
-    mode = flags.permission_mode or _str(permissions.get("defaultMode")) or "default"
+    mode = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
     if mode not in PERMISSION_MODES:
         raise ConfigError(f"unknown permission mode {mode!r}: choose one of {', '.join(PERMISSION_MODES)}")
-    sessions_dir = flags.sessions_dir or (Path(files["sessionsDir"]).expanduser() if files.get("sessionsDir") else home / "sessions")
     return Settings(
         workspace=workspace,
         home=home,
-        sessions_dir=sessions_dir,
-        provider=provider,
-        model=model or DEFAULT_MODELS[provider],
+        sessions_dir=_sessions_dir(flags.sessions_dir, files, home),
+        provider=entry.name,
+        model=model or entry.default_model,
         base_url=base_url,
         context_window=window,
         permission_mode=mode,
         allowed_tools=flags.allowed_tools,
         max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns") or 50,
-        settings_layers=layers,
-        settings_paths=paths,
+        settings_layers=files.layers,
+        settings_paths=files.paths,
         api_key=api_key,
     )
+
+
+def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """Where sessions are kept, by ``load_settings``'s rule, for commands that need no provider."""
+    if flag is not None:
+        return flag
+    workspace = workspace.resolve()
+    home = pseudoclaude_home(_environment(workspace, environ))
+    return _sessions_dir(None, SettingsFiles.read(workspace, home), home)
+
+
+def _environment(workspace: Path, environ: Mapping[str, str] | None) -> dict[str, str]:
+    """The workspace ``.env`` overlaid by the process environment (or ``environ``)."""
+    return {**read_dotenv(workspace), **(os.environ if environ is None else environ)}
+
+
+def _sessions_dir(flag: Path | None, files: SettingsFiles, home: Path) -> Path:
+    configured = files.get("sessionsDir")
+    return flag or (Path(configured).expanduser() if configured else home / "sessions")
+
+
+def _provider_entry(
+    named: str | None, model: str | None, env: Mapping[str, str], providers: Sequence[ProviderEntry]
+) -> ProviderEntry:
+    """The provider named, else the one the model name belongs to, else the first the environment configures."""
+    if named:
+        try:
+            return provider_entry(named, providers)
+        except UnknownProvider as error:
+            raise ConfigError(str(error)) from None
+    inferred = provider_for_model(model, providers) if model else None
+    if inferred is not None:
+        return provider_entry(inferred, providers)
+    for entry in providers:
+        if entry.configured_in(env):
+            return entry
+    choices = ", or ".join(
+        entry.key_variable + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
+        for entry in providers
+    )
+    raise ConfigError(f"no model provider is configured: set {choices}, in the environment or in .env")
 
 
 def _str(value: Any) -> str | None:

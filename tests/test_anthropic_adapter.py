@@ -29,7 +29,7 @@ from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -92,7 +92,7 @@ def tool_history() -> list[Message]:
 def test_text_streams_as_deltas_then_one_completed_message() -> None:
     _, events, error = serve([Reply(text="Hello from the fake model", text_chunks=4)])
     assert error is None
-    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    deltas = [e.text for e in events if isinstance(e, TextChunk)]
     assert len(deltas) == 4 and "".join(deltas) == "Hello from the fake model"
     done = completed(events)
     assert done.message == Message.assistant("Hello from the fake model")
@@ -233,7 +233,7 @@ def test_500_becomes_server_error() -> None:
 def test_error_event_mid_stream_raises_after_the_deltas_already_yielded() -> None:
     _, events, error = serve([StreamError(Reply(text="partial answer here", text_chunks=4), after_deltas=2)])
     assert isinstance(error, Overloaded)
-    assert [type(e) for e in events] == [TextDelta, TextDelta]
+    assert [type(e) for e in events] == [TextChunk, TextChunk]
 
 
 def test_api_error_event_mid_stream_becomes_server_error() -> None:
@@ -272,7 +272,7 @@ def test_stream_that_ends_before_message_stop_is_a_stream_cut() -> None:
     with FakeHTTPServer(handler) as server:
         events, error = run(server.url, make_request())
     assert isinstance(error, StreamCut)
-    assert events == [TextDelta("Hi")]
+    assert events == [TextChunk("Hi")]
 
 
 def stalling_server(release: threading.Event, *, after_start: bool) -> FakeHTTPServer:
@@ -317,7 +317,7 @@ def test_consumer_may_stop_early_and_reuse_the_provider() -> None:
 
     with FakeAnthropicServer([Reply(text="abandoned answer"), Reply(text="second")]) as server:
         events = asyncio.run(go(server.url))
-    assert events[0] == TextDelta("abando") and completed(events[1:]).message.text == "second"
+    assert events[0] == TextChunk("abando") and completed(events[1:]).message.text == "second"
 
 
 def test_401_becomes_auth_error_naming_the_variable_not_the_key() -> None:

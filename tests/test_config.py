@@ -73,3 +73,14 @@ def test_a_broken_settings_file_names_its_path(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         settings_for(tmp_path, {"ANTHROPIC_API_KEY": "k"})
     assert str(bad) in str(info.value)
+
+
+def test_the_sessions_command_and_load_settings_agree_on_the_sessions_dir(tmp_path: Path) -> None:
+    from pseudoclaude.config import resolve_sessions_dir
+
+    env = {"PSEUDOCLAUDE_HOME": str(tmp_path / "home"), "ANTHROPIC_API_KEY": "k"}
+    assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "home" / "sessions"
+    (tmp_path / ".pseudoclaude").mkdir()
+    (tmp_path / ".pseudoclaude" / "settings.json").write_text(json.dumps({"sessionsDir": str(tmp_path / "elsewhere")}))
+    assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "elsewhere"
+    assert resolve_sessions_dir(tmp_path, tmp_path / "flag", environ=env) == tmp_path / "flag"

@@ -28,7 +28,7 @@ from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
 from tests.fakes.collect import collect_stream
@@ -64,7 +64,7 @@ def _completed(events: list[StreamEvent]) -> Completed:
 def test_text_streams_as_deltas_and_completes() -> None:
     events, error, _ = _serve([Reply(text="Hello, streaming world", text_chunks=4)])
     assert error is None
-    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Hello,", " strea", "ming w", "orld"]
+    assert [e.text for e in events if isinstance(e, TextChunk)] == ["Hello,", " strea", "ming w", "orld"]
     assert _completed(events).message == Message.assistant("Hello, streaming world")
     assert _completed(events).stop_reason == "end_turn"
 
@@ -171,7 +171,7 @@ def test_500_is_server_error() -> None:
 def test_error_object_inside_an_open_stream_raises_after_the_deltas() -> None:
     events, error, _ = _serve([StreamError(Reply(text="abcdef", text_chunks=3), after_deltas=2)])
     assert isinstance(error, ServerError)
-    assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("ab"), TextDelta("cd")]
+    assert [e for e in events if isinstance(e, TextChunk)] == [TextChunk("ab"), TextChunk("cd")]
     assert not any(isinstance(e, Completed) for e in events)
 
 
@@ -326,9 +326,9 @@ def test_a_server_that_ignores_stream_true_and_answers_whole_json_still_works() 
 
 
 def test_openai_itself_gets_max_completion_tokens_and_compatible_servers_max_tokens() -> None:
-    from pseudoclaude.llm.openai_wire import request_body
+    from pseudoclaude.llm.openai_wire import to_wire_request
 
     request = _request(max_tokens=1234)
-    assert request_body(request, official=True)["max_completion_tokens"] == 1234
-    assert "max_tokens" not in request_body(request, official=True)
-    assert request_body(request)["max_tokens"] == 1234 and "max_completion_tokens" not in request_body(request)
+    assert to_wire_request(request, official=True)["max_completion_tokens"] == 1234
+    assert "max_tokens" not in to_wire_request(request, official=True)
+    assert to_wire_request(request)["max_tokens"] == 1234 and "max_completion_tokens" not in to_wire_request(request)

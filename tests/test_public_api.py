@@ -10,10 +10,10 @@ import pytest
 
 PUBLIC = {
     "pseudoclaude.llm": {
-        "AuthError", "BadRequest", "Completed", "ConnectionFailed", "Message", "Overloaded", "PromptTooLong", "Provider",
-        "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying", "ServerError", "StreamCut", "StreamEvent",
-        "TextDelta", "ToolCall", "ToolCallStart", "ToolResult", "ToolSpec", "Usage", "context_window", "model_info",
-        "stream_with_retry",
+        "AuthError", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
+        "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
+        "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolResult", "ToolSpec",
+        "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",

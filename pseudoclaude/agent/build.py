@@ -37,23 +37,12 @@ from pseudoclaude.compact import ContextState
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
-from pseudoclaude.llm.provider import Provider
+from pseudoclaude.llm.providers import build_provider
 from pseudoclaude.session import Replay, Session
 from pseudoclaude.tools import ToolContext, default_tools
 from pseudoclaude.tools.base import Tool, spec_of
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
 from pseudoclaude.tools.permissions.rules import RuleSyntaxError
-
-
-def build_provider(settings: Settings) -> Provider:
-    """The provider adapter for ``settings`` (SDKs are imported here, lazily)."""
-    if settings.provider == "anthropic":
-        from pseudoclaude.llm.anthropic import AnthropicProvider
-
-        return AnthropicProvider(model=settings.model, api_key=settings.api_key or "", base_url=settings.base_url)
-    from pseudoclaude.llm.openai import OpenAIProvider
-
-    return OpenAIProvider(model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
 
 
 @dataclass
@@ -146,7 +135,7 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
 
 def _assemble(settings: Settings, checked: CheckedConfiguration, session: Session, replay: Replay | None, approver: Any) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
-    provider = build_provider(settings)
+    provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
     tools = default_tools()
     hook_config = checked.hooks
     policy = PermissionPolicy(

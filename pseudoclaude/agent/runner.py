@@ -32,7 +32,7 @@ from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.compact import ContextOutcome
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextDelta
+from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextChunk
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 from pseudoclaude.tools.base import Tool, ToolContext, spec_of
 
@@ -357,7 +357,7 @@ class Runner:
 
 def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
     """What the user sees of one provider stream item (a partial tool call shows nothing yet)."""
-    if isinstance(item, TextDelta):
+    if isinstance(item, TextChunk):
         return ev.TextDelta(item.text)
     if isinstance(item, Retrying):
         return ev.Progress(

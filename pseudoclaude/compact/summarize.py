@@ -28,7 +28,7 @@ from pseudoclaude.compact.estimate import estimate_messages
 from pseudoclaude.compact.select import Counter, closed_groups
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError
 from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm.provider import Completed, Provider, Request, TextDelta
+from pseudoclaude.llm.provider import Completed, Provider, Request, TextChunk
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
@@ -161,7 +161,7 @@ async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
     deltas: list[str] = []
     async with aclosing(stream_with_retry(provider, request, retry)) as events:
         async for event in events:
-            if isinstance(event, TextDelta):
+            if isinstance(event, TextChunk):
                 deltas.append(event.text)
             elif isinstance(event, Completed):
                 return event.message.text

@@ -10,7 +10,8 @@ from them, **but only after checking the SHA-256 that tiktoken itself expects**
 verified file is in place, so it never tries the network; when anything is
 missing (no package data, caching disabled with an empty cache dir, an
 unwritable dir) the answer is None and the caller falls back to the byte
-estimate.
+estimate. Which encoding a model uses is the provider table's fact
+(``llm.models.encoding_for``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pseudoclaude.llm.models import encoding_for
+
 if TYPE_CHECKING:
     from tiktoken import Encoding
-
-OPENAI_MODEL_PREFIXES = ("gpt-", "o1", "o3", "o4", "chatgpt")
 
 _SOURCES: dict[str, tuple[str, str]] = {
     "o200k_base": (
@@ -38,19 +39,6 @@ _SOURCES: dict[str, tuple[str, str]] = {
         "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     ),
 }
-
-
-def uses_tiktoken(model: str) -> bool:
-    """Whether ``model`` is an OpenAI model whose tokenizer tiktoken knows."""
-    return model.lower().startswith(OPENAI_MODEL_PREFIXES)
-
-
-def encoding_name_for(model: str) -> str:
-    """The encoding of an OpenAI model; newer unknown names use o200k_base."""
-    name = model.lower()
-    if name.startswith(("gpt-4-", "gpt-3.5")) or name == "gpt-4":
-        return "cl100k_base"
-    return "o200k_base"
 
 
 def packaged_data_dir() -> Path | None:
@@ -115,9 +103,9 @@ def load_offline_encoding(model: str, data_dir: Path | None = None) -> Encoding 
 
     ``data_dir`` overrides where the packaged ranks are read from (tests use it).
     """
-    if not uses_tiktoken(model):
+    name = encoding_for(model)
+    if name is None:
         return None
-    name = encoding_name_for(model)
     if data_dir is None and name in _loaded:
         return _loaded[name]
     if not seed_cache(name, data_dir):

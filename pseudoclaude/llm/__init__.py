@@ -1,7 +1,9 @@
-"""The model layer: the neutral conversation, the Provider protocol, one error tree, one retry policy.
+"""The model layer: the neutral conversation, the Provider protocol, one error tree, one retry policy,
+and the provider table (``providers.py``) that says which adapters exist.
 
-The adapters (``llm.anthropic``, ``llm.openai``) are not imported here: they
-import their SDKs on first use, off the start-up path.
+The adapters (``llm.anthropic``, ``llm.openai``) are not imported here: the
+table's factories import them, and they import their SDKs on first use, off
+the start-up path.
 """
 
 from pseudoclaude.llm.errors import (
@@ -22,9 +24,10 @@ from pseudoclaude.llm.provider import (
     Provider,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
+from pseudoclaude.llm.providers import PROVIDERS, ModelRow, ProviderEntry, build_provider
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
@@ -33,9 +36,12 @@ __all__ = [
     "Completed",
     "ConnectionFailed",
     "Message",
+    "ModelRow",
     "Overloaded",
+    "PROVIDERS",
     "PromptTooLong",
     "Provider",
+    "ProviderEntry",
     "ProviderError",
     "RateLimited",
     "Request",
@@ -44,12 +50,13 @@ __all__ = [
     "ServerError",
     "StreamCut",
     "StreamEvent",
-    "TextDelta",
+    "TextChunk",
     "ToolCall",
     "ToolCallStart",
     "ToolResult",
     "ToolSpec",
     "Usage",
+    "build_provider",
     "context_window",
     "model_info",
     "stream_with_retry",

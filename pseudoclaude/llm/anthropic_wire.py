@@ -1,8 +1,10 @@
 """Translation between the neutral model and the Anthropic Messages wire format.
 
-No SDK import here: this module builds plain dicts and folds stream events
-(anything with the attributes of the SDK's raw event models) into neutral
-``StreamEvent``s, so it stays cheap to import and easy to read.
+No SDK import here: this module builds plain dicts (``to_wire_request``),
+folds stream events (anything with the attributes of the SDK's raw event
+models) into neutral ``StreamEvent``s (``StreamAssembler``) and maps error
+objects to the error tree (``error_from_body``), so it stays cheap to import
+and easy to read. ``openai_wire.py`` has the same three parts.
 
 Invariants the request keeps:
 
@@ -25,46 +27,70 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
+from pseudoclaude.llm.errors import (
+    AuthError,
+    BadRequest,
+    Overloaded,
+    PromptTooLong,
+    ProviderError,
+    RateLimited,
+    ServerError,
+    StreamCut,
+    error_for_status,
+)
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
+from pseudoclaude.llm.providers import ANTHROPIC
 
 WireMessage = dict[str, Any]
+
+_BY_ERROR_TYPE: dict[str, type[ProviderError]] = {
+    "overloaded_error": Overloaded,
+    "api_error": ServerError,
+    "rate_limit_error": RateLimited,
+    "authentication_error": AuthError,
+    "permission_error": AuthError,
+    "request_too_large": PromptTooLong,
+    "invalid_request_error": BadRequest,
+    "not_found_error": BadRequest,
+    "timeout_error": ServerError,
+}
 
 
 def _ephemeral() -> dict[str, str]:
     return {"type": "ephemeral"}
 
 
-def request_params(request: Request) -> dict[str, Any]:
+def to_wire_request(request: Request) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``)."""
     params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens}
-    system = system_blocks(request.system, request.system_suffix)
+    system = _wire_system(request)
     if system:
         params["system"] = system
-    params["messages"] = wire_messages(request.messages)
+    params["messages"] = _wire_messages(request.messages)
     if request.tools:
-        params["tools"] = wire_tools(request.tools)
+        params["tools"] = _wire_tools(request.tools)
     return params
 
 
-def system_blocks(system: str, suffix: str) -> list[dict[str, Any]]:
+def _wire_system(request: Request) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    if system:
-        blocks.append({"type": "text", "text": system, "cache_control": _ephemeral()})
-    if suffix:
-        blocks.append({"type": "text", "text": suffix})
+    if request.system:
+        blocks.append({"type": "text", "text": request.system, "cache_control": _ephemeral()})
+    if request.system_suffix:
+        blocks.append({"type": "text", "text": request.system_suffix})
     return blocks
 
 
-def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+def _wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [
         {"name": t.name, "description": t.description, "input_schema": _plain(t.input_schema)} for t in tools
     ]
@@ -73,7 +99,7 @@ def wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return out
 
 
-def wire_messages(messages: Sequence[Message]) -> list[WireMessage]:
+def _wire_messages(messages: Sequence[Message]) -> list[WireMessage]:
     """Alternating user/assistant turns, the last content block marked for caching."""
     turns: list[WireMessage] = []
     for message in messages:
@@ -128,8 +154,30 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def error_from_body(
+    status: int | None, error: Mapping[str, Any] | None, *, retry_after: float | None = None
+) -> ProviderError:
+    """The normalized error for an HTTP status (None: an ``error`` event inside an open stream) and its error object."""
+    error = error or {}
+    error_type = error.get("type") if isinstance(error.get("type"), str) else None
+    message = str(error.get("message") or "")
+    if status is None:
+        message = f"{error_type or 'error'} in the response stream: {message}"
+    if status in (401, 403) or error_type in ("authentication_error", "permission_error"):
+        return AuthError(f"Anthropic rejected the API key ({message}); check {ANTHROPIC.key_variable}", status=status)
+    if "prompt is too long" in message.lower():
+        return PromptTooLong(message, status=status)
+    if status == 529 or error_type == "overloaded_error":
+        return Overloaded(message, status=status, retry_after=retry_after)
+    if status is not None:
+        return error_for_status(status, message, retry_after)
+    return _BY_ERROR_TYPE.get(error_type or "", ServerError)(message, retry_after=retry_after)
+
+
 @dataclass
-class _ToolBlock:
+class _PendingCall:
+    """A tool call still streaming: its arguments are the ``partial_json`` pieces so far."""
+
     ordinal: int
     id: str
     name: str
@@ -140,12 +188,13 @@ class _ToolBlock:
 class StreamAssembler:
     """Folds raw Messages stream events into neutral ``StreamEvent``s.
 
-    ``feed`` returns the events to yield for one wire event; after
-    ``message_stop`` it returns the single ``Completed`` and ``done`` is true.
+    ``feed`` returns the events to yield for one wire event; ``done`` turns
+    true at ``message_stop``. ``finish`` then returns the single ``Completed``,
+    or raises ``StreamCut`` when the stream ended before ``message_stop``.
     """
 
     text_parts: list[str] = field(default_factory=list)
-    tools: dict[int, _ToolBlock] = field(default_factory=dict)
+    tools: dict[int, _PendingCall] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     stop_reason: str = "end_turn"
     done: bool = False
@@ -165,24 +214,23 @@ class StreamAssembler:
                 self.stop_reason = str(reason)
         elif kind == "message_stop":
             self.done = True
-            return [self.completed()]
         return []
 
     def _block_start(self, index: int, block: Any) -> list[StreamEvent]:
         if getattr(block, "type", None) == "tool_use":
-            tool = _ToolBlock(ordinal=len(self.tools), id=str(block.id), name=str(block.name))
+            tool = _PendingCall(ordinal=len(self.tools), id=str(block.id), name=str(block.name))
             self.tools[index] = tool
             return [ToolCallStart(index=tool.ordinal, id=tool.id, name=tool.name)]
         if getattr(block, "type", None) == "text" and getattr(block, "text", ""):
             self.text_parts.append(block.text)
-            return [TextDelta(block.text)]
+            return [TextChunk(block.text)]
         return []
 
     def _block_delta(self, index: int, delta: Any) -> list[StreamEvent]:
         kind = getattr(delta, "type", None)
         if kind == "text_delta" and delta.text:
             self.text_parts.append(delta.text)
-            return [TextDelta(delta.text)]
+            return [TextChunk(delta.text)]
         if kind == "input_json_delta" and index in self.tools:
             self.tools[index].pieces.append(delta.partial_json or "")
         return []
@@ -195,7 +243,10 @@ class StreamAssembler:
             if value is not None:
                 self.usage[name] = int(value)
 
-    def completed(self) -> Completed:
+    def finish(self) -> list[StreamEvent]:
+        """The closing ``Completed``; ``StreamCut`` if ``message_stop`` never came."""
+        if not self.done:
+            raise StreamCut("the response stream ended before message_stop")
         calls = tuple(
             ToolCall(id=t.id, name=t.name, arguments="".join(t.pieces) or "{}")
             for t in sorted(self.tools.values(), key=lambda t: t.ordinal)
@@ -207,4 +258,4 @@ class StreamAssembler:
             cache_write_tokens=self.usage.get("cache_creation_input_tokens", 0),
         )
         message = Message.assistant(text="".join(self.text_parts), tool_calls=calls)
-        return Completed(message=message, usage=usage, stop_reason=self.stop_reason)
+        return [Completed(message=message, usage=usage, stop_reason=self.stop_reason)]

@@ -1,13 +1,17 @@
-"""What we know about models: context windows, provider, prices.
+"""Questions about a model name, answered from the provider table: window, provider, prices, tokenizer.
 
-Unknown models fall back to 128,000 tokens (the seed's rule); local servers
-(Ollama, llama.cpp) often run much smaller windows than the model supports, so
+The rows themselves live on the provider entries (``providers.py``). Unknown
+models fall back to 128,000 tokens (the seed's rule); local servers (Ollama,
+llama.cpp) often run much smaller windows than the model supports, so
 ``--context-window`` / ``PSEUDOCLAUDE_CONTEXT_WINDOW`` always wins.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
+
+from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
 
@@ -18,50 +22,36 @@ class ModelInfo:
     provider: str
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0
+    encoding: str | None = None
 
 
-_PREFIXES: tuple[tuple[str, ModelInfo], ...] = (
-    ("claude-opus-4", ModelInfo(200_000, "anthropic", 15.0, 75.0)),
-    ("claude-sonnet-4", ModelInfo(200_000, "anthropic", 3.0, 15.0)),
-    ("claude-haiku-4", ModelInfo(200_000, "anthropic", 1.0, 5.0)),
-    ("claude-3-7-sonnet", ModelInfo(200_000, "anthropic", 3.0, 15.0)),
-    ("claude-3-5-sonnet", ModelInfo(200_000, "anthropic", 3.0, 15.0)),
-    ("claude-3-5-haiku", ModelInfo(200_000, "anthropic", 0.8, 4.0)),
-    ("claude", ModelInfo(200_000, "anthropic", 3.0, 15.0)),
-    ("gpt-4.1", ModelInfo(1_047_576, "openai", 2.0, 8.0)),
-    ("gpt-4o-mini", ModelInfo(128_000, "openai", 0.15, 0.6)),
-    ("gpt-4o", ModelInfo(128_000, "openai", 2.5, 10.0)),
-    ("gpt-5", ModelInfo(400_000, "openai", 1.25, 10.0)),
-    ("o4-mini", ModelInfo(200_000, "openai", 1.1, 4.4)),
-    ("o3", ModelInfo(200_000, "openai", 2.0, 8.0)),
-    ("o1", ModelInfo(200_000, "openai", 15.0, 60.0)),
-    ("gpt-", ModelInfo(128_000, "openai")),
-)
-
-DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1"}
-
-
-def model_info(model: str) -> ModelInfo | None:
-    """The table entry whose prefix matches ``model`` (longest prefix first), or None."""
-    name = model.lower().split("/")[-1]
-    for prefix, info in _PREFIXES:
-        if name.startswith(prefix):
-            return info
+def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
+    """What the table says about ``model`` (first matching row, entries in table order), or None."""
+    for entry in providers:
+        row = entry.model_row(model)
+        if row is not None:
+            return ModelInfo(row.context_window, entry.name, row.input_per_mtok, row.output_per_mtok, row.encoding)
     return None
 
 
-def context_window(model: str, override: int | None = None) -> int:
+def context_window(model: str, override: int | None = None, providers: Sequence[ProviderEntry] = PROVIDERS) -> int:
     """The window to budget against: the override, else the table, else 128,000."""
     if override and override > 0:
         return override
-    info = model_info(model)
+    info = model_info(model, providers)
     return info.context_window if info else DEFAULT_FALLBACK_CONTEXT_WINDOW
 
 
-def provider_for_model(model: str) -> str | None:
-    """``anthropic`` or ``openai`` when the name says so, else None."""
-    info = model_info(model)
+def provider_for_model(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The name of the provider whose table knows ``model``, else None."""
+    info = model_info(model, providers)
     return info.provider if info else None
+
+
+def encoding_for(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The tiktoken encoding of ``model``; None when the estimator should count bytes."""
+    info = model_info(model, providers)
+    return info.encoding if info else None
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:

@@ -6,11 +6,23 @@ iterator, because the iterator ends the same way whether the server sent
 ``data: [DONE]`` or the body simply stopped, and only the former is a finished
 answer. Translation lives in ``openai_wire.py``.
 
-Error handling: every SDK and transport exception is normalized into
-``pseudoclaude.llm.errors`` here, in ``_normalize``; nothing from the SDK
-escapes. Before the response starts, transport failures are
-``ConnectionFailed``; once the stream is open they are ``StreamCut``. The API
-key never appears in a message.
+Error mapping (no SDK exception ever leaves ``stream``; the status and
+error-object rules are ``openai_wire.error_from_body``):
+
+| what happened                                   | raised            |
+|-------------------------------------------------|-------------------|
+| context-overflow code or message (400 / stream) | PromptTooLong     |
+| 401 / 403, missing key                          | AuthError (names the key variable) |
+| quota or billing codes                          | BadRequest        |
+| other 4xx / 5xx but 503                         | by status (``error_for_status``) |
+| 503, overload codes                             | Overloaded        |
+| rate-limit codes inside the stream              | RateLimited       |
+| other ``error`` object inside the stream        | BadRequest / ServerError |
+| connect failure / timeout before the stream     | ConnectionFailed  |
+| stream broken, or ended without ``[DONE]``      | StreamCut         |
+
+A partial stream never produces ``Completed``; the API key never appears in
+a message (and long proxy pages are cut to 500 characters).
 
 The SDK is imported lazily (``importlib``: this module's own name is
 ``openai``), so importing the package costs nothing on the CLI start-up path.
@@ -31,13 +43,13 @@ from pseudoclaude.llm.errors import (
     parse_retry_after,
 )
 from pseudoclaude.llm.openai_wire import (
-    KEY_VARIABLE,
     StreamAssembler,
     completion_as_chunk,
     error_from_body,
-    request_body,
+    to_wire_request,
 )
 from pseudoclaude.llm.provider import Request, StreamEvent
+from pseudoclaude.llm.providers import OPENAI
 
 __all__ = ["OpenAIProvider"]
 
@@ -47,7 +59,7 @@ LOCAL_PLACEHOLDER_KEY = "not-needed"
 class OpenAIProvider:
     """Chat Completions streaming against OpenAI or any server at ``base_url`` that speaks it."""
 
-    name = "openai"
+    name = OPENAI.name
 
     def __init__(self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0) -> None:
         self.model = model
@@ -57,7 +69,7 @@ class OpenAIProvider:
         self._timeout = timeout
         self._client: Any = None
 
-    def _sdk(self) -> Any:
+    def _sdk_client(self) -> Any:
         if self._client is None:
             sdk = importlib.import_module("openai")
             key = self._api_key
@@ -68,17 +80,17 @@ class OpenAIProvider:
                     api_key=key or None, base_url=self._base_url, timeout=self._timeout, max_retries=0
                 )
             except sdk.OpenAIError:
-                raise AuthError(f"no OpenAI API key: set {KEY_VARIABLE} (or a base URL for a local server)") from None
+                raise AuthError(f"no OpenAI API key: set {OPENAI.key_variable} (or a base URL for a local server)") from None
         return self._client
 
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        client = self._sdk()
+        client = self._sdk_client()
         assembler = StreamAssembler()
-        opened = False
+        started = False
         try:
-            body = request_body(request, official=self._official)
+            body = to_wire_request(request, official=self._official)
             async with client.chat.completions.with_streaming_response.create(**body) as response:
-                opened = True
+                started = True
                 done = False
                 if response.headers.get("content-type", "").startswith("application/json"):
                     events = assembler.feed(completion_as_chunk(json.loads(await response.text())))
@@ -99,7 +111,7 @@ class OpenAIProvider:
         except ProviderError:
             raise
         except Exception as exc:
-            error = self._normalize(exc, opened=opened)
+            error = self._normalize(exc, started=started)
             if error is None:
                 raise
             raise error from None
@@ -111,8 +123,8 @@ class OpenAIProvider:
             client, self._client = self._client, None
             await client.close()
 
-    def _normalize(self, exc: Exception, *, opened: bool) -> ProviderError | None:
-        """The ``ProviderError`` for an SDK or transport exception; None for anything else (a bug)."""
+    def _normalize(self, exc: Exception, *, started: bool) -> ProviderError | None:
+        """The ``ProviderError`` for an SDK or transport exception (``started``: the stream had begun); None for anything else (a bug)."""
         sdk = importlib.import_module("openai")
         httpx2 = importlib.import_module("httpx2")
         if isinstance(exc, sdk.APIStatusError):
@@ -122,7 +134,7 @@ class OpenAIProvider:
         transport_errors: tuple[type[BaseException], ...] = (sdk.APIConnectionError, httpx2.TransportError, OSError)
         if isinstance(exc, transport_errors) or type(exc).__module__.startswith("anyio"):
             what = type(exc.__cause__ or exc).__name__
-            if opened:
+            if started:
                 return StreamCut(f"OpenAI stream broke before completion ({what})")
             where = self._base_url or "api.openai.com"
             return ConnectionFailed(f"could not reach OpenAI at {where} ({what})")
@@ -141,7 +153,6 @@ class OpenAIProvider:
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return text if len(text) <= 500 else text[:500] + "..."
-
 
 
 async def _sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:

@@ -1,11 +1,14 @@
 """Chat Completions wire format <-> the neutral conversation, without the SDK.
 
 Pure translation, kept apart from ``openai.py`` so it can be read (and
-tested) without a network or an SDK import.
+tested) without a network or an SDK import: requests (``to_wire_request``),
+stream chunks into neutral ``StreamEvent``s (``StreamAssembler``) and error
+objects into the error tree (``error_from_body``), the same three parts as
+``anthropic_wire.py``.
 
 Invariants this module keeps:
 
-* **Byte-stable requests.** ``request_body`` depends only on the ``Request``:
+* **Byte-stable requests.** ``to_wire_request`` depends only on the ``Request``:
   fixed key order, no clocks, no randomness. The stable system prompt is its
   own first message and the changing ``system_suffix`` a second one, so a
   server-side prefix cache keeps matching.
@@ -43,11 +46,10 @@ from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
-
-KEY_VARIABLE = "OPENAI_API_KEY"
+from pseudoclaude.llm.providers import OPENAI
 
 _FINISH_TO_STOP = {
     "stop": "end_turn",
@@ -68,33 +70,37 @@ _RATE_CODES = frozenset({"rate_limit_exceeded", "requests", "tokens", "rate_limi
 _OVERLOAD_CODES = frozenset({"overloaded", "overloaded_error", "server_overloaded", "engine_overloaded"})
 
 
-def request_body(request: Request, *, official: bool = False) -> dict[str, Any]:
+def to_wire_request(request: Request, *, official: bool = False) -> dict[str, Any]:
     """The keyword arguments of ``chat.completions.create`` for ``request`` (streaming).
 
     The output cap is ``max_completion_tokens`` for OpenAI itself (its reasoning
     models refuse ``max_tokens``) and ``max_tokens`` for OpenAI-compatible
     servers (vLLM, llama.cpp, Ollama, LiteLLM), which do not all know the newer name.
     """
-    body: dict[str, Any] = {"model": request.model, "messages": request_messages(request)}
+    body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *_wire_messages(request.messages)]}
     if request.tools:
-        body["tools"] = request_tools(request.tools)
+        body["tools"] = _wire_tools(request.tools)
     body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
     return body
 
 
-def request_messages(request: Request) -> list[dict[str, Any]]:
+def _wire_system(request: Request) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if request.system:
         out.append({"role": "system", "content": request.system})
     if request.system_suffix:
         out.append({"role": "system", "content": request.system_suffix})
-    out.extend(wire_message(message) for message in request.messages)
     return out
 
 
-def wire_message(message: Message) -> dict[str, Any]:
+def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """One wire message per neutral message (one ``tool`` message per result)."""
+    return [_wire_message(message) for message in messages]
+
+
+def _wire_message(message: Message) -> dict[str, Any]:
     if message.role == "tool":
         result = message.tool_result
         if result is None:
@@ -119,7 +125,7 @@ def wire_message(message: Message) -> dict[str, Any]:
     return {"role": message.role, "content": message.text}
 
 
-def request_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+def _wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
@@ -133,11 +139,11 @@ def request_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def stop_reason(finish_reason: str) -> str:
+def _stop_reason(finish_reason: str) -> str:
     return _FINISH_TO_STOP.get(finish_reason, finish_reason)
 
 
-def usage_from(payload: Mapping[str, Any]) -> Usage:
+def _usage_from(payload: Mapping[str, Any]) -> Usage:
     """OpenAI usage -> ``Usage``; ``prompt_tokens`` includes the cached ones, which are split out."""
     prompt = _int(payload.get("prompt_tokens"))
     details = payload.get("prompt_tokens_details")
@@ -154,7 +160,6 @@ def error_from_body(
     status: int | None,
     error: Mapping[str, Any] | None,
     *,
-    fallback_message: str = "",
     retry_after: float | None = None,
 ) -> ProviderError:
     """The normalized error for an HTTP status (None: an error inside an open stream) and its error object.
@@ -164,15 +169,15 @@ def error_from_body(
     error = error or {}
     code = str(error.get("code") or "")
     kind = str(error.get("type") or "")
-    message = str(error.get("message") or fallback_message or "unknown error")
+    message = str(error.get("message") or "unknown error")
     tags = {code, kind}
     if tags & _CONTEXT_CODES or (status in (None, 400) and _CONTEXT_OVERFLOW.search(message)):
         return PromptTooLong(f"prompt too long: {message}", status=status)
     if status == 401:
         detail = f" ({code})" if code else ""
-        return AuthError(f"OpenAI rejected the API key{detail} (401): set {KEY_VARIABLE} to a valid key", status=401)
+        return AuthError(f"OpenAI rejected the API key{detail} (401): set {OPENAI.key_variable} to a valid key", status=401)
     if status == 403:
-        return AuthError(f"OpenAI refused access (403): {message}; check {KEY_VARIABLE} and the model", status=403)
+        return AuthError(f"OpenAI refused access (403): {message}; check {OPENAI.key_variable} and the model", status=403)
     if tags & _QUOTA_CODES:
         reason = code or kind
         return BadRequest(f"OpenAI quota exhausted ({reason}): {message}; check the plan and billing", status=status)
@@ -223,7 +228,7 @@ class StreamAssembler:
             raise error_from_body(None, error if isinstance(error, Mapping) else {"message": str(error)})
         usage = chunk.get("usage")
         if isinstance(usage, Mapping):
-            self._usage = usage_from(usage)
+            self._usage = _usage_from(usage)
         events: list[StreamEvent] = []
         for choice in chunk.get("choices") or ():
             if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
@@ -232,7 +237,7 @@ class StreamAssembler:
             content = delta.get("content")
             if isinstance(content, str) and content:
                 self._text.append(content)
-                events.append(TextDelta(content))
+                events.append(TextChunk(content))
             for position, fragment in enumerate(delta.get("tool_calls") or ()):
                 events.extend(self._feed_call(position, fragment))
             if choice.get("finish_reason"):
@@ -276,7 +281,7 @@ class StreamAssembler:
                 events.append(ToolCallStart(index=self._order(call), id=call.id, name=call.name))
             calls.append(ToolCall(id=call.id, name=call.name, arguments=call.arguments or "{}"))
         message = Message.assistant("".join(self._text), calls)
-        events.append(Completed(message=message, usage=self._usage, stop_reason=stop_reason(self._finish_reason)))
+        events.append(Completed(message=message, usage=self._usage, stop_reason=_stop_reason(self._finish_reason)))
         return events
 
 

@@ -33,7 +33,7 @@ class Request:
 
 
 @dataclass(frozen=True)
-class TextDelta:
+class TextChunk:
     text: str
 
 
@@ -55,7 +55,7 @@ class Completed:
     stop_reason: str = "end_turn"
 
 
-StreamEvent = Union[TextDelta, ToolCallStart, Completed]
+StreamEvent = Union[TextChunk, ToolCallStart, Completed]
 
 
 class Provider(Protocol):

@@ -54,10 +54,9 @@ def _warm_imports(provider: str) -> None:
 
     A daemon thread: leaving right after start must not wait for the import.
     """
-    if provider == "anthropic":
-        import anthropic  # noqa: F401
-    else:
-        import openai  # noqa: F401
+    from pseudoclaude.llm.providers import warm_up
+
+    warm_up(provider)
 
 
 class Repl:

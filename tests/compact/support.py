@@ -8,7 +8,7 @@ from typing import AsyncIterator, Callable, Sequence, Union
 
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.messages import Message, ToolCall
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextDelta
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk
 from pseudoclaude.session.spill import write_spill
 
 Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
@@ -30,7 +30,7 @@ class SummaryProvider:
             answer = answer(request)
         if isinstance(answer, ProviderError):
             raise answer
-        yield TextDelta(answer)
+        yield TextChunk(answer)
         yield Completed(Message.assistant(answer))
 
     async def aclose(self) -> None:

@@ -26,7 +26,7 @@ from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
-    TextDelta,
+    TextChunk,
     ToolCallStart,
 )
 from tests.fakes.script import (
@@ -121,7 +121,7 @@ class ScriptedProvider:
             if self.delay:
                 await asyncio.sleep(self.delay)
             sent += 1
-            yield TextDelta(piece)
+            yield TextChunk(piece)
         calls: list[ToolCall] = []
         for index, call in enumerate(reply.calls):
             call_id = call.id or self._next_id()

@@ -1,0 +1,166 @@
+"""The provider table: what the code knows about each model service, in one entry each.
+
+Every other place reads this table: the settings loader (key and base-URL
+variables, which provider a model name belongs to, the default model), the
+agent builder (the adapter factory), the REPL (the SDK module warmed up in a
+background thread), the model queries in ``models.py`` (windows, prices) and
+the token estimator (the tokenizer family). Adding a provider is one adapter
+module with the ``Provider`` shape plus one ``ProviderEntry`` in ``PROVIDERS``.
+OpenAI-compatible servers (Ollama, vLLM, llama.cpp, LiteLLM) are the ``openai``
+entry with a base URL.
+
+Importing this module imports no SDK and no adapter: the factories do, when
+called, so ``config.py`` reads the table on the start-up path for free.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Mapping, Protocol, Sequence
+
+from pseudoclaude.llm.provider import Provider
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """A family of models, matched by name prefix (or the exact name when ``exact``).
+
+    Rows are tried in order and the first match wins, so specific prefixes
+    come before general ones. ``encoding`` names the tiktoken encoding; None
+    means the token estimator uses its byte estimate.
+    """
+
+    prefix: str
+    context_window: int
+    input_per_mtok: float = 0.0
+    output_per_mtok: float = 0.0
+    encoding: str | None = None
+    exact: bool = False
+
+    def matches(self, name: str) -> bool:
+        return name == self.prefix if self.exact else name.startswith(self.prefix)
+
+
+class AdapterFactory(Protocol):
+    """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest)."""
+
+    def __call__(self, *, model: str, api_key: str | None, base_url: str | None) -> Provider: ...
+
+
+@dataclass(frozen=True)
+class ProviderEntry:
+    """One model service: its settings, its adapter and its models.
+
+    ``keyless_server`` describes the servers that need no key at a base URL
+    (empty: the key is always required); it also appears in the message shown
+    when no provider is configured.
+    """
+
+    name: str
+    key_variable: str
+    base_url_variable: str
+    default_model: str
+    adapter: AdapterFactory
+    sdk_module: str
+    models: tuple[ModelRow, ...]
+    keyless_server: str = ""
+
+    def model_row(self, model: str) -> ModelRow | None:
+        """The row for ``model`` (lower-cased, any ``namespace/`` prefix dropped), or None."""
+        name = model.lower().split("/")[-1]
+        return next((row for row in self.models if row.matches(name)), None)
+
+    def configured_in(self, environ: Mapping[str, str]) -> bool:
+        """Whether ``environ`` holds enough to use this provider without being told to."""
+        return bool(environ.get(self.key_variable) or (self.keyless_server and environ.get(self.base_url_variable)))
+
+
+def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+    from pseudoclaude.llm.anthropic import AnthropicProvider
+
+    return AnthropicProvider(model=model, api_key=api_key, base_url=base_url)
+
+
+def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+    from pseudoclaude.llm.openai import OpenAIProvider
+
+    return OpenAIProvider(model=model, api_key=api_key, base_url=base_url)
+
+
+_O200K = "o200k_base"
+_CL100K = "cl100k_base"
+
+ANTHROPIC = ProviderEntry(
+    name="anthropic",
+    key_variable="ANTHROPIC_API_KEY",
+    base_url_variable="ANTHROPIC_BASE_URL",
+    default_model="claude-sonnet-4-5",
+    adapter=_anthropic_adapter,
+    sdk_module="anthropic",
+    models=(
+        ModelRow("claude-opus-4", 200_000, 15.0, 75.0),
+        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0),
+        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0),
+        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0),
+        ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0),
+        ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0),
+        ModelRow("claude", 200_000, 3.0, 15.0),
+    ),
+)
+
+OPENAI = ProviderEntry(
+    name="openai",
+    key_variable="OPENAI_API_KEY",
+    base_url_variable="OPENAI_BASE_URL",
+    default_model="gpt-4.1",
+    adapter=_openai_adapter,
+    sdk_module="openai",
+    keyless_server="an OpenAI-compatible server such as Ollama",
+    models=(
+        ModelRow("gpt-4.1", 1_047_576, 2.0, 8.0, _O200K),
+        ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K),
+        ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K),
+        ModelRow("gpt-4-", 128_000, encoding=_CL100K),
+        ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True),
+        ModelRow("gpt-3.5", 128_000, encoding=_CL100K),
+        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K),
+        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K),
+        ModelRow("o4", 128_000, encoding=_O200K),
+        ModelRow("o3", 200_000, 2.0, 8.0, _O200K),
+        ModelRow("o1", 200_000, 15.0, 60.0, _O200K),
+        ModelRow("chatgpt", 128_000, encoding=_O200K),
+        ModelRow("gpt-", 128_000, encoding=_O200K),
+    ),
+)
+
+PROVIDERS: tuple[ProviderEntry, ...] = (ANTHROPIC, OPENAI)
+
+
+class UnknownProvider(ValueError):
+    """A provider name that no table entry has."""
+
+
+def provider_entry(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ProviderEntry:
+    """The entry called ``name``; ``UnknownProvider`` when there is none."""
+    for entry in providers:
+        if entry.name == name:
+            return entry
+    raise UnknownProvider(f"unknown provider {name!r}: choose one of {', '.join(e.name for e in providers)}")
+
+
+def build_provider(
+    name: str,
+    *,
+    model: str,
+    api_key: str | None,
+    base_url: str | None,
+    providers: Sequence[ProviderEntry] = PROVIDERS,
+) -> Provider:
+    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily)."""
+    return provider_entry(name, providers).adapter(model=model, api_key=api_key, base_url=base_url)
+
+
+def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
+    """Import the SDK of provider ``name`` now (the REPL calls this off the event loop)."""
+    importlib.import_module(provider_entry(name, providers).sdk_module)
