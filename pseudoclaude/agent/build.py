@@ -96,7 +96,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         open_session,
         resolve_session_id,
     )
-    from pseudoclaude.tools import ToolContext, default_tools
+    from pseudoclaude.tools import ToolContext, ToolRegistry
     from pseudoclaude.tools.permissions import (
         PermissionMode,
         PermissionPolicy,
@@ -132,8 +132,8 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         session = create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider)
 
     provider = build_provider(settings)
-    tools = default_tools()
-    hook_config = HookConfig.from_settings(*settings.settings_layers)
+    tools = ToolRegistry()
+    hook_config = HookConfig.from_settings(*settings.settings_layers, claude_names=tools.claude_names())
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
         workspace=settings.workspace,
@@ -141,6 +141,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         approver=HookAwareApprover(approver) if approver is not None and hook_config else approver,
         allowed_tools=settings.allowed_tools,
         rule_sink=local_rule_sink(settings.workspace),
+        tools=tools,
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)
@@ -170,6 +171,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         anchor=anchor,
         last_call_at=last_call_at,
         overhead_tokens=_overhead_tokens(system, tools),
+        clearable_tools=tools.clearable_names(),
     )
     runner = Runner(
         provider=provider,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, Protocol, Sequence
+from typing import AsyncGenerator, Iterable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
@@ -34,6 +34,7 @@ from pseudoclaude.llm.provider import (
 )
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 from pseudoclaude.tools.base import Tool, ToolContext, spec_of
+from pseudoclaude.tools.registry import ToolRegistry
 
 
 class SessionRecorder(Protocol):
@@ -64,7 +65,7 @@ class Runner:
         self,
         *,
         provider: Provider,
-        tools: Sequence[Tool],
+        tools: Iterable[Tool],
         tool_context: ToolContext,
         config: RunConfig,
         session: SessionRecorder | None = None,
@@ -74,8 +75,8 @@ class Runner:
         hooks: SessionHooks | None = None,
     ) -> None:
         self.provider = provider
-        self.tools: dict[str, Tool] = {tool.name: tool for tool in tools}
-        self.tool_specs: tuple[ToolSpec, ...] = tuple(spec_of(tool) for tool in tools)
+        self.tools: Mapping[str, Tool] = ToolRegistry(tools).by_name()
+        self.tool_specs: tuple[ToolSpec, ...] = tuple(spec_of(tool) for tool in self.tools.values())
         self.tool_context = tool_context
         self.config = config
         self.session = session

@@ -112,7 +112,7 @@ async def run_round(
         outcome.format_errors += int(format_error)
         await emit(ToolCallFinished(call.id, call.name, output.is_error, output.summary or _first_line(output.content), output.display))
 
-    concurrent = len(calls) > 1 and all(getattr(tools.get(c.name), "read_only", False) for c in calls)
+    concurrent = len(calls) > 1 and all((t := tools.get(c.name)) is not None and t.traits.read_only for c in calls)
     try:
         if concurrent:
             await asyncio.gather(*(one(call) for call in calls))

@@ -86,6 +86,7 @@ class Runtime:
         estimator: Estimator | None = None,
         last_call_at: float | None = None,
         clock: Callable[[], float] = time.time,
+        clearable_tools: frozenset[str] = frozenset(),
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -102,6 +103,7 @@ class Runtime:
         self.warned_no_spill_dir = False
         self.last_call_at = last_call_at
         self.clock = clock
+        self.clearable_tools = clearable_tools  # tools whose old results may be cleared after a cold cache (see clear.py)
 
     @property
     def context_window(self) -> int:
