@@ -19,7 +19,10 @@ PUBLIC = {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
     },
-    "pseudoclaude.tools": {"FileStamp", "Tool", "ToolContext", "ToolError", "ToolOutput", "ToolRegistry", "default_tools", "spec_of"},
+    "pseudoclaude.tools": {
+        "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
+        "builtin_registry", "default_tools", "spec_of",
+    },
     "pseudoclaude.tui": {"run_repl"},
 }
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, AsyncGenerator, Sequence
+from typing import Any, AsyncGenerator, Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.events import Event
@@ -39,7 +39,7 @@ from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
 from pseudoclaude.llm.providers import build_provider
 from pseudoclaude.session import Replay, Session
-from pseudoclaude.tools import ToolContext, default_tools
+from pseudoclaude.tools import ToolContext, ToolRegistry
 from pseudoclaude.tools.base import Tool, spec_of
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
 from pseudoclaude.tools.permissions.rules import RuleSyntaxError
@@ -93,22 +93,24 @@ class CheckedConfiguration:
     hooks: HookConfig
 
 
-def check_configuration(settings: Settings) -> CheckedConfiguration:
+def check_configuration(settings: Settings, tools: ToolRegistry) -> CheckedConfiguration:
     """Parse the permission rules and hooks of every settings file; ``ConfigError`` names the file at fault."""
     for path, layer in zip(settings.settings_paths, settings.settings_layers):
         try:
             Rules.from_settings(layer)
         except RuleSyntaxError as error:
             raise ConfigError(f"{path}: {error}") from None
-    return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), HookConfig.from_settings(*settings.settings_layers))
+    hooks = HookConfig.from_settings(*settings.settings_layers, claude_names=tools.claude_names())
+    return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), hooks)
 
 
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
-    checked = check_configuration(settings)
+    tools = ToolRegistry()
+    checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest)
     try:
-        return _assemble(settings, checked, session, replay, approver)
+        return _assemble(settings, tools, checked, session, replay, approver)
     except BaseException:
         session.close()
         raise
@@ -133,10 +135,11 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
     return open_session(settings.sessions_dir, settings.workspace, resume_id)
 
 
-def _assemble(settings: Settings, checked: CheckedConfiguration, session: Session, replay: Replay | None, approver: Any) -> Agent:
+def _assemble(
+    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: Session, replay: Replay | None, approver: Any
+) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
-    tools = default_tools()
     hook_config = checked.hooks
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
@@ -145,6 +148,7 @@ def _assemble(settings: Settings, checked: CheckedConfiguration, session: Sessio
         approver=HookAwareApprover(approver) if approver is not None and hook_config else approver,
         allowed_tools=settings.allowed_tools,
         rule_sink=local_rule_sink(settings.workspace),
+        tools=tools,
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)
@@ -164,7 +168,7 @@ def _assemble(settings: Settings, checked: CheckedConfiguration, session: Sessio
         approver=approver,
     )
     config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)
-    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)))
+    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names())
     runner = Runner(
         provider=provider,
         tools=tools,
@@ -181,7 +185,9 @@ def _assemble(settings: Settings, checked: CheckedConfiguration, session: Sessio
     return Agent(runner=runner, session=session, settings=settings, resumed=replay is not None, replay_warnings=warnings, instructions=instructions, memory=memory)
 
 
-def _context_state(settings: Settings, session: Session, replay: Replay | None, *, overhead: Sequence[str]) -> ContextState:
+def _context_state(
+    settings: Settings, session: Session, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str]
+) -> ContextState:
     """The session's context state; a resumed one gets back its decisions, anchor, learned window and clock."""
     window = context_window(settings.model, settings.context_window)
     if replay is not None and replay.learned_window is not None:
@@ -194,9 +200,10 @@ def _context_state(settings: Settings, session: Session, replay: Replay | None, 
         anchor=replay.anchor if replay is not None else None,
         last_call_at=replay.last_call_at if replay is not None else None,
         overhead=overhead,
+        clearable_tools=clearable,
     )
 
 
-def tools_text(tools: Sequence[Tool]) -> str:
+def tools_text(tools: Iterable[Tool]) -> str:
     """The tool list as the context estimate counts it (the same text ``/context`` shows a figure for)."""
     return json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in map(spec_of, tools)])

@@ -14,7 +14,9 @@ never a crash.
 Matchers: for ``PreToolUse``/``PostToolUse`` a regular expression that must match
 the whole tool name (``""``/``"*"``/missing: every tool). Claude Code's tool
 names match their counterparts (``Bash`` -> ``run_command``...), so matchers from
-existing Claude Code settings keep working. ``SessionStart`` matches its source
+existing Claude Code settings keep working: each tool declares its Claude Code
+names (``ToolTraits.claude_names``), handed in as ``claude_names`` (the
+session's ``ToolRegistry.claude_names()``; the built-in tools' by default). ``SessionStart`` matches its source
 (``startup``, ``resume``), ``PreCompact``/``PostCompact`` their trigger
 (``manual``, ``auto``); the other events ignore the matcher.
 """
@@ -24,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
+
+from pseudoclaude.tools import builtin_registry
 
 HOOK_EVENTS = (
     "SessionStart",
@@ -37,17 +41,6 @@ HOOK_EVENTS = (
 )
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT_S = 60.0
-
-CLAUDE_TOOL_NAMES = {
-    "run_command": "Bash",
-    "edit_file": "Edit",
-    "write_file": "Write",
-    "read_file": "Read",
-    "glob": "Glob",
-    "grep": "Grep",
-    "list_dir": "LS",
-    "todo_write": "TodoWrite",
-}
 
 
 @dataclass(frozen=True)
@@ -65,11 +58,11 @@ class HookGroup:
     matcher: str | None
     hooks: tuple[HookCommand, ...]
 
-    def matches(self, subject: str | None) -> bool:
+    def matches(self, subject: str | None, aliases: Sequence[str] = ()) -> bool:
+        """Whether the matcher fits ``subject`` or one of its ``aliases`` (a tool's Claude Code names)."""
         if self.matcher is None or subject is None:
             return True
-        names = (subject, CLAUDE_TOOL_NAMES.get(subject, subject))
-        return any(re.fullmatch(self.matcher, name) for name in names)
+        return any(re.fullmatch(self.matcher, name) for name in (subject, *aliases))
 
 
 @dataclass(frozen=True)
@@ -78,9 +71,11 @@ class HookConfig:
 
     groups: Mapping[str, tuple[HookGroup, ...]] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    claude_names: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     @classmethod
-    def from_settings(cls, *layers: Mapping[str, Any]) -> HookConfig:
+    def from_settings(cls, *layers: Mapping[str, Any], claude_names: Mapping[str, Sequence[str]] | None = None) -> HookConfig:
+        """The hooks of ``layers``; ``claude_names``: our tool name -> Claude Code's names (default: the built-ins')."""
         problems: list[str] = []
         if any(layer.get("disableAllHooks") is True for layer in layers):
             return cls()
@@ -97,13 +92,15 @@ class HookConfig:
                     problems.append(f"hooks: unknown or unsupported event {event!r} ignored (supported: {', '.join(HOOK_EVENTS)})")
                     continue
                 groups.setdefault(event, []).extend(_parse_groups(event, entries, problems))
-        return cls({event: _dedupe(found) for event, found in groups.items()}, tuple(problems))
+        names = builtin_registry().claude_names() if claude_names is None else claude_names
+        return cls({event: _dedupe(found) for event, found in groups.items()}, tuple(problems), names)
 
     def commands(self, event: str, subject: str | None = None) -> tuple[HookCommand, ...]:
         """The commands to run for ``event`` (``subject``: tool name, source or trigger), each once."""
         found: list[HookCommand] = []
+        aliases = self.claude_names.get(subject, ()) if subject is not None else ()
         for group in self.groups.get(event, ()):
-            if group.matches(subject):
+            if group.matches(subject, aliases):
                 found.extend(hook for hook in group.hooks if hook.command not in {h.command for h in found})
         return tuple(found)
 

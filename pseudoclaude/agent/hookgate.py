@@ -90,7 +90,7 @@ class HookedGate:
 
 
 class HookedTool:
-    """``inner`` (same name, schema and ``read_only``) with ``PostToolUse`` after every completed run."""
+    """``inner`` (same name, schema and traits) with ``PostToolUse`` after every completed run."""
 
     def __init__(self, inner: Tool, hooks: SessionHooks, emit: Emit) -> None:
         self.inner = inner
@@ -99,7 +99,7 @@ class HookedTool:
         self.name = inner.name
         self.description = inner.description
         self.input_schema = inner.input_schema
-        self.read_only = inner.read_only
+        self.traits = inner.traits
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         output = await self.inner.run(args, ctx)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator, Protocol, Sequence
+from typing import Any, AsyncGenerator, Iterable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.closure import normalize_call_ids, repair
@@ -35,6 +35,7 @@ from pseudoclaude.llm.messages import Message, ToolSpec, Usage
 from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextChunk
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 from pseudoclaude.tools.base import Tool, ToolContext, spec_of
+from pseudoclaude.tools.registry import ToolRegistry
 
 
 class SessionRecorder(Protocol):
@@ -72,7 +73,7 @@ class Runner:
         self,
         *,
         provider: Provider,
-        tools: Sequence[Tool],
+        tools: Iterable[Tool],
         tool_context: ToolContext,
         config: RunConfig,
         session: SessionRecorder | None = None,
@@ -83,8 +84,8 @@ class Runner:
         usage_total: Usage = Usage(),
     ) -> None:
         self.provider = provider
-        self.tools: dict[str, Tool] = {tool.name: tool for tool in tools}
-        self.tool_specs: tuple[ToolSpec, ...] = tuple(spec_of(tool) for tool in tools)
+        self.tools: Mapping[str, Tool] = ToolRegistry(tools).by_name()
+        self.tool_specs: tuple[ToolSpec, ...] = tuple(spec_of(tool) for tool in self.tools.values())
         self.tool_context = tool_context
         self.config = config
         self.session = session

@@ -100,7 +100,7 @@ class ToolRound:
         """Run the calls (concurrently when all are read-only); returns how many had malformed arguments."""
         for call in self.calls:
             await self.emit(ToolCallStarted(call_id=call.id, name=call.name, arguments=_preview_args(call)))
-        concurrent = len(self.calls) > 1 and all(getattr(self.tools.get(c.name), "read_only", False) for c in self.calls)
+        concurrent = len(self.calls) > 1 and all((t := self.tools.get(c.name)) is not None and t.traits.read_only for c in self.calls)
         if concurrent:
             return sum(await asyncio.gather(*(self._one(call) for call in self.calls)))
         return sum([await self._one(call) for call in self.calls])

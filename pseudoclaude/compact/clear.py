@@ -10,6 +10,11 @@ the next request is smaller and cheaper, and the model re-runs a tool if it
 needs the details again. Results of tools that carry lasting state
 (``todo_write``, ``remember``) are never cleared (the second seed's rule).
 
+Which tools are which is each tool's own declaration (``ToolTraits.clearable``);
+this package does not know the tools, so the names arrive as data:
+``Runtime.clearable_tools``, set by whoever builds the session (empty: nothing
+is cleared).
+
 Clearing is a ledger decision like an offload: recorded in the session as a
 ``replacement`` of layer ``clear`` that resets the usage anchor (it rewrote
 text the provider had counted), so a resumed session sends the same text.
@@ -27,7 +32,6 @@ from pseudoclaude.llm.messages import Message
 
 COLD_CACHE_SECONDS = 30 * 60
 KEEP_RECENT_TOOL_RESULTS = 5
-CLEARABLE_TOOLS = frozenset({"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file"})
 CLEARED_RESULT = (
     "[Old tool result content cleared] This result was cleared to keep the context small after a long pause. "
     "Run the tool again if you need its output."
@@ -45,7 +49,7 @@ def clear_stale_tool_results(conversation: Sequence[Message], state: ContextStat
     out = list(conversation)
     names = {call.id: call.name for message in out for call in message.tool_calls}
     clearable = [
-        i for i, m in enumerate(out) if m.tool_result is not None and names.get(m.tool_result.call_id) in CLEARABLE_TOOLS
+        i for i, m in enumerate(out) if m.tool_result is not None and names.get(m.tool_result.call_id) in state.clearable_tools
     ]
     cleared = 0
     for i in clearable[: max(0, len(clearable) - max(1, KEEP_RECENT_TOOL_RESULTS))]:

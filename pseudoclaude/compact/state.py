@@ -105,6 +105,7 @@ class ContextState:
         estimator: Estimator | None = None,
         last_call_at: float | None = None,
         clock: Callable[[], float] = time.time,
+        clearable_tools: frozenset[str] = frozenset(),
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -121,6 +122,7 @@ class ContextState:
         self.warned_no_session = False
         self.last_call_at = last_call_at
         self.clock = clock
+        self.clearable_tools = clearable_tools  # tools whose old results may be cleared after a cold cache (see clear.py)
 
     @property
     def context_window(self) -> int:

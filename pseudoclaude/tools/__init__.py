@@ -9,9 +9,23 @@ from pseudoclaude.tools.base import (
     Tool,
     ToolContext,
     ToolError,
+    ToolKind,
     ToolOutput,
+    ToolTraits,
     spec_of,
 )
-from pseudoclaude.tools.registry import ToolRegistry, default_tools
+from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
-__all__ = ["FileStamp", "Tool", "ToolContext", "ToolError", "ToolOutput", "ToolRegistry", "default_tools", "spec_of"]
+__all__ = [
+    "FileStamp",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolKind",
+    "ToolOutput",
+    "ToolRegistry",
+    "ToolTraits",
+    "builtin_registry",
+    "default_tools",
+    "spec_of",
+]

@@ -4,13 +4,19 @@ A tool validates its own arguments and raises ``ToolError`` for any misuse;
 the runner turns that into an error result the model can react to. A tool
 never prints; what a renderer may want (a diff, an exit code) travels in
 ``ToolOutput.display``.
+
+What the rest of the code knows about a tool (may it run in plan mode, is it
+an edit, may its old results be cleared, what Claude Code calls it, which
+argument to show, which arguments are paths) is declared once, on the tool, as
+its ``ToolTraits``. Permissions, hooks, display and context clearing read the
+declaration (through ``ToolRegistry``); none keeps a list of tool names.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Literal, Mapping, Protocol, get_args
 
 from pseudoclaude.llm.messages import ToolSpec
 
@@ -65,17 +71,67 @@ class ToolOutput:
     display: Mapping[str, Any] = field(default_factory=dict)
 
 
-class Tool(Protocol):
-    """A capability the model can call.
+ToolKind = Literal["read", "edit", "execute", "write"]
+"""What running a tool may change, as the permission policy sees it.
 
-    ``read_only`` is the tool's own declaration; the permission policy keeps a
-    separate list, and plan mode requires both to agree.
+* ``read``: nothing outside the session (reads, searches, the todo list). Runs
+  without asking, in plan mode too, and concurrently with other reads.
+* ``edit``: files named by its path arguments. Asks, except in accept-edits mode.
+* ``execute``: anything; its key argument is a shell command line, judged by the
+  hard-deny list and command rules. Asks unless a rule allows the command.
+* ``write``: some other lasting change (memory files, the network...). Asks.
+"""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolTraits:
+    """What the code outside a tool knows about it, declared by the tool itself.
+
+    ``clearable``: old results may be replaced by a marker once the prompt cache
+    is cold (observations can be re-run; a tool whose result carries lasting
+    state, like the todo list, must say False). ``claude_names``: Claude Code's
+    names for the same tool (the first is its own, more are aliases), so its
+    permission rules and hook matchers keep working. ``key_argument``: the
+    argument a transcript shows (for ``execute``, the command line).
+    ``path_arguments``: arguments that hold a path, matched by file rules;
+    ``default_path`` is the path a call without one refers to.
+    ``claude_arguments``: (ours, Claude Code's) pairs where an argument is named
+    differently there; rules read either spelling.
     """
+
+    kind: ToolKind
+    clearable: bool
+    claude_names: tuple[str, ...] = ()
+    key_argument: str | None = None
+    path_arguments: tuple[str, ...] = ()
+    default_path: str | None = None
+    claude_arguments: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in get_args(ToolKind):
+            raise ValueError(f"unknown tool kind {self.kind!r}: choose one of {', '.join(get_args(ToolKind))}")
+        if self.kind == "execute" and self.key_argument is None:
+            raise ValueError("an execute tool must name the argument holding its command line (key_argument)")
+        if self.kind == "edit" and not self.path_arguments:
+            raise ValueError("an edit tool must name its path arguments, or file rules could not judge it")
+
+    @property
+    def read_only(self) -> bool:
+        return self.kind == "read"
+
+    def argument_names(self) -> tuple[str, ...]:
+        """Every argument of ours the declaration names (each must exist in the tool's schema)."""
+        named = (self.key_argument, *self.path_arguments, *(ours for ours, _ in self.claude_arguments))
+        return tuple(dict.fromkeys(name for name in named if name is not None))
+
+
+class Tool(Protocol):
+    """A capability the model can call; ``traits`` is everything else the code knows about it."""
 
     name: str
     description: str
     input_schema: Mapping[str, Any]
-    read_only: bool
+    traits: ToolTraits
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import (
     atomic_write,
     diff_counts,
@@ -48,7 +48,10 @@ class EditFileTool:
         "The file must have been read with read_file in this session. Use write_file to create new files."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = False
+    traits = ToolTraits(
+        kind="edit", clearable=True, claude_names=("Edit", "MultiEdit"), key_argument="path", path_arguments=("path",),
+        claude_arguments=(("path", "file_path"),),
+    )
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

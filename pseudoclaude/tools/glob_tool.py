@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.walk import glob_to_regex, walk_files
 
@@ -40,7 +40,7 @@ class GlobTool:
         f"by .gitignore and the .git folder are skipped; at most {MAX_RESULTS} paths are listed."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = True
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

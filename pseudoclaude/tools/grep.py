@@ -15,7 +15,7 @@ import shutil
 from typing import Any, Literal, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.grep_search import (
     EngineFailed,
     FileHits,
@@ -61,7 +61,7 @@ class GrepTool:
         f"Results are capped ({MAX_FILES} files, {MAX_CONTENT_LINES} lines) with a count of what was left out."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = True
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("Grep",), key_argument="pattern", path_arguments=("path",), default_path=".")
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
         self.rg_path: str | None = shutil.which("rg") if rg_path == "auto" else rg_path

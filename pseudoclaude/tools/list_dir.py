@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import os_error
 from pseudoclaude.tools.paths import display_path, resolve_path
 
@@ -35,7 +35,7 @@ class ListDirTool:
         f"symlinks show their target. At most {MAX_ENTRIES} entries. Use glob to search recursively."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = True
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("LS",), key_argument="path", path_arguments=("path",), default_path=".")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import os_error, record_stamp
 from pseudoclaude.tools.output import SNIFF_BYTES, guess_type, looks_binary
 from pseudoclaude.tools.paths import display_path, resolve_path
@@ -47,7 +47,7 @@ class ReadFileTool:
         "Read a file before changing it with write_file or edit_file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = True
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("Read",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

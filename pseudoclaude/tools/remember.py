@@ -1,9 +1,10 @@
 """remember: save a fact to cross-session memory when the user asks.
 
 It writes through the memory store handed in as ``ctx.memory`` (see
-``pseudoclaude.agent.memory``), never into the workspace. It is not
-``read_only``: saving changes a file the next sessions read, so the permission
-policy treats it like any other write (it asks in the default mode).
+``pseudoclaude.agent.memory``), never into the workspace. Its kind is
+``write``: saving changes a file the next sessions read, so the permission
+policy treats it like any other write (it asks in the default mode). It has no
+Claude Code counterpart, and its result is never cleared.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -36,7 +37,7 @@ class RememberTool:
         "Write one self-contained sentence. Scope project (default) for this workspace, user for all projects."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = False
+    traits = ToolTraits(kind="write", clearable=False)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.output import (
     SPILL_LIMIT_BYTES,
     StreamCapture,
@@ -50,7 +50,7 @@ class RunCommandTool:
         "beginning and end and is saved in full to a file you can read with read_file or search with grep."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = False
+    traits = ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="command")
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

@@ -3,7 +3,8 @@
 Each call replaces the whole list (the model sends the list as it should now
 be), which keeps the state trivially consistent. ``ctx.todos`` is replaced in
 place, so anyone holding the list (a renderer) sees the new one. It changes no
-file, hence ``read_only``.
+file, hence kind ``read``; its result is the session's plan, so it is never
+cleared.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 
 MAX_ITEMS = 100
 _MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -47,7 +48,7 @@ class TodoWriteTool:
         "Use it for multi-step tasks to plan and show progress."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = True
+    traits = ToolTraits(kind="read", clearable=False, claude_names=("TodoWrite",))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

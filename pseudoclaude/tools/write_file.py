@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import (
     atomic_write,
     diff_counts,
@@ -40,7 +40,7 @@ class WriteFileTool:
         "(and it must not have changed since). Prefer edit_file for changing part of a file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    read_only = False
+    traits = ToolTraits(kind="edit", clearable=True, claude_names=("Write",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

@@ -3,6 +3,12 @@
 Pure functions from event data to Rich renderables, so they are tested on a
 fixed-width console. A result never floods the screen: the first (or, for
 commands, the last) few lines are shown, with "+N lines" for the rest.
+
+Which argument a title shows is each tool's declared ``key_argument``:
+``keys`` maps tool names to it (``ToolRegistry.display_keys()`` of the
+session's tools); without it, the built-in tools' declarations are used.
+What a finished call shows below its summary follows from its ``display``
+(a diff, a command's output tail, a todo list), whatever the tool.
 """
 
 from __future__ import annotations
@@ -12,23 +18,21 @@ from typing import Any, Mapping
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-KEY_ARGUMENT = {
-    "read_file": "path",
-    "write_file": "path",
-    "edit_file": "path",
-    "list_dir": "path",
-    "glob": "pattern",
-    "grep": "pattern",
-    "run_command": "command",
-}
 DIFF_LINES = 12
 OUTPUT_LINES = 6
 _ARGUMENT_LIMIT = 90
 
 
-def key_argument(name: str, arguments: Mapping[str, Any]) -> str:
+def builtin_keys() -> Mapping[str, str]:
+    """The display keys the built-in tools declare."""
+    from pseudoclaude.tools import builtin_registry
+
+    return builtin_registry().display_keys()
+
+
+def key_argument(name: str, arguments: Mapping[str, Any], keys: Mapping[str, str] | None = None) -> str:
     """The one argument that says what a call does (its path, command or pattern)."""
-    key = KEY_ARGUMENT.get(name)
+    key = (builtin_keys() if keys is None else keys).get(name)
     value = arguments.get(key) if key else None
     if value is None:
         value = next((v for v in arguments.values() if isinstance(v, str)), "")
@@ -36,9 +40,11 @@ def key_argument(name: str, arguments: Mapping[str, Any]) -> str:
     return text if len(text) <= _ARGUMENT_LIMIT else text[: _ARGUMENT_LIMIT - 1] + "…"
 
 
-def tool_title(name: str, arguments: Mapping[str, Any], *, bullet: str = "●", style: str = "green") -> Text:
+def tool_title(
+    name: str, arguments: Mapping[str, Any], *, bullet: str = "●", style: str = "green", keys: Mapping[str, str] | None = None
+) -> Text:
     title = Text(f"{bullet} ", style=f"bold {style}") + Text(name, style="bold")
-    argument = key_argument(name, arguments)
+    argument = key_argument(name, arguments, keys)
     if argument:
         title += Text(f"({argument})")
     return title
@@ -51,16 +57,17 @@ def tool_block(
     is_error: bool,
     summary: str,
     display: Mapping[str, Any],
+    keys: Mapping[str, str] | None = None,
 ) -> RenderableType:
     """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
-    lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green")]
+    lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green", keys=keys)]
     body: list[Text] = [Text(summary or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
-    elif name == "run_command" and isinstance(display.get("tail"), str) and display["tail"]:
+    elif isinstance(display.get("tail"), str) and display["tail"]:
         body += output_tail(display["tail"], total_lines=int(display.get("output_lines") or 0))
-    elif name == "todo_write" and isinstance(display.get("todos"), list):
+    elif isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
     for number, line in enumerate(body):
         lines.append(Text("  ⎿ " if number == 0 else "    ") + line)

@@ -6,7 +6,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
+
+READS = ToolTraits(kind="read", clearable=True)
+WRITES = ToolTraits(kind="write", clearable=True)
 
 
 @dataclass
@@ -14,7 +17,7 @@ class EchoTool:
     name: str = "echo"
     description: str = "Echo the text back."
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
-    read_only: bool = True
+    traits: ToolTraits = READS
     calls: list[Mapping[str, Any]] = field(default_factory=list)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -31,7 +34,7 @@ class SlowTool:
     name: str = "slow"
     description: str = "Sleep."
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {"seconds": {"type": "number"}}})
-    read_only: bool = True
+    traits: ToolTraits = READS
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
 
@@ -50,7 +53,7 @@ class WriterTool:
     name: str = "write"
     description: str = "Pretend to write."
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    read_only: bool = False
+    traits: ToolTraits = WRITES
     order: list[str] = field(default_factory=list)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -64,7 +67,7 @@ class CrashingTool:
     name: str = "crash"
     description: str = "Always raises."
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    read_only: bool = True
+    traits: ToolTraits = READS
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         raise RuntimeError("boom")

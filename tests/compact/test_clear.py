@@ -12,6 +12,7 @@ from pseudoclaude.compact.clear import (
     KEEP_RECENT_TOOL_RESULTS,
 )
 from pseudoclaude.llm.messages import Message, ToolCall
+from pseudoclaude.tools import builtin_registry
 from tests.compact.support import RecordingSession, SummaryProvider
 from tests.fakes.scripted import validate_conversation
 
@@ -31,8 +32,11 @@ def history(rounds: int, tool: str = "read_file") -> list[Message]:
     return out + [Message.assistant("done"), Message.user("next?")]
 
 
+CLEARABLE = builtin_registry().clearable_names()
+
+
 def runtime_with(clock: Clock, recorder: RecordingSession | None = None) -> ContextState:
-    runtime = ContextState(model="m", context_window=200_000, session=recorder, clock=clock)
+    runtime = ContextState(model="m", context_window=200_000, session=recorder, clock=clock, clearable_tools=CLEARABLE)
     runtime.record_usage(5_000, 3)
     return runtime
 
@@ -72,6 +76,14 @@ def test_state_carrying_tools_are_never_cleared() -> None:
     assert result.count("clear") == 0
 
 
+def test_a_runtime_told_of_no_clearable_tools_clears_nothing() -> None:
+    clock = Clock()
+    runtime = ContextState(model="m", context_window=200_000, clock=clock)
+    runtime.record_usage(5_000, 3)
+    clock.now += 10 * COLD_CACHE_SECONDS
+    assert asyncio.run(manage_context(history(12), runtime, SummaryProvider())).count("clear") == 0
+
+
 def test_clearing_happens_once_and_then_the_prefix_is_stable_again() -> None:
     clock = Clock()
     runtime = runtime_with(clock)
@@ -88,6 +100,9 @@ def test_a_resumed_session_sends_the_cleared_text(tmp_path: Path) -> None:
     runtime = runtime_with(clock)
     clock.now += COLD_CACHE_SECONDS
     first = asyncio.run(manage_context(history(8), runtime, SummaryProvider()))
-    restored = ContextState(model="m", context_window=200_000, replacements=runtime.replacements, clock=clock, last_call_at=clock.now)
+    restored = ContextState(
+        model="m", context_window=200_000, replacements=runtime.replacements, clock=clock, last_call_at=clock.now,
+        clearable_tools=CLEARABLE,
+    )
     again = asyncio.run(manage_context(history(8), restored, SummaryProvider()))
     assert results(again.conversation) == results(first.conversation)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from pseudoclaude.tools.base import ToolContext, ToolOutput
+from pseudoclaude.tools import ToolContext, ToolKind, ToolOutput, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
 
 WORKSPACE = Path("/home/u/proj")
@@ -15,10 +15,10 @@ HOME = Path("/home/u")
 
 @dataclass(frozen=True)
 class DeclaredTool:
-    """A tool that only declares its name and read_only flag; running it is a test failure."""
+    """A tool that only declares its name and traits; running it is a test failure."""
 
     name: str
-    read_only: bool
+    traits: ToolTraits
     description: str = "fake"
     input_schema: Mapping[str, Any] = field(default_factory=dict)
 
@@ -26,9 +26,16 @@ class DeclaredTool:
         raise AssertionError("the policy must never run a tool")
 
 
+def declared(name: str, kind: ToolKind) -> DeclaredTool:
+    """A tool unknown to the built-ins, declaring only its kind."""
+    return DeclaredTool(name, ToolTraits(kind=kind, clearable=False))
+
+
 def tool(name: str) -> DeclaredTool:
-    """The built-in tool ``name`` with its honest read_only declaration."""
-    return DeclaredTool(name, read_only=name in ("read_file", "glob", "grep", "list_dir", "todo_write"))
+    """The built-in tool ``name`` with its own declaration."""
+    builtin = builtin_registry().get(name)
+    assert builtin is not None, name
+    return DeclaredTool(name, builtin.traits)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from pseudoclaude.tools.base import Tool
+from pseudoclaude.tools.base import Tool, ToolKind, ToolTraits
 from pseudoclaude.tools.permissions import (
     Decision,
     PermissionMode,
@@ -13,7 +13,7 @@ from pseudoclaude.tools.permissions import (
     Rules,
 )
 
-from .fakes import HOME, WORKSPACE, DeclaredTool, ScriptedApprover, tool
+from .fakes import HOME, WORKSPACE, DeclaredTool, ScriptedApprover, declared, tool
 
 
 def check(tool_: Tool, args: Mapping[str, Any], **kwargs: Any) -> Decision:
@@ -22,7 +22,7 @@ def check(tool_: Tool, args: Mapping[str, Any], **kwargs: Any) -> Decision:
 
 
 @pytest.mark.parametrize("name", ["read_file", "glob", "grep", "list_dir", "todo_write"])
-def test_listed_read_only_tool_runs(name: str) -> None:
+def test_read_only_builtin_runs(name: str) -> None:
     assert check(tool(name), {"path": "src"}) == Decision(True, "", "plan")
 
 
@@ -41,16 +41,22 @@ def test_every_writer_and_command_is_refused(name: str, args: dict[str, Any]) ->
     assert "present your plan" in decision.reason
 
 
-def test_tool_claiming_read_only_but_not_on_the_list_is_refused() -> None:
-    decision = check(DeclaredTool("web_fetch", read_only=True), {"url": "http://127.0.0.1"})
+@pytest.mark.parametrize("kind", ["edit", "execute", "write"])
+def test_a_tool_not_declaring_read_is_refused(kind: ToolKind) -> None:
+    traits = ToolTraits(kind=kind, clearable=False, key_argument="url", path_arguments=("url",))
+    decision = check(DeclaredTool("web_fetch", traits), {"url": "http://127.0.0.1"})
     assert not decision.allowed
-    assert "not on plan mode's read-only list" in decision.reason
+    assert "`web_fetch` can change files or run commands" in decision.reason
 
 
-def test_listed_name_whose_tool_says_it_writes_is_refused() -> None:
-    decision = check(DeclaredTool("read_file", read_only=False), {"path": "a.py"})
-    assert not decision.allowed
-    assert "does not declare itself read-only" in decision.reason
+def test_a_builtin_name_does_not_make_a_writer_read_only() -> None:
+    decision = check(declared("read_file", "write"), {"path": "a.py"})
+    assert not decision.allowed and decision.source == "plan"
+
+
+def test_the_refusal_names_the_read_only_tools_of_the_session() -> None:
+    decision = check(tool("write_file"), {"path": "a.py"})
+    assert "investigate with glob, grep, list_dir, read_file, todo_write," in decision.reason
 
 
 def test_allow_rules_do_not_open_plan_mode() -> None:
@@ -72,6 +78,7 @@ def test_mode_instructions_tell_the_model_to_plan_without_changing_anything() ->
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME)
     text = policy.mode_instructions()
     assert "plan" in text and "Do not change anything" in text
+    assert "(read_file, glob, grep, list_dir, todo_write)" in text
 
 
 def test_switching_the_mode_takes_effect_on_the_next_check() -> None:

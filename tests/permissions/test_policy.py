@@ -16,7 +16,7 @@ from pseudoclaude.tools.permissions import (
     next_mode,
 )
 
-from .fakes import HOME, WORKSPACE, DeclaredTool, ScriptedApprover, tool
+from .fakes import HOME, WORKSPACE, ScriptedApprover, declared, tool
 
 
 def policy(mode: PermissionMode, **kwargs: Any) -> PermissionPolicy:
@@ -44,9 +44,9 @@ def test_default_mode_asks_for_edits_and_commands(name: str, args: dict[str, Any
     assert [r.tool for r in approver.requests] == [name]
 
 
-def test_unknown_read_only_tool_still_asks_in_default_mode() -> None:
+def test_a_tool_declaring_a_write_asks_in_default_mode() -> None:
     approver = ScriptedApprover([ApprovalAnswer("deny")])
-    decision = check(policy(PermissionMode.DEFAULT, approver=approver), DeclaredTool("web_fetch", True), {})
+    decision = check(policy(PermissionMode.DEFAULT, approver=approver), declared("web_fetch", "write"), {})
     assert not decision.allowed and len(approver.requests) == 1
 
 

@@ -32,13 +32,17 @@ def allows_command(allow: list[str], command: str, deny: list[str] = []) -> bool
         ("run_command", Rule("run_command")),
         ("run_command(npm test:*)", Rule("run_command", "npm test:*")),
         ("  edit_file( src/** ) ", Rule("edit_file", "src/**")),
-        ("Bash(git status)", Rule("run_command", "git status")),
-        ("Edit", Rule("edit_file")),
+        ("Bash(git status)", Rule("Bash", "git status")),
         ("run_command()", Rule("run_command")),
     ],
 )
 def test_rule_parse(text: str, rule: Rule) -> None:
     assert Rule.parse(text) == rule
+
+
+def test_the_policy_resolves_claude_code_names_with_the_tools_declarations() -> None:
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, allowed_tools=["Bash(git status)", "Edit", "MultiEdit"])
+    assert policy.rules.allow == (Rule("run_command", "git status"), Rule("edit_file"), Rule("edit_file"))
 
 
 @pytest.mark.parametrize("text", ["", "run command", "(x)", "tool(x"])
@@ -147,7 +151,8 @@ def test_from_settings_merges_documents_in_order() -> None:
         {"other": 1},
         {"permissions": {"allow": ["read_file"], "deny": ["Bash(rm:*)"]}},
     )
-    assert rules == Rules(
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, rules=rules)
+    assert policy.rules == Rules(
         allow=(Rule("run_command", "ls"), Rule("read_file")),
         deny=(Rule("run_command", "rm:*"),),
     )

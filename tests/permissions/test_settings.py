@@ -11,9 +11,9 @@ from pseudoclaude.tools.permissions import (
     SettingsError,
     SettingsFiles,
     append_local_rule,
-    load_settings_rules,
     local_rule_sink,
 )
+from pseudoclaude.tools.permissions.settings import read_settings
 
 
 def write(path: Path, data: object) -> None:
@@ -21,20 +21,8 @@ def write(path: Path, data: object) -> None:
     path.write_text(json.dumps(data), encoding="utf-8")
 
 
-def test_rules_come_from_user_project_and_local_files(tmp_path: Path) -> None:
-    workspace, user_dir = tmp_path / "ws", tmp_path / "user"
-    files = SettingsFiles.locate(workspace, user_dir)
-    write(files.user, {"permissions": {"deny": ["Bash(git push:*)"]}})
-    write(files.project, {"permissions": {"allow": ["run_command(make:*)"]}})
-    write(files.local, {"permissions": {"allow": ["edit_file(src/**)"]}})
-    assert load_settings_rules(workspace, user_dir) == Rules(
-        allow=(Rule("run_command", "make:*"), Rule("edit_file", "src/**")),
-        deny=(Rule("run_command", "git push:*"),),
-    )
-
-
-def test_missing_files_mean_no_rules(tmp_path: Path) -> None:
-    assert load_settings_rules(tmp_path / "ws", tmp_path / "user") == Rules()
+def test_missing_file_reads_as_empty(tmp_path: Path) -> None:
+    assert read_settings(tmp_path / "ws" / ".pseudoclaude" / "settings.json") == {}
 
 
 def test_invalid_json_names_the_file(tmp_path: Path) -> None:
@@ -42,13 +30,7 @@ def test_invalid_json_names_the_file(tmp_path: Path) -> None:
     files.project.parent.mkdir(parents=True)
     files.project.write_text("{not json", encoding="utf-8")
     with pytest.raises(SettingsError, match="settings.json"):
-        load_settings_rules(tmp_path, tmp_path / "user")
-
-
-def test_bad_rule_names_the_file(tmp_path: Path) -> None:
-    write(SettingsFiles.locate(tmp_path, tmp_path).local, {"permissions": {"allow": ["run command"]}})
-    with pytest.raises(SettingsError, match="settings.local.json"):
-        load_settings_rules(tmp_path, tmp_path / "user")
+        read_settings(files.project)
 
 
 def test_append_creates_the_local_file(tmp_path: Path) -> None:
@@ -78,7 +60,8 @@ def test_append_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
 
 def test_saved_rule_is_loaded_back(tmp_path: Path) -> None:
     append_local_rule(tmp_path, Rule("run_command", "npm test:*"))
-    assert load_settings_rules(tmp_path, tmp_path / "user").allow == (Rule("run_command", "npm test:*"),)
+    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    assert Rules.from_settings(read_settings(local)).allow == (Rule("run_command", "npm test:*"),)
 
 
 def test_local_settings_are_kept_out_of_git_without_touching_gitignore(tmp_path: Path) -> None:

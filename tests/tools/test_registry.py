@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pytest
 
 import pseudoclaude.tools as tools_package
-from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolRegistry, default_tools
+from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolTraits, default_tools
 
 READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
              "write_file": False, "edit_file": False, "run_command": False, "remember": False}
@@ -29,7 +29,65 @@ def test_specs_are_byte_stable_across_instances() -> None:
 
 
 def test_read_only_declarations() -> None:
-    assert {tool.name: tool.read_only for tool in default_tools()} == READ_ONLY
+    assert {tool.name: tool.traits.read_only for tool in default_tools()} == READ_ONLY
+
+
+def test_tables_derived_from_the_builtin_declarations() -> None:
+    registry = ToolRegistry()
+    assert registry.read_only_names() == ("read_file", "glob", "grep", "list_dir", "todo_write")
+    assert registry.edit_names() == ("write_file", "edit_file")
+    assert registry.clearable_names() == {"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file"}
+    assert registry.claude_names() == {
+        "run_command": ("Bash",), "edit_file": ("Edit", "MultiEdit"), "write_file": ("Write",), "read_file": ("Read",),
+        "glob": ("Glob",), "grep": ("Grep",), "list_dir": ("LS",), "todo_write": ("TodoWrite",),
+    }
+    assert registry.display_keys() == {
+        "read_file": "path", "write_file": "path", "edit_file": "path", "list_dir": "path",
+        "glob": "pattern", "grep": "pattern", "run_command": "command",
+    }
+
+
+def test_lookup_by_claude_code_name() -> None:
+    registry = ToolRegistry()
+    assert registry.get("Bash") is None
+    found = registry.find("Bash")
+    assert found is not None and found.name == "run_command"
+    assert registry.find("MultiEdit") is registry.get("edit_file")
+    assert registry.canonical_name("LS") == "list_dir" and registry.canonical_name("WebFetch") == "WebFetch"
+
+
+@dataclass
+class Declared:
+    name: str
+    traits: ToolTraits
+    description: str = "d"
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {"url": {"type": "string"}}})
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput("")
+
+
+def test_a_claude_code_name_taken_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="two tools are named 'Bash'"):
+        ToolRegistry([*default_tools(), Declared("shell", ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="url"))])
+
+
+def test_a_declaration_naming_arguments_the_schema_lacks_is_refused() -> None:
+    with pytest.raises(ValueError, match="declares arguments its schema lacks: path"):
+        ToolRegistry([Declared("fetch", ToolTraits(kind="read", clearable=True, key_argument="url", path_arguments=("path",)))])
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"kind": "delete"}, "unknown tool kind"),
+        ({"kind": "execute"}, "command line"),
+        ({"kind": "edit"}, "path arguments"),
+    ],
+)
+def test_contradictory_declarations_are_refused(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ToolTraits(clearable=True, **fields)
 
 
 @pytest.mark.parametrize("tool", default_tools(), ids=lambda t: t.name)
@@ -51,7 +109,10 @@ def test_registry_lookup_iteration_and_duplicates() -> None:
 
 def test_package_exports() -> None:
     assert sorted(tools_package.__all__) == sorted(
-        ["Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry"]
+        [
+            "Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry",
+            "ToolKind", "ToolTraits", "builtin_registry",
+        ]
     )
 
 

@@ -13,8 +13,6 @@ from pseudoclaude.tools.permissions.approval import (
 )
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import (
-    EDIT_TOOLS,
-    READ_ONLY_TOOLS,
     PermissionMode,
     mode_instructions,
     next_mode,
@@ -25,13 +23,10 @@ from pseudoclaude.tools.permissions.settings import (
     SettingsError,
     SettingsFiles,
     append_local_rule,
-    load_settings_rules,
     local_rule_sink,
 )
 
 __all__ = [
-    "EDIT_TOOLS",
-    "READ_ONLY_TOOLS",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",
@@ -45,7 +40,6 @@ __all__ = [
     "SettingsFiles",
     "append_local_rule",
     "hard_deny_reason",
-    "load_settings_rules",
     "local_rule_sink",
     "mode_instructions",
     "next_mode",

@@ -1,13 +1,14 @@
-"""Permission modes and the policy's own lists of tool names.
+"""Permission modes, the order Shift+Tab cycles them in, and what each tells the model.
 
-``READ_ONLY_TOOLS`` is deliberately separate from each tool's ``read_only``
-flag: plan mode runs a tool only when both agree, so neither a mislabelled
-tool nor a stale list alone can let a writer through.
+Which tools a mode lets through is not listed here: it follows from each
+tool's declared kind (see ``ToolTraits``), and the plan-mode text names the
+read-only tools of the session it is written for.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import Sequence
 
 
 class PermissionMode(str, Enum):
@@ -16,9 +17,6 @@ class PermissionMode(str, Enum):
     PLAN = "plan"
     BYPASS = "bypass"
 
-
-READ_ONLY_TOOLS: frozenset[str] = frozenset({"read_file", "glob", "grep", "list_dir", "todo_write"})
-EDIT_TOOLS: frozenset[str] = frozenset({"write_file", "edit_file"})
 
 _CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN)
 
@@ -33,7 +31,7 @@ _INSTRUCTIONS = {
     ),
     PermissionMode.PLAN: (
         "Permission mode: plan. You may only investigate with read-only tools "
-        "(read_file, glob, grep, list_dir, todo_write). Do not change anything: no file writes or edits, "
+        "({read_only}). Do not change anything: no file writes or edits, "
         "no shell commands. When you understand the task, present a concise step-by-step plan and stop; "
         "the user will leave plan mode when they approve it."
     ),
@@ -44,9 +42,10 @@ _INSTRUCTIONS = {
 }
 
 
-def mode_instructions(mode: PermissionMode) -> str:
-    """Text for the system prompt describing what ``mode`` allows."""
-    return _INSTRUCTIONS[mode]
+def mode_instructions(mode: PermissionMode, read_only_tools: Sequence[str]) -> str:
+    """Text for the system prompt describing what ``mode`` allows (``read_only_tools``: the session's, in order)."""
+    text = _INSTRUCTIONS[mode]
+    return text.format(read_only=", ".join(read_only_tools)) if mode is PermissionMode.PLAN else text
 
 
 def next_mode(mode: PermissionMode, *, include_bypass: bool = False) -> PermissionMode:

@@ -2,17 +2,31 @@
 
 Checks run in this order, and the first that decides wins:
 
-1. the hard-deny list (``run_command`` only) — every mode, bypass included;
+1. the hard-deny list (``execute`` tools only) — every mode, bypass included;
 2. deny rules — every mode, bypass included;
-3. plan mode — only tools that are in ``READ_ONLY_TOOLS`` AND declare
-   ``read_only=True`` run; everything else is refused;
+3. plan mode — only tools whose declared kind is ``read`` run; everything
+   else is refused;
 4. bypass mode — everything else runs;
-5. read-only tools (both checks again) run;
+5. ``read`` tools run;
 6. allow rules (settings, ``--allowed-tools``, "always" answers this session);
-7. accept-edits mode — the edit tools run (the tools' path sandbox still applies);
+7. accept-edits mode — ``edit`` tools run (the tools' path sandbox still applies);
 8. ask the approver; with none (headless), deny with a reason naming the flags.
 
-The policy only decides; it never runs, prints or sandboxes anything.
+What a tool is comes from one place, its own ``ToolTraits``. There used to be
+a second, hand-kept list of read-only names that plan mode also required; it
+is gone on purpose, because a list beside the declaration is exactly what
+drifts unnoticed. The declaration is checked instead where it is made: a kind
+outside the four known ones, an execute tool without a command argument or an
+edit tool without path arguments is refused by ``ToolTraits`` itself, and a
+declaration naming arguments its schema lacks is refused by ``ToolRegistry``.
+What is left is a tool declaring ``read`` while writing, which no list could
+catch either; whoever adds a tool (MCP tools included: their adapter must not
+trust a server's read-only hint) answers for its kind.
+
+The session's tools (a ``ToolRegistry``; the built-ins when not given) resolve
+Claude Code names in rules (``Bash(npm test:*)``) and name the read-only tools
+in the plan-mode instructions. The policy only decides; it never runs, prints
+or sandboxes anything.
 """
 
 from __future__ import annotations
@@ -24,21 +38,9 @@ from typing import Any, Callable, Mapping, Sequence
 from pseudoclaude.tools.base import Tool
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
-from pseudoclaude.tools.permissions.modes import (
-    EDIT_TOOLS,
-    READ_ONLY_TOOLS,
-    PermissionMode,
-    mode_instructions,
-)
-from pseudoclaude.tools.permissions.rules import (
-    COMMAND_TOOL,
-    Call,
-    Rule,
-    Rules,
-    first_match,
-)
-
-_READ_ONLY_LIST = ", ".join(sorted(READ_ONLY_TOOLS))
+from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
+from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match
+from pseudoclaude.tools.registry import ToolRegistry, builtin_registry
 
 
 class PermissionPolicy:
@@ -52,11 +54,13 @@ class PermissionPolicy:
         home: Path | None = None,
         allowed_tools: Sequence[str] = (),
         rule_sink: Callable[[Rule], None] | None = None,
+        tools: ToolRegistry | None = None,
     ) -> None:
         self.mode = mode
         self.workspace = workspace
         self.home = home if home is not None else Path.home()
-        self.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools)
+        self.tools = tools if tools is not None else builtin_registry()
+        self.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(self.tools.canonical_name)
         self.approver = approver
         self.rule_sink = rule_sink
         self._session_allow: list[Rule] = []
@@ -75,43 +79,42 @@ class PermissionPolicy:
         return tuple(self._session_allow)
 
     def mode_instructions(self) -> str:
-        return mode_instructions(self.mode)
+        return mode_instructions(self.mode, self.tools.read_only_names())
 
     async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
-        name = tool.name
-        if name == COMMAND_TOOL:
-            refusal = self._hard_deny(args)
+        traits = tool.traits
+        call = Call(tool.name, traits, args, self.workspace, self.home)
+        if traits.kind == "execute":
+            refusal = self._hard_deny(call)
             if refusal:
                 return Decision(False, refusal, "hard-deny")
-        call = Call(name, args, self.workspace, self.home)
         denied = first_match(self.rules.deny, call, deny=True)
         if denied is not None:
             return Decision(False, f"Denied by the permission rule `{denied}` in the settings (applies in every mode).", "rule")
-        reads_only = name in READ_ONLY_TOOLS and bool(tool.read_only)
         if self.mode is PermissionMode.PLAN:
-            return Decision(True, "", "plan") if reads_only else Decision(False, _plan_refusal(tool), "plan")
-        if self.mode is PermissionMode.BYPASS or reads_only:
+            return Decision(True, "", "plan") if traits.read_only else Decision(False, self._plan_refusal(tool), "plan")
+        if self.mode is PermissionMode.BYPASS or traits.read_only:
             return Decision(True, "", "mode")
         allowed = first_match((*self.rules.allow, *self._session_allow), call, deny=False)
         if allowed is not None:
             return Decision(True, f"allowed by the rule `{allowed}`", "rule")
-        if self.mode is PermissionMode.ACCEPT_EDITS and name in EDIT_TOOLS:
+        if self.mode is PermissionMode.ACCEPT_EDITS and traits.kind == "edit":
             return Decision(True, "", "mode")
-        return await self._ask(tool, args)
+        return await self._ask(call)
 
-    def _hard_deny(self, args: Mapping[str, Any]) -> str | None:
-        command = args.get("command")
+    def _hard_deny(self, call: Call) -> str | None:
+        command, args = call.command(), call.args
         if not isinstance(command, str) or not command.strip():
-            return "run_command needs a non-empty string `command` argument."
+            return f"{call.tool} needs a non-empty string `{call.traits.key_argument}` argument."
         cwd = args.get("cwd")
         directory = Path(os.path.normpath(self.workspace / cwd)) if isinstance(cwd, str) and cwd else self.workspace
         return hard_deny_reason(command, workspace=self.workspace, home=self.home, cwd=directory)
 
-    async def _ask(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
-        suggested = _suggested_rule(tool.name, args)
+    async def _ask(self, call: Call) -> Decision:
+        suggested = _suggested_rule(call)
         if self.approver is None:
-            return Decision(False, _headless_refusal(tool.name, suggested), "headless")
-        request = ApprovalRequest(tool.name, args, _summary(tool.name, args), suggested)
+            return Decision(False, _headless_refusal(call, suggested), "headless")
+        request = ApprovalRequest(call.tool, call.args, _summary(call), suggested)
         answer = await self.approver.ask(request)
         if answer.choice == "once":
             return Decision(True, "approved once by the user", "approval")
@@ -125,40 +128,36 @@ class PermissionPolicy:
         return Decision(False, f"The user denied this call: {why}" if why else "The user denied this call.", "approval")
 
 
-def _plan_refusal(tool: Tool) -> str:
-    if tool.name in READ_ONLY_TOOLS:
-        detail = f"`{tool.name}` does not declare itself read-only"
-    elif tool.read_only:
-        detail = f"`{tool.name}` is not on plan mode's read-only list ({_READ_ONLY_LIST})"
-    else:
-        detail = f"`{tool.name}` can change files or run commands"
-    return (
-        f"Plan mode: {detail}, so it was not run. Do not try to change anything in plan mode: "
-        f"investigate with {_READ_ONLY_LIST}, then present your plan and stop. "
-        "The user will leave plan mode to carry it out."
-    )
+    def _plan_refusal(self, tool: Tool) -> str:
+        read_only = ", ".join(sorted(self.tools.read_only_names()))
+        return (
+            f"Plan mode: `{tool.name}` can change files or run commands, so it was not run. "
+            f"Do not try to change anything in plan mode: investigate with {read_only}, then present your plan and stop. "
+            "The user will leave plan mode to carry it out."
+        )
 
 
-def _headless_refusal(name: str, suggested: Rule | None) -> str:
-    rule = str(suggested) if suggested is not None else name
+def _headless_refusal(call: Call, suggested: Rule | None) -> str:
+    rule = str(suggested) if suggested is not None else call.tool
     modes = "--permission-mode accept-edits (file edits) or --permission-mode bypass"
-    if name == COMMAND_TOOL:
+    if call.traits.kind == "execute":
         modes = "--permission-mode bypass"
     return (
-        f"`{name}` needs the user's approval, but this run is headless and cannot ask. "
+        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask. "
         f"To allow it, re-run with {modes}, or with --allowed-tools '{rule}'."
     )
 
 
-def _suggested_rule(name: str, args: Mapping[str, Any]) -> Rule | None:
-    if name == COMMAND_TOOL:
-        command = args.get("command")
-        return Rule(COMMAND_TOOL, command.strip()) if isinstance(command, str) and command.strip() else None
-    return Rule(name)
+def _suggested_rule(call: Call) -> Rule | None:
+    if call.traits.kind == "execute":
+        command = call.command()
+        return Rule(call.tool, command.strip()) if isinstance(command, str) and command.strip() else None
+    return Rule(call.tool)
 
 
-def _summary(name: str, args: Mapping[str, Any]) -> str:
-    if name == COMMAND_TOOL:
-        return str(args.get("command", ""))
-    path = args.get("path")
-    return f"{name} {path}" if isinstance(path, str) else name
+def _summary(call: Call) -> str:
+    if call.traits.kind == "execute":
+        return str(call.command() or "")
+    paths = [call.args.get(name) for name in call.traits.path_arguments]
+    path = next((p for p in paths if isinstance(p, str)), None)
+    return f"{call.tool} {path}" if path is not None else call.tool

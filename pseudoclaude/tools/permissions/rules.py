@@ -15,7 +15,14 @@ if it matches ANY effective simple command, including ones behind ``sudo`` or
 inside ``bash -c``; allow rules pass a line only if EVERY written simple
 command is allowed (``cd`` and bare assignments need no rule) and none of them
 redirects output into a file, so ``git status && rm -rf x`` does not pass as
-``git status``. Claude Code tool names (``Bash``, ``Edit``...) are accepted.
+``git status``.
+
+Which calls are commands and which arguments are paths comes from the tool's
+declaration (``ToolTraits``): an ``execute`` tool's key argument is its command
+line, and ``path_arguments`` (or their Claude Code spellings) are its paths.
+Claude Code tool names (``Bash``, ``Edit``...) are accepted: ``Rule.parse``
+keeps the name as written, and the policy resolves it to ours with the
+session's tools (``Rules.resolved``).
 """
 
 from __future__ import annotations
@@ -26,23 +33,12 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from pseudoclaude.tools.base import ToolTraits
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
-TOOL_ALIASES = {
-    "Bash": "run_command",
-    "Read": "read_file",
-    "Write": "write_file",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Glob": "glob",
-    "Grep": "grep",
-    "LS": "list_dir",
-    "TodoWrite": "todo_write",
-}
-COMMAND_TOOL = "run_command"
 _RULE = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
@@ -70,7 +66,11 @@ class Rule:
             raise RuleSyntaxError(f"not a permission rule: {text!r} (expected `tool` or `tool(pattern)`)")
         tool, pattern = match.groups()
         pattern = pattern.strip() if pattern is not None else None
-        return cls(TOOL_ALIASES.get(tool, tool), pattern or None)
+        return cls(tool, pattern or None)
+
+    def resolved(self, name_of: Callable[[str], str]) -> "Rule":
+        """This rule with its tool named by ``name_of`` (Claude Code's ``Bash`` -> ``run_command``)."""
+        return Rule(name_of(self.tool), self.pattern)
 
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
@@ -130,15 +130,25 @@ class Rules:
     def with_allow(self, rules: Iterable[Rule]) -> "Rules":
         return Rules((*self.allow, *rules), self.deny)
 
+    def resolved(self, name_of: Callable[[str], str]) -> "Rules":
+        """These rules with every tool named by ``name_of`` (see ``ToolRegistry.canonical_name``)."""
+        return Rules(tuple(r.resolved(name_of) for r in self.allow), tuple(r.resolved(name_of) for r in self.deny))
+
 
 @dataclass(frozen=True)
 class Call:
-    """One tool call, as the rules see it."""
+    """One tool call, as the rules see it: the tool's name and declaration, its arguments."""
 
     tool: str
+    traits: ToolTraits
     args: Mapping[str, Any]
     workspace: Path
     home: Path
+
+    def command(self) -> Any:
+        """The command line of an ``execute`` tool's call (None for other tools)."""
+        key = self.traits.key_argument
+        return self.args.get(key) if self.traits.kind == "execute" and key is not None else None
 
 
 def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None:
@@ -147,8 +157,8 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
     whole = next((r for r in relevant if r.pattern is None), None)
     if whole is not None or not relevant:
         return whole
-    if call.tool == COMMAND_TOOL:
-        return _command_match(relevant, call.args.get("command"), deny=deny)
+    if call.traits.kind == "execute":
+        return _command_match(relevant, call.command(), deny=deny)
     paths = _paths_of(call)
     if not paths:
         return None
@@ -203,9 +213,25 @@ def _writes_files(cmd: SimpleCommand) -> bool:
 
 
 def _paths_of(call: Call) -> list[Path]:
-    raw = call.args.get("path", call.args.get("file_path", "." if call.tool in ("glob", "grep", "list_dir") else None))
-    if not isinstance(raw, str) or not raw:
-        return []
+    paths: list[Path] = []
+    for raw in _raw_paths(call):
+        paths.extend(p for p in _candidates(raw, call) if p not in paths)
+    return paths
+
+
+def _raw_paths(call: Call) -> list[str]:
+    """Each declared path argument's value (under our name or Claude Code's), else the default path."""
+    theirs = dict(call.traits.claude_arguments)
+    out: list[str] = []
+    for name in call.traits.path_arguments:
+        fallback = call.args.get(theirs[name], call.traits.default_path) if name in theirs else call.traits.default_path
+        raw = call.args.get(name, fallback)
+        if isinstance(raw, str) and raw:
+            out.append(raw)
+    return out
+
+
+def _candidates(raw: str, call: Call) -> list[Path]:
     path = call.home / raw[2:] if raw == "~" or raw.startswith("~/") else Path(raw)
     absolute = path if path.is_absolute() else call.workspace / path
     lexical = Path(os.path.normpath(absolute))

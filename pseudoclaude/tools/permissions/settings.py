@@ -1,7 +1,8 @@
 """Permission rules in settings files: the only file IO of this package.
 
-Three files are read, lowest precedence first (rules simply accumulate; deny
-always beats allow, so order never weakens a deny):
+Three files hold rules, lowest precedence first (``pseudoclaude.config`` reads
+them as the settings layers; rules simply accumulate, and deny always beats
+allow, so order never weakens a deny):
 
 * user:    ``<user_dir>/settings.json`` (``user_dir`` is ``~/.pseudoclaude``)
 * project: ``<workspace>/.pseudoclaude/settings.json`` (checked in)
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pseudoclaude.tools.permissions.rules import Rule, Rules, RuleSyntaxError
+from pseudoclaude.tools.permissions.rules import Rule
 
 PROJECT_DIR = ".pseudoclaude"
 
@@ -57,21 +58,6 @@ def read_settings(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise SettingsError(f"{path} must hold a JSON object")
     return data
-
-
-def load_settings_rules(workspace: Path, user_dir: Path) -> Rules:
-    """The allow and deny rules of the user, project and local settings files."""
-    files = SettingsFiles.locate(workspace, user_dir)
-    documents = []
-    for path in (files.user, files.project, files.local):
-        try:
-            documents.append(Rules.from_settings(read_settings(path)))
-        except RuleSyntaxError as exc:
-            raise SettingsError(f"{path}: {exc}") from exc
-    return Rules(
-        tuple(rule for rules in documents for rule in rules.allow),
-        tuple(rule for rules in documents for rule in rules.deny),
-    )
 
 
 def append_local_rule(workspace: Path, rule: Rule, *, kind: Literal["allow", "deny"] = "allow") -> Path:
