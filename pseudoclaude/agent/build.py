@@ -13,20 +13,15 @@ without changing a resumed one's cached prompt.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, AsyncGenerator
+from typing import Any
 
 from pseudoclaude.agent.contextstep import ContextStep
-from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
 from pseudoclaude.agent.hooks import SessionHooks
-from pseudoclaude.agent.instructions import (
-    InstructionFile,
-    Instructions,
-    load_instructions,
-)
-from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
+from pseudoclaude.agent.instructions import load_instructions
+from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.config import Settings
@@ -44,46 +39,6 @@ def build_provider(settings: Settings) -> Provider:
     from pseudoclaude.llm.openai import OpenAIProvider
 
     return OpenAIProvider(model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
-
-
-@dataclass
-class Agent:
-    """A runner bound to its session; ``close()`` releases the session lock and connections."""
-
-    runner: Runner
-    session: Any
-    settings: Settings
-    resumed: bool = False
-    replay_warnings: tuple[str, ...] = ()
-    instructions: Instructions = Instructions()
-    memory: MemoryStore | None = None
-
-    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
-        if prompt is not None and not self.session.meta.title:
-            self.session.set_title(" ".join(prompt.split())[:80])
-        return self.runner.run(prompt)
-
-    def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
-        """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
-        assert self.memory is not None
-        return self.memory.save(text, scope)
-
-    def memory_files(self) -> tuple[MemoryFile, ...]:
-        """The user and project memory files (``/memory``), existing or not."""
-        return self.memory.files() if self.memory is not None else ()
-
-    def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
-        """The instruction files in this session's system prompt, imports included (``/context``)."""
-        return self.instructions.files
-
-    async def aclose(self, end_reason: str = "other") -> None:
-        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
-        try:
-            await self.runner.hooks.end(end_reason)
-        finally:
-            await self.runner.provider.aclose()
-            self.session.close()
 
 
 def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
@@ -191,8 +146,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
     return Agent(
         runner=runner,
         session=session,
-        settings=settings,
-        resumed=resume_id is not None,
+        policy=policy,
         replay_warnings=warnings,
         instructions=instructions,
         memory=memory,

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from pseudoclaude.config import Flags, load_settings
-from pseudoclaude.tui.commands import dispatch, suggest
+from pseudoclaude.tui.slash import dispatch, suggest
 from pseudoclaude.tui.prompt_text import build_prompt, mentioned_files, shell_context
 from pseudoclaude.tui.repl import Repl
 
