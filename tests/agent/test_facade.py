@@ -128,3 +128,20 @@ def test_compact_summarizes_the_conversation_and_the_recap_sees_it(tmp_path: Pat
     assert "focus on the grammar discussion" in json.dumps(requests[-1])
     texts = " ".join(m.text for m in after)
     assert "We discussed parsers at length." in texts and "tell me about parsers" not in texts
+
+
+def test_the_terminal_never_reaches_past_the_facade() -> None:
+    """``tui/`` and ``commands.py`` use the facade only: no attribute of the runner or the context engine."""
+    import ast
+
+    import pseudoclaude
+
+    internals = {"runner", "context_step", "runtime", "pending_user_messages", "tool_specs", "spill_dir", "_runner", "_session", "_policy"}
+    root = Path(pseudoclaude.__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{node.lineno} .{node.attr}"
+        for path in (*sorted((root / "tui").glob("*.py")), root / "commands.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in internals
+    ]
+    assert found == []
