@@ -21,7 +21,7 @@ import asyncio
 import dataclasses
 import threading
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, AsyncIterator, Callable
 
 from pseudoclaude.config import Settings
 from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -173,6 +173,8 @@ class Repl:
 
     async def open_agent(self, *, resume_id: str | None = None, continue_latest: bool = False) -> bool:
         """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
+        from rich.text import Text
+
         from pseudoclaude.agent.build import build_agent
         from pseudoclaude.config import ConfigError
         from pseudoclaude.session import SessionError
@@ -183,10 +185,10 @@ class Repl:
                 build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver
             )
         except (ConfigError, SessionError) as error:
-            self.console.print(f"[red]✗ {error}[/]")
+            self.console.print(Text(f"✗ {error}", style="red"))
             return False
         except Exception as error:  # an unexpected failure must not end the REPL
-            self.console.print(f"[red]✗ cannot start the agent: {type(error).__name__}: {error}[/]")
+            self.console.print(Text(f"✗ cannot start the agent: {type(error).__name__}: {error}", style="red"))
             return False
         for warning in agent.replay_warnings:
             self.console.print(f"[yellow]! {warning}[/]")
@@ -320,5 +322,5 @@ def _refresh(live: Live) -> None:
         live.refresh()
 
 
-def _cancel(task: asyncio.Future[Any]) -> None:
+def _cancel(task: asyncio.Future[None]) -> None:
     task.cancel()
