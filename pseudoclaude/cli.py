@@ -1,8 +1,7 @@
 """The ``pseudoclaude`` command.
 
-Errors are caught here and only here (besides the runner): one line on
-stderr and an exit code — 2 for configuration and usage problems, 1 for a
-run that failed, 130 for an interrupt. Everything heavy is imported inside
+Errors are caught here and in the command bodies (``commands.py``, besides
+the runner): one line on stderr and an exit code from ``exitcodes``. Everything heavy is imported inside
 the commands so ``--version`` and ``--help`` stay fast.
 """
 
@@ -15,6 +14,9 @@ from typing import Annotated, Optional
 import typer
 
 from pseudoclaude import __version__
+from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
 
 app = typer.Typer(
     add_completion=False,
@@ -50,7 +52,7 @@ def main_command(
         Optional[str],
         typer.Option("--print", "-p", help="Run one task headless and print the answer; with no value (or '-') the prompt is read from stdin."),
     ] = None,
-    output_format: Annotated[str, typer.Option("--output-format", help="text | json | stream-json (with -p).")] = "text",
+    output_format: Annotated[str, typer.Option("--output-format", help=f"{' | '.join(OUTPUT_FORMATS)} (with -p).")] = "text",
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
     provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
     max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop after this many model turns.", min=1)] = None,
@@ -67,8 +69,8 @@ def main_command(
         return
     from pseudoclaude.config import ConfigError, Flags, load_settings
 
-    if output_format not in ("text", "json", "stream-json"):
-        raise fail(f"unknown --output-format {output_format!r}: use text, json or stream-json", 2)
+    if output_format not in OUTPUT_FORMATS:
+        raise fail(f"unknown --output-format {output_format!r}: use text, json or stream-json", EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -82,7 +84,7 @@ def main_command(
     try:
         settings = load_settings(Path.cwd(), flags)
     except ConfigError as error:
-        raise fail(str(error), 2) from None
+        raise fail(str(error), EXIT_USAGE) from None
     if print_prompt is None:
         from pseudoclaude.tui.repl import run_repl
 
@@ -91,7 +93,7 @@ def main_command(
     if prompt == "-":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
     if not prompt.strip() and not (resume or continue_latest):
-        raise fail("no prompt given: pass it after -p or pipe it on stdin", 2)
+        raise fail("no prompt given: pass it after -p or pipe it on stdin", EXIT_USAGE)
     from pseudoclaude.commands import run_print
 
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest))
@@ -165,7 +167,7 @@ def main() -> None:
         app(args=_optional_prompt_value(sys.argv[1:]), prog_name="pseudoclaude")
     except KeyboardInterrupt:
         sys.stderr.write("pseudoclaude: interrupted\n")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

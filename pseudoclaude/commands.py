@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pseudoclaude.config import Settings, pseudoclaude_home
+from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hookrun import HookReply
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _error(message: str) -> None:
@@ -33,13 +32,14 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     resumed session finishes the turn its process left unfinished.
     """
     from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.config import ConfigError
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui.headless import print_events
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
     try:
         agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest)
-    except SessionError as error:
+    except (ConfigError, SessionError) as error:
         _error(str(error))
         return EXIT_USAGE
     for warning in agent.replay_warnings:
@@ -52,11 +52,11 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
         try:
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
-                events = agent.runner.compact(stripped[len("/compact"):].strip() or None)
+                events = agent.compact(stripped[len("/compact"):].strip() or None)
             else:
                 events = agent.run(prompt if stripped else None)
             async with aclosing(events) as stream:
-                result = await print_events(stream, output_format, agent.session.id, sys.stdout, sys.stderr)
+                result = await print_events(stream, output_format, agent.session_id, sys.stdout, sys.stderr)
         finally:
             await agent.aclose()
         if not result.ok:

@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, AsyncGenerator, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
-from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
 from pseudoclaude.agent.hooks import SessionHooks
-from pseudoclaude.agent.instructions import (
-    InstructionFile,
-    Instructions,
-    load_instructions,
-)
-from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
+from pseudoclaude.agent.instructions import load_instructions
+from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.compact import ContextState
@@ -43,46 +39,6 @@ from pseudoclaude.tools import ToolContext, ToolRegistry
 from pseudoclaude.tools.base import Tool, spec_of
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
 from pseudoclaude.tools.permissions.rules import RuleSyntaxError
-
-
-@dataclass
-class Agent:
-    """A runner bound to its session; ``close()`` releases the session lock and connections."""
-
-    runner: Runner
-    session: Any
-    settings: Settings
-    resumed: bool = False
-    replay_warnings: tuple[str, ...] = ()
-    instructions: Instructions = Instructions()
-    memory: MemoryStore | None = None
-
-    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
-        if prompt is not None and not self.session.meta.title:
-            self.session.set_title(" ".join(prompt.split())[:80])
-        return self.runner.run(prompt)
-
-    def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
-        """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
-        assert self.memory is not None
-        return self.memory.save(text, scope)
-
-    def memory_files(self) -> tuple[MemoryFile, ...]:
-        """The user and project memory files (``/memory``), existing or not."""
-        return self.memory.files() if self.memory is not None else ()
-
-    def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
-        """The instruction files in this session's system prompt, imports included (``/context``)."""
-        return self.instructions.files
-
-    async def aclose(self, end_reason: str = "other") -> None:
-        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
-        try:
-            await self.runner.hooks.end(end_reason)
-        finally:
-            await self.runner.provider.aclose()
-            self.session.close()
 
 
 @dataclass(frozen=True)
@@ -182,7 +138,7 @@ def _assemble(
         usage_total=replay.usage_total if replay is not None else Usage(),
     )
     warnings = tuple(replay.warnings) if replay is not None else ()
-    return Agent(runner=runner, session=session, settings=settings, resumed=replay is not None, replay_warnings=warnings, instructions=instructions, memory=memory)
+    return Agent(runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory)
 
 
 def _context_state(

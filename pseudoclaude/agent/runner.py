@@ -101,6 +101,10 @@ class Runner:
         """Text the user sent while a turn runs: it joins the conversation before the next model call."""
         self._pending.append(text)
 
+    def queued_messages(self) -> tuple[str, ...]:
+        """Messages queued and not sent yet."""
+        return tuple(self._pending)
+
     def take_queued_messages(self) -> list[str]:
         """Queued text that no model call took (the turn ended first): the caller keeps it as a draft."""
         taken, self._pending = self._pending, []

@@ -21,8 +21,6 @@ from pseudoclaude.agent.events import (
     event_to_dict,
 )
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-
 
 @dataclass
 class HeadlessResult:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -42,17 +42,19 @@ class PendingApproval:
 
 
 class TurnKeys:
-    """Key handling during a turn; ``queue`` receives the messages typed meanwhile."""
+    """Key handling during a turn; ``queue`` receives the messages typed meanwhile, ``queued`` lists those not sent yet."""
 
     def __init__(
         self,
         *,
-        queue: list[str],
+        queue: Callable[[str], None],
+        queued: Callable[[], Sequence[str]],
         on_interrupt: Callable[[], None],
         on_cycle_mode: Callable[[], None] = lambda: None,
         on_change: Callable[[], None] = lambda: None,
     ) -> None:
         self.queue = queue
+        self.queued = queued
         self.on_interrupt = on_interrupt
         self.on_cycle_mode = on_cycle_mode
         self.on_change = on_change
@@ -83,7 +85,7 @@ class TurnKeys:
             self.buffer += "\n"
         elif key in ENTER_KEYS:
             if self.buffer.strip():
-                self.queue.append(self.buffer.strip())
+                self.queue(self.buffer.strip())
             self.buffer = ""
         elif key in BACKSPACE_KEYS:
             self.buffer = self.buffer[:-1]
@@ -117,7 +119,7 @@ class TurnKeys:
             self.on_change()
 
     def footer(self) -> list[RenderableType]:
-        lines: list[RenderableType] = [Text(f"  queued: {message}", style="dim italic") for message in self.queue]
+        lines: list[RenderableType] = [Text(f"  queued: {message}", style="dim italic") for message in self.queued()]
         if self.approval is not None:
             lines.extend(approval_lines(self.approval))
         elif self.buffer:

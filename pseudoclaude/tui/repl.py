@@ -21,11 +21,21 @@ import asyncio
 import dataclasses
 import threading
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, AsyncIterator, Callable
 
 from pseudoclaude.config import Settings
+from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.live import Live
+
+    from pseudoclaude.agent.events import Event
+    from pseudoclaude.agent.facade import Agent
+    from pseudoclaude.agent.memory import MemoryScope
+    from pseudoclaude.tools.permissions import PermissionMode
+    from pseudoclaude.tui.render import TurnView
+
 TICK_S = 0.08
 
 
@@ -60,21 +70,22 @@ def _warm_imports(provider: str) -> None:
 
 
 class Repl:
-    def __init__(self, settings: Settings, console: Any) -> None:
+    """The REPL's state. The permission mode has one holder: the agent when it exists, ``settings`` before."""
+
+    def __init__(self, settings: Settings, console: Console) -> None:
         from pseudoclaude.tui.approval import TerminalApprover
         from pseudoclaude.tui.status import initial_status
 
         self.settings = settings
         self.console = console
-        self.agent: Any = None
+        self.agent: Agent | None = None
         self.approver = TerminalApprover()
         self.queue: list[str] = []
         self.shell_context: list[str] = []
         self.status = initial_status(settings)
-        self._prompt: Any = None
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
-        from pseudoclaude.tui.commands import COMMANDS, dispatch
+        from pseudoclaude.tui.slash import COMMANDS, dispatch
         from pseudoclaude.tui.input import make_prompt_session
 
         self.banner()
@@ -83,7 +94,7 @@ class Repl:
                 return EXIT_USAGE
             self.recap()
         threading.Thread(target=_warm_imports, args=(self.settings.provider,), daemon=True).start()
-        self._prompt = make_prompt_session(
+        prompt = make_prompt_session(
             home=self.settings.home,
             workspace=self.settings.workspace,
             commands=[(c.name, c.help) for c in COMMANDS],
@@ -99,7 +110,7 @@ class Repl:
                     self.console.print(f"[bold cyan]❯[/] {text}")
                 else:
                     try:
-                        text = await self._prompt.prompt_async()
+                        text = await prompt.prompt_async()
                     except KeyboardInterrupt:
                         if armed:
                             break
@@ -138,27 +149,33 @@ class Repl:
         return format_status(self.status)
 
     def refresh_status(self) -> None:
-        from pseudoclaude.tui.status import agent_status, initial_status
+        from pseudoclaude.tui.status import initial_status
 
-        self.status = agent_status(self.agent) if self.agent is not None else initial_status(self.settings)
+        self.status = self.agent.status() if self.agent is not None else initial_status(self.settings)
+
+    def mode(self) -> PermissionMode:
+        from pseudoclaude.tools.permissions import PermissionMode
+
+        return self.agent.mode if self.agent is not None else PermissionMode(self.settings.permission_mode)
 
     def cycle_mode(self) -> None:
-        from pseudoclaude.tools.permissions import PermissionMode, next_mode
+        from pseudoclaude.tools.permissions import next_mode
 
-        include_bypass = self.settings.permission_mode == "bypass"
-        current = PermissionMode(self.status.mode)
-        mode = next_mode(current, include_bypass=include_bypass)
-        self.set_mode(mode.value)
+        self.set_mode(next_mode(self.mode()))
 
-    def set_mode(self, mode: str) -> None:
-        if self.agent is not None and self.agent.runner.permissions is not None:
-            self.agent.runner.permissions.mode = mode
-        self.settings = dataclasses.replace(self.settings, permission_mode=mode)
-        self.status = dataclasses.replace(self.status, mode=mode)
+    def set_mode(self, mode: PermissionMode) -> None:
+        if self.agent is not None:
+            self.agent.set_mode(mode)
+        else:
+            self.settings = dataclasses.replace(self.settings, permission_mode=mode.value)
+        self.status = dataclasses.replace(self.status, mode=mode.value)
 
     async def open_agent(self, *, resume_id: str | None = None, continue_latest: bool = False) -> bool:
         """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
+        from rich.text import Text
+
         from pseudoclaude.agent.build import build_agent
+        from pseudoclaude.config import ConfigError
         from pseudoclaude.session import SessionError
 
         await self.close_agent()
@@ -166,11 +183,11 @@ class Repl:
             agent = await asyncio.to_thread(
                 build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver
             )
-        except SessionError as error:
-            self.console.print(f"[red]✗ {error}[/]")
+        except (ConfigError, SessionError) as error:
+            self.console.print(Text(f"✗ {error}", style="red"))
             return False
-        except Exception as error:  # a broken settings file must not end the REPL
-            self.console.print(f"[red]✗ cannot start the agent: {type(error).__name__}: {error}[/]")
+        except Exception as error:  # an unexpected failure must not end the REPL
+            self.console.print(Text(f"✗ cannot start the agent: {type(error).__name__}: {error}", style="red"))
             return False
         for warning in agent.replay_warnings:
             self.console.print(f"[yellow]! {warning}[/]")
@@ -178,21 +195,27 @@ class Repl:
         self.refresh_status()
         return True
 
-    async def ensure_agent(self) -> Any:
+    async def ensure_agent(self) -> Agent | None:
         if self.agent is None and not await self.open_agent():
             return None
         return self.agent
 
     async def close_agent(self, reason: str = "other") -> None:
-        """Release the agent (``reason`` goes to the SessionEnd hooks: clear, prompt_input_exit, other)."""
+        """Release the agent (``reason`` goes to the SessionEnd hooks: clear, prompt_input_exit, other).
+
+        Its permission mode goes back to ``settings``, so the next agent starts in it.
+        """
         agent, self.agent = self.agent, None
         if agent is not None:
+            self.settings = dataclasses.replace(self.settings, permission_mode=agent.mode.value)
             await agent.aclose(reason)
         self.refresh_status()
 
-    def remember(self, fact: str, scope: str) -> None:
+    def remember(self, fact: str, scope: MemoryScope) -> None:
         from pseudoclaude.agent.memory import FactRejected
 
+        if self.agent is None:
+            return
         try:
             saved = self.agent.save_memory(fact, scope)
         except FactRejected as error:
@@ -205,7 +228,7 @@ class Repl:
         from pseudoclaude.tui.history import render_recap
 
         if self.agent is not None:
-            render_recap(self.console, self.agent.session.id, self.agent.runner.conversation, last)
+            render_recap(self.console, self.agent.session_id, self.agent.conversation(), last)
 
     async def send(self, text: str) -> None:
         from pseudoclaude.tui.prompt_text import build_prompt
@@ -230,7 +253,7 @@ class Repl:
             self.shell_context.append(shell_context(command, captured[0]))
             self.console.print("[dim]  (this output goes to the model with your next message)[/]")
 
-    async def run_turn(self, events: Callable[[], AsyncIterator[Any]], *, label: str = "Working") -> Any:
+    async def run_turn(self, events: Callable[[], AsyncIterator[Event]], *, label: str = "Working") -> TurnView:
         """Consume ``events()`` in a task with a live view; Esc/Ctrl-C cancels it. Returns the ``TurnView``."""
         from rich.live import Live
 
@@ -240,8 +263,14 @@ class Repl:
         view = TurnView(self.console, label=label)
         task = asyncio.ensure_future(self._consume(events(), view))
         live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
-        runner_queue = self.agent.runner.pending_user_messages if self.agent is not None else self.queue
-        keys = TurnKeys(queue=runner_queue, on_interrupt=lambda: _cancel(task), on_cycle_mode=self.cycle_mode, on_change=lambda: _refresh(live))
+        agent = self.agent
+        keys = TurnKeys(
+            queue=agent.queue_message if agent is not None else self.queue.append,
+            queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
+            on_interrupt=lambda: _cancel(task),
+            on_cycle_mode=self.cycle_mode,
+            on_change=lambda: _refresh(live),
+        )
         view.footer = keys.footer
         self.approver.keys = keys
         try:
@@ -256,9 +285,8 @@ class Repl:
                         await asyncio.wait({task})
         finally:
             self.approver.keys = None
-            if runner_queue is not self.queue:
-                self.queue.extend(runner_queue)
-                runner_queue.clear()
+            if agent is not None:
+                self.queue.extend(agent.take_queued_messages())
         interrupted = task.cancelled()
         if not interrupted and task.exception() is not None:
             error = task.exception()
@@ -267,12 +295,12 @@ class Repl:
         self.refresh_status()
         return view
 
-    async def _consume(self, events: AsyncIterator[Any], view: Any) -> None:
+    async def _consume(self, events: AsyncIterator[Event], view: TurnView) -> None:
         async with aclosing(events) as stream:  # type: ignore[type-var]
             async for event in stream:
                 view.handle(event)
 
-    async def _tick(self, live: Any, view: Any) -> None:
+    async def _tick(self, live: Live, view: TurnView) -> None:
         while True:
             view.flush()
             _refresh(live)
@@ -288,10 +316,10 @@ class Repl:
             return ""
 
 
-def _refresh(live: Any) -> None:
+def _refresh(live: Live) -> None:
     if live.is_started:
         live.refresh()
 
 
-def _cancel(task: asyncio.Future[Any]) -> None:
+def _cancel(task: asyncio.Future[None]) -> None:
     task.cancel()

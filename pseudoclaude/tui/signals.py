@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import signal
 
+from pseudoclaude.exitcodes import exit_code_for_signal
+
 TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
@@ -32,5 +34,5 @@ def cancel_on_termination(stopped_by: list[int]) -> None:
 
 
 def exit_code_for(stopped_by: list[int]) -> int:
-    """The shell convention: 128 + the signal number."""
-    return 128 + (stopped_by[0] if stopped_by else signal.SIGTERM)
+    """The exit code of a run cancelled by the first signal in ``stopped_by``."""
+    return exit_code_for_signal(stopped_by[0] if stopped_by else None)

@@ -18,7 +18,7 @@ def agent_for(tmp_path: Path, **flags: object):  # type: ignore[no-untyped-def]
 def test_the_budget_uses_the_model_tables_window(tmp_path: Path, model: str, window: int) -> None:
     agent = agent_for(tmp_path, model=model, provider="openai" if model == "some-local-model" else None)
     try:
-        assert agent.runner.context.status([]).context_window  # type: ignore[union-attr] == window
+        assert agent.status().context_window == window
     finally:
         asyncio.run(agent.aclose())
 
@@ -26,6 +26,6 @@ def test_the_budget_uses_the_model_tables_window(tmp_path: Path, model: str, win
 def test_an_explicit_window_overrides_the_table(tmp_path: Path) -> None:
     agent = agent_for(tmp_path, model="claude-sonnet-4-5", context_window=32_000)
     try:
-        assert agent.runner.context.status([]).context_window  # type: ignore[union-attr] == 32_000
+        assert agent.status().context_window == 32_000
     finally:
         asyncio.run(agent.aclose())

@@ -14,7 +14,7 @@ REQUEST = ApprovalRequest("run_command", {"command": "ls"}, "ls", Rule("run_comm
 def make() -> tuple[TurnKeys, list[str], list[str]]:
     queue: list[str] = []
     calls: list[str] = []
-    keys = TurnKeys(queue=queue, on_interrupt=lambda: calls.append("interrupt"), on_cycle_mode=lambda: calls.append("mode"))
+    keys = TurnKeys(queue=queue.append, queued=lambda: queue, on_interrupt=lambda: calls.append("interrupt"), on_cycle_mode=lambda: calls.append("mode"))
     return keys, queue, calls
 
 

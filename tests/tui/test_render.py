@@ -8,7 +8,8 @@ from rich.console import Console
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.tui.render import TurnView, compact_number
-from pseudoclaude.tui.status import StatusInfo, format_status
+from pseudoclaude.agent.facade import AgentStatus
+from pseudoclaude.tui.status import format_status
 from pseudoclaude.tui.toolview import key_argument, output_tail, tool_block
 
 
@@ -75,7 +76,7 @@ def test_the_working_line_counts_time_and_tokens() -> None:
 
 
 def test_status_line_shows_meter_tokens_cost_mode_and_session() -> None:
-    info = StatusInfo("claude-sonnet-4-5", 50_000, 200_000, 167_000, 12_345, 678, 0.0421, "plan", "20260101-000000-abcdef")
+    info = AgentStatus("claude-sonnet-4-5", 50_000, 200_000, 167_000, 12_345, 678, 0.0421, "plan", "20260101-000000-abcdef")
     assert format_status(info) == (
         "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · plan · 20260101-000000-abcdef"
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from pseudoclaude.config import Flags, load_settings
-from pseudoclaude.tui.commands import dispatch, suggest
+from pseudoclaude.tui.slash import dispatch, suggest
 from pseudoclaude.tui.prompt_text import build_prompt, mentioned_files, shell_context
 from pseudoclaude.tui.repl import Repl
 
@@ -108,3 +108,15 @@ def test_memory_saves_a_fact_and_lists_the_files(tmp_path: Path) -> None:
     assert project and "empty" not in project[0]
     memory_files = list((tmp_path / "home" / "projects").rglob("MEMORY.md"))
     assert len(memory_files) == 1 and "- the tests run with pytest -q" in memory_files[0].read_text()
+
+
+def test_a_malformed_settings_file_is_one_line_and_the_repl_goes_on(tmp_path: Path) -> None:
+    settings_file = tmp_path / ".pseudoclaude" / "settings.json"
+    settings_file.parent.mkdir()
+    settings_file.write_text('{"permissions": {"deny": ["run_command(rm -rf"]}}')
+    repl = make_repl(tmp_path)
+    repl.console.width = 400
+    assert asyncio.run(repl.open_agent()) is False and repl.agent is None
+    lines = output(repl).strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("✗ ") and str(settings_file) in lines[0], lines
+    assert not list((tmp_path / "home").rglob("session.jsonl"))

@@ -1,4 +1,4 @@
-"""Slash commands of the REPL.
+"""Slash commands of the REPL (``/help``, ``/compact``, ...).
 
 Each command is an async function of the ``Repl`` and its argument text that
 returns True when the REPL should exit. An unknown command gets a suggestion
@@ -45,11 +45,11 @@ async def _compact(repl: Repl, arg: str) -> bool:
     agent = await repl.ensure_agent()
     if agent is None:
         return False
-    if not agent.runner.conversation:
+    if not agent.conversation():
         repl.console.print("[dim]Nothing to compact yet.[/]")
         return False
     before = repl.status
-    await repl.run_turn(lambda: agent.runner.compact(arg or None), label="Compacting")
+    await repl.run_turn(lambda: agent.compact(arg or None), label="Compacting")
     after = repl.status
     repl.console.print(
         f"[magenta]Context: {before.context_tokens:,} → {after.context_tokens:,} tokens "
@@ -59,7 +59,7 @@ async def _compact(repl: Repl, arg: str) -> bool:
 
 
 async def _clear(repl: Repl, arg: str) -> bool:
-    previous = repl.agent.session.id if repl.agent is not None else None
+    previous = repl.agent.session_id if repl.agent is not None else None
     await repl.close_agent("clear")
     repl.shell_context.clear()
     repl.console.clear()
@@ -72,7 +72,7 @@ async def _resume(repl: Repl, arg: str) -> bool:
     from pseudoclaude.session import list_sessions
     from pseudoclaude.tui.sessions_view import relative_time
 
-    current = repl.agent.session.id if repl.agent is not None else None
+    current = repl.agent.session_id if repl.agent is not None else None
     choice = arg
     if not choice:
         from datetime import datetime, timezone
@@ -114,7 +114,7 @@ async def _model(repl: Repl, arg: str) -> bool:
     if provider is not None and provider != repl.settings.provider:
         repl.console.print(f"[red]✗ {arg} is a {provider} model; this session uses {repl.settings.provider}. Restart with --model {arg}.[/]")
         return False
-    current = repl.agent.session.id if repl.agent is not None else None
+    current = repl.agent.session_id if repl.agent is not None else None
     repl.settings = dataclasses.replace(repl.settings, model=arg)
     if current is not None:
         await repl.open_agent(resume_id=current)
@@ -129,7 +129,7 @@ async def _context(repl: Repl, arg: str) -> bool:
     if repl.agent is None:
         repl.console.print("[dim]No conversation yet: only the system prompt and tools will be sent.[/]")
         return False
-    render_context(repl.console, repl.agent)
+    render_context(repl.console, repl.agent.context_breakdown())
     return False
 
 
@@ -143,17 +143,18 @@ async def _cost(repl: Repl, arg: str) -> bool:
 
 
 async def _permissions(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.config import PERMISSION_MODES
+    from pseudoclaude.tools.permissions import PermissionMode
 
     if arg:
-        if arg not in PERMISSION_MODES:
-            repl.console.print(f"[red]✗ unknown mode {arg!r}: choose one of {', '.join(PERMISSION_MODES)}[/]")
+        modes = [mode.value for mode in PermissionMode]
+        if arg not in modes:
+            repl.console.print(f"[red]✗ unknown mode {arg!r}: choose one of {', '.join(modes)}[/]")
             return False
-        repl.set_mode(arg)
-    repl.console.print(f"Permission mode: [bold]{repl.status.mode}[/] (Shift+Tab cycles; /permissions MODE sets)")
-    policy = repl.agent.runner.permissions if repl.agent is not None else None
-    if policy is not None:
-        for label, rules in (("allow", policy.rules.allow), ("deny", policy.rules.deny), ("allowed this session", policy.session_rules)):
+        repl.set_mode(PermissionMode(arg))
+    repl.console.print(f"Permission mode: [bold]{repl.mode().value}[/] (Shift+Tab cycles; /permissions MODE sets)")
+    if repl.agent is not None:
+        view = repl.agent.permissions()
+        for label, rules in (("allow", view.allow), ("deny", view.deny), ("allowed this session", view.session_rules)):
             if rules:
                 repl.console.print(Text(f"  {label}: ", style="bold") + Text(", ".join(str(rule) for rule in rules)))
     return False

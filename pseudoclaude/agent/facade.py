@@ -1,0 +1,254 @@
+"""The agent as the terminal sees it: the whole contract of ``tui/`` and ``commands.py``.
+
+``Agent`` runs a prompt or a compaction (async generators of events: the
+caller consumes them and cancels the consuming task to interrupt), queues a
+message typed during a turn, switches the permission mode, saves memory and
+closes. Everything the terminal shows comes back as a frozen view
+(``AgentStatus``, ``ContextBreakdown``, ``PermissionView``, the conversation as
+a tuple), so the terminal never walks into the runner, the context engine or
+the permission policy, and those can change behind this file.
+
+Every read of the runner's and the context engine's internals sits in the
+marked group of private helpers at the end of the class; the policy is held
+as the concrete ``PermissionPolicy`` because the views need its mode and rules,
+which the runner's ``PermissionGate`` does not promise.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, AsyncGenerator, Sequence
+
+from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.instructions import InstructionFile, Instructions
+from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
+from pseudoclaude.llm.messages import Message, ToolSpec, Usage
+from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
+
+if TYPE_CHECKING:
+    from pseudoclaude.agent.runner import Runner
+    from pseudoclaude.compact import ContextStatus
+    from pseudoclaude.session import Session
+
+
+@dataclass(frozen=True)
+class AgentStatus:
+    """The status line: a snapshot taken at turn boundaries (estimating the context costs a tokenizer pass)."""
+
+    model: str
+    context_tokens: int
+    context_window: int
+    auto_threshold: int
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    mode: str = "default"
+    session_id: str | None = None
+
+    @property
+    def context_percent(self) -> int:
+        return round(100 * self.context_tokens / self.context_window) if self.context_window else 0
+
+    @property
+    def threshold_percent(self) -> int:
+        return round(100 * self.auto_threshold / self.context_window) if self.context_window else 0
+
+
+@dataclass(frozen=True)
+class ContextBreakdown:
+    """What fills the context window (``/context``), counted with the compaction's own estimator."""
+
+    system_tokens: int
+    tools_tokens: int
+    message_tokens: int
+    messages: int
+    estimated_tokens: int
+    context_window: int
+    auto_threshold: int
+    offloaded_results: int
+    offloaded_bytes: int
+    estimator: str
+    instruction_files: tuple[InstructionFile, ...] = ()
+
+
+@dataclass(frozen=True)
+class PermissionView:
+    """The permission mode and rules in force (``/permissions``)."""
+
+    mode: PermissionMode
+    allow: tuple[Rule, ...]
+    deny: tuple[Rule, ...]
+    session_rules: tuple[Rule, ...]
+
+
+class Agent:
+    """A runner bound to its session and permission policy; ``aclose()`` releases the session lock and connections."""
+
+    def __init__(
+        self,
+        *,
+        runner: Runner,
+        session: Session,
+        policy: PermissionPolicy,
+        replay_warnings: tuple[str, ...] = (),
+        instructions: Instructions = Instructions(),
+        memory: MemoryStore | None = None,
+    ) -> None:
+        self._runner = runner
+        self._session = session
+        self._policy = policy
+        self._instructions = instructions
+        self._memory = memory
+        self.replay_warnings = replay_warnings
+
+    @property
+    def session_id(self) -> str:
+        return self._session.id
+
+    @property
+    def title(self) -> str | None:
+        return self._session.meta.title or None
+
+    @property
+    def system_prompt(self) -> str:
+        """The stable system prompt this session sends (instructions and memory snapshot included)."""
+        return self._system_texts()[0]
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self._policy.mode
+
+    def set_mode(self, mode: PermissionMode) -> None:
+        """Switch the permission mode; it applies from the next tool call on."""
+        self._policy.mode = mode
+
+    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
+        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
+        if prompt is not None and not self._session.meta.title:
+            self._session.set_title(" ".join(prompt.split())[:80])
+        return self._run(prompt)
+
+    def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]:
+        """Summarize the conversation now (``/compact [focus instructions]``)."""
+        return self._compact(instructions)
+
+    def queue_message(self, text: str) -> None:
+        """A message typed while a turn runs: it joins the conversation before the next model call."""
+        self._runner.queue_user_message(text)
+
+    def queued_messages(self) -> tuple[str, ...]:
+        """Messages queued and not sent yet."""
+        return self._runner.queued_messages()
+
+    def take_queued_messages(self) -> tuple[str, ...]:
+        """Remove and return the messages a turn ended without sending (they become the next prompt)."""
+        return tuple(self._runner.take_queued_messages())
+
+    def conversation(self) -> tuple[Message, ...]:
+        """The conversation as the model will see it next (the recap of a resumed session)."""
+        return tuple(self._conversation())
+
+    def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
+        """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
+        assert self._memory is not None
+        return self._memory.save(text, scope)
+
+    def memory_files(self) -> tuple[MemoryFile, ...]:
+        """The user and project memory files (``/memory``), existing or not."""
+        return self._memory.files() if self._memory is not None else ()
+
+    def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
+        """The instruction files in this session's system prompt, imports included."""
+        return self._instructions.files
+
+    def status(self) -> AgentStatus:
+        from pseudoclaude.llm.models import cost_usd
+
+        model, usage, conversation = self._model(), self._usage(), self._conversation()
+        context = self._context_status()
+        return AgentStatus(
+            model=model,
+            context_tokens=context.estimated_tokens if context is not None and conversation else 0,
+            context_window=context.context_window if context is not None else 0,
+            auto_threshold=context.auto_threshold if context is not None else 0,
+            tokens_in=usage.prompt_tokens,
+            tokens_out=usage.output_tokens,
+            cost_usd=cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+            mode=self._policy.mode.value,
+            session_id=self._session.id,
+        )
+
+    def context_breakdown(self) -> ContextBreakdown:
+        conversation, count = self._conversation(), self._count
+        status = self._context_status()
+        assert status is not None, "a built agent always governs its context"
+        system, suffix = self._system_texts()
+        tools = json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in self._tool_specs()])
+        return ContextBreakdown(
+            system_tokens=count([Message.user(system + "\n" + suffix)]),
+            tools_tokens=count([Message.user(tools)]),
+            message_tokens=count(conversation),
+            messages=len(conversation),
+            estimated_tokens=status.estimated_tokens,
+            context_window=status.context_window,
+            auto_threshold=status.auto_threshold,
+            offloaded_results=status.replaced_results,
+            offloaded_bytes=_folder_bytes(self._session.spill_dir),
+            estimator=status.estimator,
+            instruction_files=self._instructions.files,
+        )
+
+    def permissions(self) -> PermissionView:
+        policy = self._policy
+        return PermissionView(mode=policy.mode, allow=policy.rules.allow, deny=policy.rules.deny, session_rules=policy.session_rules)
+
+    async def aclose(self, end_reason: str = "other") -> None:
+        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
+        try:
+            await self._end(end_reason)
+        finally:
+            self._session.close()
+
+    # --- The only reads of the runner's and the context engine's state. ---
+
+    def _run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
+        return self._runner.run(prompt)
+
+    def _compact(self, instructions: str | None) -> AsyncGenerator[Event, None]:
+        return self._runner.compact(instructions)
+
+    async def _end(self, end_reason: str) -> None:
+        try:
+            await self._runner.hooks.end(end_reason)
+        finally:
+            await self._runner.provider.aclose()
+
+    def _conversation(self) -> Sequence[Message]:
+        return self._runner.conversation
+
+    def _context_status(self) -> ContextStatus | None:
+        return self._runner.context.status(self._runner.conversation)
+
+    def _count(self, messages: Sequence[Message]) -> int:
+        return self._runner.context.count(messages)
+
+    def _model(self) -> str:
+        return self._runner.config.model
+
+    def _usage(self) -> Usage:
+        return self._runner.usage_total
+
+    def _system_texts(self) -> tuple[str, str]:
+        """The stable system prompt and the per-request suffix (environment) sent after it."""
+        return self._runner.config.system, self._runner.config.system_suffix
+
+    def _tool_specs(self) -> Sequence[ToolSpec]:
+        return self._runner.tool_specs
+
+
+def _folder_bytes(folder: Path | None) -> int:
+    if folder is None or not folder.is_dir():
+        return 0
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())

@@ -1,0 +1,147 @@
+"""The ``Agent`` facade, the terminal's whole contract: built by ``build_agent`` against the fake Anthropic server."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, TypeVar
+
+import pytest
+
+from pseudoclaude.agent.build import build_agent
+from pseudoclaude.agent.events import Event, Stop
+from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
+from pseudoclaude.config import Flags, load_settings
+from pseudoclaude.llm.messages import Message
+from pseudoclaude.tools.permissions import PermissionMode
+from tests.e2e.support import KEYS, fake_server
+from tests.fakes.script import Call, Reply, Script, Step
+
+T = TypeVar("T")
+MODEL = "claude-fake-1"  # priced like the Claude family, and not on the SDK's deprecation list (warnings are errors)
+
+def agent_for(tmp_path: Path, url: str, **flags: Any) -> Agent:
+    flags.setdefault("model", MODEL)
+    env = {"ANTHROPIC_API_KEY": KEYS["anthropic"], "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    return build_agent(load_settings(workspace, Flags(**flags), environ=env))
+
+
+async def drain(events: AsyncGenerator[Event, None]) -> list[Event]:
+    async with aclosing(events) as stream:
+        return [event async for event in stream]
+
+
+def play(tmp_path: Path, script: Script, scenario: Callable[[Agent], Awaitable[T]], **flags: Any) -> tuple[T, list[dict[str, Any]]]:
+    """Build an agent on a fake server playing ``script``, run ``scenario(agent)``, close it.
+
+    Returns what the scenario returned and the requests the server saw.
+    """
+    with fake_server("anthropic", script) as server:
+        agent = agent_for(tmp_path, server.url, **flags)
+
+        async def go() -> T:
+            try:
+                return await scenario(agent)
+            finally:
+                await agent.aclose()
+
+        result = asyncio.run(go())
+        assert server.rejections == []
+        return result, list(server.requests)
+
+
+def test_status_and_context_views_follow_a_turn_and_are_frozen(tmp_path: Path) -> None:
+    async def scenario(agent: Agent) -> tuple[AgentStatus, ContextBreakdown, AgentStatus, ContextBreakdown, str, str | None]:
+        before, context_before = agent.status(), agent.context_breakdown()
+        events = await drain(agent.run("Say hello."))
+        assert isinstance(events[-1], Stop) and events[-1].final_text == "Hello there."
+        return before, context_before, agent.status(), agent.context_breakdown(), agent.session_id, agent.title
+
+    (before, context_before, after, context_after, session_id, title), _ = play(
+        tmp_path, [Reply(text="Hello there.", input_tokens=1200, output_tokens=7)], scenario
+    )
+    assert (before.context_tokens, before.tokens_in, before.cost_usd, before.session_id) == (0, 0, 0.0, session_id)
+    assert (after.tokens_in, after.tokens_out, after.model, after.mode) == (1200, 7, MODEL, "default")
+    assert after.cost_usd > 0 and after.context_tokens > 0 and after.context_window == 200_000
+    assert after.session_id == session_id and title == "Say hello."
+    assert (context_before.messages, context_after.messages) == (0, 2)
+    assert context_after.message_tokens > 0 and context_after.system_tokens == context_before.system_tokens > 0
+    assert context_after.estimated_tokens == after.context_tokens
+    for view in (after, context_after):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            view.context_window = 1  # type: ignore[misc]
+
+
+def test_a_queued_message_joins_the_next_model_call(tmp_path: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        agent.queue_message("also check the tests")
+        assert agent.queued_messages() == ("also check the tests",)
+        await drain(agent.run("Look at the parser."))
+        assert agent.queued_messages() == ()
+        agent.queue_message("left over")
+        assert agent.take_queued_messages() == ("left over",) and agent.queued_messages() == ()
+
+    _, requests = play(tmp_path, [Reply(text="Done.")], scenario)
+    texts = [json.dumps(m["content"]) for m in requests[0]["messages"]]
+    assert any("Look at the parser." in t for t in texts) and any("also check the tests" in t for t in texts)
+
+
+def test_the_mode_switch_shows_in_the_status_and_permission_views(tmp_path: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        agent.set_mode(PermissionMode.PLAN)
+        assert agent.mode is PermissionMode.PLAN and agent.status().mode == "plan"
+        view = agent.permissions()
+        assert view.mode is PermissionMode.PLAN and [str(rule) for rule in view.allow] == ["run_command(git status)"]
+
+    play(tmp_path, [], scenario, allowed_tools=("run_command(git status)",))
+
+
+def test_the_remember_tool_and_the_memory_views_share_one_store(tmp_path: Path) -> None:
+    fact = json.dumps({"fact": "The API lives in services/api."})
+
+    async def scenario(agent: Agent) -> None:
+        await drain(agent.run("Remember where the API lives."))
+        (project,) = [file for file in agent.memory_files() if file.scope == "project"]
+        assert "- The API lives in services/api." in project.path.read_text()
+
+    play(tmp_path, [Reply(calls=(Call("remember", fact),)), Reply(text="Noted.")], scenario, permission_mode="bypass")
+
+
+def test_compact_summarizes_the_conversation_and_the_recap_sees_it(tmp_path: Path) -> None:
+    def responder(body: Mapping[str, Any]) -> Step:
+        if not body.get("tools"):
+            return Reply(text="<summary>We discussed parsers at length.</summary>")
+        return Reply(text="a long explanation of the topic. " * 80)
+
+    async def scenario(agent: Agent) -> tuple[Message, ...]:
+        for prompt in ("tell me about parsers", "and lexers", "and grammars"):
+            await drain(agent.run(prompt))
+        await drain(agent.compact("focus on the grammar discussion"))
+        return agent.conversation()
+
+    after, requests = play(tmp_path, responder, scenario, context_window=16_000)
+    assert "focus on the grammar discussion" in json.dumps(requests[-1])
+    texts = " ".join(m.text for m in after)
+    assert "We discussed parsers at length." in texts and "tell me about parsers" not in texts
+
+
+def test_the_terminal_never_reaches_past_the_facade() -> None:
+    """``tui/`` and ``commands.py`` use the facade only: no attribute of the runner or the context engine."""
+    import ast
+
+    import pseudoclaude
+
+    internals = {"runner", "context_step", "runtime", "pending_user_messages", "tool_specs", "spill_dir", "_runner", "_session", "_policy"}
+    root = Path(pseudoclaude.__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{node.lineno} .{node.attr}"
+        for path in (*sorted((root / "tui").glob("*.py")), root / "commands.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr in internals
+    ]
+    assert found == []
