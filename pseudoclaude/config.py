@@ -17,12 +17,21 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from enum import Enum
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm.models import provider_for_model
 from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry
 
-PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
+
+
+class PermissionMode(str, Enum):
+    """The permission modes (``tools.permissions`` says what each allows; it lives here so settings can check it cheaply)."""
+
+    DEFAULT = "default"
+    ACCEPT_EDITS = "accept-edits"
+    PLAN = "plan"
+    BYPASS = "bypass"
 
 
 class ConfigError(Exception):
@@ -145,8 +154,8 @@ def load_settings(
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
     mode = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
-    if mode not in PERMISSION_MODES:
-        raise ConfigError(f"unknown permission mode {mode!r}: choose one of {', '.join(PERMISSION_MODES)}")
+    if mode not in {m.value for m in PermissionMode}:
+        raise ConfigError(f"unknown permission mode {mode!r}: choose one of {', '.join(m.value for m in PermissionMode)}")
     return Settings(
         workspace=workspace,
         home=home,

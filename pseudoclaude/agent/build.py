@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
@@ -28,16 +28,17 @@ from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.models import context_window
 from pseudoclaude.llm.providers import build_provider
-from pseudoclaude.session import Replay, Session
+from pseudoclaude.session import Replay
 from pseudoclaude.tools import ToolContext, ToolRegistry
 from pseudoclaude.tools.base import Tool, spec_of
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
+from pseudoclaude.tools.permissions.approval import Approver
 from pseudoclaude.tools.permissions.rules import RuleSyntaxError
 
 
@@ -60,7 +61,9 @@ def check_configuration(settings: Settings, tools: ToolRegistry) -> CheckedConfi
     return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), hooks)
 
 
-def build_agent(settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Any = None) -> Agent:
+def build_agent(
+    settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Approver | None = None
+) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
     tools = ToolRegistry()
     checked = check_configuration(settings, tools)
@@ -72,7 +75,7 @@ def build_agent(settings: Settings, *, resume_id: str | None = None, continue_la
         raise
 
 
-def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool) -> tuple[Session, Replay | None]:
+def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
         create_session,
@@ -92,7 +95,7 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
 
 
 def _assemble(
-    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: Session, replay: Replay | None, approver: Any
+    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
@@ -142,7 +145,7 @@ def _assemble(
 
 
 def _context_state(
-    settings: Settings, session: Session, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str]
+    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str]
 ) -> ContextState:
     """The session's context state; a resumed one gets back its decisions, anchor, learned window and clock."""
     window = context_window(settings.model, settings.context_window)

@@ -28,9 +28,8 @@ from pseudoclaude.llm.messages import Message, ToolSpec, Usage
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.runner import Runner
+    from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
-    from pseudoclaude.session import Session
 
 
 @dataclass(frozen=True)
@@ -90,7 +89,7 @@ class Agent:
         self,
         *,
         runner: Runner,
-        session: Session,
+        session: AgentSession,
         policy: PermissionPolicy,
         replay_warnings: tuple[str, ...] = (),
         instructions: Instructions = Instructions(),
@@ -109,7 +108,7 @@ class Agent:
 
     @property
     def title(self) -> str | None:
-        return self._session.meta.title or None
+        return self._session.title or None
 
     @property
     def system_prompt(self) -> str:
@@ -126,7 +125,7 @@ class Agent:
 
     def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
         """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
-        if prompt is not None and not self._session.meta.title:
+        if prompt is not None and not self._session.title:
             self._session.set_title(" ".join(prompt.split())[:80])
         return self._run(prompt)
 

@@ -39,7 +39,6 @@ HOOK_EVENTS = (
     "PostCompact",
     "Stop",
 )
-TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT_S = 60.0
 
 

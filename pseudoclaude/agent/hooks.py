@@ -1,6 +1,6 @@
 """Hooks: the user's shell commands around session events, dispatched for the runner.
 
-``SessionHooks`` is the small object the runner (and ``ContextStep``) call at each
+``SessionHooks`` is the small object the runner calls at each
 event; with no hooks configured every call returns at once without starting a
 process. Each event's matching commands run concurrently (see ``hookrun``) with a
 JSON payload: ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, AsyncGenerator, Iterable, Mapping, Protocol, Sequence
 
@@ -29,7 +30,7 @@ from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_even
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
-from pseudoclaude.compact import ContextOutcome
+from pseudoclaude.compact import CompactSession, ContextOutcome
 from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
 from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextChunk
@@ -46,6 +47,23 @@ class SessionRecorder(Protocol):
     def append_error(self, kind: str, message: str) -> None: ...
     def append_interrupt(self, reason: str = "user") -> None: ...
     def sync(self) -> None: ...
+
+
+class AgentSession(SessionRecorder, CompactSession, Protocol):
+    """Everything the agent needs of a session store (``pseudoclaude.session.Session`` satisfies it).
+
+    A different store implements this and is opened in ``build._open_session``.
+    """
+
+    id: str
+    spill_dir: Path
+    jsonl_path: Path
+
+    @property
+    def title(self) -> str: ...
+    def set_title(self, title: str) -> None: ...
+    def append_memory(self, snapshot: str) -> None: ...
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)

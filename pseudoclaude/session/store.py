@@ -120,6 +120,11 @@ class Session:
     def append_interrupt(self, reason: str = "user") -> None:
         self._append(fmt.INTERRUPT, {"reason": reason})
 
+    @property
+    def title(self) -> str:
+        """The session's latest title ("" until the first prompt gives it one)."""
+        return self.meta.title
+
     def set_title(self, title: str) -> None:
         normalized = fmt.normalize_title(title)
         self.meta = fmt.replace_title(self.meta, normalized)

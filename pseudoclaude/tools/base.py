@@ -34,6 +34,28 @@ class FileStamp:
     sha256: str
 
 
+MemoryScope = Literal["user", "project"]
+
+
+class SavedFact(Protocol):
+    """Where a remembered fact went; ``added`` is False when it was already there."""
+
+    @property
+    def scope(self) -> MemoryScope: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def line(self) -> str: ...
+    @property
+    def added(self) -> bool: ...
+
+
+class FactStore(Protocol):
+    """Cross-session memory as ``remember`` needs it (``pseudoclaude.agent.memory.MemoryStore`` satisfies it)."""
+
+    def save(self, text: str, scope: MemoryScope = "project") -> SavedFact: ...
+
+
 @dataclass
 class ToolContext:
     """Per-session facts and state shared by the tools.
@@ -45,7 +67,7 @@ class ToolContext:
     largest result the context budget keeps inline (Layer 1's single-result
     limit, kept current by the runner): ``read_file`` pages under it, so
     reading a spilled file never produces a result that is spilled again. ``memory`` is the session's
-    memory store (``pseudoclaude.agent.memory.MemoryStore``), used by ``remember``.
+    memory store, used by ``remember``.
     """
 
     workspace: Path
@@ -53,7 +75,7 @@ class ToolContext:
     extra_dirs: tuple[Path, ...] = ()
     file_stamps: dict[Path, FileStamp] = field(default_factory=dict)
     todos: list[dict[str, Any]] = field(default_factory=list)
-    memory: Any = None
+    memory: FactStore | None = None
     result_limit_bytes: int | None = None
 
 

@@ -44,7 +44,7 @@ class RememberTool:
         if ctx.memory is None:
             raise ToolError("remember: memory is not available in this session")
         try:
-            saved = ctx.memory.save(checked["fact"], checked.get("scope", "project"))
+            saved = ctx.memory.save(checked["fact"], "user" if checked.get("scope") == "user" else "project")
         except (ValueError, OSError) as error:
             raise ToolError(f"remember: {error}") from None
         if not saved.added:

@@ -7,15 +7,9 @@ read-only tools of the session it is written for.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Sequence
 
-
-class PermissionMode(str, Enum):
-    DEFAULT = "default"
-    ACCEPT_EDITS = "accept-edits"
-    PLAN = "plan"
-    BYPASS = "bypass"
+from pseudoclaude.config import PermissionMode as PermissionMode
 
 
 _CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PLAN)
