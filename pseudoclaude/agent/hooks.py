@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+from pseudoclaude.tools.permissions.approval import Approver
 
 MAX_STOP_CONTINUATIONS = 3
 MAX_CONTEXT_CHARS = 10_000
@@ -80,7 +81,7 @@ class SessionHooks:
     source: str = "startup"
     notices: tuple[str, ...] = ()
     permission_mode: Callable[[], str] = lambda: "default"
-    approver: Any = None
+    approver: Approver | None = None
     env: Mapping[str, str] | None = None
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
