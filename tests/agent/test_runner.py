@@ -18,8 +18,8 @@ from pseudoclaude.agent.events import (
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
-from pseudoclaude.tools.base import Tool, ToolContext
-from tests.agent.tools import CrashingTool, EchoTool, SlowTool, WriterTool
+from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput
+from tests.agent.tools import READS, CrashingTool, EchoTool, SlowTool, WriterTool
 from tests.fakes.script import Call, CutStream, HttpError, Reply, StreamError
 from tests.fakes.scripted import ScriptedProvider, call, validate_conversation
 
@@ -306,3 +306,30 @@ def test_an_overflow_that_compaction_cannot_shrink_stops_without_a_pointless_ret
     events = collect(runner, "a short question")
     assert events[-1].reason == "context_overflow" and "too long" in events[-1].message
     assert len(provider.requests) == 1
+
+
+class LimitProbe:
+    """A read-only tool that reports the inline result limit the runner gave the tools."""
+
+    name = "probe"
+    description = "Report the result limit."
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+    traits = READS
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput(str(ctx.result_limit_bytes))
+
+
+def test_tools_page_under_the_limit_of_the_window_the_engine_budgets_for(tmp_path: Path) -> None:
+    from pseudoclaude.agent.context import CompactionEngine
+    from pseudoclaude.compact import Budget, ContextState
+
+    provider = ScriptedProvider([Reply(calls=[call("probe")]), Reply(text="done")])
+    runner = Runner(
+        provider=provider, tools=[LimitProbe()], tool_context=ToolContext(workspace=tmp_path),
+        config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
+        context=CompactionEngine(ContextState(model="scripted-model", context_window=32_000), provider),
+    )
+    collect(runner, "how much may a tool return?")
+    result = provider.requests[1].messages[-1].tool_result
+    assert result is not None and result.content == str(Budget.for_window(32_000).single_limit_bytes)

@@ -65,6 +65,7 @@ def test_after_a_long_pause_old_observations_are_cleared_and_the_recent_ones_kep
     assert validate_conversation(result.conversation) is None
     recorded = [data for kind, data in recorder.events if kind == "replacement"]
     assert len(recorded) == result.count("clear") and all(d["path"] == "" and d["preview"] == CLEARED_RESULT for d in recorded)
+    assert all(d["layer"] == "clear" and d["resets_anchor"] is True for d in recorded), "a replay must drop the anchor there"
     assert runtime.anchor is None
 
 

@@ -116,6 +116,8 @@ def test_breaker_trips_after_three_automatic_failures() -> None:
     assert [r.error is not None for r in results] == [True, True, True, False]
     assert len(provider.requests) == AUTO_FAILURE_LIMIT
     assert results[-1].tripped and not results[0].tripped
+    assert not any("/compact" in w for w in results[1].warnings)
+    assert any("/compact" in w for w in results[2].warnings), "the failure that trips the breaker says so at once"
     assert any("/compact" in w for w in results[-1].warnings)
     assert list(results[-1].conversation) == conversation
 

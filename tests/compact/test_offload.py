@@ -131,6 +131,7 @@ def test_replacement_is_recorded_after_the_file_exists(tmp_path: Path) -> None:
     (kind, entry), = session.events
     assert kind == "replacement"
     assert entry["call_id"] == "call_1" and entry["original_bytes"] == len(BIG)
+    assert entry["layer"] == "offload" and entry["resets_anchor"] is False, "an offload only replaces results after the anchor"
     assert entry["preview"] == result.conversation[2].tool_result.content  # type: ignore[union-attr]
     assert Path(str(entry["path"])).read_text() == BIG
 

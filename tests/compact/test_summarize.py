@@ -2,14 +2,15 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import AsyncIterator
 
 import pytest
 
-from pseudoclaude.llm.retry import RetryPolicy
-
 from pseudoclaude.compact import EmptySummary, extract_summary, summarize
-from pseudoclaude.llm.errors import PromptTooLong, RateLimited
+from pseudoclaude.llm.errors import Overloaded, PromptTooLong, RateLimited
 from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm.provider import Request, StreamEvent, TextChunk
+from pseudoclaude.llm.retry import RetryPolicy
 from tests.compact.support import SummaryProvider, tool_round
 
 NINE_PARTS = (
@@ -131,3 +132,26 @@ def test_previous_summary_is_dropped_last() -> None:
     provider = SummaryProvider()
     _run(provider, history, budget=12_000)
     assert "OLD SUMMARY" in provider.requests[0].messages[0].text
+
+
+class _CutThenStreamProvider:
+    """First attempt: part of a reply, then a 529; second: a reply streamed without a closing message."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        self.attempts += 1
+        if self.attempts == 1:
+            yield TextChunk("<summary>half of a first try")
+            raise Overloaded("overloaded")
+        yield TextChunk("<summary>the second try</summary>")
+
+    async def aclose(self) -> None:
+        return None
+
+
+def test_text_from_a_failed_attempt_is_dropped_when_the_summary_is_retried() -> None:
+    provider = _CutThenStreamProvider()
+    summary = asyncio.run(summarize(provider, "m", _history(2), budget_tokens=100_000, retry=RetryPolicy(base_delay=0.0, max_delay=0.0)))
+    assert summary == "the second try" and provider.attempts == 2
