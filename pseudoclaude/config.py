@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pseudoclaude.llm.models import provider_for_model
-from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry
+from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
 

@@ -66,7 +66,7 @@ class MemoryStore:
     """The memory files of one workspace and one user (``home`` = the PseudoClaude home)."""
 
     def __init__(self, home: Path, workspace: Path) -> None:
-        from pseudoclaude.session.naming import workspace_key
+        from pseudoclaude.session import workspace_key
 
         self.home = home
         self.workspace = workspace

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Protocol, get_args
 
-from pseudoclaude.llm.messages import ToolSpec
+from pseudoclaude.llm import ToolSpec
 
 
 class ToolError(Exception):
