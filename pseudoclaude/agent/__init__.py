@@ -10,7 +10,7 @@ paint its first prompt without importing the runner, compaction and hooks.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pseudoclaude.agent.closure import repair
 from pseudoclaude.agent.events import (
@@ -55,13 +55,14 @@ _LAZY = {
     "subject_of": "hooks",
 }
 
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"pseudoclaude.agent.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pseudoclaude.agent' has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.agent.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.agent' has no attribute {name!r}")
 
 
 __all__ = [

@@ -9,7 +9,7 @@ that ends a process group): ``__getattr__`` loads them on first use.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pseudoclaude.tools.base import (
     FileStamp,
@@ -29,13 +29,14 @@ if TYPE_CHECKING:
 
 _LAZY = {"RunCommandTool": "run_command", "stop_group": "shell"}
 
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"pseudoclaude.tools.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pseudoclaude.tools' has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.tools.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.tools' has no attribute {name!r}")
 
 
 __all__ = [

@@ -8,7 +8,7 @@ and signal helpers ``commands.py`` uses load on first use through
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pseudoclaude.tui.repl import run_repl
 
@@ -25,13 +25,14 @@ _LAZY = {
     "render_transcript": "sessions_view",
 }
 
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"pseudoclaude.tui.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pseudoclaude.tui' has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.tui.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.tui' has no attribute {name!r}")
 
 
 __all__ = [
