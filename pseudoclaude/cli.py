@@ -86,7 +86,7 @@ def main_command(
     except ConfigError as error:
         raise fail(str(error), EXIT_USAGE) from None
     if print_prompt is None:
-        from pseudoclaude.tui.repl import run_repl
+        from pseudoclaude.tui import run_repl
 
         raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
     prompt = print_prompt

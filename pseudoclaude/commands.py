@@ -17,7 +17,7 @@ from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.hookrun import HookReply
+    from pseudoclaude.agent import HookReply
 
 
 def _error(message: str) -> None:
@@ -31,11 +31,10 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     ``/compact [focus]`` compacts a resumed session instead; an empty prompt on a
     resumed session finishes the turn its process left unfinished.
     """
-    from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
     from pseudoclaude.session import SessionError
-    from pseudoclaude.tui.headless import print_events
-    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
+    from pseudoclaude.tui import cancel_on_termination, exit_code_for, print_events
 
     try:
         agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest)
@@ -87,7 +86,7 @@ def show_session_list(sessions_dir: Path | None) -> int:
     from rich.console import Console
 
     from pseudoclaude.session import list_sessions
-    from pseudoclaude.tui.sessions_view import render_session_list
+    from pseudoclaude.tui import render_session_list
 
     infos = list_sessions(_sessions_dir(sessions_dir), Path.cwd().resolve())
     render_session_list(Console(), infos)
@@ -103,7 +102,7 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
         resolve_session_id,
         session_folder,
     )
-    from pseudoclaude.tui.sessions_view import render_transcript
+    from pseudoclaude.tui import render_transcript
 
     folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
     try:
@@ -119,8 +118,7 @@ def test_hooks(event: str, tool: str) -> int:
     """``pseudoclaude hooks test EVENT``: run EVENT's hooks with a sample payload, print each answer."""
     import json
 
-    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
-    from pseudoclaude.agent.hooks import SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent import HOOK_EVENTS, HookConfig, SessionHooks, sample_data, subject_of
     from pseudoclaude.config import ConfigError, read_settings_file, settings_paths
 
     if event not in HOOK_EVENTS:
@@ -155,7 +153,7 @@ def test_hooks(event: str, tool: str) -> int:
 
 def describe_reply(event: str, reply: HookReply) -> str:
     """What the agent would do with one hook's reply, in a few words."""
-    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS
+    from pseudoclaude.agent import PLAIN_CONTEXT_EVENTS
 
     parts: list[str] = [f"warning: {reply.warning}"] if reply.warning else []
     if reply.blocked:

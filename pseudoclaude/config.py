@@ -20,8 +20,7 @@ from pathlib import Path
 from enum import Enum
 from typing import Any, Mapping, Sequence
 
-from pseudoclaude.llm.models import provider_for_model
-from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry
+from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 
 
 

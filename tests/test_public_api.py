@@ -14,16 +14,22 @@ PUBLIC = {
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
         "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
+        "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
+        "provider_for_model", "warm_up",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
+        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
+        "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
-        "builtin_registry", "default_tools", "spec_of",
+        "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope",
     },
-    "pseudoclaude.tui": {"run_repl"},
+    "pseudoclaude.tui": {
+        "run_repl", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+    },
 }
 
 
@@ -48,3 +54,24 @@ def test_the_start_up_path_imports_no_sdk_and_no_terminal_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_faces_load_their_heavy_names_on_first_use() -> None:
+    """The REPL reads events before its first paint; the runner, build and Rich load only when used."""
+    code = (
+        "import sys, pseudoclaude.agent, pseudoclaude.tools, pseudoclaude.tui;"
+        "loaded = [m for m in ('pseudoclaude.agent.runner', 'pseudoclaude.agent.build', 'pseudoclaude.agent.facade',"
+        " 'pseudoclaude.tools.run_command', 'pseudoclaude.tui.sessions_view', 'rich') if m in sys.modules];"
+        "print(','.join(loaded))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_a_lazy_name_is_the_submodule_s_own_object() -> None:
+    import pseudoclaude.agent
+    from pseudoclaude.agent.runner import Runner
+
+    assert pseudoclaude.agent.Runner is Runner
+    with pytest.raises(AttributeError):
+        pseudoclaude.agent.NoSuchName  # noqa: B018

@@ -1,9 +1,16 @@
-"""The agent: the ReAct runner, the events it yields, and how a session's agent is assembled.
+"""The agent: the ReAct runner, the events it yields, the typed ``Agent`` facade, and how a session's agent is assembled.
 
-``build_agent`` (in ``agent.build``) wires provider, tools, session,
-compaction, permissions, instructions, memory and hooks; it is not imported
-here so that importing the event types stays cheap.
+This face is the package's contract: other packages import from here, never
+from a submodule. The event types (and ``repair``) load eagerly, they are
+cheap; everything else (runner, facade, ``build_agent``, hooks, memory) loads
+on first use through ``__getattr__``, so that the REPL can read events and
+paint its first prompt without importing the runner, compaction and hooks.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from pseudoclaude.agent.closure import repair
 from pseudoclaude.agent.events import (
@@ -18,20 +25,72 @@ from pseudoclaude.agent.events import (
     UsageReport,
     event_to_dict,
 )
-from pseudoclaude.agent.runner import RunConfig, Runner
+
+if TYPE_CHECKING:
+    from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
+    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
+    from pseudoclaude.agent.hookrun import HookReply
+    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent.instructions import INIT_PROMPT
+    from pseudoclaude.agent.memory import FactRejected, MemoryScope
+    from pseudoclaude.agent.runner import RunConfig, Runner
+
+_LAZY = {
+    "Agent": "facade",
+    "AgentStatus": "facade",
+    "ContextBreakdown": "facade",
+    "FactRejected": "memory",
+    "HOOK_EVENTS": "hookconfig",
+    "HookConfig": "hookconfig",
+    "HookReply": "hookrun",
+    "INIT_PROMPT": "instructions",
+    "MemoryScope": "memory",
+    "PLAIN_CONTEXT_EVENTS": "hooks",
+    "RunConfig": "runner",
+    "Runner": "runner",
+    "SessionHooks": "hooks",
+    "build_agent": "build",
+    "sample_data": "hooks",
+    "subject_of": "hooks",
+}
+
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
+
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.agent.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.agent' has no attribute {name!r}")
+
 
 __all__ = [
+    "Agent",
+    "AgentStatus",
     "AssistantMessage",
+    "ContextBreakdown",
     "ErrorEvent",
     "Event",
+    "FactRejected",
+    "HOOK_EVENTS",
+    "HookConfig",
+    "HookReply",
+    "INIT_PROMPT",
+    "MemoryScope",
+    "PLAIN_CONTEXT_EVENTS",
     "Progress",
     "RunConfig",
     "Runner",
+    "SessionHooks",
     "Stop",
     "TextDelta",
     "ToolCallFinished",
     "ToolCallStarted",
     "UsageReport",
+    "build_agent",
     "event_to_dict",
     "repair",
+    "sample_data",
+    "subject_of",
 ]

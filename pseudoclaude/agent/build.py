@@ -31,15 +31,10 @@ from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.config import ConfigError, Settings
-from pseudoclaude.llm.messages import Usage
-from pseudoclaude.llm.models import context_window
-from pseudoclaude.llm.providers import build_provider
+from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
-from pseudoclaude.tools import ToolContext, ToolRegistry
-from pseudoclaude.tools.base import Tool, spec_of
-from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rules, local_rule_sink
-from pseudoclaude.tools.permissions.approval import Approver
-from pseudoclaude.tools.permissions.rules import RuleSyntaxError
+from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
+from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 
 @dataclass(frozen=True)

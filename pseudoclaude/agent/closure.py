@@ -25,7 +25,7 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
-from pseudoclaude.llm.messages import Message, ToolCall
+from pseudoclaude.llm import Message, ToolCall
 
 INTERRUPTED_RESULT = "Tool call interrupted by the user before it finished; it may not have run."
 MISSING_RESULT = "No result was recorded for this tool call (the run stopped before it finished)."

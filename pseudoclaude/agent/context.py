@@ -22,9 +22,7 @@ from pseudoclaude.compact import (
     force_compact,
     manage_context,
 )
-from pseudoclaude.llm.messages import Message, Usage
-from pseudoclaude.llm.provider import Provider
-from pseudoclaude.llm.retry import RetryPolicy
+from pseudoclaude.llm import Message, Provider, RetryPolicy, Usage
 
 
 class ContextEngine(Protocol):

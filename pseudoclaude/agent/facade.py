@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 from pseudoclaude.agent.events import Event
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
-from pseudoclaude.llm.messages import Message, ToolSpec, Usage
+from pseudoclaude.llm import Message, ToolSpec, Usage
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class Agent:
         return self._instructions.files
 
     def status(self) -> AgentStatus:
-        from pseudoclaude.llm.models import cost_usd
+        from pseudoclaude.llm import cost_usd
 
         model, usage, conversation = self._model(), self._usage(), self._conversation()
         context = self._context_status()

@@ -22,13 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pseudoclaude.agent.toolexec import Emit, PermissionGate
-from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput
-from pseudoclaude.tools.permissions.approval import (
-    ApprovalAnswer,
-    ApprovalRequest,
-    Approver,
-    Decision,
-)
+from pseudoclaude.tools import Tool, ToolContext, ToolOutput
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Approver, Decision
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import SessionHooks

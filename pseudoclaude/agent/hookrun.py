@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from pseudoclaude.agent.hookconfig import HookCommand
-from pseudoclaude.tools.shell import stop_group
+from pseudoclaude.tools import stop_group
 
 BLOCK_EXIT_CODE = 2
 MAX_OUTPUT_BYTES = 64 * 1024

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
-from pseudoclaude.tools.permissions.approval import Approver
+from pseudoclaude.tools.permissions import Approver
 
 MAX_STOP_CONTINUATIONS = 3
 MAX_CONTEXT_CHARS = 10_000

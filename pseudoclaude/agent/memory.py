@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-MemoryScope = Literal["project", "user"]
+from pseudoclaude.tools import MemoryScope as MemoryScope
+
 MEMORY_SCOPES: tuple[MemoryScope, ...] = ("user", "project")
 MEMORY_FILENAME = "MEMORY.md"
 MAX_FACT_CHARS = 2_000
@@ -66,7 +66,7 @@ class MemoryStore:
     """The memory files of one workspace and one user (``home`` = the PseudoClaude home)."""
 
     def __init__(self, home: Path, workspace: Path) -> None:
-        from pseudoclaude.session.naming import workspace_key
+        from pseudoclaude.session import workspace_key
 
         self.home = home
         self.workspace = workspace

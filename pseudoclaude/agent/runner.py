@@ -31,12 +31,23 @@ from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.compact import CompactSession, ContextOutcome
-from pseudoclaude.llm.errors import PromptTooLong, ProviderError, StreamCut
-from pseudoclaude.llm.messages import Message, ToolSpec, Usage
-from pseudoclaude.llm.provider import Completed, Provider, Request, StreamEvent, TextChunk
-from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
-from pseudoclaude.tools.base import Tool, ToolContext, spec_of
-from pseudoclaude.tools.registry import ToolRegistry
+from pseudoclaude.llm import (
+    Completed,
+    Message,
+    PromptTooLong,
+    Provider,
+    ProviderError,
+    Request,
+    RetryPolicy,
+    Retrying,
+    StreamCut,
+    StreamEvent,
+    TextChunk,
+    ToolSpec,
+    Usage,
+    stream_with_retry,
+)
+from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
 
 
 class SessionRecorder(Protocol):

@@ -15,9 +15,9 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import INTERRUPTED_RESULT
 from pseudoclaude.agent.events import Event, ToolCallFinished, ToolCallStarted
-from pseudoclaude.llm.messages import Message, ToolCall
-from pseudoclaude.tools.base import Tool, ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.permissions.approval import Decision
+from pseudoclaude.llm import Message, ToolCall
+from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
+from pseudoclaude.tools.permissions import Decision
 
 
 class PermissionGate(Protocol):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pseudoclaude.llm.models import DEFAULT_FALLBACK_CONTEXT_WINDOW as DEFAULT_FALLBACK_CONTEXT_WINDOW
+from pseudoclaude.llm import DEFAULT_FALLBACK_CONTEXT_WINDOW as DEFAULT_FALLBACK_CONTEXT_WINDOW
 
 SINGLE_TOOL_RESULT_LIMIT_BYTES = 50_000
 TOOL_ROUND_AGGREGATE_LIMIT_BYTES = 200_000

@@ -28,7 +28,7 @@ from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.offload import result_id
 from pseudoclaude.compact.state import ContextState
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 COLD_CACHE_SECONDS = 30 * 60
 KEEP_RECENT_TOOL_RESULTS = 5

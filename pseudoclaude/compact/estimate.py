@@ -21,7 +21,7 @@ import weakref
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 if TYPE_CHECKING:
     from tiktoken import Encoding

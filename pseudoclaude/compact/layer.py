@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 from pseudoclaude.compact.state import ContextState
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,7 @@ from pseudoclaude.compact.summarize import (
     meta_prefix_length,
     summarize,
 )
-from pseudoclaude.llm.errors import ProviderError
-from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm.provider import Provider
-from pseudoclaude.llm.retry import RetryPolicy
+from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
 
 Trigger = Literal["auto", "manual"]
 BeforeSummary = Callable[[int], Awaitable[None]]

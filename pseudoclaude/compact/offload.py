@@ -27,7 +27,7 @@ from pseudoclaude.compact.budget import PREVIEW_HEAD_BYTES, PREVIEW_HEAD_LINES
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.state import ContextState, ScanMark
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 _ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")
 PREVIEW_REMINDER = (

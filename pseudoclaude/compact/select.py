@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from pseudoclaude.compact.budget import RECENT_KEEP_MESSAGES, RECENT_KEEP_TOKENS
 from pseudoclaude.compact.estimate import estimate_messages
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 Counter = Callable[[Sequence[Message]], int]
 

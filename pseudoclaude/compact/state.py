@@ -30,7 +30,7 @@ from pseudoclaude.compact.estimate import (
     TiktokenEstimator,
     messages_bytes,
 )
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 
 LedgerDecision = Literal["keep", "replace"]
 

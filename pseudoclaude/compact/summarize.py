@@ -26,10 +26,18 @@ from typing import Sequence
 from pseudoclaude.compact.budget import SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
 from pseudoclaude.compact.estimate import estimate_messages
 from pseudoclaude.compact.select import Counter, closed_groups
-from pseudoclaude.llm.errors import PromptTooLong, ProviderError
-from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm.provider import Completed, Provider, Request, TextChunk
-from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
+from pseudoclaude.llm import (
+    Completed,
+    Message,
+    PromptTooLong,
+    Provider,
+    ProviderError,
+    Request,
+    RetryPolicy,
+    Retrying,
+    TextChunk,
+    stream_with_retry,
+)
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
 SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pseudoclaude.llm.models import encoding_for
+from pseudoclaude.llm import encoding_for
 
 if TYPE_CHECKING:
     from tiktoken import Encoding

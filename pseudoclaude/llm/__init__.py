@@ -18,7 +18,14 @@ from pseudoclaude.llm.errors import (
     StreamCut,
 )
 from pseudoclaude.llm.messages import Message, ToolCall, ToolResult, ToolSpec, Usage
-from pseudoclaude.llm.models import context_window, model_info
+from pseudoclaude.llm.models import (
+    DEFAULT_FALLBACK_CONTEXT_WINDOW,
+    context_window,
+    cost_usd,
+    encoding_for,
+    model_info,
+    provider_for_model,
+)
 from pseudoclaude.llm.provider import (
     Completed,
     Provider,
@@ -27,7 +34,15 @@ from pseudoclaude.llm.provider import (
     TextChunk,
     ToolCallStart,
 )
-from pseudoclaude.llm.providers import PROVIDERS, ModelRow, ProviderEntry, build_provider
+from pseudoclaude.llm.providers import (
+    PROVIDERS,
+    ModelRow,
+    ProviderEntry,
+    UnknownProvider,
+    build_provider,
+    provider_entry,
+    warm_up,
+)
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
@@ -35,6 +50,7 @@ __all__ = [
     "BadRequest",
     "Completed",
     "ConnectionFailed",
+    "DEFAULT_FALLBACK_CONTEXT_WINDOW",
     "Message",
     "ModelRow",
     "Overloaded",
@@ -55,9 +71,15 @@ __all__ = [
     "ToolCallStart",
     "ToolResult",
     "ToolSpec",
+    "UnknownProvider",
     "Usage",
     "build_provider",
     "context_window",
+    "cost_usd",
+    "encoding_for",
     "model_info",
+    "provider_entry",
+    "provider_for_model",
     "stream_with_retry",
+    "warm_up",
 ]

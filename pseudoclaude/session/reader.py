@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from pseudoclaude.llm.messages import Message, Usage
+from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionNotFound
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude import __version__
-from pseudoclaude.llm.messages import Message, Usage
+from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionError, SessionNotFound
 from pseudoclaude.session.lock import SessionLock

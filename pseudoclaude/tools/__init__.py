@@ -1,11 +1,20 @@
 """The tools the model calls, and the contract every tool keeps (see ``base``).
 
 The built-in tools are imported lazily through ``default_tools()``; importing
-this package stays cheap.
+this package stays cheap. So are the two the terminal and the hooks reach
+for directly (the ``run_command`` tool behind ``!command``, and ``stop_group``
+that ends a process group): ``__getattr__`` loads them on first use.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from pseudoclaude.tools.base import (
+    FactStore,
     FileStamp,
+    MemoryScope,
     Tool,
     ToolContext,
     ToolError,
@@ -16,8 +25,27 @@ from pseudoclaude.tools.base import (
 )
 from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
+if TYPE_CHECKING:
+    from pseudoclaude.tools.run_command import RunCommandTool
+    from pseudoclaude.tools.shell import stop_group
+
+_LAZY = {"RunCommandTool": "run_command", "stop_group": "shell"}
+
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
+
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.tools.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.tools' has no attribute {name!r}")
+
+
 __all__ = [
+    "FactStore",
     "FileStamp",
+    "MemoryScope",
+    "RunCommandTool",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -28,4 +56,5 @@ __all__ = [
     "builtin_registry",
     "default_tools",
     "spec_of",
+    "stop_group",
 ]

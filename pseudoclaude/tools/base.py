@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, Protocol, get_args
 
-from pseudoclaude.llm.messages import ToolSpec
+from pseudoclaude.llm import ToolSpec
 
 
 class ToolError(Exception):
@@ -37,7 +37,7 @@ class FileStamp:
 MemoryScope = Literal["user", "project"]
 
 
-class SavedFact(Protocol):
+class SavedFactView(Protocol):
     """Where a remembered fact went; ``added`` is False when it was already there."""
 
     @property
@@ -53,7 +53,7 @@ class SavedFact(Protocol):
 class FactStore(Protocol):
     """Cross-session memory as ``remember`` needs it (``pseudoclaude.agent.memory.MemoryStore`` satisfies it)."""
 
-    def save(self, text: str, scope: MemoryScope = "project") -> SavedFact: ...
+    def save(self, text: str, scope: MemoryScope = "project") -> SavedFactView: ...
 
 
 @dataclass

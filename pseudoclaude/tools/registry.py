@@ -17,7 +17,7 @@ import functools
 from types import MappingProxyType
 from typing import Iterable, Iterator, Mapping
 
-from pseudoclaude.llm.messages import ToolSpec
+from pseudoclaude.llm import ToolSpec
 from pseudoclaude.tools.base import Tool, spec_of
 
 

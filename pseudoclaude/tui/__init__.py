@@ -1,9 +1,45 @@
 """The terminal interface: the interactive REPL, and the printers of the headless and sessions commands.
 
-Only ``run_repl`` is imported here (it imports nothing heavy); Rich and
-prompt-toolkit load when the REPL starts.
+Only ``run_repl`` is imported eagerly (it imports nothing heavy); the printers
+and signal helpers ``commands.py`` uses load on first use through
+``__getattr__``, and Rich and prompt-toolkit load when the REPL starts.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from pseudoclaude.tui.repl import run_repl
 
-__all__ = ["run_repl"]
+if TYPE_CHECKING:
+    from pseudoclaude.tui.headless import print_events
+    from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
+    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
+
+_LAZY = {
+    "cancel_on_termination": "signals",
+    "exit_code_for": "signals",
+    "print_events": "headless",
+    "render_session_list": "sessions_view",
+    "render_transcript": "sessions_view",
+}
+
+if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
+
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(f"pseudoclaude.tui.{_LAZY[name]}"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pseudoclaude.tui' has no attribute {name!r}")
+
+
+__all__ = [
+    "cancel_on_termination",
+    "exit_code_for",
+    "print_events",
+    "render_session_list",
+    "render_transcript",
+    "run_repl",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from pseudoclaude.agent.facade import ContextBreakdown
+from pseudoclaude.agent import ContextBreakdown
 
 
 def render_context(console: Console, b: ContextBreakdown) -> None:

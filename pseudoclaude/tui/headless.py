@@ -12,14 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
-from pseudoclaude.agent.events import (
-    ErrorEvent,
-    Event,
-    Progress,
-    Stop,
-    UsageReport,
-    event_to_dict,
-)
+from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
 
 
 @dataclass

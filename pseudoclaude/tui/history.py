@@ -7,7 +7,7 @@ from typing import Sequence
 from rich.console import Console
 from rich.text import Text
 
-from pseudoclaude.llm.messages import Message
+from pseudoclaude.llm import Message
 from pseudoclaude.tui.toolview import tool_title
 
 _TEXT_LIMIT = 300

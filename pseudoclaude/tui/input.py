@@ -38,7 +38,7 @@ STYLE = Style.from_dict(
 
 
 def history_path(home: Path, workspace: Path) -> Path:
-    from pseudoclaude.session.naming import workspace_key
+    from pseudoclaude.session import workspace_key
 
     return home / "history" / workspace_key(workspace)
 

@@ -10,20 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import AsyncGenerator
 
-from pseudoclaude.agent import events as ev
-from pseudoclaude.tools.base import ToolContext
+from pseudoclaude.agent import Event, ToolCallFinished, ToolCallStarted
+from pseudoclaude.tools import ToolContext
 
 
-async def shell_events(command: str, workspace: Path, captured: list[str]) -> AsyncGenerator[ev.Event, None]:
+async def shell_events(command: str, workspace: Path, captured: list[str]) -> AsyncGenerator[Event, None]:
     """Run ``command`` and report it as a tool call (cancellable: the group is killed); its output goes to ``captured``."""
-    from pseudoclaude.tools.base import ToolError
-    from pseudoclaude.tools.run_command import RunCommandTool
+    from pseudoclaude.tools import RunCommandTool, ToolError
 
-    yield ev.ToolCallStarted("shell", "run_command", {"command": command})
+    yield ToolCallStarted("shell", "run_command", {"command": command})
     try:
         output = await RunCommandTool().run({"command": command}, ToolContext(workspace=workspace))
     except ToolError as error:
-        yield ev.ToolCallFinished("shell", "run_command", True, str(error))
+        yield ToolCallFinished("shell", "run_command", True, str(error))
         return
     captured.append(output.content)
-    yield ev.ToolCallFinished("shell", "run_command", output.is_error, output.summary, output.display)
+    yield ToolCallFinished("shell", "run_command", output.is_error, output.summary, output.display)

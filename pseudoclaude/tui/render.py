@@ -17,7 +17,17 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.spinner import Spinner
 from rich.text import Text
 
-from pseudoclaude.agent import events as ev
+from pseudoclaude.agent import (
+    AssistantMessage,
+    ErrorEvent,
+    Event,
+    Progress,
+    Stop,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReport,
+)
 from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
@@ -46,7 +56,7 @@ class TurnView:
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
-        self.running: dict[str, ev.ToolCallStarted] = {}
+        self.running: dict[str, ToolCallStarted] = {}
         self.footer = footer
         self.clock = clock
         self.label = label
@@ -54,35 +64,35 @@ class TurnView:
         self.streamed_chars = 0
         self.prompt_tokens = 0
         self.output_tokens = 0
-        self.stop: ev.Stop | None = None
+        self.stop: Stop | None = None
         self.errors: list[str] = []
         self._spinner = Spinner("dots", style="cyan")
 
-    def handle(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TextDelta):
+    def handle(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
             self.streamed_chars += len(event.text)
             self.markdown.feed(event.text)
-        elif isinstance(event, ev.AssistantMessage):
+        elif isinstance(event, AssistantMessage):
             self.markdown.finish()
-        elif isinstance(event, ev.ToolCallStarted):
+        elif isinstance(event, ToolCallStarted):
             self.markdown.finish()
             self.running[event.call_id] = event
-        elif isinstance(event, ev.ToolCallFinished):
+        elif isinstance(event, ToolCallFinished):
             started = self.running.pop(event.call_id, None)
             arguments = started.arguments if started is not None else {}
             self.console.print(tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display))
-        elif isinstance(event, ev.UsageReport):
+        elif isinstance(event, UsageReport):
             self.prompt_tokens = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
             self.output_tokens += event.output_tokens
             self.streamed_chars = 0
-        elif isinstance(event, ev.Progress):
+        elif isinstance(event, Progress):
             self.markdown.finish()
             self.console.print(progress_line(event))
-        elif isinstance(event, ev.ErrorEvent):
+        elif isinstance(event, ErrorEvent):
             self.markdown.finish()
             self.errors.append(event.message)
             self.console.print(Text(f"✗ {event.error}: {event.message}", style="bold red"))
-        elif isinstance(event, ev.Stop):
+        elif isinstance(event, Stop):
             self.stop = event
             self.markdown.finish()
             if event.reason not in ("end_turn", "error") and event.message:
@@ -124,7 +134,7 @@ class TurnView:
         yield Group(*parts)
 
 
-def progress_line(event: ev.Progress) -> Text:
+def progress_line(event: Progress) -> Text:
     icon = {"compact": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
     return Text(f"{icon} {event.message}", style=style)

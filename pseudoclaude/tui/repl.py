@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
 
-    from pseudoclaude.agent.events import Event
-    from pseudoclaude.agent.facade import Agent
-    from pseudoclaude.agent.memory import MemoryScope
+    from pseudoclaude.agent import Agent, Event, MemoryScope
     from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.tui.render import TurnView
 
@@ -64,7 +62,7 @@ def _warm_imports(provider: str) -> None:
 
     A daemon thread: leaving right after start must not wait for the import.
     """
-    from pseudoclaude.llm.providers import warm_up
+    from pseudoclaude.llm import warm_up
 
     warm_up(provider)
 
@@ -174,7 +172,7 @@ class Repl:
         """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
         from rich.text import Text
 
-        from pseudoclaude.agent.build import build_agent
+        from pseudoclaude.agent import build_agent
         from pseudoclaude.config import ConfigError
         from pseudoclaude.session import SessionError
 
@@ -212,7 +210,7 @@ class Repl:
         self.refresh_status()
 
     def remember(self, fact: str, scope: MemoryScope) -> None:
-        from pseudoclaude.agent.memory import FactRejected
+        from pseudoclaude.agent import FactRejected
 
         if self.agent is None:
             return

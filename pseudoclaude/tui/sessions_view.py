@@ -20,9 +20,8 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from pseudoclaude.llm.messages import Message
-from pseudoclaude.session.listing import SessionInfo
-from pseudoclaude.session.reader import Replay
+from pseudoclaude.llm import Message
+from pseudoclaude.session import Replay, SessionInfo
 
 _ARGUMENT_LIMIT = 120
 

@@ -105,7 +105,7 @@ async def _resume(repl: Repl, arg: str) -> bool:
 
 
 async def _model(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.llm.models import provider_for_model
+    from pseudoclaude.llm import provider_for_model
 
     if not arg:
         repl.console.print(f"Model: [bold]{repl.settings.model}[/] ({repl.settings.provider}). Switch with /model NAME.")
@@ -161,7 +161,7 @@ async def _permissions(repl: Repl, arg: str) -> bool:
 
 
 async def _init(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.agent.instructions import INIT_PROMPT
+    from pseudoclaude.agent import INIT_PROMPT
 
     await repl.send(INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
     return False

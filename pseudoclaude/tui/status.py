@@ -8,7 +8,7 @@ comes from the settings alone.
 
 from __future__ import annotations
 
-from pseudoclaude.agent.facade import AgentStatus
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.config import Settings
 
 
@@ -28,8 +28,8 @@ def format_status(info: AgentStatus) -> str:
 
 def initial_status(settings: Settings) -> AgentStatus:
     """Before any agent exists: nothing used yet."""
-    from pseudoclaude.compact.budget import Budget
-    from pseudoclaude.llm.models import context_window
+    from pseudoclaude.compact import Budget
+    from pseudoclaude.llm import context_window
 
     budget = Budget.for_window(context_window(settings.model, settings.context_window))
     return AgentStatus(

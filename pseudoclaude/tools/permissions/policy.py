@@ -35,12 +35,11 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pseudoclaude.tools.base import Tool
+from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match
-from pseudoclaude.tools.registry import ToolRegistry, builtin_registry
 
 
 class PermissionPolicy:

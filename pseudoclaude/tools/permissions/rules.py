@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from pseudoclaude.tools.base import ToolTraits
+from pseudoclaude.tools import ToolTraits
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
