@@ -22,6 +22,7 @@ PUBLIC = {
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
+        "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",

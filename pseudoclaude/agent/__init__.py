@@ -34,10 +34,16 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
-    from pseudoclaude.agent.runner import RunConfig, Runner
+    from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
+    from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner, SessionRecorder
 
 _LAZY = {
     "Agent": "facade",
+    "AgentSession": "runner",
+    "CompactionEngine": "context",
+    "ContextEngine": "context",
+    "NoCompaction": "context",
+    "SessionRecorder": "runner",
     "AgentStatus": "facade",
     "ContextBreakdown": "facade",
     "FactRejected": "memory",
@@ -72,17 +78,22 @@ __all__ = [
     "ContextBreakdown",
     "ErrorEvent",
     "Event",
+    "AgentSession",
+    "CompactionEngine",
+    "ContextEngine",
     "FactRejected",
     "HOOK_EVENTS",
     "HookConfig",
     "HookReply",
     "INIT_PROMPT",
     "MemoryScope",
+    "NoCompaction",
     "PLAIN_CONTEXT_EVENTS",
     "Progress",
     "RunConfig",
     "Runner",
     "SessionHooks",
+    "SessionRecorder",
     "Stop",
     "TextDelta",
     "ToolCallFinished",
