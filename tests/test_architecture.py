@@ -36,7 +36,7 @@ PACKAGES = (
     "pseudoclaude.tui",
 )
 
-IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes"}
+IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy"}
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
@@ -54,6 +54,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.llm": set(),
     "pseudoclaude.config": {"pseudoclaude.llm"},
     "pseudoclaude.exitcodes": set(),
+    "pseudoclaude.lazy": set(),
     "pseudoclaude": set(),
 }
 

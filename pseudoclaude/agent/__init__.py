@@ -9,9 +9,9 @@ paint its first prompt without importing the runner, compaction and hooks.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from pseudoclaude.lazy import lazy_getattr
 from pseudoclaude.agent.closure import repair
 from pseudoclaude.agent.events import (
     AssistantMessage,
@@ -62,13 +62,7 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
-
-    def __getattr__(name: str) -> object:
-        if name in _LAZY:
-            value = getattr(importlib.import_module(f"pseudoclaude.agent.{_LAZY[name]}"), name)
-            globals()[name] = value
-            return value
-        raise AttributeError(f"module 'pseudoclaude.agent' has no attribute {name!r}")
+    __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

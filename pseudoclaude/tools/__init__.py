@@ -8,9 +8,9 @@ that ends a process group): ``__getattr__`` loads them on first use.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from pseudoclaude.lazy import lazy_getattr
 from pseudoclaude.tools.base import (
     FactStore,
     FileStamp,
@@ -32,13 +32,7 @@ if TYPE_CHECKING:
 _LAZY = {"RunCommandTool": "run_command", "stop_group": "shell"}
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
-
-    def __getattr__(name: str) -> object:
-        if name in _LAZY:
-            value = getattr(importlib.import_module(f"pseudoclaude.tools.{_LAZY[name]}"), name)
-            globals()[name] = value
-            return value
-        raise AttributeError(f"module 'pseudoclaude.tools' has no attribute {name!r}")
+    __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [

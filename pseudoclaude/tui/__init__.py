@@ -7,9 +7,9 @@ and signal helpers ``commands.py`` uses load on first use through
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from pseudoclaude.lazy import lazy_getattr
 from pseudoclaude.tui.repl import run_repl
 
 if TYPE_CHECKING:
@@ -26,13 +26,7 @@ _LAZY = {
 }
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
-
-    def __getattr__(name: str) -> object:
-        if name in _LAZY:
-            value = getattr(importlib.import_module(f"pseudoclaude.tui.{_LAZY[name]}"), name)
-            globals()[name] = value
-            return value
-        raise AttributeError(f"module 'pseudoclaude.tui' has no attribute {name!r}")
+    __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
