@@ -119,18 +119,18 @@ def test_hooks(event: str, tool: str) -> int:
     import json
 
     from pseudoclaude.agent import HOOK_EVENTS, HookConfig, SessionHooks, sample_data, subject_of
-    from pseudoclaude.config import ConfigError, read_settings_file, settings_paths
+    from pseudoclaude.config import ConfigError, SettingsFiles
 
     if event not in HOOK_EVENTS:
         _error(f"unknown hook event {event!r}: choose one of {', '.join(HOOK_EVENTS)}")
         return EXIT_USAGE
     workspace = Path.cwd().resolve()
     try:
-        layers = [read_settings_file(path) for path in settings_paths(workspace, pseudoclaude_home())]
+        files = SettingsFiles.read(workspace, pseudoclaude_home())
     except ConfigError as error:
         _error(str(error))
         return EXIT_USAGE
-    config = HookConfig.from_settings(*layers)
+    config = HookConfig.from_settings(*files.layers)
     for problem in config.problems:
         _error(f"warning: {problem}")
     data = sample_data(event, tool)

@@ -74,11 +74,12 @@ def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
 
 def settings_paths(workspace: Path, home: Path) -> tuple[Path, Path, Path]:
     """User, project and local settings files, in increasing precedence."""
-    return (
-        home / "settings.json",
-        workspace / ".pseudoclaude" / "settings.json",
-        workspace / ".pseudoclaude" / "settings.local.json",
-    )
+    return (home / "settings.json", workspace / ".pseudoclaude" / "settings.json", local_settings_path(workspace))
+
+
+def local_settings_path(workspace: Path) -> Path:
+    """The settings file of this user in this workspace, kept out of git ("always allow" answers go there)."""
+    return workspace / ".pseudoclaude" / "settings.local.json"
 
 
 def read_settings_file(path: Path) -> dict[str, Any]:

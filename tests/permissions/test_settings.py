@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from pseudoclaude.config import local_settings_path, settings_paths
+
 from pseudoclaude.tools.permissions import (
     Rule,
     Rules,
     SettingsError,
-    SettingsFiles,
     append_local_rule,
     local_rule_sink,
 )
@@ -26,11 +27,11 @@ def test_missing_file_reads_as_empty(tmp_path: Path) -> None:
 
 
 def test_invalid_json_names_the_file(tmp_path: Path) -> None:
-    files = SettingsFiles.locate(tmp_path, tmp_path / "user")
-    files.project.parent.mkdir(parents=True)
-    files.project.write_text("{not json", encoding="utf-8")
+    project = settings_paths(tmp_path, tmp_path / "user")[1]
+    project.parent.mkdir(parents=True)
+    project.write_text("{not json", encoding="utf-8")
     with pytest.raises(SettingsError, match="settings.json"):
-        read_settings(files.project)
+        read_settings(project)
 
 
 def test_append_creates_the_local_file(tmp_path: Path) -> None:
@@ -40,7 +41,7 @@ def test_append_creates_the_local_file(tmp_path: Path) -> None:
 
 
 def test_append_keeps_other_keys_and_does_not_duplicate(tmp_path: Path) -> None:
-    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    local = local_settings_path(tmp_path)
     write(local, {"model": "x", "permissions": {"deny": ["write_file"], "allow": ["glob"]}})
     sink = local_rule_sink(tmp_path)
     sink(Rule("edit_file"))
@@ -50,7 +51,7 @@ def test_append_keeps_other_keys_and_does_not_duplicate(tmp_path: Path) -> None:
 
 
 def test_append_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
-    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    local = local_settings_path(tmp_path)
     local.parent.mkdir(parents=True)
     local.write_text("{broken", encoding="utf-8")
     with pytest.raises(SettingsError):
@@ -60,7 +61,7 @@ def test_append_refuses_to_overwrite_a_broken_file(tmp_path: Path) -> None:
 
 def test_saved_rule_is_loaded_back(tmp_path: Path) -> None:
     append_local_rule(tmp_path, Rule("run_command", "npm test:*"))
-    local = SettingsFiles.locate(tmp_path, tmp_path).local
+    local = local_settings_path(tmp_path)
     assert Rules.from_settings(read_settings(local)).allow == (Rule("run_command", "npm test:*"),)
 
 

@@ -21,7 +21,6 @@ from pseudoclaude.tools.permissions.policy import PermissionPolicy
 from pseudoclaude.tools.permissions.rules import Rule, Rules, RuleSyntaxError
 from pseudoclaude.tools.permissions.settings import (
     SettingsError,
-    SettingsFiles,
     append_local_rule,
     local_rule_sink,
 )
@@ -37,7 +36,6 @@ __all__ = [
     "RuleSyntaxError",
     "Rules",
     "SettingsError",
-    "SettingsFiles",
     "append_local_rule",
     "hard_deny_reason",
     "local_rule_sink",

@@ -1,12 +1,10 @@
 """Permission rules in settings files: the only file IO of this package.
 
-Three files hold rules, lowest precedence first (``pseudoclaude.config`` reads
-them as the settings layers; rules simply accumulate, and deny always beats
-allow, so order never weakens a deny):
-
-* user:    ``<user_dir>/settings.json`` (``user_dir`` is ``~/.pseudoclaude``)
-* project: ``<workspace>/.pseudoclaude/settings.json`` (checked in)
-* local:   ``<workspace>/.pseudoclaude/settings.local.json`` (not checked in)
+Three files hold rules, lowest precedence first (``pseudoclaude.config``
+names them in ``settings_paths`` and reads them as the settings layers; rules
+simply accumulate, and deny always beats allow, so order never weakens a
+deny): the user's, the project's (checked in) and the local one (not checked
+in).
 
 "Always allow" answers are appended to the local file under a file lock,
 written to a temporary file and renamed into place, so a crash or a second
@@ -18,29 +16,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from pseudoclaude.config import local_settings_path
 from pseudoclaude.tools.permissions.rules import Rule
 
-PROJECT_DIR = ".pseudoclaude"
 
 
 class SettingsError(Exception):
     """A settings file that exists but cannot be used."""
-
-
-@dataclass(frozen=True)
-class SettingsFiles:
-    user: Path
-    project: Path
-    local: Path
-
-    @classmethod
-    def locate(cls, workspace: Path, user_dir: Path) -> "SettingsFiles":
-        project_dir = workspace / PROJECT_DIR
-        return cls(user_dir / "settings.json", project_dir / "settings.json", project_dir / "settings.local.json")
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -64,7 +49,7 @@ def append_local_rule(workspace: Path, rule: Rule, *, kind: Literal["allow", "de
     """Add ``rule`` to the local settings file (once), atomically; returns the file's path."""
     from filelock import FileLock
 
-    path = SettingsFiles.locate(workspace, workspace).local
+    path = local_settings_path(workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock", timeout=10):
         data = read_settings(path)
