@@ -47,7 +47,7 @@ from pseudoclaude.llm import (
     Usage,
     stream_with_retry,
 )
-from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
+from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
 
 
 class SessionRecorder(Protocol):
@@ -300,8 +300,9 @@ class Runner:
 
         outcome = await self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact)
         self.conversation = list(outcome.conversation)
-        if outcome.result_limit_bytes is not None:
-            self.tool_context.result_limit_bytes = outcome.result_limit_bytes
+        if outcome.budget is not None:
+            budget = outcome.budget
+            self.tool_context.budget = OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes)
         events.extend(outcome_events(outcome))
         if outcome.summarized:
             events.extend(await self.hooks.post_compact(trigger, outcome.before_tokens, outcome.after_tokens))

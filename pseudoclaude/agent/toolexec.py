@@ -115,11 +115,15 @@ class ToolRound:
         """One result per call, in call order; calls that did not finish are "interrupted"."""
         finished = self._finished
         return [
-            Message.tool(call.id, finished[call.id].content, finished[call.id].is_error)
+            _result_message(call.id, finished[call.id])
             if call.id in finished
             else Message.tool(call.id, INTERRUPTED_RESULT, is_error=True)
             for call in self.calls
         ]
+
+
+def _result_message(call_id: str, output: ToolOutput) -> Message:
+    return Message.tool(call_id, output.content, output.is_error, shaped=output.shaped, full_output=output.full_output)
 
 
 def _first_line(text: str) -> str:

@@ -13,6 +13,13 @@ and only down, by two rules:
 * **Layer 1 byte limits, the recent tail and the summary's output** scale by
   ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
   128k, so a single tool round can never fill a small window by itself.
+
+Beyond the seed, the budget is the one place that sizes tool output (the
+runner hands it to the tools as their ``OutputBudget``): a shaped command or
+search output takes ``inline_output_bytes`` (about 4k tokens at most, 8% of
+a small window), a page of a file ``read_page_bytes`` (about 60 KB, whole
+files, at 128k and above; scaled down below), and at ``shrink_threshold``
+(half the window) older large results shrink to previews in one batch.
 """
 
 from __future__ import annotations
@@ -35,6 +42,12 @@ PREVIEW_HEAD_LINES = 20
 SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
+OUTPUT_INLINE_MAX_BYTES = 14_000
+OUTPUT_INLINE_MIN_BYTES = 6_000
+OUTPUT_INLINE_WINDOW_FRACTION = 0.08
+READ_PAGE_MAX_BYTES = 60_000
+READ_PAGE_MIN_BYTES = 8_000
+SHRINK_THRESHOLD_FRACTION = 0.5
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
 
@@ -58,6 +71,8 @@ class Budget:
     aggregate_limit_bytes: int
     recent_keep_tokens: int
     summary_max_output_tokens: int
+    inline_output_bytes: int
+    read_page_bytes: int
 
     @classmethod
     def for_window(cls, context_window: int | None) -> Budget:
@@ -75,7 +90,16 @@ class Budget:
             aggregate_limit_bytes=int(TOOL_ROUND_AGGREGATE_LIMIT_BYTES * size_scale),
             recent_keep_tokens=int(RECENT_KEEP_TOKENS * size_scale),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
+            inline_output_bytes=_clamp(
+                int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
+            ),
+            read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale)),
         )
+
+    @property
+    def shrink_threshold(self) -> int:
+        """Older large results shrink to previews, in one batch, once the estimate reaches this many tokens."""
+        return int(self.context_window * SHRINK_THRESHOLD_FRACTION)
 
     @property
     def auto_threshold(self) -> int:
@@ -86,3 +110,7 @@ class Budget:
         """Tokens the summary request may carry: window - reserve - the trigger's margin."""
         margin = self.manual_safety_margin_tokens if trigger == "manual" else self.auto_safety_margin_tokens
         return self.context_window - self.summary_reserve_tokens - margin
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Literal, Sequence
 
+from pseudoclaude.compact.budget import Budget
 from pseudoclaude.compact.clear import clear_layer
 from pseudoclaude.compact.layer import Layer, LayerAction
 from pseudoclaude.compact.offload import offload_layer
@@ -63,8 +64,8 @@ TRIPPED_WARNING = (
 class ContextOutcome:
     """What ``manage_context`` decided: the conversation to send and what each layer did.
 
-    ``result_limit_bytes`` is the largest tool result the budget keeps inline
-    (tools page their output under it).
+    ``budget`` is the budget the layers planned with (the runner sizes tool
+    output from it).
     """
 
     conversation: tuple[Message, ...]
@@ -75,7 +76,7 @@ class ContextOutcome:
     tripped: bool = False
     summary: str | None = None
     error: ProviderError | None = None
-    result_limit_bytes: int | None = None
+    budget: Budget | None = None
 
     def action(self, layer: str) -> LayerAction | None:
         """What ``layer`` did this time, if anything."""
@@ -207,7 +208,7 @@ async def manage_context(
     def finish(messages: Sequence[Message], after: int, summary: str | None = None, error: ProviderError | None = None) -> ContextOutcome:
         state.note_sent(messages)
         return ContextOutcome(
-            tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget.single_limit_bytes
+            tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget
         )
 
     reason = _skip_reason(current, tokens, state, trigger)

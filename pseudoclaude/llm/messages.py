@@ -44,24 +44,40 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """The answer to one ``ToolCall``, matched by ``call_id``."""
+    """The answer to one ``ToolCall``, matched by ``call_id``.
+
+    ``shaped``: the tool already fitted ``content`` to the output budget (a
+    preview of a longer output, or a page of a file), so context governance
+    never truncates it again on its own account. ``full_output``: where the
+    complete original output was saved, when the tool saved it (the path a
+    preview must name). Neither is sent to the provider.
+    """
 
     call_id: str
     content: str
     is_error: bool = False
+    shaped: bool = False
+    full_output: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"call_id": self.call_id, "content": self.content}
         if self.is_error:
             out["is_error"] = True
+        if self.shaped:
+            out["shaped"] = True
+        if self.full_output is not None:
+            out["full_output"] = self.full_output
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolResult:
+        full_output = data.get("full_output")
         return cls(
             call_id=str(data["call_id"]),
             content=str(data.get("content", "")),
             is_error=bool(data.get("is_error", False)),
+            shaped=bool(data.get("shaped", False)),
+            full_output=str(full_output) if full_output is not None else None,
         )
 
 
@@ -87,8 +103,8 @@ class Message:
         return cls(role="assistant", text=text, tool_calls=tuple(tool_calls))
 
     @classmethod
-    def tool(cls, call_id: str, content: str, is_error: bool = False) -> Message:
-        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error))
+    def tool(cls, call_id: str, content: str, is_error: bool = False, *, shaped: bool = False, full_output: str | None = None) -> Message:
+        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error, shaped, full_output))
 
     def with_result_content(self, content: str) -> Message:
         """A copy whose tool result carries ``content`` (used by Layer 1 previews)."""

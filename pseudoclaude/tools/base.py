@@ -56,6 +56,21 @@ class FactStore(Protocol):
     def save(self, text: str, scope: MemoryScope = "project") -> SavedFactView: ...
 
 
+@dataclass(frozen=True)
+class OutputBudget:
+    """How much of a tool's output goes into the context inline (``compact.Budget`` derives it from the window).
+
+    ``inline_bytes``: a shaped command or search output (status line, head,
+    error lines, tail); ``read_bytes``: one page of a file; ``result_limit_bytes``:
+    the largest result context governance keeps inline unshaped (Layer 1's
+    single-result limit). The defaults are a 128k-or-larger window's.
+    """
+
+    inline_bytes: int = 14_000
+    read_bytes: int = 60_000
+    result_limit_bytes: int = 50_000
+
+
 @dataclass
 class ToolContext:
     """Per-session facts and state shared by the tools.
@@ -76,7 +91,7 @@ class ToolContext:
     file_stamps: dict[Path, FileStamp] = field(default_factory=dict)
     todos: list[dict[str, Any]] = field(default_factory=list)
     memory: FactStore | None = None
-    result_limit_bytes: int | None = None
+    budget: OutputBudget = field(default_factory=OutputBudget)
 
 
 @dataclass(frozen=True)
@@ -85,12 +100,16 @@ class ToolOutput:
 
     ``summary`` is one short line for the event stream; ``display`` carries
     structured extras for renderers (``diff``, ``exit_code``, ``total_bytes``...).
+    ``shaped`` and ``full_output`` travel into the conversation's ``ToolResult``
+    (see there): a tool that fitted its output to ``ToolContext.budget`` says so.
     """
 
     content: str
     is_error: bool = False
     summary: str = ""
     display: Mapping[str, Any] = field(default_factory=dict)
+    shaped: bool = False
+    full_output: str | None = None
 
 
 ToolKind = Literal["read", "edit", "execute", "write"]

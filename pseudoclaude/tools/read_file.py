@@ -60,9 +60,7 @@ class ReadFileTool:
 
 def page_limit_bytes(ctx: ToolContext) -> int:
     """The page size: 40 KB, or less when the context budget keeps smaller results inline."""
-    if ctx.result_limit_bytes is None:
-        return PAGE_LIMIT_BYTES
-    return max(2_000, min(PAGE_LIMIT_BYTES, int(ctx.result_limit_bytes * 0.8)))
+    return max(2_000, min(PAGE_LIMIT_BYTES, int(ctx.budget.result_limit_bytes * 0.8)))
 
 
 def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int) -> ToolOutput:

@@ -317,7 +317,7 @@ class LimitProbe:
     traits = READS
 
     async def run(self, args: Any, ctx: ToolContext) -> ToolOutput:
-        return ToolOutput(str(ctx.result_limit_bytes))
+        return ToolOutput(str(ctx.budget.result_limit_bytes))
 
 
 def test_tools_page_under_the_limit_of_the_window_the_engine_budgets_for(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def test_package_exports() -> None:
     assert sorted(tools_package.__all__) == sorted(
         [
             "Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry",
-            "ToolKind", "ToolTraits", "builtin_registry", "RunCommandTool", "stop_group", "FactStore", "MemoryScope",
+            "ToolKind", "ToolTraits", "builtin_registry", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget",
         ]
     )
 
