@@ -50,7 +50,7 @@ OUTPUT_INLINE_WINDOW_FRACTION = 0.08
 READ_PAGE_MAX_BYTES = 60_000
 READ_PAGE_MIN_BYTES = 8_000
 SHRINK_THRESHOLD_FRACTION = 0.5
-SHRINK_MIN_SAVING_FRACTION = 0.1
+SHRINK_MIN_SAVING_FRACTION = 0.2
 SHRINK_KEEP_RECENT_RESULTS = 3
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
@@ -107,7 +107,7 @@ class Budget:
 
     @property
     def shrink_min_saving_bytes(self) -> int:
-        """A shrink batch must save at least this much (a tenth of the window): one new result never triggers one."""
+        """A shrink batch must save at least this much (a fifth of the window, in bytes): one aging result never triggers one."""
         return int(self.context_window * SHRINK_MIN_SAVING_FRACTION * ESTIMATE_CHARS_PER_TOKEN)
 
     @property

@@ -14,7 +14,7 @@ their complete output (``preview.py``), all in one step. Rules:
   preview's size; never a result already replaced by a layer.
 * **One batch, one cache break.** Rewriting an old result breaks the provider's
   prompt-cache prefix from there on, so a batch runs only when it saves at
-  least ``Budget.shrink_min_saving_bytes`` (a tenth of the window): a single
+  least ``Budget.shrink_min_saving_bytes`` (a fifth of the window): a single
   new result never triggers one, and a call right after a batch finds nothing
   to do. After a batch the estimate has to grow again, with enough new
   candidates, before the next one.
