@@ -90,12 +90,16 @@ def _block(text: str) -> str:
 
 
 def build_preview(content: str, path: str, original_bytes: int | None = None) -> str:
-    """The preview of ``content`` saved at ``path``; ``original_bytes`` is the complete output's size when it is not ``content``."""
+    """The preview of ``content`` saved at ``path``; ``original_bytes`` is the complete output's size when it is not ``content``.
+
+    Works on slices of ``content`` only, so a 100 MB single line costs no copy of itself.
+    """
     size = utf8_len(content)
     head = preview_head(content)
-    rest = content[len(head) :]
-    tail = preview_tail(rest)
-    middle = rest[: len(rest) - len(tail)]
+    tail = preview_tail(content)
+    if len(head) + len(tail) >= len(content):
+        tail = content[len(head) :]
+    end = len(content) - len(tail)
     if original_bytes is None or original_bytes == size:
         parts = [f"[content offloaded] original size: {size} bytes\n"]
     else:
@@ -104,8 +108,9 @@ def build_preview(content: str, path: str, original_bytes: int | None = None) ->
             f"[replaced result] {size} bytes: the tool's own shortened view of the output saved below\n",
         ]
     parts += [f"[saved to] {path}\n", "[head preview]\n", _block(head)]
-    if middle:
-        parts.append(f"[... {utf8_len(middle)} bytes, {middle.count(chr(10))} line breaks omitted ...]\n")
+    if end > len(head):
+        omitted = size - utf8_len(head) - utf8_len(tail)
+        parts.append(f"[... {omitted} bytes, {content.count(chr(10), len(head), end)} line breaks omitted ...]\n")
     if tail:
         parts += ["[tail preview]\n", _block(tail)]
     parts.append("\n" + PREVIEW_REMINDER)
