@@ -48,24 +48,26 @@ from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm import Message
 
 PREVIEW_BYTES = PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES + len(PREVIEW_REMINDER) + 512
-"""An upper bound of a preview's size (head, tail, header lines and reminder)."""
+"""About the largest a preview gets (head, tail, header lines with an ordinary path, reminder)."""
 
 
 @dataclass(frozen=True)
-class _Candidate:
+class Candidate:
+    """A result a batch would shrink: where it is, its ledger key, its size in bytes."""
+
     index: int
     call_id: str
     size: int
 
 
-def shrink_candidates(conversation: Sequence[Message], state: ContextState) -> list[_Candidate]:
+def _candidates(conversation: Sequence[Message], state: ContextState) -> list[Candidate]:
     """The results a batch would shrink now (see the module docstring), oldest first."""
     names = {call.id: call.name for message in conversation for call in message.tool_calls}
     results = [i for i, m in enumerate(conversation) if m.tool_result is not None]
     if not results:
         return []
     newest = min(results[-SHRINK_KEEP_RECENT_RESULTS:][0], round_start(conversation, results[-1]))
-    out: list[_Candidate] = []
+    out: list[Candidate] = []
     for i in results:
         if i >= newest:
             break
@@ -80,7 +82,7 @@ def shrink_candidates(conversation: Sequence[Message], state: ContextState) -> l
         size = utf8_len(message.tool_result.content)
         if size <= 2 * PREVIEW_BYTES:
             continue
-        out.append(_Candidate(i, call_id, size))
+        out.append(Candidate(i, call_id, size))
     return out
 
 
@@ -89,7 +91,7 @@ def shrink_older_results(conversation: Sequence[Message], state: ContextState) -
     budget = state.budget
     if state.estimate(conversation) < budget.shrink_threshold:
         return conversation, 0, ()
-    candidates = shrink_candidates(conversation, state)
+    candidates = _candidates(conversation, state)
     if sum(c.size - PREVIEW_BYTES for c in candidates) < budget.shrink_min_saving_bytes:
         return conversation, 0, ()
     out = list(conversation)
