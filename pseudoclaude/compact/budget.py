@@ -39,6 +39,8 @@ AUTO_FAILURE_LIMIT = 3
 ESTIMATE_CHARS_PER_TOKEN = 3.5
 PREVIEW_HEAD_BYTES = 2048
 PREVIEW_HEAD_LINES = 20
+PREVIEW_TAIL_BYTES = 4096
+PREVIEW_TAIL_LINES = 40
 SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
@@ -48,6 +50,8 @@ OUTPUT_INLINE_WINDOW_FRACTION = 0.08
 READ_PAGE_MAX_BYTES = 60_000
 READ_PAGE_MIN_BYTES = 8_000
 SHRINK_THRESHOLD_FRACTION = 0.5
+SHRINK_MIN_SAVING_FRACTION = 0.2
+SHRINK_KEEP_RECENT_RESULTS = 3
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
 
@@ -100,6 +104,11 @@ class Budget:
     def shrink_threshold(self) -> int:
         """Older large results shrink to previews, in one batch, once the estimate reaches this many tokens."""
         return int(self.context_window * SHRINK_THRESHOLD_FRACTION)
+
+    @property
+    def shrink_min_saving_bytes(self) -> int:
+        """A shrink batch must save at least this much (a fifth of the window, in bytes): one aging result never triggers one."""
+        return int(self.context_window * SHRINK_MIN_SAVING_FRACTION * ESTIMATE_CHARS_PER_TOKEN)
 
     @property
     def auto_threshold(self) -> int:

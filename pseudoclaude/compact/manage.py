@@ -12,7 +12,9 @@ same retry policy as every other model call. Order and invariants:
 0. The deterministic layers, in ``DETERMINISTIC_LAYERS`` order: after a
    long pause (the provider's prompt cache has expired) old observation
    results are cleared (``clear.py``), never while the cache is warm; then
-   Layer 1 (``offload.py``), decisions reused.
+   Layer 1 (``offload.py``), decisions reused; then, once the estimate
+   reaches half the window, older large results shrink to their previews in
+   one batch (``shrink.py``).
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
 3. Layer 2 (``compact_conversation``): summary of the history, then the three
@@ -35,6 +37,7 @@ from pseudoclaude.compact.clear import clear_layer
 from pseudoclaude.compact.layer import Layer, LayerAction
 from pseudoclaude.compact.offload import offload_layer
 from pseudoclaude.compact.select import closed_groups, select_recent
+from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
@@ -46,7 +49,7 @@ from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
 Trigger = Literal["auto", "manual"]
 BeforeSummary = Callable[[int], Awaitable[None]]
 
-DETERMINISTIC_LAYERS: tuple[Layer, ...] = (clear_layer, offload_layer)
+DETERMINISTIC_LAYERS: tuple[Layer, ...] = (clear_layer, offload_layer, shrink_layer)
 
 SUMMARY_ACKNOWLEDGEMENT = "Understood. I have the summary of the earlier conversation and will continue from where it left off."
 SUMMARY_REMINDER = (

@@ -3,7 +3,11 @@
 Cheap and deterministic, no model call. A result over the single limit is
 spilled; within one tool round (the results that follow one assistant message)
 the largest not-yet-replaced results are spilled while their total is over the
-aggregate limit. Invariants:
+aggregate limit. A result a tool already shaped to the output budget
+(``ToolResult.shaped``) is never spilled by the single limit, only by the
+aggregate one (forty parallel pages must not fill the window); its preview then
+names the tool's complete output (``full_output``) and no new file is written.
+Previews hold the head and the tail (``preview.py``). Invariants:
 
 * The preview replaces the content **only after the file is written**; a
   failed write keeps the original content, reports a warning and leaves the
@@ -18,23 +22,17 @@ aggregate limit. Invariants:
 
 from __future__ import annotations
 
-import os
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
-from pseudoclaude.compact.budget import PREVIEW_HEAD_BYTES, PREVIEW_HEAD_LINES
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.layer import LayerAction, LayerStep
+from pseudoclaude.compact.preview import PREVIEW_REMINDER as PREVIEW_REMINDER
+from pseudoclaude.compact.preview import build_preview as build_preview
+from pseudoclaude.compact.preview import preview_for, replaced_size, save_complete
+from pseudoclaude.compact.preview import preview_head as preview_head
 from pseudoclaude.compact.state import ContextState, ScanMark
 from pseudoclaude.llm import Message
-
-_ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")
-PREVIEW_REMINDER = (
-    "The full content is saved in the file above; this preview is only its beginning. "
-    "If you need more, read that file with read_file (page through it with offset/limit). "
-    "Do not guess the rest of the content from this preview."
-)
 
 
 @dataclass(frozen=True)
@@ -42,23 +40,6 @@ class OffloadResult:
     conversation: list[Message]
     offloaded_count: int
     warnings: tuple[str, ...] = ()
-
-
-def preview_head(content: str) -> str:
-    """At most ``PREVIEW_HEAD_LINES`` lines and ``PREVIEW_HEAD_BYTES`` bytes, cut on a UTF-8 boundary."""
-    head = "".join(content.splitlines(keepends=True)[:PREVIEW_HEAD_LINES])
-    encoded = head.encode("utf-8", "surrogatepass")
-    if len(encoded) <= PREVIEW_HEAD_BYTES:
-        return head
-    return encoded[:PREVIEW_HEAD_BYTES].decode("utf-8", "ignore")
-
-
-def build_preview(original_bytes: int, head: str, spill_path: str) -> str:
-    parts = [f"[content offloaded] original size: {original_bytes} bytes\n", f"[saved to] {spill_path}\n", "[head preview]\n", head]
-    if head and not head.endswith("\n"):
-        parts.append("\n")
-    parts.append("\n" + PREVIEW_REMINDER)
-    return "".join(parts)
 
 
 def result_id(message: Message, index: int, state: ContextState | None = None) -> str:
@@ -73,8 +54,8 @@ def result_id(message: Message, index: int, state: ContextState | None = None) -
     decided = state.decision(call_id) if state is not None else None
     if decided is None or decided[0] != "replace" or message.tool_result.content == decided[1]:
         return call_id
-    match = _ORIGINAL_SIZE.match(decided[1])
-    if match is None or int(match.group(1)) == utf8_len(message.tool_result.content):
+    size = replaced_size(decided[1])
+    if size is None or size == utf8_len(message.tool_result.content):
         return call_id
     return f"{call_id}#{index}"
 
@@ -121,29 +102,30 @@ class _Pass:
         self.warnings: list[str] = []
         self.failed: set[int] = set()
 
-    def spill(self, index: int, call_id: str, size: int) -> bool:
+    def spill(self, index: int, call_id: str) -> bool:
         state = self.state
         message = self.out[index]
         assert message.tool_result is not None
-        content = message.tool_result.content
         session = state.session
-        if session is None:
-            if not state.warned_no_session:
-                state.warned_no_session = True
-                self.warnings.append("large tool results stay in the context: this session has no spill directory")
-            return False
         try:
-            path = os.path.abspath(session.write_spill(call_id, content))
+            saved = save_complete(session, message.tool_result, call_id)
         except OSError as error:
             self.failed.add(index)
             self.warnings.append(f"could not save tool result {call_id} to disk ({error}); it stays in the context")
             return False
-        preview = build_preview(size, preview_head(content), path)
+        if saved is None:
+            if not state.warned_no_session:
+                state.warned_no_session = True
+                self.warnings.append("large tool results stay in the context: this session has no spill directory")
+            return False
+        preview = preview_for(message.tool_result, saved)
         state.mark_replace(call_id, preview)
         self.out[index] = message.with_result_content(preview)
         self.offloaded += 1
+        if session is None:
+            return True
         try:
-            session.append_replacement(call_id, preview, layer="offload", original_bytes=size, path=path)
+            session.append_replacement(call_id, preview, layer="offload", original_bytes=saved.original_bytes, path=saved.path)
         except OSError as error:
             self.warnings.append(f"could not record the offload of {call_id} in the session ({error})")
         return True
@@ -169,7 +151,7 @@ def offload_tool_results(conversation: Sequence[Message], state: ContextState) -
                 out[i] = message.with_result_content(preview)
             continue
         size = utf8_len(message.tool_result.content)
-        if size > budget.single_limit_bytes and work.spill(i, call_id, size):
+        if size > budget.single_limit_bytes and not message.tool_result.shaped and work.spill(i, call_id):
             continue
         sizes[i] = size
         undecided[i] = call_id
@@ -179,7 +161,7 @@ def offload_tool_results(conversation: Sequence[Message], state: ContextState) -
         for i in candidates:
             if total <= budget.aggregate_limit_bytes:
                 break
-            if work.spill(i, undecided[i], sizes[i]):
+            if work.spill(i, undecided[i]):
                 total -= sizes.pop(i)
                 del undecided[i]
     for i, call_id in undecided.items():

@@ -187,7 +187,8 @@ class ContextState:
         self._decisions.setdefault(call_id, "keep")
 
     def mark_cleared(self, call_id: str, text: str) -> None:
-        """Replace a result whatever was decided before: only when the prompt cache is cold (``clear.py``)."""
+        """Replace a result whatever was decided before: only when the prompt cache is cold (``clear.py``)
+        or in a shrink batch (``shrink.py``), both of which reset the anchor."""
         self._decisions[call_id] = "replace"
         self._previews[call_id] = text
 
