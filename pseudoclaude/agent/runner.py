@@ -265,6 +265,7 @@ class Runner:
         """Manage context, then stream one model response (its ``Message`` last); recover once from an overflow."""
         while self._pending:
             self._append(Message.user(self._pending.pop(0)))
+        self.tool_context.turn += 1
         events, _ = await self._prepare(forced=False)
         for event in events:
             yield event
@@ -300,6 +301,8 @@ class Runner:
 
         outcome = await self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact)
         self.conversation = list(outcome.conversation)
+        if outcome.changed:
+            self.tool_context.read_log.clear()
         if outcome.budget is not None:
             budget = outcome.budget
             self.tool_context.budget = OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes)

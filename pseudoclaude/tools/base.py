@@ -34,6 +34,21 @@ class FileStamp:
     sha256: str
 
 
+@dataclass(frozen=True)
+class PriorRead:
+    """A ``read_file`` result the model was given: the file's stamp then, the turn, the lines shown."""
+
+    stamp: FileStamp
+    turn: int
+    first: int
+    last: int
+    total: int
+
+
+ReadRange = tuple[Path, int, int | None]
+"""A read's path, first line and explicit line limit (None: the default page)."""
+
+
 MemoryScope = Literal["user", "project"]
 
 
@@ -78,11 +93,16 @@ class ToolContext:
     ``spill_dir`` is the session's ``tool-results/`` folder (None when the
     session is not persisted). ``file_stamps`` remembers files read or written
     in this session, so ``write_file`` can refuse to overwrite a file the model
-    has not seen or that changed on disk since. ``result_limit_bytes`` is the
-    largest result the context budget keeps inline (Layer 1's single-result
-    limit, kept current by the runner): ``read_file`` pages under it, so
-    reading a spilled file never produces a result that is spilled again. ``memory`` is the session's
-    memory store, used by ``remember``.
+    has not seen or that changed on disk since. ``memory`` is the session's
+    memory store, used by ``remember``. ``budget`` sizes inline output (kept
+    current by the runner from the context budget).
+
+    ``turn`` counts the model calls of the session (the runner increments it
+    before each). ``read_log`` holds the reads whose results the model can
+    still see, so a repeated read of an unchanged file can answer with a note
+    instead of the same text; the runner empties it whenever context
+    governance changed earlier results, since the note would then point at
+    text the model no longer has.
     """
 
     workspace: Path
@@ -92,6 +112,8 @@ class ToolContext:
     todos: list[dict[str, Any]] = field(default_factory=list)
     memory: FactStore | None = None
     budget: OutputBudget = field(default_factory=OutputBudget)
+    turn: int = 0
+    read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -1,36 +1,50 @@
-"""read_file: numbered lines of a text file, one bounded page at a time.
+"""read_file: numbered lines of a text file, the whole file when the budget allows.
 
-A page holds at most ``limit`` lines (default 2,000) *and* at most
-``PAGE_LIMIT_BYTES`` of output, so paging through a huge file (a spilled
-command output, say) never produces a huge result. Whenever lines remain, the
-result ends with the exact ``offset`` to continue from. The file is streamed,
-never loaded whole. Reading records a ``FileStamp``, which is what later allows
-``write_file``/``edit_file`` to change the file.
+A page holds as much of the file as ``ToolContext.budget.read_bytes`` allows
+(about 60 KB at 128k windows and above, so most files come whole in one call;
+less at small windows, where the budget scales it down) and, when the model
+gives one, at most ``limit`` lines. The budget counts the file's bytes shown,
+each line at least ``MIN_LINE_BYTES`` (its number costs about that much), so a
+file of blank lines cannot make a page many times the budget. The result ends
+with a line giving the range shown, the file's total line count and, when
+lines remain, the exact ``offset`` to continue from. The page is the shaped
+output (``shaped=True``): context governance keeps it as it is. The file is
+streamed, never loaded whole.
+
+Reading records a ``FileStamp``, which is what later allows
+``write_file``/``edit_file`` to change the file, and logs the read in
+``ToolContext.read_log``: reading the same range again while the file's stamp
+is unchanged answers with a short note instead of the same text (the runner
+empties the log whenever the earlier results may no longer be visible). A read
+is logged only once its result is returned, so a cancelled read leaves no
+entry. The stamp is taken before the lines are read: a change during the read
+makes the stamp stale (the next write is refused), never the text.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, BinaryIO, Mapping
 
 from pseudoclaude.tools.args import check_args
-from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
+from pseudoclaude.tools.base import OutputBudget, PriorRead, ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import os_error, record_stamp
 from pseudoclaude.tools.output import SNIFF_BYTES, guess_type, looks_binary
 from pseudoclaude.tools.paths import display_path, resolve_path
 
-DEFAULT_LIMIT = 2000
 LINE_LIMIT_CHARS = 2000
-PAGE_LIMIT_BYTES = 40_000
+MIN_LINE_BYTES = 16
+_DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "description": "File to read, relative to the workspace or absolute."},
         "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start from (default 1)."},
-        "limit": {"type": "integer", "minimum": 1, "description": f"Maximum number of lines to return (default {DEFAULT_LIMIT})."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return (default: as many as fit in one call)."},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -40,10 +54,12 @@ _SCHEMA: dict[str, Any] = {
 class ReadFileTool:
     name = "read_file"
     description = (
-        "Read a text file. Returns lines numbered like `cat -n` (line number, tab, text). "
-        f"Returns up to {DEFAULT_LIMIT} lines and about {PAGE_LIMIT_BYTES // 1000} KB per call; when more remain, "
-        "the result ends with the offset to continue from. Lines longer than "
-        f"{LINE_LIMIT_CHARS} characters are cut. Binary files are refused. "
+        "Read a text file. Returns lines numbered like `cat -n` (line number, tab, text), then a last line giving "
+        "the lines shown and the file's total line count. A file of up to about "
+        f"{_DESCRIBED_PAGE_KB} KB comes whole in one call (less in small context windows); a longer file comes in pages, "
+        "and the last line then gives the offset to continue from. `limit` caps the number of lines. Lines longer than "
+        f"{LINE_LIMIT_CHARS} characters are cut. Binary files are refused. Reading the same lines of an unchanged file "
+        "again returns a short note pointing at the earlier result instead of the same text. "
         "Read a file before changing it with write_file or edit_file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
@@ -53,21 +69,22 @@ class ReadFileTool:
         checked = check_args(self.name, args, self.input_schema)
         path = resolve_path(ctx, checked["path"], for_write=False)
         shown = display_path(ctx, path)
-        offset = checked.get("offset", 1)
-        limit = checked.get("limit", DEFAULT_LIMIT)
-        return await asyncio.to_thread(_read_page, ctx, path, shown, offset, limit)
+        offset: int = checked.get("offset", 1)
+        limit: int | None = checked.get("limit")
+        key = (path, offset, limit)
+        output, logged = await asyncio.to_thread(_read, ctx, path, shown, offset, limit, ctx.read_log.get(key))
+        if logged is not None:
+            ctx.read_log[key] = logged
+        return output
 
 
-def page_limit_bytes(ctx: ToolContext) -> int:
-    """The page size: 40 KB, or less when the context budget keeps smaller results inline."""
-    return max(2_000, min(PAGE_LIMIT_BYTES, int(ctx.budget.result_limit_bytes * 0.8)))
-
-
-def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int) -> ToolOutput:
+def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | None, earlier: PriorRead | None) -> tuple[ToolOutput, PriorRead | None]:
+    """The page (and the read to log), or the note that the ``earlier`` read still shows the file."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory, not a file; use list_dir to see its contents")
     if not path.exists():
         raise ToolError(f"{shown} does not exist" + _near_miss(path))
+    cap = ctx.budget.read_bytes
     try:
         with open(path, "rb") as f:
             sample = f.read(SNIFF_BYTES + 4)
@@ -75,37 +92,54 @@ def _read_page(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int
             if looks_binary(sample):
                 kind = guess_type(sample, path.name)
                 raise ToolError(f"{shown} is a binary file ({size:,} bytes, looks like {kind}); read_file only reads text")
+            stamp = record_stamp(ctx, path)
+            if earlier is not None and earlier.stamp == stamp:
+                return _unchanged(shown, earlier), None
             f.seek(0)
-            cap = page_limit_bytes(ctx)
             page = _collect(f, offset, limit, cap)
-        record_stamp(ctx, path)
     except OSError as error:
         raise os_error("read", shown, error) from None
     if page.total_lines == 0:
-        return ToolOutput(f"(the file {shown} is empty)", summary=f"Read {shown} (empty)", display={"path": shown, "lines": 0})
+        return ToolOutput(f"(the file {shown} is empty)", summary=f"Read {shown} (empty)", display={"path": shown, "lines": 0}), None
     if offset > page.total_lines:
         raise ToolError(f"offset {offset} is past the end of {shown}, which has {page.total_lines} lines")
     last = offset + len(page.lines) - 1
-    body = "".join(page.lines)
-    remaining = page.total_lines - last
-    if remaining > 0:
-        reason = f"page capped at {cap // 1000} KB; " if page.byte_capped else ""
-        body += f"… {reason}{remaining} more lines; call read_file with offset={last + 1} to continue\n"
-    return ToolOutput(
-        body,
+    capped = f" (page capped at {cap // 1000} KB)" if page.byte_capped else ""
+    output = ToolOutput(
+        "".join(page.lines) + _position(offset, last, page.total_lines, capped),
         summary=f"Read {shown} lines {offset}-{last} of {page.total_lines}",
         display={"path": shown, "offset": offset, "lines": len(page.lines), "total_lines": page.total_lines},
+        shaped=True,
+    )
+    return output, PriorRead(stamp, ctx.turn, offset, last, page.total_lines)
+
+
+def _position(first: int, last: int, total: int, capped: str = "") -> str:
+    """The closing line: the range shown of how many, and where to go on from when lines remain."""
+    if last >= total:
+        return f"… lines {first}-{last} of {total} (end of file)\n"
+    return f"… lines {first}-{last} of {total}{capped}; {total - last} more lines; call read_file with offset={last + 1} to continue\n"
+
+
+def _unchanged(shown: str, earlier: PriorRead) -> ToolOutput:
+    text = f"{shown} is unchanged since your read at turn {earlier.turn} (lines {earlier.first}-{earlier.last}); its content is above.\n"
+    return ToolOutput(
+        text + _position(earlier.first, earlier.last, earlier.total),
+        summary=f"{shown} unchanged since turn {earlier.turn}",
+        display={"path": shown, "unchanged_since_turn": earlier.turn},
+        shaped=True,
     )
 
 
+@dataclass
 class _Page:
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.total_lines = 0
-        self.byte_capped = False
+    lines: list[str] = field(default_factory=list)
+    total_lines: int = 0
+    byte_capped: bool = False
 
 
-def _collect(f: Any, offset: int, limit: int, cap: int) -> _Page:
+def _collect(f: BinaryIO, offset: int, limit: int | None, cap: int) -> _Page:
+    """Lines from ``offset`` while they fit ``cap`` (and ``limit``); the total line count either way."""
     page = _Page()
     used = 0
     number = 0
@@ -113,14 +147,15 @@ def _collect(f: Any, offset: int, limit: int, cap: int) -> _Page:
         number += 1
         if number < offset:
             continue
-        if len(page.lines) >= limit or page.byte_capped:
+        if (limit is not None and len(page.lines) >= limit) or page.byte_capped:
             break
-        line = _format_line(number, raw)
-        if used + len(line.encode("utf-8")) > cap and page.lines:
+        text = _line_text(raw)
+        cost = max(MIN_LINE_BYTES, len(text.encode("utf-8")) + 1)
+        if used + cost > cap and page.lines:
             page.byte_capped = True
             break
-        page.lines.append(line)
-        used += len(line.encode("utf-8"))
+        page.lines.append(f"{number:>6}\t{text}\n")
+        used += cost
     else:
         page.total_lines = number
         return page
@@ -128,7 +163,7 @@ def _collect(f: Any, offset: int, limit: int, cap: int) -> _Page:
     return page
 
 
-def _count_rest(f: Any) -> int:
+def _count_rest(f: BinaryIO) -> int:
     """Lines after the current position (a last line without a newline counts)."""
     count = 0
     last = b""
@@ -138,11 +173,11 @@ def _count_rest(f: Any) -> int:
     return count + (1 if last and last != b"\n" else 0)
 
 
-def _format_line(number: int, raw: bytes) -> str:
+def _line_text(raw: bytes) -> str:
     text = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
     if len(text) > LINE_LIMIT_CHARS:
         text = text[:LINE_LIMIT_CHARS] + f"… [line cut: {len(text) - LINE_LIMIT_CHARS:,} more characters]"
-    return f"{number:>6}\t{text}\n"
+    return text
 
 
 def _near_miss(path: Path) -> str:
