@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from bench.bench_session_cost import PromptCache, Size, run_session, summary_table
+from bench.bench_session_cost import PromptCache, run_session, summary_table
+from bench.session_scripts import Size
 
 TINY = Size(debug_runs=1, explore_files=1, small_results=2)
 
