@@ -10,7 +10,7 @@ prompt over it is a 400), and prints one markdown table per run:
   whose output is ~270 KB of PASSED lines with the failures and a traceback in
   its last 2 KB, then reads two files and edits one, and again, 5 times.
 * **explore**: the model reads 40 generated files of 10-60 KB, paging each one
-  as far as the result's ``offset=`` hint takes it (at most 20 pages).
+  as far as the result's offset hint takes it (at most 20 pages).
 * **small**: 200 small tool results (reads, a command, a glob).
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in

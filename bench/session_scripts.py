@@ -4,7 +4,7 @@ Each session is a ``ScriptedModel``: the fake server calls it once per
 accepted request. A request without tools is a summary request (Layer 2) and
 gets a plausible summary built from the script's own log; any other request
 gets the next tool call of the plan (the exploration pages a file as far as
-the read's ``offset=`` hint goes). Every long output carries a unique marker
+the read's offset hint goes). Every long output carries a unique marker
 on its last line, so the benchmark can tell whether its tail reached the model.
 """
 
@@ -176,10 +176,10 @@ class DebugSession(ScriptedModel):
 
 
 class ExploreSession(ScriptedModel):
-    """Read ``files`` files of 10-60 KB whole, following each read's ``offset=`` hint."""
+    """Read ``files`` files of 10-60 KB whole, following the offset hint each read returns."""
 
     task = "Read the code base to understand it."
-    HINT = re.compile(r"offset\s*[=:]\s*(\d+)")
+    HINT = re.compile(r"\boffset\b\D{0,4}(\d+)")
 
     def __init__(self, ws: Path, files: int) -> None:
         super().__init__()
@@ -204,7 +204,8 @@ class ExploreSession(ScriptedModel):
 
     def next_action(self, body: Mapping[str, Any]) -> tuple[Action, LongOutput | None] | None:
         if self.current is not None and self.pages < MAX_PAGES:
-            hints = self.HINT.findall(self.result_text(body)[-400:])
+            text = self.result_text(body)
+            hints = self.HINT.findall(text[:400] + "\n" + text[-400:])
             if hints and int(hints[-1]) > self.offset:
                 self.offset = int(hints[-1])
                 self.pages += 1
