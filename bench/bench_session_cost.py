@@ -1,0 +1,283 @@
+"""What long sessions cost, and whether the model sees the end of long outputs.
+
+``python bench/bench_session_cost.py [--quick] [--sessions debug,explore,small] [--windows 200000,60000,32000]``
+
+Plays scripted sessions through the real CLI (headless, ``--context-window``)
+against the wire-level fake Anthropic server, which enforces the window (a
+prompt over it is a 400), and prints one markdown table per run:
+
+* **debug**: the model runs a test suite (a real script in a temp workspace)
+  whose output is ~270 KB of PASSED lines with the failures and a traceback in
+  its last 2 KB, then reads two files and edits one, and again, 5 times.
+* **explore**: the model reads 40 generated files of 10-60 KB, paging each one
+  as far as the result's offset hint takes it (at most 20 pages).
+* **small**: 200 small tool results (reads, a command, a glob).
+
+The model is a script (``bench/session_scripts.py``): it issues its calls in
+order whatever it sees (only the paging in *explore* follows the hint a read
+returns). A summary request (Layer 2: a request without tools) is answered
+with a plausible summary made of the script's own log, so it never carries a
+marker. Each step's text is a fixed sentence of prose, as a model's would be.
+
+Reported per run: requests the server accepted, summaries, 400s, input tokens
+billed with the cached share, the peak prompt, output tokens and an estimated
+cost at Sonnet prices (cached read $0.30/M, uncached input $3.75/M: cache
+writes count as uncached, output $15/M). For every long output (a test run,
+a file): whether its tail reached the model, i.e. the unique marker on its
+last line appears in the messages of a later request *with tools* (what the
+working model reads; a summary request does not count), whether it was
+already in the first result the model got for it (a file read whole in one
+call), how many calls it took, and its inline cost: the tokens of its tool
+result(s) as first sent.
+
+Token counts are estimates: UTF-8 bytes / 3.5 of each prompt block's JSON
+(the project's own estimate ratio). The fake server bills nothing cached, so
+the cache is simulated from the requests, as Anthropic's prompt cache serves
+them. The rule:
+
+1. A prompt is a sequence of blocks in the order the service reads it: each
+   tool, each system block, each content block of each message (with its role).
+   A block carrying ``cache_control`` is a breakpoint.
+2. A request *writes* the prefix ending at each of its breakpoints (when that
+   prefix is at least 1,024 tokens, Sonnet's minimum).
+3. A request *reads* the longest prefix ending at a block that some earlier
+   request wrote, found by looking back at most 20 blocks from each of its own
+   breakpoints. Those tokens are cached; the rest of the prompt is uncached.
+   (No expiry: a scripted session runs well within the 5-minute TTL.)
+
+In an append-only conversation this is the common prefix with the previous
+request; a change in the middle (an offload, a summary) loses the cache from
+that point on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
+from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
+
+CACHED_PER_M = 0.30
+UNCACHED_PER_M = 3.75
+OUTPUT_PER_M = 15.0
+CACHE_LOOKBACK_BLOCKS = 20
+CACHE_MIN_TOKENS = 1024
+WINDOWS = (200_000, 60_000, 32_000)
+
+
+# ---------------------------------------------------------------- prompt cache
+
+
+def prompt_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool]]:
+    """(block text without its marker, carries a cache marker) in the order the service reads a prompt."""
+    def block(role: str, value: Any) -> tuple[str, bool]:
+        if isinstance(value, dict):
+            marked = "cache_control" in value
+            return role + as_json({k: v for k, v in value.items() if k != "cache_control"}), marked
+        return role + as_json(value), False
+
+    blocks = [block("tool:", tool) for tool in body.get("tools") or []]
+    system = body.get("system")
+    blocks += [block("system:", b) for b in (system if isinstance(system, list) else [system] if system else [])]
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for b in content if isinstance(content, list) else [content]:
+            blocks.append(block(str(message.get("role")) + ":", b))
+    return blocks
+
+
+@dataclass
+class PromptCache:
+    """Anthropic's prompt cache as the module docstring states it: prefixes written at breakpoints, read back."""
+
+    written: set[bytes] = field(default_factory=set)
+
+    def serve(self, body: Mapping[str, Any]) -> tuple[float, float]:
+        """(prompt tokens, cached tokens) of one request; records the prefixes it writes."""
+        running = hashlib.sha256(str(body.get("model")).encode())
+        digests: list[bytes] = []
+        ends: list[float] = []
+        total = 0.0
+        marks: list[int] = []
+        for index, (text, marked) in enumerate(prompt_blocks(body)):
+            running.update(b"\x00" + text.encode("utf-8"))
+            digests.append(running.copy().digest())
+            total += tokens(text)
+            ends.append(total)
+            if marked:
+                marks.append(index)
+        cached = 0.0
+        for mark in marks:
+            for index in range(mark, max(-1, mark - CACHE_LOOKBACK_BLOCKS), -1):
+                if digests[index] in self.written:
+                    cached = max(cached, ends[index])
+                    break
+        self.written.update(digests[mark] for mark in marks if ends[mark] >= CACHE_MIN_TOKENS)
+        return total, cached
+
+
+# ---------------------------------------------------------------- one run
+
+
+@dataclass(frozen=True)
+class OutputReport:
+    label: str
+    tail_seen: bool
+    tail_in_first_result: bool
+    inline_tokens: float
+    calls: int
+
+
+@dataclass(frozen=True)
+class RunReport:
+    session: str
+    window: int
+    requests: int
+    summaries: int
+    rejections: int
+    input_tokens: float
+    cached_tokens: float
+    peak_prompt: float
+    output_tokens: float
+    outputs: tuple[OutputReport, ...]
+    exit_code: int
+    seconds: float
+
+    @property
+    def cost(self) -> float:
+        uncached = self.input_tokens - self.cached_tokens
+        return (self.cached_tokens * CACHED_PER_M + uncached * UNCACHED_PER_M + self.output_tokens * OUTPUT_PER_M) / 1e6
+
+
+def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[Mapping[str, Any]], rejections: int,
+            exit_code: int = 0, seconds: float = 0.0) -> RunReport:
+    """The report of one run from the requests the server accepted (in order) and the model's own record."""
+    cache = PromptCache()
+    billed = cached = peak = 0.0
+    first_sent: dict[str, str] = {}
+    seen_texts: list[str] = []
+    for body in accepted:
+        prompt, hit = cache.serve(body)
+        billed, cached, peak = billed + prompt, cached + hit, max(peak, prompt)
+        if not body.get("tools"):
+            continue
+        seen_texts.append(json.dumps(body.get("messages", []), ensure_ascii=False))
+        for message in body.get("messages", []):
+            for block in message.get("content") if isinstance(message.get("content"), list) else []:
+                if block.get("type") == "tool_result" and block.get("tool_use_id") not in first_sent:
+                    first_sent[block["tool_use_id"]] = as_json(block.get("content", ""))
+    outputs = tuple(
+        OutputReport(out.label, any(out.marker in text for text in seen_texts),
+                     bool(out.call_ids) and out.marker in first_sent.get(out.call_ids[0], ""),
+                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids))
+        for out in model.outputs
+    )
+    return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
+                     model.output_tokens, outputs, exit_code, seconds)
+
+
+def run_session(session: str, window: int, size: Size) -> RunReport:
+    """Play ``session`` through the CLI at ``window`` against the fake Anthropic server enforcing that window."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        model = SESSIONS[session](ws, size)
+        with FakeAnthropicServer(model, context_window=window) as server:
+            env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+            env.update(ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=server.url, PSEUDOCLAUDE_MODEL="claude-sonnet-4-5",
+                       PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
+                       PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
+            started = time.monotonic()
+            proc = subprocess.run(
+                [sys.executable, "-m", "pseudoclaude", "-p", model.task, "--output-format", "stream-json",
+                 "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000"],
+                cwd=ws, env=env, capture_output=True, text=True, timeout=1800,
+            )
+            seconds = time.monotonic() - started
+            accepted, rejections = list(server.cursor.requests), len(server.rejections)
+    if proc.returncode != 0:
+        print(f"warning: {session} at {window}: exit {proc.returncode}: {proc.stderr[-500:]}", file=sys.stderr)
+    return analyse(session, window, model, accepted, rejections, proc.returncode, seconds)
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _k(value: float) -> str:
+    return f"{value / 1000:.1f}k" if value < 1e6 else f"{value / 1e6:.2f}M"
+
+
+def _window(window: int) -> str:
+    return f"{window // 1000}k"
+
+
+def summary_table(reports: Sequence[RunReport]) -> str:
+    rows = [
+        "| session | window | requests | summaries | 400s | input tokens (cached) | peak prompt | output | cost "
+        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs |",
+        "|---|---|---:|---:|---:|---|---:|---:|---:|---|---|---:|",
+    ]
+    for r in reports:
+        inline = [o.inline_tokens for o in r.outputs]
+        shape = f"{_k(statistics.median(inline))} / {_k(max(inline))}" if inline else "-"
+        calls = f"{sum(o.calls for o in r.outputs)}" if r.outputs else "-"
+        first = sum(o.tail_in_first_result for o in r.outputs)
+        tails = f"{sum(o.tail_seen for o in r.outputs)}/{len(r.outputs)} ({first})" if r.outputs else "-"
+        share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
+        status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
+        rows.append(
+            f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {r.rejections} | "
+            f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
+            f"{tails} | {shape} | {calls} |"
+        )
+    return "\n".join(rows)
+
+
+def debug_table(reports: Sequence[RunReport]) -> str:
+    """Each test run of the debug session: tail seen (yes/no) and its inline tokens."""
+    runs = [r for r in reports if r.session == "debug"]
+    if not runs:
+        return ""
+    labels = [o.label for o in runs[0].outputs]
+    rows = ["| window | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for r in runs:
+        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)}" for o in r.outputs]
+        rows.append(f"| {_window(r.window)} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="fewer turns (2 test runs, 8 files, 30 small results)")
+    parser.add_argument("--sessions", default="debug,explore,small")
+    parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
+    args = parser.parse_args(argv)
+    size = QUICK if args.quick else FULL
+    reports: list[RunReport] = []
+    for session in args.sessions.split(","):
+        for window in (int(w) for w in args.windows.split(",")):
+            reports.append(run_session(session, window, size))
+            print(f"  {session} at {_window(window)}: {reports[-1].seconds:.0f}s", file=sys.stderr)
+    print(summary_table(reports))
+    details = debug_table(reports)
+    if details:
+        print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent):\n")
+        print(details)
+
+
+if __name__ == "__main__":
+    main()
