@@ -17,6 +17,7 @@ Hook warnings are emitted as they happen through the round's ``emit``.
 
 from __future__ import annotations
 
+import dataclasses
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
@@ -107,7 +108,7 @@ class HookedTool:
         if not notes:
             return output
         content = "\n\n".join([output.content.rstrip("\n"), *notes])
-        return ToolOutput(content, output.is_error, output.summary, output.display)
+        return dataclasses.replace(output, content=content)
 
 
 def wrap_tools(tools: Mapping[str, Tool], hooks: SessionHooks, emit: Emit) -> Mapping[str, Tool]:

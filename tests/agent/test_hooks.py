@@ -19,7 +19,7 @@ from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
-from pseudoclaude.tools.base import Tool, ToolContext
+from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput, ToolTraits
 from pseudoclaude.tools.permissions import PermissionPolicy
 from tests.agent.tools import EchoTool, WriterTool
 from tests.compact.support import RecordingSession
@@ -287,6 +287,28 @@ def test_post_tool_use_feedback_and_context_reach_the_model_in_the_tool_result(t
     result = provider.requests[1].messages[-1].tool_result
     assert result is not None and result.content.startswith("echo: x\n\n")
     assert "PostToolUse hook feedback: line 3: unused import" in result.content and "formatted with black" in result.content
+
+
+class ShapedTool:
+    """A tool whose output is already fitted to the budget, with its complete output saved elsewhere."""
+
+    name = "shaped"
+    description = "Return a shaped output."
+    input_schema: dict[str, Any] = {"type": "object", "properties": {}}
+    traits = ToolTraits(kind="read", clearable=True)
+
+    async def run(self, args: Any, ctx: ToolContext) -> ToolOutput:
+        return ToolOutput("head ... tail", shaped=True, full_output="/tmp/complete.txt")
+
+
+def test_post_tool_use_context_keeps_what_the_tool_said_about_its_shaped_output(tmp_path: Path) -> None:
+    context = """echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "noted"}}'"""
+    provider = ScriptedProvider([Reply(calls=(call("shaped"),)), Reply(text="ok")])
+    hooks = hooks_for(tmp_path, [{"hooks": {"PostToolUse": [entry(context)]}}])
+    runner = make_runner(provider, hooks, tmp_path, tools=[ShapedTool()])
+    collect(runner, "go")
+    result = next(m.tool_result for m in runner.conversation if m.tool_result is not None)
+    assert "noted" in result.content and result.shaped and result.full_output == "/tmp/complete.txt"
 
 
 def test_continue_false_ends_the_run_after_the_tool_round(tmp_path: Path) -> None:
