@@ -18,7 +18,8 @@ Beyond the seed, the budget is the one place that sizes tool output (the
 runner hands it to the tools as their ``OutputBudget``): a shaped command or
 search output takes ``inline_output_bytes`` (about 4k tokens at most, 8% of
 a small window), a page of a file ``read_page_bytes`` (about 60 KB, whole
-files, at 128k and above; scaled down below), and at ``shrink_threshold``
+files, at 128k and above; below, it shrinks faster than the window, so a
+small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and at ``shrink_threshold``
 (half the window) older large results shrink to previews in one batch.
 """
 
@@ -48,7 +49,8 @@ OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
 READ_PAGE_MAX_BYTES = 60_000
-READ_PAGE_MIN_BYTES = 8_000
+READ_PAGE_MIN_BYTES = 2_000
+READ_PAGE_SHRINK_EXPONENT = 1.3
 SHRINK_THRESHOLD_FRACTION = 0.5
 SHRINK_MIN_SAVING_FRACTION = 0.2
 SHRINK_KEEP_RECENT_RESULTS = 3
@@ -97,7 +99,7 @@ class Budget:
             inline_output_bytes=_clamp(
                 int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
             ),
-            read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale)),
+            read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale**READ_PAGE_SHRINK_EXPONENT)),
         )
 
     @property
