@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pseudoclaude.tools import ToolContext, ToolError
-from pseudoclaude.tools.output import HEAD_LIMIT_BYTES, TAIL_LIMIT_BYTES
+from pseudoclaude.tools.base import OutputBudget
 from pseudoclaude.tools.run_command import RunCommandTool
 
 from .conftest import Call
@@ -101,14 +101,18 @@ def test_large_output_keeps_head_and_tail_and_spills_everything(call: Call, ctx:
     out = call(run, command="seq 1 100000")
     expected = "".join(f"{i}\n" for i in range(1, 100_001))
     assert out.display["total_bytes"] == len(expected)
-    assert out.content.startswith("1\n2\n3\n")
-    assert "100000\n" in out.content
-    assert "bytes omitted" in out.content
-    assert len(out.content.encode()) < HEAD_LIMIT_BYTES + TAIL_LIMIT_BYTES + 1000
+    assert out.display["output_lines"] == 100_000
+    status, first = out.content.splitlines()[:2]
+    assert status.startswith(f"[exit code 0 · {len(expected):,} bytes, 100,000 lines · ")
+    assert first == "1"
+    assert out.content.endswith("99999\n100000\n")
+    assert "bytes omitted: lines 13-" in out.content
+    assert len(out.content.encode()) < ctx.budget.inline_bytes + 300
     spilled = Path(out.display["output_path"])
     assert spilled.parent == ctx.spill_dir
     assert spilled.read_text() == expected
-    assert str(spilled) in out.content
+    assert status.endswith(f"complete output: {spilled}]")
+    assert out.shaped and out.full_output == str(spilled)
 
 
 def test_spill_names_do_not_collide(call: Call) -> None:
@@ -120,8 +124,9 @@ def test_spill_names_do_not_collide(call: Call) -> None:
 def test_large_output_without_spill_dir_is_still_capped(workspace: Path) -> None:
     context = ToolContext(workspace=workspace)
     out = asyncio.run(run.run({"command": "seq 1 100000"}, context))
-    assert out.display["output_path"] is None
-    assert "only its beginning and end are shown" in out.content
+    assert out.display["output_path"] is None and out.full_output is None
+    assert out.content.splitlines()[0].endswith("the complete output was not saved (this session keeps no files)]")
+    assert len(out.content.encode()) < context.budget.inline_bytes + 300
 
 
 def test_invalid_utf8_is_replaced(call: Call) -> None:
@@ -130,8 +135,10 @@ def test_invalid_utf8_is_replaced(call: Call) -> None:
 
 def test_binary_output_is_summarized(call: Call) -> None:
     out = call(run, command=r"printf '\211PNG\r\n\032\n\000\000\000'")
-    assert out.content.startswith("[binary output: 11 bytes, looks like PNG image; not shown]")
+    assert out.content.startswith("[exit code 0 · binary output: 11 bytes, looks like PNG image; not shown · complete output: ")
     assert out.display["binary"] is True
+    assert Path(out.display["output_path"]).read_bytes() == b"\x89PNG\r\n\x1a\n\x00\x00\x00"
+    assert out.shaped and out.full_output == out.display["output_path"]
 
 
 def test_vanished_workspace_is_a_clear_error(tmp_path: Path) -> None:
@@ -164,7 +171,7 @@ before = hwm_kb()
 out = asyncio.run(RunCommandTool().run({"command": "yes", "timeout": 10}, ToolContext(workspace=ws, spill_dir=spill)))
 print(json.dumps({"growth_kb": hwm_kb() - before, "total": out.display["total_bytes"],
                   "chars": len(out.content), "timed_out": out.display["timed_out"],
-                  "spilled": Path(out.display["output_path"]).stat().st_size, "tail": out.content[-400:]}))
+                  "spilled": Path(out.display["output_path"]).stat().st_size, "head": out.content[:400]}))
 """
 
 
@@ -183,6 +190,6 @@ def test_yes_for_ten_seconds_keeps_memory_bounded(tmp_path: Path) -> None:
     assert report["timed_out"] is True
     assert report["growth_kb"] < 100 * 1024
     assert report["total"] > 100 * 1024 * 1024
-    assert report["chars"] < HEAD_LIMIT_BYTES + TAIL_LIMIT_BYTES + 1000
-    assert f"{report['total']:,} bytes" in report["tail"]
+    assert report["chars"] < OutputBudget().inline_bytes + 400
+    assert f"{report['total']:,} bytes" in report["head"]
     assert report["spilled"] == 32 * 1024 * 1024
