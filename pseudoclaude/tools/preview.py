@@ -70,6 +70,8 @@ def shape(capture: StreamCapture) -> Preview:
     marker += "]\n"
     if fragment:
         tail_note = f"… [the end of line {first_tail_line:,}:]\n"
+    elif first_tail_line >= capture.total_lines:
+        tail_note = f"… [line {first_tail_line:,}:]\n"
     else:
         tail_note = f"… [lines {first_tail_line:,}-{capture.total_lines:,}:]\n"
     text = head_text + marker + listed + tail_note + tail_text
