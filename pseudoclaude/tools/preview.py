@@ -57,6 +57,11 @@ def shape(capture: StreamCapture) -> Preview:
             errors = [line for line in errors if line.number < first_tail_line]
             listed = _error_block(errors, scanner, scanner.found - (len(kept) - len(errors)), error_budget)
         start = wider
+    lead = 0
+    spare = room - len(listed.encode("utf-8")) - (len(tail) - start)
+    if not fragment and start > 0 and spare > capture.inline_bytes // 4:
+        lead = min(start, spare)
+        start -= lead
     head_text = utf8_head(head).decode("utf-8", errors="replace")
     if capture.head_cut:
         head_text += " … [line 1 continues]\n"
@@ -65,17 +70,21 @@ def shape(capture: StreamCapture) -> Preview:
     first_omitted = head_lines + 1
     marker = f"… [{omitted_bytes:,} bytes omitted"
     if first_tail_line - 1 >= first_omitted:
-        marker += f": lines {first_omitted:,}-{first_tail_line - 1:,}"
+        marker += f": {_span(first_omitted, first_tail_line - 1)}"
     marker += "; error-like lines among them, numbered:" if errors else ""
     marker += "]\n"
     if fragment:
         tail_note = f"… [the end of line {first_tail_line:,}:]\n"
-    elif first_tail_line >= capture.total_lines:
-        tail_note = f"… [line {first_tail_line:,}:]\n"
+    elif lead:
+        tail_note = f"… [the end of line {first_tail_line - 1:,}, then {_span(first_tail_line, capture.total_lines)}:]\n"
     else:
-        tail_note = f"… [lines {first_tail_line:,}-{capture.total_lines:,}:]\n"
+        tail_note = f"… [{_span(first_tail_line, capture.total_lines)}:]\n"
     text = head_text + marker + listed + tail_note + tail_text
     return Preview(text, 0 if fragment else first_tail_line, tail_text, len(errors))
+
+
+def _span(first: int, last: int) -> str:
+    return f"line {first:,}" if first >= last else f"lines {first:,}-{last:,}"
 
 
 def _tail_start(tail: bytes, size: int, mid_line: bool) -> int:

@@ -1,10 +1,15 @@
 """run_command: a shell command in the workspace, bounded in time, memory and what the model reads.
 
 The mechanics (process group, timeout, cancellation, streaming capture) live
-in ``shell``; this module turns a ``CommandResult`` into what the model reads:
-the output (head and tail when long, a summary when binary), then one status
-line with the exit code or the timeout, the true size and, when the output
-overflowed, the file in the session's spill folder that holds all of it.
+in ``shell``; this module turns a ``CommandResult`` into what the model reads.
+An output that fits the session's inline budget (``ToolContext.budget``) is
+shown whole, followed by a one-line note of how the command ended. A longer
+one is shaped once, here, to that budget (``preview.shape``): a status line
+first (how it ended, the true size in bytes and lines, the duration, where the
+complete output is saved, or why it is not), a short head, the error-like lines
+of the omitted middle with their line numbers, and a longer tail. Such a
+result is marked ``shaped`` and names the spill file as ``full_output``, so
+context governance does not cut it again and points at the complete output.
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ class RunCommandTool:
     description = (
         "Run a bash command in the workspace folder and return its combined stdout and stderr and exit code. "
         "stdin is empty, so interactive commands get end-of-file. The command and everything it started are "
-        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows its "
-        "beginning and end and is saved in full to a file you can read with read_file or search with grep."
+        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows a status "
+        "line, its first lines, the error-like lines of the middle (numbered) and its end, and is saved in full to a "
+        "file you can read with read_file or search with grep."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="command")
