@@ -31,7 +31,10 @@ class Preview:
 
 
 def shape(capture: StreamCapture) -> Preview:
-    """Head, numbered error-like lines of the middle and tail of ``capture``, within ``capture.inline_bytes``."""
+    """Head, numbered error-like lines of the middle and tail of ``capture``, within ``capture.inline_bytes``.
+
+    Call once: it feeds the unshown part of the tail to the capture's scanner.
+    """
     scanner = capture.scanner or ErrorScanner(capture.head.count(b"\n"))
     head, tail = bytes(capture.head), bytes(capture.tail)
     error_budget = int(capture.inline_bytes * ERROR_SHARE)
@@ -119,6 +122,6 @@ def _error_block(errors: list[ErrorLine], scanner: ErrorScanner, total: int, bud
     left = max(total, len(errors)) - len(chosen) - len(later)
     gap = ""
     if left > 0 or not scanner.exact:
-        more = f"{left:,}" if scanner.exact else f"at least {left:,}"
-        gap = f"  … [{more} more error-like lines not listed]\n"
+        more = f"{left:,} more error-like lines" if scanner.exact else "more error-like lines (too many to count)"
+        gap = f"  … [{more} not listed]\n"
     return "".join(chosen) + gap + "".join(later)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import BinaryIO
 
@@ -79,6 +80,18 @@ def test_preview_numbers_the_error_lines_of_the_middle_and_keeps_the_end() -> No
     assert preview.text.endswith("ok 5000\n1 failed, 4999 passed")
     assert len(preview.text.encode()) <= 2000
     assert preview.text.startswith("ok 1\nok 2\n")
+
+
+def test_preview_counts_the_error_lines_it_does_not_list() -> None:
+    capture = StreamCapture(inline_bytes=2000)
+    for i in range(1, 5001):
+        capture.feed(f"error: number {i}\n".encode() if i % 50 == 0 else f"ok {i}\n".encode())
+    text = shape(capture).text
+    first_tail = int(re.search(r"… \[lines ([\d,]+)-5,000:\]", text).group(1).replace(",", ""))  # type: ignore[union-attr]
+    listed = re.findall(r"^(\d+): error: number \d+$", text, re.MULTILINE)
+    more = int(re.search(r"… \[(\d+) more error-like lines not listed\]", text).group(1))  # type: ignore[union-attr]
+    assert len(listed) + more == len([n for n in range(50, first_tail, 50)])
+    assert all(int(n) % 50 == 0 for n in listed)
 
 
 def test_scanner_keeps_first_and_last_error_lines_of_a_flood() -> None:
