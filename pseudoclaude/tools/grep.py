@@ -3,8 +3,10 @@
 The engine is chosen once, at construction (``GrepTool(rg_path=None)`` forces
 the fallback); both feed the same ``_Collector``, so what the model sees does
 not depend on whether ripgrep is installed. All results are consumed (memory
-stays bounded: beyond the caps only counts are kept), so the note about what
-was left out is exact.
+stays bounded: beyond the caps only counts are kept, and the entries go to a
+spill file), so the note about what was left out is exact, and it names the
+file that holds the complete list. The size cap is the session's inline
+output budget (``ToolContext.budget``), like a command's output.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-from typing import Any, Literal, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO, Literal, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
@@ -25,11 +28,13 @@ from pseudoclaude.tools.grep_search import (
     python_search,
     rg_search,
 )
+from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.shell import open_spill_file
 
 MAX_FILES = 200
 MAX_CONTENT_LINES = 300
-MAX_OUTPUT_BYTES = 40_000
+_FRAME_BYTES = 400
 LINE_LIMIT_CHARS = 500
 MAX_CONTEXT = 20
 
@@ -58,7 +63,8 @@ class GrepTool:
         "Search file contents with a regular expression. Skips files ignored by .gitignore, the .git folder "
         "and binary files. output_mode 'files_with_matches' (default) lists matching files, 'content' shows "
         "matching lines as path:line:text (context lines as path-line-text), 'count' shows matches per file. "
-        f"Results are capped ({MAX_FILES} files, {MAX_CONTENT_LINES} lines) with a count of what was left out."
+        f"Results are capped ({MAX_FILES} files, {MAX_CONTENT_LINES} lines, and a size budget) with a count of what was "
+        "left out; the complete list is then saved to a file you can read."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("Grep",), key_argument="pattern", path_arguments=("path",), default_path=".")
@@ -84,16 +90,21 @@ class GrepTool:
         )
         compile_pattern(query)
         collector = _Collector(ctx, mode, query.context)
-        if self.rg_path is not None:
-            try:
-                async with contextlib.aclosing(rg_search(query, self.rg_path)) as found:
-                    async for hits in found:
-                        collector.add(hits)
-            except (EngineFailed, FileNotFoundError, PermissionError):
-                collector = _Collector(ctx, mode, query.context)
+        try:
+            if self.rg_path is not None:
+                try:
+                    async with contextlib.aclosing(rg_search(query, self.rg_path)) as found:
+                        async for hits in found:
+                            collector.add(hits)
+                except (EngineFailed, FileNotFoundError, PermissionError):
+                    collector.discard()
+                    collector = _Collector(ctx, mode, query.context)
+                    await asyncio.to_thread(_collect_python, query, collector)
+            else:
                 await asyncio.to_thread(_collect_python, query, collector)
-        else:
-            await asyncio.to_thread(_collect_python, query, collector)
+        except BaseException:
+            collector.discard()
+            raise
         return collector.output(query, display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace")
 
 
@@ -103,15 +114,27 @@ def _collect_python(query: Query, collector: _Collector) -> None:
 
 
 class _Collector:
-    """Turns a stream of ``FileHits`` into capped text plus exact totals."""
+    """Turns a stream of ``FileHits`` into capped text plus exact totals, and the complete list in a spill file.
+
+    What is shown is capped by ``MAX_FILES``/``MAX_CONTENT_LINES`` and by the
+    inline budget (``ctx.budget.inline_bytes``). The moment an entry does not
+    fit, the entries so far and every later one go to a file in the session's
+    spill folder, so the result can name where the complete list is.
+    """
 
     def __init__(self, ctx: ToolContext, mode: Mode, context: int) -> None:
         self._ctx = ctx
         self._mode = mode
         self._context = context
+        self._limit = max(1_000, ctx.budget.inline_bytes - _FRAME_BYTES)
         self._out: list[str] = []
         self._bytes = 0
         self._capped = False
+        self._spill: BinaryIO | None = None
+        self._spilled = 0
+        self.spill_path: Path | None = None
+        self.spill_error: str | None = None
+        self.spill_full = False
         self.files = 0
         self.matches = 0
         self.hidden_files = 0
@@ -123,39 +146,89 @@ class _Collector:
             self.matches += hits.count
         if self._mode == "content":
             self._add_lines(hits)
-        elif self.files > MAX_FILES:
+            return
+        shown = display_path(self._ctx, hits.path)
+        entry = f"{shown}:{hits.count}" if self._mode == "count" else shown
+        if not self._show(entry, self.files > MAX_FILES):
             self.hidden_files += 1
-        else:
-            shown = display_path(self._ctx, hits.path)
-            self._out.append(f"{shown}:{hits.count}" if self._mode == "count" else shown)
 
     def _add_lines(self, hits: FileHits) -> None:
         shown = display_path(self._ctx, hits.path)
         previous: int | None = None
         shown_matches = 0
         for line in hits.lines:
-            if self._capped:
-                break
             text = line.text.rstrip("\r")
             if len(text) > LINE_LIMIT_CHARS:
                 text = text[:LINE_LIMIT_CHARS] + " … [line cut]"
             sep = ":" if line.is_match else "-"
             entry = f"{shown}{sep}{line.number}{sep}{text}"
             starts_group = previous is None or line.number != previous + 1
-            if self._context and starts_group and self._out:
+            if self._context and starts_group and (self._out or self._spilled):
                 entry = "--\n" + entry
-            size = len(entry.encode("utf-8")) + 1
-            if len(self._out) >= MAX_CONTENT_LINES or self._bytes + size > MAX_OUTPUT_BYTES:
-                self._capped = True
-                break
-            self._out.append(entry)
-            self._bytes += size
             previous = line.number
-            shown_matches += line.is_match
+            if self._show(entry, len(self._out) >= MAX_CONTENT_LINES):
+                shown_matches += line.is_match
         self.hidden_matches += hits.count - shown_matches
         self.hidden_files += shown_matches == 0
 
+    def _show(self, entry: str, over_count: bool) -> bool:
+        """Show ``entry`` if it still fits; every entry also goes to the spill file once one did not."""
+        size = len(entry.encode("utf-8")) + 1
+        fits = not self._capped and not over_count and self._bytes + size <= self._limit
+        if fits:
+            self._out.append(entry)
+            self._bytes += size
+        elif not self._capped:
+            self._capped = True
+            self._start_spill()
+        self._write(entry)
+        return fits
+
+    def _start_spill(self) -> None:
+        if self._ctx.spill_dir is None:
+            self.spill_error = "the complete list was not saved (this session keeps no files)"
+            return
+        try:
+            self.spill_path, self._spill = open_spill_file(self._ctx.spill_dir, "grep")
+        except OSError as error:
+            self.spill_error = f"the complete list could not be saved: {error.strerror or error}"
+
+    def _write(self, entry: str) -> None:
+        if self._spill is None:
+            return
+        data = ("\n".join(self._out) + "\n" if not self._spilled and self._out else "") + entry + "\n"
+        encoded = data.encode("utf-8", errors="replace")
+        if self._spilled + len(encoded) > SPILL_LIMIT_BYTES:
+            self.spill_full = True
+            return
+        try:
+            self._spill.write(encoded)
+        except OSError as error:
+            self.discard()
+            self.spill_error = f"the complete list could not be saved: {error.strerror or error}"
+            return
+        self._spilled += len(encoded)
+
+    def discard(self) -> None:
+        """Close and remove the spill file (the search is being redone or failed)."""
+        self.close()
+        if self.spill_path is not None:
+            with contextlib.suppress(OSError):
+                self.spill_path.unlink()
+            self.spill_path = None
+
+    def close(self) -> None:
+        if self._spill is not None:
+            spill, self._spill = self._spill, None
+            try:
+                spill.close()
+            except OSError as error:
+                self._spill = None
+                self.discard()
+                self.spill_error = f"the complete list could not be saved: {error.strerror or error}"
+
     def output(self, query: Query, where: str) -> ToolOutput:
+        self.close()
         display = {"files": self.files, "matches": self.matches, "mode": self._mode}
         if not self.files:
             return ToolOutput(f"No matches for {query.pattern!r} in {where}.", summary=f"grep {query.pattern}: no matches", display=display)
@@ -165,11 +238,20 @@ class _Collector:
         else:
             header = f"{self.matches} matching line{'s' if self.matches != 1 else ''} in {self.files} file{plural}:"
         body = "\n".join([header, *self._out]) + "\n"
-        if self.hidden_files or self.hidden_matches:
+        cut = bool(self.hidden_files or self.hidden_matches)
+        if cut:
             if self._mode == "content":
-                body += f"… {self.hidden_matches} more matching lines ({self.hidden_files} more files) not shown; narrow the pattern, path or glob\n"
+                body += f"… {self.hidden_matches} more matching lines ({self.hidden_files} more files) not shown; narrow the pattern, path or glob"
             else:
-                body += f"… {self.hidden_files} more files not shown; narrow the pattern, path or glob\n"
+                body += f"… {self.hidden_files} more files not shown; narrow the pattern, path or glob"
+            body += f"; {self._where_complete()}\n"
         found = f"{self.files} file{plural}" if self._mode == "files_with_matches" else f"{self.matches} lines in {self.files} file{plural}"
-        return ToolOutput(body, summary=f"grep {query.pattern}: {found}", display=display)
+        path = str(self.spill_path) if cut and self.spill_path is not None else None
+        return ToolOutput(body, summary=f"grep {query.pattern}: {found}", display=display, shaped=cut, full_output=path)
 
+    def _where_complete(self) -> str:
+        if self.spill_path is None:
+            return self.spill_error or "the complete list was not saved"
+        if self.spill_full:
+            return f"only the first {self._spilled:,} bytes of the complete list ({SPILL_LIMIT_BYTES // (1024 * 1024)} MiB disk cap) are in {self.spill_path}"
+        return f"the complete list is in {self.spill_path}"

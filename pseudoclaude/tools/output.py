@@ -1,22 +1,30 @@
-"""Bounded capture of a byte stream, and binary sniffing.
+"""Bounded capture of a byte stream shaped for a preview, and binary sniffing.
 
-``StreamCapture`` keeps at most ``head_limit + tail_limit`` bytes in memory
-however much is fed to it: the first bytes verbatim, then a rolling tail, and
-the true total. While the stream still fits it is kept whole; the moment it
-would no longer fit, everything seen so far (still complete at that point) is
-written to a spill file, and every later chunk is appended there, so the file
-holds the full stream. The spill file itself stops growing at
-``spill_limit`` bytes (disk is a resource too); the total keeps counting.
+``StreamCapture`` is sized by the inline budget of one output and keeps, however
+much is fed to it: a short head (whole lines, ``HEAD_SHARE`` of the budget and at
+most ``HEAD_MAX_LINES`` lines), a rolling tail of at least the budget, the
+error-like lines of what streamed between them (``errorlines.ErrorScanner``,
+numbered), and the true byte and line counts. While the stream still fits the
+budget it is kept whole; the moment it no longer does, everything seen so far
+(still complete at that point) is written to a spill file and every later
+chunk is appended there, so the file holds the complete output. The file stops
+growing at ``spill_limit`` bytes (disk is a resource too); a spill that fails
+(disk full, folder not writable) is removed, so nothing names a partial file
+as if it were whole, and ``spill_error`` says why. ``preview.shape`` turns a
+finished capture into what the model reads.
 """
 
 from __future__ import annotations
 
 import mimetypes
+import os
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-HEAD_LIMIT_BYTES = 20_000
-TAIL_LIMIT_BYTES = 20_000
+from pseudoclaude.tools.errorlines import ErrorScanner
+
+HEAD_SHARE = 0.15
+HEAD_MAX_LINES = 12
 SPILL_LIMIT_BYTES = 32 * 1024 * 1024
 SNIFF_BYTES = 8192
 
@@ -100,94 +108,155 @@ def utf8_tail(data: bytes) -> bytes:
 
 
 class StreamCapture:
-    """Head + rolling tail + true byte count of a stream, spilling the whole stream to a file when it overflows."""
+    """Head + rolling tail + error-like middle lines + true counts of a stream; spills the whole stream when it overflows."""
 
     def __init__(
         self,
         *,
-        head_limit: int = HEAD_LIMIT_BYTES,
-        tail_limit: int = TAIL_LIMIT_BYTES,
+        inline_bytes: int,
         open_spill: SpillOpener | None = None,
         spill_limit: int = SPILL_LIMIT_BYTES,
     ) -> None:
-        self._head = bytearray()
-        self._tail = bytearray()
-        self._head_limit = head_limit
-        self._tail_limit = tail_limit
+        self.inline_bytes = inline_bytes
+        self.head_limit = max(64, int(inline_bytes * HEAD_SHARE))
+        self.tail_limit = inline_bytes
+        self.head = bytearray()
+        self.head_cut = False
+        self.tail = bytearray()
+        self.scanner: ErrorScanner | None = None
+        self.total_bytes = 0
+        self.evicted_bytes = 0
+        self.mid_line = False
+        self._newlines = 0
+        self._ends_in_newline = True
+        self._sample = bytearray()
         self._open_spill = open_spill
         self._spill_limit = spill_limit
         self._spill: BinaryIO | None = None
-        self._spilled_bytes = 0
+        self._spill_started = False
+        self.spilled_bytes = 0
         self.spill_path: Path | None = None
         self.spill_error: str | None = None
-        self.total_bytes = 0
 
     @property
     def truncated(self) -> bool:
-        """True when bytes were dropped from memory (the middle of the stream)."""
-        return self.total_bytes > self._head_limit + self._tail_limit
+        """True when the stream is larger than the inline budget (a preview must cut it)."""
+        return self.total_bytes > self.inline_bytes
+
+    @property
+    def total_lines(self) -> int:
+        """Lines in the whole stream (an unterminated last line counts)."""
+        return self._newlines + (0 if self._ends_in_newline else 1)
 
     @property
     def spill_complete(self) -> bool:
         """True when the spill file holds the whole stream."""
-        return self.spill_path is not None and self._spilled_bytes == self.total_bytes
+        return self.spill_path is not None and self.spilled_bytes == self.total_bytes
 
     def feed(self, chunk: bytes) -> None:
         if not chunk:
             return
-        if self._spill is None and self.spill_path is None and self._open_spill is not None:
-            if self.total_bytes + len(chunk) > self._head_limit + self._tail_limit:
-                self._start_spill()
+        if len(self._sample) < SNIFF_BYTES:
+            self._sample += chunk[: SNIFF_BYTES - len(self._sample)]
+        if not self._spill_started and self._open_spill is not None and self.total_bytes + len(chunk) > self.inline_bytes:
+            self._start_spill()
         if self._spill is not None:
             self._write_spill(chunk)
         self.total_bytes += len(chunk)
-        room = self._head_limit - len(self._head)
-        if room > 0:
-            self._head += chunk[:room]
-            chunk = chunk[room:]
+        self._newlines += chunk.count(b"\n")
+        self._ends_in_newline = chunk.endswith(b"\n")
+        if self.scanner is None:
+            chunk = self._fill_head(chunk)
         if chunk:
-            self._tail += chunk
-            excess = len(self._tail) - self._tail_limit
-            if excess > 0 and self.truncated:
-                del self._tail[:excess]
+            self.tail += chunk
+            if len(self.tail) > 2 * self.tail_limit:
+                self._evict(len(self.tail) - self.tail_limit)
+
+    def save_now(self) -> None:
+        """Spill what was captured even though it fits (a binary output is never shown, so it is saved instead)."""
+        if not self._spill_started and self._open_spill is not None and self.total_bytes and not self.evicted_bytes:
+            self._start_spill()
 
     def close(self) -> None:
         if self._spill is not None:
-            self._spill.close()
+            try:
+                self._spill.close()
+            except OSError as error:
+                self._spill = None
+                self._fail_spill(error)
             self._spill = None
 
     def sample(self) -> bytes:
         """The first bytes seen, for binary sniffing."""
-        return bytes(self._head[:SNIFF_BYTES])
+        return bytes(self._sample)
 
-    def text(self) -> str:
-        """What was kept, decoded (bad bytes replaced), with a marker where the middle was dropped."""
-        if not self.truncated:
-            return (bytes(self._head) + bytes(self._tail)).decode("utf-8", errors="replace")
-        omitted = self.total_bytes - len(self._head) - len(self._tail)
-        head = utf8_head(bytes(self._head)).decode("utf-8", errors="replace")
-        tail = utf8_tail(bytes(self._tail)).decode("utf-8", errors="replace")
-        return f"{head}\n\n… [{omitted:,} bytes omitted] …\n\n{tail}"
+    def _fill_head(self, chunk: bytes) -> bytes:
+        room = self.head_limit - len(self.head)
+        take = chunk[:room]
+        done = len(chunk) >= room
+        need = HEAD_MAX_LINES - self.head.count(b"\n")
+        at = -1
+        while need > 0 and (at := take.find(b"\n", at + 1)) >= 0:
+            need -= 1
+        if need <= 0:
+            take, done = take[: at + 1], True
+        self.head += take
+        rest = chunk[len(take) :]
+        if not done:
+            return rest
+        carry = b""
+        if not self.head.endswith(b"\n"):
+            newline = self.head.rfind(b"\n")
+            if newline < 0:
+                self.head_cut = True
+            else:
+                carry = bytes(self.head[newline + 1 :])
+                del self.head[newline + 1 :]
+        self.mid_line = self.head_cut
+        self.scanner = ErrorScanner(start_line=self.head.count(b"\n"))
+        return carry + rest
+
+    def _evict(self, count: int) -> None:
+        assert self.scanner is not None
+        block = bytes(self.tail[:count])
+        del self.tail[:count]
+        self.scanner.feed(block)
+        self.evicted_bytes += count
+        self.mid_line = not block.endswith(b"\n")
 
     def _start_spill(self) -> None:
         assert self._open_spill is not None
+        self._spill_started = True
         try:
             self.spill_path, self._spill = self._open_spill()
         except OSError as error:
-            self.spill_error = f"could not save the full output: {error.strerror or error}"
+            self.spill_error = f"the complete output could not be saved: {error.strerror or error}"
             return
-        self._write_spill(bytes(self._head) + bytes(self._tail))
+        self._write_spill(bytes(self.head) + bytes(self.tail))
 
     def _write_spill(self, data: bytes) -> None:
         assert self._spill is not None
-        room = self._spill_limit - self._spilled_bytes
+        room = self._spill_limit - self.spilled_bytes
         if room <= 0:
             return
         try:
             self._spill.write(data[:room])
         except OSError as error:
-            self.spill_error = f"saving the full output failed: {error.strerror or error}"
-            self._spill.close()
-            self._spill = None
+            spill, self._spill = self._spill, None
+            try:
+                spill.close()
+            except OSError:
+                pass
+            self._fail_spill(error)
             return
-        self._spilled_bytes += min(room, len(data))
+        self.spilled_bytes += min(room, len(data))
+
+    def _fail_spill(self, error: OSError) -> None:
+        if self.spill_path is not None:
+            try:
+                os.unlink(self.spill_path)
+            except OSError:
+                pass
+        self.spill_path = None
+        self.spilled_bytes = 0
+        self.spill_error = f"the complete output could not be saved: {error.strerror or error}"

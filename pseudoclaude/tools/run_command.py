@@ -1,10 +1,15 @@
 """run_command: a shell command in the workspace, bounded in time, memory and what the model reads.
 
 The mechanics (process group, timeout, cancellation, streaming capture) live
-in ``shell``; this module turns a ``CommandResult`` into what the model reads:
-the output (head and tail when long, a summary when binary), then one status
-line with the exit code or the timeout, the true size and, when the output
-overflowed, the file in the session's spill folder that holds all of it.
+in ``shell``; this module turns a ``CommandResult`` into what the model reads.
+An output that fits the session's inline budget (``ToolContext.budget``) is
+shown whole, followed by a one-line note of how the command ended. A longer
+one is shaped once, here, to that budget (``preview.shape``): a status line
+first (how it ended, the true size in bytes and lines, the duration, where the
+complete output is saved, or why it is not), a short head, the error-like lines
+of the omitted middle with their line numbers, and a longer tail. Such a
+result is marked ``shaped`` and names the spill file as ``full_output``, so
+context governance does not cut it again and points at the complete output.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pseudoclaude.tools.output import (
     guess_type,
     looks_binary_stream,
 )
+from pseudoclaude.tools.preview import shape
 from pseudoclaude.tools.shell import CommandResult, open_spill_file, run_shell
 
 DEFAULT_TIMEOUT_S = 120
@@ -46,8 +52,9 @@ class RunCommandTool:
     description = (
         "Run a bash command in the workspace folder and return its combined stdout and stderr and exit code. "
         "stdin is empty, so interactive commands get end-of-file. The command and everything it started are "
-        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows its "
-        "beginning and end and is saved in full to a file you can read with read_file or search with grep."
+        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows a status "
+        "line, its first lines, the error-like lines of the middle (numbered) and its end, and is saved in full to a "
+        "file you can read with read_file or search with grep."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="command")
@@ -59,45 +66,45 @@ class RunCommandTool:
         if not ctx.workspace.is_dir():
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it")
         opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
-        capture = StreamCapture(open_spill=opener)
+        capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener)
         try:
             result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture)
         except FileNotFoundError:
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it") from None
         except PermissionError as error:
             raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror}") from None
+        if looks_binary_stream(capture.sample()):
+            capture.save_now()
+            capture.close()
         return _render(command, timeout_s, result)
 
 
 def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
     capture = result.capture
     sample = capture.sample()
-    binary = looks_binary_stream(sample) if sample else False
-    if binary:
-        body = f"[binary output: {capture.total_bytes:,} bytes, looks like {guess_type(sample)}; not shown]\n"
-    else:
-        body = capture.text()
-        if body and not body.endswith("\n"):
-            body += "\n"
-    notes: list[str] = []
-    if result.timed_out:
-        notes.append(f"timed out after {timeout_s} s; the command and its child processes were killed")
-    else:
-        notes.append(f"exit code {result.exit_code}")
-    if result.stopped_background:
-        notes.append("background processes still holding the output were stopped")
-    if capture.truncated and not binary:
-        notes.append(f"output was {capture.total_bytes:,} bytes; only its beginning and end are shown")
-    if capture.spill_path is not None:
-        whole = "full output" if capture.spill_complete else f"first {SPILL_LIMIT_BYTES // (1024 * 1024)} MiB of the output"
-        notes.append(f"{whole} saved to {capture.spill_path}")
-    if capture.spill_error:
-        notes.append(capture.spill_error)
+    binary = looks_binary_stream(sample)
+    ending = _ending(timeout_s, result)
+    shaped = binary or capture.truncated
+    tail = ""
     if not capture.total_bytes:
-        body = "(no output)\n"
-    content = body + "[" + "; ".join(notes) + "]"
+        content = "(no output)\n[" + ending + "]"
+    elif binary:
+        content = f"[{ending} · binary output: {capture.total_bytes:,} bytes, looks like {guess_type(sample)}; not shown · {_saved(capture)}]"
+    elif capture.truncated:
+        preview = shape(capture)
+        tail = _tail_lines(preview.tail, 12)
+        content = f"[{ending} · {_size(capture)} · {result.duration_s:.1f} s · {_saved(capture)}]\n" + preview.text
+        if not content.endswith("\n"):
+            content += "\n"
+    else:
+        body = (bytes(capture.head) + bytes(capture.tail)).decode("utf-8", errors="replace")
+        if not body.endswith("\n"):
+            body += "\n"
+        tail = _tail_lines(body, 12)
+        content = body + "[" + ending + "]"
     status = "timed out" if result.timed_out else f"exit {result.exit_code}"
     first = command.strip().splitlines()[0] if command.strip() else command
+    path = str(capture.spill_path) if capture.spill_path is not None else None
     return ToolOutput(
         content,
         is_error=result.timed_out,
@@ -107,12 +114,44 @@ def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
             "exit_code": result.exit_code,
             "timed_out": result.timed_out,
             "total_bytes": capture.total_bytes,
-            "output_path": str(capture.spill_path) if capture.spill_path is not None else None,
+            "output_path": path,
             "duration_s": round(result.duration_s, 3),
             "binary": binary,
-            "tail": "" if binary else _tail_lines(body, 12),
-            "output_lines": 0 if binary or not capture.total_bytes else len(body.splitlines()),
+            "tail": tail,
+            "output_lines": 0 if binary else capture.total_lines,
         },
+        shaped=shaped,
+        full_output=path if shaped else None,
+    )
+
+
+def _ending(timeout_s: int, result: CommandResult) -> str:
+    """How the command ended, for the status line."""
+    if result.timed_out:
+        ending = f"timed out after {timeout_s} s; the command and its child processes were killed"
+    elif result.exit_code is not None and result.exit_code < 0:
+        ending = f"killed by signal {-result.exit_code}"
+    else:
+        ending = f"exit code {result.exit_code}"
+    if result.stopped_background:
+        ending += "; background processes still holding the output were stopped"
+    return ending
+
+
+def _size(capture: StreamCapture) -> str:
+    lines = capture.total_lines
+    return f"{capture.total_bytes:,} bytes, {lines:,} line{'s' if lines != 1 else ''}"
+
+
+def _saved(capture: StreamCapture) -> str:
+    """Where the complete output is, said honestly (partly saved, not saved and why)."""
+    if capture.spill_path is None:
+        return capture.spill_error or "the complete output was not saved (this session keeps no files)"
+    if capture.spill_complete:
+        return f"complete output: {capture.spill_path}"
+    return (
+        f"only the first {capture.spilled_bytes:,} of {capture.total_bytes:,} bytes "
+        f"({SPILL_LIMIT_BYTES // (1024 * 1024)} MiB disk cap) saved to {capture.spill_path}"
     )
 
 

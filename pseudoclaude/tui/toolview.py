@@ -2,7 +2,7 @@
 
 Pure functions from event data to Rich renderables, so they are tested on a
 fixed-width console. A result never floods the screen: the first (or, for
-commands, the last) few lines are shown, with "+N lines" for the rest.
+commands, the last) few lines are shown, with a count of the rest.
 
 Which argument a title shows is each tool's declared ``key_argument``:
 ``keys`` maps tool names to it (``ToolRegistry.display_keys()`` of the
@@ -66,7 +66,10 @@ def tool_block(
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
     elif isinstance(display.get("tail"), str) and display["tail"]:
-        body += output_tail(display["tail"], total_lines=int(display.get("output_lines") or 0))
+        path = display.get("output_path")
+        body += output_tail(
+            display["tail"], total_lines=int(display.get("output_lines") or 0), full_output=path if isinstance(path, str) else None
+        )
     elif isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
     for number, line in enumerate(body):
@@ -93,10 +96,12 @@ def _diff_row(row: str) -> Text:
     return Text(row, style="dim")
 
 
-def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0) -> list[Text]:
+def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0, full_output: str | None = None) -> list[Text]:
     """The last lines of a command's output (a trailing ``[exit code ...]`` note dropped).
 
-    ``total_lines``: how many lines the whole output had, when ``content`` is only its tail.
+    ``total_lines``: how many lines the whole output had, when ``content`` is
+    only its tail; ``full_output``: the file that holds all of it. The count
+    line says how many of how many lines are hidden, so it adds up.
     """
     rows = content.rstrip("\n").splitlines()
     if rows and rows[-1].startswith("[") and rows[-1].endswith("]"):
@@ -104,9 +109,11 @@ def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0) -
     if rows == ["(no output)"] or not rows:
         return []
     shown = [Text(row[:200], style="dim") for row in rows[-limit:]]
-    hidden = max(len(rows), total_lines) - len(shown)
+    total = max(len(rows), total_lines)
+    hidden = total - len(shown)
     if hidden > 0:
-        shown.insert(0, Text(f"… +{hidden} lines", style="dim"))
+        where = f" (full output: {full_output})" if full_output else ""
+        shown.insert(0, Text(f"… {hidden:,} of {total:,} lines hidden{where}", style="dim"))
     return shown
 
 

@@ -56,14 +56,16 @@ class Scenario:
 def make_workspace(root: Path) -> Path:
     ws = root / "ws"
     ws.mkdir()
-    (ws / "big.txt").write_text("".join(f"big line {i:05d} " + "x" * 40 + "\n" for i in range(260)))
+    (ws / "big").mkdir()
+    for i in range(200):
+        (ws / "big" / f"a_rather_long_file_name_for_a_long_listing_{i:04d}.txt").write_text("")
     for n in range(8):
         (ws / f"s{n}.txt").write_text("".join(f"file {n} line {i:04d} lorem ipsum dolor sit amet\n" for i in range(110)))
     return ws
 
 
 def steps() -> list[Step]:
-    big = Reply(text="Printing big.txt.", calls=(Call("run_command", json.dumps({"command": "cat big.txt"})),))
+    big = Reply(text="Listing big/.", calls=(Call("glob", json.dumps({"pattern": "big/*.txt"})),))
     reads = [f"s{n}.txt" for n in range(8)]
     return [big] + [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from pseudoclaude.tools import ToolContext, ToolError
+from pseudoclaude.tools.base import OutputBudget
 from pseudoclaude.tools.grep import MAX_CONTENT_LINES, MAX_FILES, GrepTool
 
 from .conftest import Call
@@ -106,12 +107,43 @@ def test_content_is_capped_with_exact_count_left_out(call: Call, workspace: Path
 
 
 @pytest.mark.parametrize("engine", ["rg", "python"])
-def test_files_are_capped_with_count(call: Call, workspace: Path, engine: str) -> None:
+def test_files_are_capped_with_count_and_the_complete_list_is_saved(call: Call, workspace: Path, engine: str) -> None:
     for i in range(MAX_FILES + 4):
         (workspace / f"f{i:03}.txt").write_text("needle\n")
-    lines = call(_engine(engine), pattern="needle").content.splitlines()
-    assert lines[-1] == "… 4 more files not shown; narrow the pattern, path or glob"
+    out = call(_engine(engine), pattern="needle")
+    lines = out.content.splitlines()
+    assert lines[-1] == f"… 4 more files not shown; narrow the pattern, path or glob; the complete list is in {out.full_output}"
     assert len(lines) == MAX_FILES + 2
+    assert out.shaped and out.full_output is not None
+    assert Path(out.full_output).read_text().splitlines() == [f"f{i:03}.txt" for i in range(MAX_FILES + 4)]
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_content_is_capped_by_the_inline_budget(workspace: Path, tmp_path: Path, engine: str) -> None:
+    (workspace / "wide.txt").write_text("".join(f"needle {i:04} " + "x" * 80 + "\n" for i in range(250)))
+    context = ToolContext(workspace=workspace, spill_dir=tmp_path / "spill", budget=OutputBudget(inline_bytes=6_000))
+    out = asyncio.run(_engine(engine).run({"pattern": "needle", "output_mode": "content"}, context))
+    assert len(out.content.encode()) < 6_000 + 300
+    shown = len(out.content.splitlines()) - 2
+    assert out.content.splitlines()[-1].startswith(f"… {250 - shown} more matching lines (0 more files) not shown")
+    assert out.shaped and out.full_output is not None
+    complete = Path(out.full_output).read_text().splitlines()
+    assert len(complete) == 250 and complete[-1].startswith("wide.txt:250:needle 0249 ")
+    assert complete[:shown] == out.content.splitlines()[1:-1]
+
+
+def test_a_cut_result_without_a_spill_folder_says_so(workspace: Path) -> None:
+    for i in range(MAX_FILES + 1):
+        (workspace / f"f{i:03}.txt").write_text("needle\n")
+    out = asyncio.run(fallback.run({"pattern": "needle"}, ToolContext(workspace=workspace)))
+    assert out.content.splitlines()[-1].endswith("; the complete list was not saved (this session keeps no files)")
+    assert out.shaped and out.full_output is None
+
+
+def test_an_uncut_result_is_not_saved(call: Call, tree: Path, ctx: ToolContext) -> None:
+    out = call(fallback, pattern="hello")
+    assert not out.shaped and out.full_output is None
+    assert ctx.spill_dir is not None and not ctx.spill_dir.exists()
 
 
 @pytest.mark.parametrize("engine", ["rg", "python"])

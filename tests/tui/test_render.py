@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+from pathlib import Path
 
 from rich.console import Console
 
@@ -10,11 +12,13 @@ from pseudoclaude.agent import events as ev
 from pseudoclaude.tui.render import TurnView, compact_number
 from pseudoclaude.agent.facade import AgentStatus
 from pseudoclaude.tui.status import format_status
+from pseudoclaude.tools import ToolContext
+from pseudoclaude.tools.run_command import RunCommandTool
 from pseudoclaude.tui.toolview import key_argument, output_tail, tool_block
 
 
-def console() -> Console:
-    return Console(file=io.StringIO(), width=80, color_system=None)
+def console(width: int = 80) -> Console:
+    return Console(file=io.StringIO(), width=width, color_system=None)
 
 
 def text_of(c: Console) -> str:
@@ -47,7 +51,7 @@ def test_an_edit_shows_its_diff_without_headers_and_cut_to_a_few_lines() -> None
 
 def test_a_command_shows_the_tail_of_its_output() -> None:
     content = "".join(f"out {i}\n" for i in range(20)) + "[exit code 0]"
-    assert [t.plain for t in output_tail(content, limit=3)] == ["… +17 lines", "out 17", "out 18", "out 19"]
+    assert [t.plain for t in output_tail(content, limit=3)] == ["… 17 of 20 lines hidden", "out 17", "out 18", "out 19"]
     assert output_tail("(no output)\n[exit code 0]") == []
 
 
@@ -94,5 +98,16 @@ def test_a_finished_command_block_shows_the_tail_the_tool_reports() -> None:
     display = {"exit_code": 0, "tail": "\n".join(f"line {i}" for i in range(88, 100)), "output_lines": 100}
     c.print(tool_block("run_command", {"command": "seq 100"}, is_error=False, summary="$ seq 100 (exit 0, 292 bytes)", display=display))
     lines = text_of(c).splitlines()
-    assert lines[:3] == ["● run_command(seq 100)", "  ⎿ $ seq 100 (exit 0, 292 bytes)", "    … +94 lines"]
+    assert lines[:3] == ["● run_command(seq 100)", "  ⎿ $ seq 100 (exit 0, 292 bytes)", "    … 94 of 100 lines hidden"]
     assert lines[-1] == "    line 99"
+
+
+def test_a_long_command_block_says_how_many_of_how_many_lines_are_hidden_and_where_they_are(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    context = ToolContext(workspace=tmp_path / "ws", spill_dir=tmp_path / "spill")
+    out = asyncio.run(RunCommandTool().run({"command": "seq 1 20000"}, context))
+    c = console(width=400)
+    c.print(tool_block("run_command", {"command": "seq 1 20000"}, is_error=False, summary=out.summary, display=out.display))
+    lines = text_of(c).splitlines()
+    assert lines[2] == f"    … 19,994 of 20,000 lines hidden (full output: {out.full_output})"
+    assert lines[-1] == "    20000"
