@@ -17,7 +17,7 @@ and only down, by two rules:
 Beyond the seed, the budget is the one place that sizes tool output (the
 runner hands it to the tools as their ``OutputBudget``): a shaped command or
 search output takes ``inline_output_bytes`` (about 4k tokens at most, 8% of
-a small window), a page of a file ``read_page_bytes`` (about 60 KB, whole
+a small window), a page of a file ``read_page_bytes`` (about 64 KB, whole
 files, at 128k and above; below, it shrinks faster than the window, so a
 small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and at ``shrink_threshold``
 (half the window) older large results shrink to previews in one batch.
@@ -48,7 +48,7 @@ RESERVE_FRACTION = 0.30
 OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
-READ_PAGE_MAX_BYTES = 60_000
+READ_PAGE_MAX_BYTES = 64_000
 READ_PAGE_MIN_BYTES = 2_000
 READ_PAGE_SHRINK_EXPONENT = 1.3
 SHRINK_THRESHOLD_FRACTION = 0.5

@@ -82,7 +82,7 @@ class OutputBudget:
     """
 
     inline_bytes: int = 14_000
-    read_bytes: int = 60_000
+    read_bytes: int = 64_000
     result_limit_bytes: int = 50_000
 
 

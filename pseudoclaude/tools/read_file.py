@@ -1,7 +1,7 @@
 """read_file: numbered lines of a text file, the whole file when the budget allows.
 
 A page holds as much of the file as ``ToolContext.budget.read_bytes`` allows
-(about 60 KB at 128k windows and above, so most files come whole in one call;
+(about 64 KB at 128k windows and above, so most files come whole in one call;
 less at small windows, where the budget scales it down) and, when the model
 gives one, at most ``limit`` lines. The budget counts the file's bytes shown,
 each line at least ``MIN_LINE_BYTES`` (its number costs about that much), so a

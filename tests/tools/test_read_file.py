@@ -72,7 +72,7 @@ def test_a_file_over_the_budget_is_capped_in_bytes(call: Call, workspace: Path) 
     out = call(read, path="wide.txt")
     shown = numbered(out.content)
     assert len(shown) * 1501 <= OutputBudget().read_bytes < (len(shown) + 1) * 1501
-    assert f"of 200 (page capped at 60 KB); {200 - len(shown)} more lines" in out.content
+    assert f"of 200 (page capped at 64 KB); {200 - len(shown)} more lines" in out.content
     offset = next_offset(out.content)
     assert offset == len(shown) + 1
     following = call(read, path="wide.txt", offset=offset)
@@ -204,7 +204,7 @@ def test_spilled_file_can_be_paged(call: Call, ctx: ToolContext) -> None:
 
 
 def test_description_does_not_depend_on_the_window() -> None:
-    assert "about 60 KB" in read.description and "small context windows" in read.description
+    assert "about 64 KB" in read.description and "small context windows" in read.description
 
 
 @pytest.mark.parametrize(
