@@ -22,6 +22,7 @@ from typing import Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
+from pseudoclaude.agent.history import SessionHistory
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
 from pseudoclaude.agent.hooks import SessionHooks
@@ -126,7 +127,9 @@ def _assemble(
     runner = Runner(
         provider=provider,
         tools=tools,
-        tool_context=ToolContext(workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory),
+        tool_context=ToolContext(
+            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path)
+        ),
         config=config,
         session=session,
         context=CompactionEngine(state, provider, memory=remembered, retry=config.retry),

@@ -56,6 +56,7 @@ SUMMARY_REMINDER = (
     "Note: the summary above is not the original conversation. When you need exact details "
     "(file contents, code, command output), re-read the files or re-run the commands instead of "
     "relying on the summary. The most recent messages follow verbatim."
+    " The recall tool searches the summarized conversation (messages and tool results) for its exact text."
 )
 TRIPPED_WARNING = (
     "automatic context compaction is paused after {failures} consecutive failures; "

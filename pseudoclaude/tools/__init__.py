@@ -14,8 +14,10 @@ from pseudoclaude.lazy import lazy_getattr
 from pseudoclaude.tools.base import (
     FactStore,
     FileStamp,
+    HistorySearch,
     MemoryScope,
     OutputBudget,
+    PastMessage,
     Tool,
     ToolContext,
     ToolError,
@@ -39,8 +41,10 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 __all__ = [
     "FactStore",
     "FileStamp",
+    "HistorySearch",
     "MemoryScope",
     "OutputBudget",
+    "PastMessage",
     "RunCommandTool",
     "Tool",
     "ToolContext",

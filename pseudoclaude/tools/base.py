@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping, Protocol, get_args
+from typing import Any, Literal, Mapping, Protocol, Sequence, get_args
 
 from pseudoclaude.llm import ToolSpec
 
@@ -72,6 +72,40 @@ class FactStore(Protocol):
 
 
 @dataclass(frozen=True)
+class PastMessage:
+    """One message of the session's recorded history, as ``recall`` searches it.
+
+    ``index`` is its 1-based position in the session's transcript; ``compactions``
+    counts the compaction boundaries recorded before it (0: before the first).
+    ``text`` is a message's text (with an assistant's tool calls), or a tool
+    result's complete output (its spill file when the result was shortened).
+    ``tool``, ``arguments`` and ``call_id`` name the call a tool result answers;
+    ``is_error`` says whether the result was an error.
+    """
+
+    index: int
+    role: str
+    text: str
+    compactions: int
+    tool: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    call_id: str = ""
+    is_error: bool = False
+
+
+class HistorySearch(Protocol):
+    """The session's own history, for ``recall`` (``pseudoclaude.agent.history.SessionHistory`` implements it).
+
+    ``summarized()`` returns the messages recorded before the latest compaction
+    boundary, read afresh from the session file (empty before any compaction);
+    ``compactions()`` how many boundaries the session has recorded.
+    """
+
+    def summarized(self) -> Sequence[PastMessage]: ...
+    def compactions(self) -> int: ...
+
+
+@dataclass(frozen=True)
 class OutputBudget:
     """How much of a tool's output goes into the context inline (``compact.Budget`` derives it from the window).
 
@@ -95,7 +129,8 @@ class ToolContext:
     in this session, so ``write_file`` can refuse to overwrite a file the model
     has not seen or that changed on disk since. ``memory`` is the session's
     memory store, used by ``remember``. ``budget`` sizes inline output (kept
-    current by the runner from the context budget).
+    current by the runner from the context budget). ``history`` is the
+    session's recorded history, searched by ``recall`` (None: not persisted).
 
     ``turn`` counts the model calls of the session (the runner increments it
     before each). ``read_log`` holds the reads whose results the model can
@@ -112,6 +147,7 @@ class ToolContext:
     todos: list[dict[str, Any]] = field(default_factory=list)
     memory: FactStore | None = None
     budget: OutputBudget = field(default_factory=OutputBudget)
+    history: HistorySearch | None = None
     turn: int = 0
     read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
 

@@ -28,6 +28,7 @@ def default_tools() -> list[Tool]:
     from pseudoclaude.tools.grep import GrepTool
     from pseudoclaude.tools.list_dir import ListDirTool
     from pseudoclaude.tools.read_file import ReadFileTool
+    from pseudoclaude.tools.recall import RecallTool
     from pseudoclaude.tools.remember import RememberTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.todo_write import TodoWriteTool
@@ -43,6 +44,7 @@ def default_tools() -> list[Tool]:
         RunCommandTool(),
         TodoWriteTool(),
         RememberTool(),
+        RecallTool(),
     ]
 
 

@@ -56,7 +56,7 @@ def test_a_builtin_name_does_not_make_a_writer_read_only() -> None:
 
 def test_the_refusal_names_the_read_only_tools_of_the_session() -> None:
     decision = check(tool("write_file"), {"path": "a.py"})
-    assert "investigate with glob, grep, list_dir, read_file, todo_write," in decision.reason
+    assert "investigate with glob, grep, list_dir, read_file, recall, todo_write," in decision.reason
 
 
 def test_allow_rules_do_not_open_plan_mode() -> None:
@@ -78,7 +78,7 @@ def test_mode_instructions_tell_the_model_to_plan_without_changing_anything() ->
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME)
     text = policy.mode_instructions()
     assert "plan" in text and "Do not change anything" in text
-    assert "(read_file, glob, grep, list_dir, todo_write)" in text
+    assert "(read_file, glob, grep, list_dir, todo_write, recall)" in text
 
 
 def test_switching_the_mode_takes_effect_on_the_next_check() -> None:

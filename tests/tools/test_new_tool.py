@@ -90,7 +90,7 @@ def test_plan_mode_allows_the_read_tool_and_refuses_the_edit_tool() -> None:
 
 def test_plan_mode_instructions_name_the_new_read_tools() -> None:
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME, tools=registry())
-    assert "(read_file, glob, grep, list_dir, todo_write, fetch, note)" in policy.mode_instructions()
+    assert "(read_file, glob, grep, list_dir, todo_write, recall, fetch, note)" in policy.mode_instructions()
 
 
 def test_default_mode_runs_the_read_tool_and_asks_for_the_edit_tool() -> None:
