@@ -15,7 +15,8 @@ prompt over it is a 400), and prints one markdown table per run:
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in
 order whatever it sees (only the paging in *explore* follows the hint a read
-returns). A summary request (Layer 2: a request without tools) is answered
+returns). A summary request (Layer 2: a request without tools, or with tools
+forbidden by ``tool_choice`` none) is answered
 with a plausible summary made of the script's own log, so it never carries a
 marker. Each step's text is a fixed sentence of prose, as a model's would be.
 
@@ -48,6 +49,11 @@ them. The rule:
 In an append-only conversation this is the common prefix with the previous
 request; a change in the middle (an offload, a summary) loses the cache from
 that point on.
+
+A second table reports every compaction (``bench/compaction_checks.py``):
+whether the task statement, every touched path and the last error are in the
+next request outside the summary text, the summary request's cached share,
+and the size of the request after it.
 """
 
 from __future__ import annotations
@@ -69,7 +75,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
+from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals  # noqa: E402
+from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, is_summary_request, tokens  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 
 CACHED_PER_M = 0.30
@@ -157,6 +164,7 @@ class RunReport:
     outputs: tuple[OutputReport, ...]
     exit_code: int
     seconds: float
+    compactions: tuple[CompactionReport, ...] = ()
 
     @property
     def cost(self) -> float:
@@ -171,10 +179,12 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     billed = cached = peak = 0.0
     first_sent: dict[str, str] = {}
     seen_texts: list[str] = []
+    served: list[tuple[float, float]] = []
     for body in accepted:
         prompt, hit = cache.serve(body)
+        served.append((prompt, hit))
         billed, cached, peak = billed + prompt, cached + hit, max(peak, prompt)
-        if not body.get("tools"):
+        if is_summary_request(body):
             continue
         seen_texts.append(json.dumps(body.get("messages", []), ensure_ascii=False))
         for message in body.get("messages", []):
@@ -188,7 +198,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
         for out in model.outputs
     )
     return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
-                     model.output_tokens, outputs, exit_code, seconds)
+                     model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task))
 
 
 def run_session(session: str, window: int, size: Size) -> RunReport:
@@ -277,6 +287,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if details:
         print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent):\n")
         print(details)
+    runs = [(r.session, r.window, r.compactions) for r in reports]
+    print("\nEvery compaction (kept: present in the next request outside the summary text):\n")
+    print(compaction_totals(runs))
+    if any(r.compactions for r in reports):
+        print()
+        print(compaction_table(runs))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Each session is a ``ScriptedModel``: the fake server calls it once per
 accepted request. A request without tools is a summary request (Layer 2) and
-gets a plausible summary built from the script's own log; any other request
+(or one that forbids tools with ``tool_choice`` none) gets a plausible
+summary built from the script's own log; any other request
 gets the next tool call of the plan (the exploration pages a file as far as
 the read's offset hint goes). Every long output carries a unique marker
 on its last line, so the benchmark can tell whether its tail reached the model.
@@ -27,6 +28,16 @@ REASONING = (
     "Looking at what the last result showed, the next useful thing is this call; "
     "I will keep the findings in mind and adjust the plan once I have seen its output."
 )
+
+
+SUMMARY_LAST_LINE = "3. Pending: continue with the next step of the plan; nothing was left half-done."
+"""The last line of every scripted summary: where the summary text ends inside a compacted request."""
+
+
+def is_summary_request(body: Mapping[str, Any]) -> bool:
+    """A Layer 2 request: no tools (the text-transcript form) or tools forbidden (``tool_choice`` none)."""
+    choice = body.get("tool_choice")
+    return not body.get("tools") or (isinstance(choice, Mapping) and choice.get("type") == "none")
 
 
 def tokens(text: str) -> float:
@@ -63,7 +74,7 @@ class ScriptedModel:
         raise NotImplementedError
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             self.summaries += 1
             return self._reply(self.summary())
         planned = self.next_action(body)
@@ -87,7 +98,7 @@ class ScriptedModel:
         return (
             "<analysis>Chronological notes on the session so far.</analysis>\n<summary>\n"
             f"1. Primary request: {self.task}\n2. Progress: {self.calls} tool calls so far; the most recent:\n{recent}\n"
-            "3. Pending: continue with the next step of the plan; nothing was left half-done.\n</summary>"
+            f"{SUMMARY_LAST_LINE}\n</summary>"
         )
 
     def result_text(self, body: Mapping[str, Any]) -> str:

@@ -1,0 +1,171 @@
+"""What survives each compaction of a scripted session, read from the requests the server accepted.
+
+For every summary request (no tools, or tools forbidden with ``tool_choice``
+none) the next working request is the first one after the compaction. In it,
+*outside the summary text* (which starts at "Summary of the earlier
+conversation:" and ends at the scripted summary's last line, so a pinned block
+or a kept message counts, the model's own words do not), the checks are:
+
+* the task statement (the first user message, the CLI prompt) is present;
+* every touched path (the ``path`` of every ``read_file``/``edit_file``/
+  ``write_file`` call made so far) is present;
+* the last error (the latest tool result that is an error or reports a
+  non-zero exit code, identified by its tail marker, else its last line) is present.
+
+Also reported: the summary request's size and the share the prompt cache
+serves, and the size of the request after the compaction. A summary request
+whose next request carries no summary was not committed (a rejected summary).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from bench.session_scripts import SUMMARY_LAST_LINE, as_json, content_text, is_summary_request
+
+SUMMARY_OPENING = "Summary of the earlier conversation:"
+PATH_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
+_FAILED = re.compile(r"\[(?:exit code [1-9]\d*|exit code -\d+|timed out|killed by signal)")
+_MARKER = re.compile(r"BENCH-[\w-]+?-END")
+
+
+@dataclass(frozen=True)
+class CompactionReport:
+    number: int
+    summary_prompt: float
+    summary_cached: float
+    committed: bool
+    task_kept: bool
+    paths_kept: int
+    paths_touched: int
+    error_kept: bool | None
+    """None: no error before this compaction."""
+    after_prompt: float
+
+    @property
+    def cached_share(self) -> float:
+        return self.summary_cached / self.summary_prompt if self.summary_prompt else 0.0
+
+
+def request_strings(body: Mapping[str, Any]) -> list[str]:
+    """Every text of a request's messages: text blocks, tool results, tool calls (name and input)."""
+    out: list[str] = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else [content]:
+            if isinstance(block, str):
+                out.append(block)
+            elif isinstance(block, dict) and block.get("type") == "tool_result":
+                out.append(content_text(block.get("content", "")))
+            elif isinstance(block, dict) and block.get("type") == "tool_use":
+                out.append(f"{block.get('name')} {as_json(block.get('input'))}")
+            elif isinstance(block, dict):
+                out.append(str(block.get("text", "")))
+    return out
+
+
+def outside_summary(body: Mapping[str, Any]) -> tuple[str, bool]:
+    """The request's message texts with the summary text cut out, and whether a summary was there."""
+    kept: list[str] = []
+    found = False
+    for text in request_strings(body):
+        start = text.find(SUMMARY_OPENING)
+        if start < 0:
+            kept.append(text)
+            continue
+        found = True
+        end = text.find(SUMMARY_LAST_LINE, start)
+        kept.append(text[:start] + (text[end + len(SUMMARY_LAST_LINE):] if end >= 0 else ""))
+    return "\n".join(kept), found
+
+
+def _error_mark(text: str) -> str:
+    markers = _MARKER.findall(text)
+    if markers:
+        return str(markers[-1])
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else text
+
+
+def compaction_reports(
+    accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]], task: str
+) -> tuple[CompactionReport, ...]:
+    """One report per summary request; ``served`` is each request's (prompt, cached) tokens."""
+    touched: dict[str, None] = {}
+    errors: dict[str, str] = {}
+    reports: list[CompactionReport] = []
+    for index, body in enumerate(accepted):
+        if not is_summary_request(body):
+            _note_history(body, touched, errors)
+            continue
+        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
+        prompt, cached = served[index]
+        if following is None:
+            reports.append(CompactionReport(len(reports) + 1, prompt, cached, False, False, 0, len(touched), None, 0.0))
+            continue
+        outside, committed = outside_summary(accepted[following])
+        last_error = _error_mark(next(reversed(errors.values()))) if errors else None
+        reports.append(CompactionReport(
+            len(reports) + 1, prompt, cached, committed, task in outside,
+            sum(path in outside for path in touched), len(touched),
+            None if last_error is None else last_error in outside, served[following][0],
+        ))
+    return tuple(reports)
+
+
+def _note_history(body: Mapping[str, Any], touched: dict[str, None], errors: dict[str, str]) -> None:
+    """Paths of file tool calls and failed results, in the order they first appear."""
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("name") in PATH_TOOLS:
+                path = (block.get("input") or {}).get("path")
+                if isinstance(path, str):
+                    touched.setdefault(path, None)
+            elif block.get("type") == "tool_result" and str(block.get("tool_use_id")) not in errors:
+                text = content_text(block.get("content", ""))
+                if block.get("is_error") or _FAILED.search(text[:400]) or _FAILED.search(text[-400:]):
+                    errors[str(block.get("tool_use_id"))] = text
+
+
+def _share(kept: int, total: int) -> str:
+    return f"{kept}/{total}"
+
+
+def compaction_table(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]) -> str:
+    """One row per compaction of every run, then one line per run with the totals."""
+    rows = [
+        "| session | window | # | summary request (cached) | committed | task kept | paths kept | last error kept | request after |",
+        "|---|---|---:|---|---|---|---|---|---:|",
+    ]
+    for session, window, reports in runs:
+        for r in reports:
+            error = "-" if r.error_kept is None else ("yes" if r.error_kept else "no")
+            rows.append(
+                f"| {session} | {window // 1000}k | {r.number} | {r.summary_prompt / 1000:.1f}k ({r.cached_share:.0%}) | "
+                f"{'yes' if r.committed else 'no'} | {'yes' if r.task_kept else 'no'} | "
+                f"{_share(r.paths_kept, r.paths_touched)} | {error} | {r.after_prompt / 1000:.1f}k |"
+            )
+    return "\n".join(rows)
+
+
+def compaction_totals(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]) -> str:
+    """All compactions at once: how many kept the task, every path, the last error; summary requests cached."""
+    reports = [r for _, _, rs in runs for r in rs]
+    if not reports:
+        return "No compaction."
+    committed = [r for r in reports if r.committed]
+    errors = [r for r in committed if r.error_kept is not None]
+    shares = [r.cached_share for r in reports]
+    return (
+        f"{len(reports)} summary requests, {len(committed)} committed; after them the task statement in "
+        f"{sum(r.task_kept for r in committed)}/{len(committed)}, every touched path in "
+        f"{sum(r.paths_kept == r.paths_touched for r in committed)}/{len(committed)}, the last error in "
+        f"{sum(bool(r.error_kept) for r in errors)}/{len(errors)}; summary requests cached: median "
+        f"{statistics.median(shares):.0%}, min {min(shares):.0%}."
+    )
