@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from bench.bench_session_cost import PromptCache, run_session, summary_table
-from bench.session_scripts import Size
+from bench.compaction_checks import compaction_reports, compaction_table
+from bench.session_scripts import SUMMARY_LAST_LINE, Size
 
 TINY = Size(debug_runs=1, explore_files=1, small_results=2)
 
@@ -47,3 +48,33 @@ def test_a_tiny_session_runs_through_the_cli_and_reports_its_long_outputs(sessio
     assert report.requests >= 2 and 0 < report.cached_tokens < report.input_tokens and report.cost > 0
     assert len(report.outputs) == 1 and report.outputs[0].tail_seen and report.outputs[0].inline_tokens > 0
     assert f"| {session} | 200k | {report.requests} |" in summary_table([report])
+
+
+def working(*messages: dict[str, Any]) -> dict[str, Any]:
+    return {"model": "m", "tools": [{"name": "read_file", "input_schema": {}}], "messages": list(messages)}
+
+
+def user(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "user", "content": list(blocks)}
+
+
+def test_each_compaction_reports_what_survived_outside_the_summary_text() -> None:
+    task = "Fix the parser in src/parse.py"
+    first = working(
+        user({"type": "text", "text": task}),
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/parse.py"}},
+                                          {"type": "tool_use", "id": "t2", "name": "run_command", "input": {"command": "pytest"}}]},
+        user({"type": "tool_result", "tool_use_id": "t1", "content": "code"},
+             {"type": "tool_result", "tool_use_id": "t2", "content": "[exit code 1 · 9 bytes]\nFAILED BENCH-run-TAIL-001-END"}),
+    )
+    summary_text = f"Summary of the earlier conversation:\n\n1. Primary request: {task}\nsrc/parse.py BENCH-run-TAIL-001-END\n{SUMMARY_LAST_LINE}"
+    after = working(user({"type": "text", "text": summary_text}), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+                    user({"type": "text", "text": "Pinned: src/parse.py"}))
+    forbidden = dict(first, tool_choice={"type": "none"})
+    for summary_request in ({"model": "m", "messages": first["messages"]}, forbidden):
+        (report,) = compaction_reports([first, summary_request, after], [(10.0, 0.0), (20.0, 15.0), (5.0, 0.0)], task)
+        assert report.committed and not report.task_kept and report.error_kept is False
+        assert (report.paths_kept, report.paths_touched) == (1, 1)
+        assert report.cached_share == 0.75 and report.after_prompt == 5.0
+    table = compaction_table([("debug", 60_000, (report,))])
+    assert "| debug | 60k | 1 | 0.0k (75%) | yes | no | 1/1 | no | 0.0k |" in table
