@@ -75,7 +75,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals  # noqa: E402
+from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, run_table  # noqa: E402
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, is_summary_request, tokens  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 
@@ -292,6 +292,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(compaction_totals(runs))
     if any(r.compactions for r in reports):
         print()
+        print(run_table(runs))
+        print("\nEach compaction:\n")
         print(compaction_table(runs))
 
 

@@ -154,6 +154,29 @@ def compaction_table(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]
     return "\n".join(rows)
 
 
+def run_table(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]) -> str:
+    """One line per run that compacted: how many of its compactions kept each thing, medians of the sizes."""
+    rows = [
+        "| session | window | compactions (committed) | task kept | every path kept | last error kept "
+        "| summary requests cached, median (min) | request after, median |",
+        "|---|---|---|---|---|---|---|---:|",
+    ]
+    for session, window, reports in runs:
+        if not reports:
+            continue
+        committed = [r for r in reports if r.committed]
+        errors = [r for r in committed if r.error_kept is not None]
+        shares = [r.cached_share for r in reports]
+        after = statistics.median(r.after_prompt for r in committed) / 1000 if committed else 0.0
+        rows.append(
+            f"| {session} | {window // 1000}k | {len(reports)} ({len(committed)}) | {_share(sum(r.task_kept for r in committed), len(committed))} | "
+            f"{_share(sum(r.paths_kept == r.paths_touched for r in committed), len(committed))} | "
+            f"{_share(sum(bool(r.error_kept) for r in errors), len(errors)) if errors else '-'} | "
+            f"{statistics.median(shares):.0%} ({min(shares):.0%}) | {after:.1f}k |"
+        )
+    return "\n".join(rows)
+
+
 def compaction_totals(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]) -> str:
     """All compactions at once: how many kept the task, every path, the last error; summary requests cached."""
     reports = [r for _, _, rs in runs for r in rs]
