@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm import Message, ToolCall
-from pseudoclaude.session import Replacement, Replay, SessionError, load_replay
+from pseudoclaude.session import Replacement, SessionError, load_replay
 from pseudoclaude.tools import PastMessage
 
 SPILL_READ_LIMIT_BYTES = 4_000_000
@@ -28,28 +28,27 @@ class SessionHistory:
 
     def __init__(self, jsonl_path: Path) -> None:
         self.jsonl_path = jsonl_path
-        self._cached: tuple[tuple[int, int], Replay] | None = None
+        self._cached: tuple[tuple[int, int], int, tuple[PastMessage, ...]] | None = None
 
-    def _replay(self) -> Replay | None:
-        """The replay of the file as it is now (read again only when the file changed)."""
+    def _read(self) -> tuple[int, tuple[PastMessage, ...]]:
+        """(compactions, summarized messages) of the file as it is now (read again only when it changed)."""
         try:
             status = self.jsonl_path.stat()
             key = (status.st_size, status.st_mtime_ns)
             if self._cached is None or self._cached[0] != key:
-                self._cached = (key, load_replay(self.jsonl_path))
-            return self._cached[1]
+                replay = load_replay(self.jsonl_path)
+                cut = replay.boundaries[-1] if replay.boundaries else 0
+                messages = past_messages(replay.transcript[:cut], replay.boundaries, replay.replacements)
+                self._cached = (key, len(replay.boundaries), messages)
+            return self._cached[1], self._cached[2]
         except (SessionError, OSError):
-            return None
+            return 0, ()
 
     def compactions(self) -> int:
-        replay = self._replay()
-        return len(replay.boundaries) if replay is not None else 0
+        return self._read()[0]
 
     def summarized(self) -> Sequence[PastMessage]:
-        replay = self._replay()
-        if replay is None or not replay.boundaries:
-            return ()
-        return past_messages(replay.transcript[: replay.boundaries[-1]], replay.boundaries, replay.replacements)
+        return self._read()[1]
 
 
 def past_messages(

@@ -17,6 +17,7 @@ description is a constant (the tool list is part of the cached prompt prefix).
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -32,6 +33,7 @@ LINE_LIMIT_CHARS = 300
 ARGUMENTS_LIMIT_CHARS = 200
 EXCERPT_SHARE = 4
 """An excerpt takes at most this fraction of the budget, so one large result cannot hide the others."""
+_OWN_CALL = "[call recall "
 _SPLIT_PATH_TOKENS = re.compile(r"[\s'\"=:,;()<>|&]+")
 
 _SCHEMA: dict[str, Any] = {
@@ -116,8 +118,7 @@ def _names_path(arguments: Mapping[str, Any], path: str, workspace: Path) -> boo
 
 
 def _resolve(path: str, workspace: Path) -> Path:
-    candidate = Path(path).expanduser()
-    return Path(*(workspace / candidate).parts) if not candidate.is_absolute() else candidate
+    return Path(os.path.normpath(workspace / Path(path).expanduser()))
 
 
 def _excerpt(message: PastMessage, pattern: re.Pattern[str] | None, context: int, cap: int) -> str | None:
@@ -125,7 +126,7 @@ def _excerpt(message: PastMessage, pattern: re.Pattern[str] | None, context: int
     if pattern is None:
         return _clip(message.text, cap)
     lines = message.text.splitlines() or [""]
-    hits = [number for number, line in enumerate(lines) if pattern.search(line)]
+    hits = [number for number, line in enumerate(lines) if pattern.search(line) and not line.startswith(_OWN_CALL)]
     if not hits:
         return None
     shown: list[str] = []

@@ -66,10 +66,12 @@ def test_text_and_path_together_and_recalls_own_results_are_never_searched(ctx: 
         result(1, "line one\nthe NEEDLE here\nline three", path="a.py"),
         result(2, "needle elsewhere", path="b.py"),
         result(3, "recall: needle", tool="recall", query="needle"),
+        PastMessage(4, "assistant", 'I will look.\n[call recall {"query": "needle"}]', 0),
     ])
     out = call(RecallTool(), query="needle", path="a.py", context=0).content
     assert "1 message matching" in out and ">    2| the NEEDLE here" in out and "line one" not in out and "elsewhere" not in out
-    assert "recall: needle" not in call(RecallTool(), query="needle").content.split("\n", 1)[1]
+    everywhere = call(RecallTool(), query="needle").content
+    assert everywhere.startswith("recall: 2 messages") and "recall: needle" not in everywhere.split("\n", 1)[1]
 
 
 def test_the_answer_stays_within_the_inline_budget_and_counts_what_was_left_out(ctx: ToolContext, call: Call) -> None:
