@@ -78,6 +78,8 @@ def to_wire_request(request: Request) -> dict[str, Any]:
     params["messages"] = _wire_messages(request.messages)
     if request.tools:
         params["tools"] = _wire_tools(request.tools)
+        if request.tool_choice != "auto":
+            params["tool_choice"] = {"type": request.tool_choice}
     return params
 
 

@@ -80,6 +80,8 @@ def to_wire_request(request: Request, *, official: bool = False) -> dict[str, An
     body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *_wire_messages(request.messages)]}
     if request.tools:
         body["tools"] = _wire_tools(request.tools)
+        if request.tool_choice != "auto":
+            body["tool_choice"] = request.tool_choice
     body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
