@@ -1,7 +1,8 @@
 """The scripted model of the session-cost benchmark, and the workspaces its sessions work in.
 
 Each session is a ``ScriptedModel``: the fake server calls it once per
-accepted request. A request without tools is a summary request (Layer 2) and
+accepted request. A summary request (Layer 2: tools forbidden by
+``tool_choice`` none, or no tools in the transcript form) and
 gets a plausible summary built from the script's own log; any other request
 gets the next tool call of the plan (the exploration pages a file as far as
 the read's offset hint goes). Every long output carries a unique marker
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 BYTES_PER_TOKEN = 3.5
 MAX_PAGES = 20
@@ -63,7 +64,7 @@ class ScriptedModel:
         raise NotImplementedError
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             self.summaries += 1
             return self._reply(self.summary())
         planned = self.next_action(body)

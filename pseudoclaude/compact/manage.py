@@ -135,7 +135,11 @@ async def compact_conversation(
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails.
 
     ``shape`` builds the main loop's request: with it the summary is asked in
-    place, reusing the cached prefix (see ``summarize``).
+    place, reusing the cached prefix (see ``summarize``), when the whole
+    request fits the manual summary budget (window - reserve - the small
+    margin): the automatic trigger fires at the automatic budget, so that
+    budget would send every automatic summary as a transcript. The reserve
+    still covers the summary's output.
     """
     budget = state.budget
     count = state.estimator.count
@@ -151,6 +155,7 @@ async def compact_conversation(
         retry=retry,
         shape=shape,
         overhead_tokens=state.overhead_tokens,
+        in_place_budget_tokens=budget.summary_input_budget("manual"),
     )
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)

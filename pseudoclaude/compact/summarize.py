@@ -8,8 +8,9 @@ conversation ends with one, so roles keep alternating) and ``tool_choice``
 "none". Everything before the instruction is the prefix the provider has just
 cached, so the summary is paid mostly at the cached price. A tool call in the
 reply is ignored; its text is used. This form is sent only when the whole
-conversation plus the instruction fits ``budget_tokens``; when it does not, or
-the provider answers ``PromptTooLong``, the transcript form below is used.
+conversation plus the instruction fits its budget (the caller's
+``in_place_budget_tokens``); when it does not, or the provider answers
+``PromptTooLong``, the transcript form below is used.
 
 The transcript form carries **no tools and exactly one user message**: the
 history is rendered as a plain transcript inside it, so no provider can object
@@ -249,19 +250,22 @@ async def summarize(
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
     overhead_tokens: int = 0,
+    in_place_budget_tokens: int | None = None,
 ) -> str:
     """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...).
 
     With ``shape`` the summary is asked in place when ``overhead_tokens`` (the
     system prompt and tools) + the conversation + the instruction fit
-    ``budget_tokens``; otherwise, or on ``PromptTooLong``, as a transcript.
+    ``in_place_budget_tokens`` (default ``budget_tokens``); otherwise, or on
+    ``PromptTooLong``, as a transcript trimmed to ``budget_tokens``.
     """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
     if shape is not None:
         instruction = build_summary_instruction(instructions, memory)
         request = in_place_request(shape, messages, instruction, max_tokens)
-        if overhead_tokens + count(request.messages) <= budget_tokens:
+        limit = budget_tokens if in_place_budget_tokens is None else in_place_budget_tokens
+        if overhead_tokens + count(request.messages) <= limit:
             try:
                 return _summary_of(await _ask(provider, request, retry))
             except PromptTooLong:
