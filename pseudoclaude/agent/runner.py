@@ -301,7 +301,8 @@ class Runner:
         """Ask the context engine what to send, apply it, and say what happened (its ``ContextOutcome`` last).
 
         Events stream while the engine works: the ``PreCompact`` hook's events
-        and then the "compacting" notice appear before the summary request is
+        and then the "compacting" notice reach the consumer (who has handled
+        them when it asks for the next event) before the summary request is
         sent, not after it returns.
         """
         trigger = "manual" if forced else "auto"
@@ -312,6 +313,7 @@ class Runner:
                 queue.put_nowait(event)
             notice = f"compacting the conversation ({tokens} tokens)..."
             queue.put_nowait(ev.Progress("compacting", notice, {"trigger": trigger, "before_tokens": tokens}))
+            await queue.join()
 
         task = asyncio.ensure_future(
             self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=before_summary, shape=self._request_for)
@@ -440,7 +442,8 @@ def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
 async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[Any]) -> AsyncGenerator[ev.Event, None]:
     """The events ``task`` puts on ``queue`` while it runs, and any left when it ends.
 
-    A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
+    Each one is marked done once the consumer asks for the next, so ``task``
+    can ``await queue.join()`` until what it announced has been handled. A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
     """
     while not (task.done() and queue.empty()):
         getter = asyncio.ensure_future(queue.get())
@@ -452,6 +455,7 @@ async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[Any]) -> A
                 getter.cancel()
         if getter.done() and not getter.cancelled():
             yield getter.result()
+            queue.task_done()
 
 
 class _RunFailed(Exception):
