@@ -14,6 +14,8 @@ Invariants the request keeps:
   Turns with nothing to say are dropped: the API rejects empty text blocks.
 * **Byte stability.** The same ``Request`` always yields the same dicts in the
   same key order, so the JSON body (and with it the prompt cache) is stable.
+* **``tool_choice`` only when it matters**: sent (``{"type": "none"}``) only
+  with tools and when not "auto", so the main loop's body never changes.
 * **At most three cache breakpoints** (the API allows four): the last tool, the
   stable system block, and the last content block of the latest turn. The
   changing ``system_suffix`` travels after the cached system block.

@@ -12,6 +12,8 @@ Invariants this module keeps:
   fixed key order, no clocks, no randomness. The stable system prompt is its
   own first message and the changing ``system_suffix`` a second one, so a
   server-side prefix cache keeps matching.
+* **``tool_choice`` only with tools** (the service rejects it otherwise), and
+  only when not "auto": the main loop's body never changes.
 * **One ``tool`` message per ``ToolResult``**, in conversation order; an error
   result is prefixed ``"Error: "`` unless its text already starts with
   "error" (deterministic, so a replayed session re-sends the same bytes).
