@@ -23,7 +23,10 @@ Reported per run: requests the server accepted, summaries, 400s, input tokens
 billed with the cached share, the peak prompt, output tokens and an estimated
 cost at Sonnet prices (cached read $0.30/M, uncached input $3.75/M: cache
 writes count as uncached, output $15/M), and the cached share of the summary
-requests' input. For every long output (a test run,
+requests' input. (The simulation ignores ``tool_choice``; Anthropic documents
+that changing it invalidates the cached message blocks, so on the real service
+a summary sent with ``tool_choice`` none reads only tools and system from the
+cache.) For every long output (a test run,
 a file): whether its tail reached the model, i.e. the unique marker on its
 last line appears in the messages of a later request that is not a summary
 (what the working model reads), whether it was

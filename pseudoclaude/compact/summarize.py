@@ -7,7 +7,8 @@ instruction appended as the last user message (merged into it when the
 conversation ends with one, so roles keep alternating) and ``tool_choice``
 "none". Everything before the instruction is the prefix the provider has just
 cached, so the summary is paid mostly at the cached price. A tool call in the
-reply is ignored; its text is used. This form is sent only when the whole
+reply is ignored; its text is used (a reply with no text falls back to the
+transcript). This form is sent only when the whole
 conversation plus the instruction fits its budget (the caller's
 ``in_place_budget_tokens``); when it does not, or the provider answers
 ``PromptTooLong``, the transcript form below is used.
@@ -49,10 +50,16 @@ from pseudoclaude.llm import (
     RetryPolicy,
     Retrying,
     TextChunk,
+    ToolChoice,
     stream_with_retry,
 )
 
 RequestShape = Callable[[Sequence[Message]], Request]
+SUMMARY_TOOL_CHOICE: ToolChoice = "none"
+"""Tools forbidden in the in-place summary. Anthropic documents that a change of
+``tool_choice`` invalidates the cached *message* blocks (tools and system stay
+cached): "auto" would keep the whole prefix, relying on the preamble and on
+ignoring calls instead (what Claude Code's fork does)."""
 """The request the main loop would send with these messages (system, tools, cache markers)."""
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
@@ -152,7 +159,8 @@ def with_instruction(messages: Sequence[Message], instruction: str) -> list[Mess
 def in_place_request(shape: RequestShape, messages: Sequence[Message], instruction: str, max_tokens: int) -> Request:
     """The main loop's request for ``messages`` with ``instruction`` appended and tools forbidden."""
     main = shape(messages)
-    return replace(main, messages=tuple(with_instruction(main.messages, instruction)), tool_choice="none", max_tokens=max_tokens)
+    messages = tuple(with_instruction(main.messages, instruction))
+    return replace(main, messages=messages, tool_choice=SUMMARY_TOOL_CHOICE, max_tokens=max_tokens)
 
 
 def extract_summary(reply: str) -> str:
@@ -257,7 +265,8 @@ async def summarize(
     With ``shape`` the summary is asked in place when ``overhead_tokens`` (the
     system prompt and tools) + the conversation + the instruction fit
     ``in_place_budget_tokens`` (default ``budget_tokens``); otherwise, or on
-    ``PromptTooLong``, as a transcript trimmed to ``budget_tokens``.
+    ``PromptTooLong`` or a reply with no summary text (only tool calls), as a
+    transcript trimmed to ``budget_tokens``.
     """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
@@ -267,9 +276,11 @@ async def summarize(
         limit = budget_tokens if in_place_budget_tokens is None else in_place_budget_tokens
         if overhead_tokens + count(request.messages) <= limit:
             try:
-                return _summary_of(await _ask(provider, request, retry))
+                summary = extract_summary(await _ask(provider, request, retry))
             except PromptTooLong:
-                pass
+                summary = ""
+            if summary:
+                return summary
     transcript = _Transcript(messages, count)
     overhead = count([Message.user(build_summary_prompt("", instructions, memory))])
     excess = transcript.total() + overhead - budget_tokens

@@ -217,3 +217,17 @@ def test_tool_calls_in_the_summary_reply_are_ignored_and_its_text_used() -> None
             yield Completed(Message.assistant("<summary>text wins</summary>", [ToolCall("c1", "read_file", "{}")]))
 
     assert _run(CallingProvider(), _history(2), shape=_shape) == "text wins"
+
+
+def test_an_in_place_reply_with_only_tool_calls_falls_back_to_the_transcript() -> None:
+    class CallsFirst(SummaryProvider):
+        async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+            self.requests.append(request)
+            if request.tools:
+                yield Completed(Message.assistant("", [ToolCall("c1", "read_file", "{}")]))
+            else:
+                yield Completed(Message.assistant("<summary>from the transcript</summary>"))
+
+    provider = CallsFirst()
+    assert _run(provider, _history(2), shape=_shape) == "from the transcript"
+    assert [bool(r.tools) for r in provider.requests] == [True, False]
