@@ -9,7 +9,7 @@ from typing import Any, AsyncGenerator, Callable, Mapping
 
 from pseudoclaude.agent.closure import repair
 from pseudoclaude.agent.context import CompactionEngine
-from pseudoclaude.agent.events import Event, Progress
+from pseudoclaude.agent.events import Event, Progress, Stop
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.llm import Request, RetryPolicy, StreamEvent
@@ -89,7 +89,8 @@ def test_the_summary_request_is_the_main_request_plus_the_instruction_with_tools
     after = requests[index + 1]
     assert "We echoed many chunks." in after.messages[0].text and after.tool_choice == "auto"
     assert any(isinstance(e, Progress) and e.kind == "compact" for e in events)
-    assert events[-1].reason == "end_turn"  # type: ignore[attr-defined]
+    last = events[-1]
+    assert isinstance(last, Stop) and last.reason == "end_turn"
 
 
 def test_the_compacting_notice_reaches_the_consumer_before_the_summary_request(tmp_path: Path) -> None:
