@@ -15,18 +15,21 @@ prompt over it is a 400), and prints one markdown table per run:
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in
 order whatever it sees (only the paging in *explore* follows the hint a read
-returns). A summary request (Layer 2: a request without tools, or with tools
-forbidden by ``tool_choice`` none) is answered
+returns). A summary request (Layer 2: ``tool_choice`` none, or no tools) is answered
 with a plausible summary made of the script's own log, so it never carries a
 marker. Each step's text is a fixed sentence of prose, as a model's would be.
 
 Reported per run: requests the server accepted, summaries, 400s, input tokens
 billed with the cached share, the peak prompt, output tokens and an estimated
 cost at Sonnet prices (cached read $0.30/M, uncached input $3.75/M: cache
-writes count as uncached, output $15/M). For every long output (a test run,
+writes count as uncached, output $15/M), and the cached share of the summary
+requests' input. (The simulation ignores ``tool_choice``; Anthropic documents
+that changing it invalidates the cached message blocks, so on the real service
+a summary sent with ``tool_choice`` none reads only tools and system from the
+cache.) For every long output (a test run,
 a file): whether its tail reached the model, i.e. the unique marker on its
-last line appears in the messages of a later request *with tools* (what the
-working model reads; a summary request does not count), whether it was
+last line appears in the messages of a later request that is not a summary
+(what the working model reads), whether it was
 already in the first result the model got for it (a file read whole in one
 call), how many calls it took, and its inline cost: the tokens of its tool
 result(s) as first sent.
@@ -76,8 +79,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, run_table  # noqa: E402
-from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, is_summary_request, tokens  # noqa: E402
+from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
+from tests.fakes.script import is_summary_request  # noqa: E402
 
 CACHED_PER_M = 0.30
 UNCACHED_PER_M = 3.75
@@ -165,6 +169,8 @@ class RunReport:
     exit_code: int
     seconds: float
     compactions: tuple[CompactionReport, ...] = ()
+    summary_input: float = 0.0
+    summary_cached: float = 0.0
 
     @property
     def cost(self) -> float:
@@ -176,7 +182,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
             exit_code: int = 0, seconds: float = 0.0) -> RunReport:
     """The report of one run from the requests the server accepted (in order) and the model's own record."""
     cache = PromptCache()
-    billed = cached = peak = 0.0
+    billed = cached = peak = summary_input = summary_cached = 0.0
     first_sent: dict[str, str] = {}
     seen_texts: list[str] = []
     served: list[tuple[float, float]] = []
@@ -185,6 +191,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
         served.append((prompt, hit))
         billed, cached, peak = billed + prompt, cached + hit, max(peak, prompt)
         if is_summary_request(body):
+            summary_input, summary_cached = summary_input + prompt, summary_cached + hit
             continue
         seen_texts.append(json.dumps(body.get("messages", []), ensure_ascii=False))
         for message in body.get("messages", []):
@@ -198,7 +205,8 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
         for out in model.outputs
     )
     return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
-                     model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task))
+                     model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
+                     summary_input, summary_cached)
 
 
 def run_session(session: str, window: int, size: Size) -> RunReport:
@@ -237,9 +245,9 @@ def _window(window: int) -> str:
 
 def summary_table(reports: Sequence[RunReport]) -> str:
     rows = [
-        "| session | window | requests | summaries | 400s | input tokens (cached) | peak prompt | output | cost "
+        "| session | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
         "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs |",
-        "|---|---|---:|---:|---:|---|---:|---:|---:|---|---|---:|",
+        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|",
     ]
     for r in reports:
         inline = [o.inline_tokens for o in r.outputs]
@@ -248,9 +256,10 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         first = sum(o.tail_in_first_result for o in r.outputs)
         tails = f"{sum(o.tail_seen for o in r.outputs)}/{len(r.outputs)} ({first})" if r.outputs else "-"
         share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
+        summaries = f"{_k(r.summary_input)} ({r.summary_cached / r.summary_input:.0%})" if r.summary_input else "-"
         status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
         rows.append(
-            f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {r.rejections} | "
+            f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
             f"{tails} | {shape} | {calls} |"
         )

@@ -24,7 +24,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from bench.session_scripts import SUMMARY_LAST_LINE, as_json, content_text, is_summary_request
+from bench.session_scripts import SUMMARY_LAST_LINE, as_json, content_text
+from tests.fakes.script import is_summary_request
 
 SUMMARY_OPENING = "Summary of the earlier conversation:"
 PATH_TOOLS = frozenset({"read_file", "edit_file", "write_file"})

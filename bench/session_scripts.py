@@ -1,9 +1,9 @@
 """The scripted model of the session-cost benchmark, and the workspaces its sessions work in.
 
 Each session is a ``ScriptedModel``: the fake server calls it once per
-accepted request. A request without tools is a summary request (Layer 2) and
-(or one that forbids tools with ``tool_choice`` none) gets a plausible
-summary built from the script's own log; any other request
+accepted request. A summary request (Layer 2: tools forbidden by
+``tool_choice`` none, or no tools in the transcript form) and
+gets a plausible summary built from the script's own log; any other request
 gets the next tool call of the plan (the exploration pages a file as far as
 the read's offset hint goes). Every long output carries a unique marker
 on its last line, so the benchmark can tell whether its tail reached the model.
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 BYTES_PER_TOKEN = 3.5
 MAX_PAGES = 20
@@ -32,12 +32,6 @@ REASONING = (
 
 SUMMARY_LAST_LINE = "3. Pending: continue with the next step of the plan; nothing was left half-done."
 """The last line of every scripted summary: where the summary text ends inside a compacted request."""
-
-
-def is_summary_request(body: Mapping[str, Any]) -> bool:
-    """A Layer 2 request: no tools (the text-transcript form) or tools forbidden (``tool_choice`` none)."""
-    choice = body.get("tool_choice")
-    return not body.get("tools") or (isinstance(choice, Mapping) and choice.get("type") == "none")
 
 
 def tokens(text: str) -> float:

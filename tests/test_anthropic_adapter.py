@@ -390,3 +390,17 @@ def test_importing_the_adapter_does_not_import_the_sdk() -> None:
     code = "import sys, pseudoclaude.llm.anthropic; print('anthropic' in sys.modules, 'httpx2' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
+
+
+def test_tool_choice_none_is_sent_with_the_tools_and_the_fake_accepts_it() -> None:
+    server, events, error = serve([Reply(text="a summary")], make_request(tool_choice="none"))
+    assert error is None and completed(events).message.text == "a summary"
+    (body,) = server.requests
+    assert body["tool_choice"] == {"type": "none"} and [t["name"] for t in body["tools"]] == ["read_file", "grep"]
+
+
+def test_tool_choice_auto_is_the_default_and_not_sent() -> None:
+    server, _, _ = serve([Reply(text="a")], make_request())
+    assert "tool_choice" not in server.requests[0]
+    server, _, error = serve([Reply(text="a")], make_request(tools=(), tool_choice="none"))
+    assert error is None and "tool_choice" not in server.requests[0] and "tools" not in server.requests[0]

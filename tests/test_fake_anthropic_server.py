@@ -113,6 +113,8 @@ def test_missing_anthropic_version_is_400() -> None:
     assert response.status_code == 400 and "anthropic-version" in response.json()["error"]["message"]
 
 
+READ_TOOL = {"name": "read", "input_schema": {"type": "object"}}
+
 INVALID = {
     "missing-max-tokens": ({k: v for k, v in body().items() if k != "max_tokens"}, "max_tokens: Field required"),
     "missing-model": ({k: v for k, v in body().items() if k != "model"}, "model: Field required"),
@@ -141,6 +143,10 @@ INVALID = {
         body(tool_turns() + [tool_use("toolu_1")]),
         "`tool_use` ids must be unique"),
     "bad-tool-name": (body(tools=[{"name": "read file", "input_schema": {"type": "object"}}]), "tools.0.custom.name"),
+    "tool-choice-unknown-type": (body(tools=[READ_TOOL], tool_choice={"type": "never"}), "tool_choice: Input tag 'never'"),
+    "tool-choice-not-an-object": (body(tools=[READ_TOOL], tool_choice="none"), "tool_choice: Input should be a valid dictionary"),
+    "tool-choice-unknown-tool": (body(tools=[READ_TOOL], tool_choice={"type": "tool", "name": "grep"}), "Tool 'grep' not found"),
+    "tool-choice-any-without-tools": (body(tool_choice={"type": "any"}), "may only be specified while providing tools"),
     "too-many-cache-breakpoints": (
         body([{"role": "user", "content": cached_texts(5)}]),
         "A maximum of 4 blocks with cache_control may be provided. Found 5."),
@@ -162,6 +168,12 @@ def test_invalid_request_is_rejected_with_the_real_error_shape(payload: dict[str
 def test_valid_tool_round_trip_is_accepted() -> None:
     with FakeAnthropicServer([Reply(text="ok")]) as server:
         response = post(server, body(tool_turns()))
+    assert response.status_code == 200 and server.rejections == []
+
+
+def test_tool_choice_none_with_tools_is_accepted() -> None:
+    with FakeAnthropicServer([Reply(text="ok")]) as server:
+        response = post(server, body(tool_turns(), tools=[READ_TOOL], tool_choice={"type": "none"}))
     assert response.status_code == 200 and server.rejections == []
 
 

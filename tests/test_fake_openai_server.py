@@ -195,3 +195,27 @@ def test_unknown_path_is_404() -> None:
     with FakeOpenAIServer([]) as server, httpx.Client(timeout=5) as client:
         response = client.post(f"{server.url}/completions", json={}, headers=KEY)
     assert response.status_code == 404
+
+
+TOOLS = [{"type": "function", "function": {"name": "read", "parameters": {"type": "object"}}}]
+
+
+def test_tool_choice_none_with_tools_is_accepted() -> None:
+    with FakeOpenAIServer([Reply(text="ok")]) as server:
+        assert _post(server, _body(USER, tools=TOOLS, tool_choice="none")).status_code == 200
+        assert server.rejections == []
+
+
+def test_tool_choice_without_tools_is_rejected_as_the_service_does() -> None:
+    with FakeOpenAIServer([Reply(text="never")]) as server:
+        response = _post(server, _body(USER, tool_choice="none"))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["param"] == "tool_choice" and "only allowed when 'tools' are specified" in error["message"]
+
+
+def test_an_unknown_tool_choice_is_rejected() -> None:
+    with FakeOpenAIServer([Reply(text="never")]) as server:
+        response = _post(server, _body(USER, tools=TOOLS, tool_choice="never"))
+    assert response.status_code == 400
+    assert "Supported values are: 'none', 'auto', and 'required'" in response.json()["error"]["message"]

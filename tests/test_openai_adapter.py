@@ -332,3 +332,16 @@ def test_openai_itself_gets_max_completion_tokens_and_compatible_servers_max_tok
     assert to_wire_request(request, official=True)["max_completion_tokens"] == 1234
     assert "max_tokens" not in to_wire_request(request, official=True)
     assert to_wire_request(request)["max_tokens"] == 1234 and "max_completion_tokens" not in to_wire_request(request)
+
+
+def test_tool_choice_none_is_sent_with_the_tools_and_the_fake_accepts_it() -> None:
+    events, error, server = _serve([Reply(text="a summary")], _request(tools=[READ], tool_choice="none"))
+    assert error is None and _completed(events).message.text == "a summary"
+    assert server.requests[0]["tool_choice"] == "none" and server.rejections == []
+
+
+def test_tool_choice_is_never_sent_without_tools_nor_when_auto() -> None:
+    _, error, server = _serve([Reply(text="a"), Reply(text="b")], _request(tool_choice="none"))
+    assert error is None and "tool_choice" not in server.requests[0]
+    _, _, server = _serve([Reply(text="a")], _request(tools=[READ]))
+    assert "tool_choice" not in server.requests[0]

@@ -12,7 +12,7 @@ PUBLIC = {
     "pseudoclaude.llm": {
         "AuthError", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
-        "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolResult", "ToolSpec",
+        "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up",

@@ -19,6 +19,7 @@ from pseudoclaude.compact import (
     ContextOutcome,
     ContextState,
     ContextStatus,
+    RequestShape,
     force_compact,
     manage_context,
 )
@@ -33,6 +34,8 @@ class ContextEngine(Protocol):
     of the request just made; ``learn_window`` adopts a smaller window the
     provider stated; ``status`` and ``count`` are read-only views for the UI.
     ``can_recover`` says whether a forced ``prepare`` can shrink anything.
+    ``shape`` builds the request the runner would send for a conversation, so
+    a summary can be asked as that request (reusing its cached prefix).
     """
 
     @property
@@ -45,6 +48,7 @@ class ContextEngine(Protocol):
         forced: bool = False,
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
+        shape: RequestShape | None = None,
     ) -> ContextOutcome: ...
 
     def observe(self, usage: Usage, conversation_length: int) -> None: ...
@@ -68,6 +72,7 @@ class NoCompaction:
         forced: bool = False,
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
+        shape: RequestShape | None = None,
     ) -> ContextOutcome:
         return ContextOutcome(tuple(conversation), 0, 0)
 
@@ -106,13 +111,17 @@ class CompactionEngine:
         forced: bool = False,
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
+        shape: RequestShape | None = None,
     ) -> ContextOutcome:
         memory = self.memory or None
         if forced:
             return await force_compact(
-                conversation, self.state, self.provider, instructions=instructions, memory=memory, before_summary=before_summary, retry=self.retry
+                conversation, self.state, self.provider, instructions=instructions, memory=memory, before_summary=before_summary,
+                retry=self.retry, shape=shape,
             )
-        return await manage_context(conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry)
+        return await manage_context(
+            conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry, shape=shape
+        )
 
     def observe(self, usage: Usage, conversation_length: int) -> None:
         self.state.record_usage(usage.prompt_tokens, conversation_length)

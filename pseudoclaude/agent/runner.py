@@ -169,9 +169,10 @@ class Runner:
         for event in await self.hooks.start():
             yield event
         try:
-            events, _ = await self._prepare(forced=True, instructions=instructions)
-            for event in events:
-                yield event
+            async with aclosing(self._prepare(forced=True, instructions=instructions)) as prepared:
+                async for step in prepared:
+                    if not isinstance(step, ContextOutcome):
+                        yield step
         finally:
             if self.session is not None:
                 self.session.sync()
@@ -266,9 +267,10 @@ class Runner:
         while self._pending:
             self._append(Message.user(self._pending.pop(0)))
         self.tool_context.turn += 1
-        events, _ = await self._prepare(forced=False)
-        for event in events:
-            yield event
+        async with aclosing(self._prepare(forced=False)) as prepared:
+            async for step in prepared:
+                if not isinstance(step, ContextOutcome):
+                    yield step
         try:
             async with aclosing(self._stream()) as stream:
                 async for item in stream:
@@ -279,10 +281,14 @@ class Runner:
             limit = failure.error.limit_tokens
             learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context.learn_window(limit) else ""
             yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
-            events, outcome = await self._prepare(forced=True)
-            for event in events:
-                yield event
-            if not outcome.changed:
+            changed = False
+            async with aclosing(self._prepare(forced=True)) as prepared:
+                async for step in prepared:
+                    if isinstance(step, ContextOutcome):
+                        changed = step.changed
+                    else:
+                        yield step
+            if not changed:
                 raise _RunFailed(failure.error, "context_overflow") from None
             try:
                 async with aclosing(self._stream()) as stream:
@@ -291,25 +297,48 @@ class Runner:
             except _RunFailed as again:
                 raise _RunFailed(again.error, "context_overflow") from None
 
-    async def _prepare(self, *, forced: bool, instructions: str | None = None) -> tuple[list[ev.Event], ContextOutcome]:
-        """Ask the context engine what to send, apply it, and say what happened (with the compaction hooks)."""
+    async def _prepare(self, *, forced: bool, instructions: str | None = None) -> AsyncGenerator[ev.Event | ContextOutcome, None]:
+        """Ask the context engine what to send, apply it, and say what happened (its ``ContextOutcome`` last).
+
+        Events stream while the engine works: the ``PreCompact`` hook's events
+        and then the "compacting" notice reach the consumer (who has handled
+        them when it asks for the next event) before the summary request is
+        sent, not after it returns.
+        """
         trigger = "manual" if forced else "auto"
-        events: list[ev.Event] = []
+        queue: asyncio.Queue[ev.Event] = asyncio.Queue()
 
-        async def pre_compact(tokens: int) -> None:
-            events.extend(await self.hooks.pre_compact(trigger, tokens, instructions))
+        async def before_summary(tokens: int) -> None:
+            for event in await self.hooks.pre_compact(trigger, tokens, instructions):
+                queue.put_nowait(event)
+            notice = f"compacting the conversation ({tokens} tokens)..."
+            queue.put_nowait(ev.Progress("compacting", notice, {"trigger": trigger, "before_tokens": tokens}))
+            await queue.join()
 
-        outcome = await self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact)
+        task = asyncio.ensure_future(
+            self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=before_summary, shape=self._request_for)
+        )
+        try:
+            async with aclosing(_drain(queue, task)) as events:
+                async for event in events:
+                    yield event
+            outcome = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         self.conversation = list(outcome.conversation)
         if outcome.changed:
             self.tool_context.read_log.clear()
         if outcome.budget is not None:
             budget = outcome.budget
             self.tool_context.budget = OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes)
-        events.extend(outcome_events(outcome))
+        for event in outcome_events(outcome):
+            yield event
         if outcome.summarized:
-            events.extend(await self.hooks.post_compact(trigger, outcome.before_tokens, outcome.after_tokens))
-        return events, outcome
+            for event in await self.hooks.post_compact(trigger, outcome.before_tokens, outcome.after_tokens):
+                yield event
+        yield outcome
 
     async def _stream(self) -> AsyncGenerator[ev.Event | Message, None]:
         """One model call through the retry policy; the assistant message is appended, recorded and yielded last."""
@@ -360,11 +389,15 @@ class Runner:
 
     def build_request(self) -> Request:
         """The request the next model call sends: the repaired conversation, stable prefix first."""
+        return self._request_for(self.conversation)
+
+    def _request_for(self, conversation: Sequence[Message]) -> Request:
+        """The request the main loop sends for ``conversation`` (the summary request reuses its prefix)."""
         return Request(
             model=self.config.model,
             system=self.config.system,
             system_suffix="\n\n".join(part for part in (self.config.system_suffix, self._mode_instructions()) if part),
-            messages=tuple(repair(self.conversation)),
+            messages=tuple(repair(conversation)),
             tools=self.tool_specs,
             max_tokens=self.config.max_tokens,
         )
@@ -406,10 +439,11 @@ def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
     return None
 
 
-async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[int]) -> AsyncGenerator[ev.Event, None]:
+async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[Any]) -> AsyncGenerator[ev.Event, None]:
     """The events ``task`` puts on ``queue`` while it runs, and any left when it ends.
 
-    A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
+    Each one is marked done once the consumer asks for the next, so ``task``
+    can ``await queue.join()`` until what it announced has been handled. A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
     """
     while not (task.done() and queue.empty()):
         getter = asyncio.ensure_future(queue.get())
@@ -421,6 +455,7 @@ async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[int]) -> A
                 getter.cancel()
         if getter.done() and not getter.cancelled():
             yield getter.result()
+            queue.task_done()
 
 
 class _RunFailed(Exception):

@@ -41,7 +41,7 @@ from pseudoclaude.compact.manage import (
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
-from pseudoclaude.compact.summarize import EmptySummary, extract_summary, summarize
+from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize
 
 __all__ = [
     "AUTO_FAILURE_LIMIT",
@@ -66,6 +66,7 @@ __all__ = [
     "ContextState",
     "ContextStatus",
     "EmptySummary",
+    "RequestShape",
     "Estimator",
     "Layer",
     "LayerAction",

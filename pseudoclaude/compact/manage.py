@@ -41,6 +41,7 @@ from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
+    RequestShape,
     meta_prefix_length,
     summarize,
 )
@@ -130,8 +131,17 @@ async def compact_conversation(
     instructions: str | None = None,
     memory: str | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    shape: RequestShape | None = None,
 ) -> tuple[list[Message], str]:
-    """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails."""
+    """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails.
+
+    ``shape`` builds the main loop's request: with it the summary is asked in
+    place, reusing the cached prefix (see ``summarize``), when the whole
+    request fits the manual summary budget (window - reserve - the small
+    margin): the automatic trigger fires at the automatic budget, so that
+    budget would send every automatic summary as a transcript. The reserve
+    still covers the summary's output.
+    """
     budget = state.budget
     count = state.estimator.count
     summary = await summarize(
@@ -144,6 +154,9 @@ async def compact_conversation(
         count=count,
         memory=memory,
         retry=retry,
+        shape=shape,
+        overhead_tokens=state.overhead_tokens,
+        in_place_budget_tokens=budget.summary_input_budget("manual"),
     )
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
@@ -190,12 +203,15 @@ async def manage_context(
     memory: str | None = None,
     before_summary: BeforeSummary | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    shape: RequestShape | None = None,
 ) -> ContextOutcome:
     """Govern the context before a model call (see the module docstring).
 
     ``before_summary(tokens)`` is awaited right before a Layer 2 summary is
     requested (after the deterministic layers, so never for a compaction they
-    made unnecessary): the ``PreCompact`` hook's dispatch point.
+    made unnecessary): the ``PreCompact`` hook's and the "compacting" notice's
+    dispatch point. ``shape`` is the main loop's request builder (the summary
+    reuses its cached prefix).
     """
     before = state.estimate(conversation)
     current: Sequence[Message] = conversation
@@ -224,7 +240,7 @@ async def manage_context(
         await before_summary(tokens)
     try:
         compacted, summary = await compact_conversation(
-            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry
+            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape
         )
     except ProviderError as error:
         _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)
@@ -271,8 +287,10 @@ async def force_compact(
     memory: str | None = None,
     before_summary: BeforeSummary | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    shape: RequestShape | None = None,
 ) -> ContextOutcome:
     """``/compact``: the same pipeline now, manual margin, no breaker check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation, state, provider, trigger="manual", instructions=instructions, memory=memory, before_summary=before_summary, retry=retry
+        conversation, state, provider, trigger="manual", instructions=instructions, memory=memory, before_summary=before_summary, retry=retry,
+        shape=shape,
     )

@@ -1,8 +1,21 @@
 """Layer 2's model call: summarize a conversation into a fixed nine-part summary.
 
-The request carries **no tools and exactly one user message**: the history is
-rendered as a plain transcript inside it, so no provider can object to role
-order or to tool blocks without tool definitions. The model writes an
+The summary is asked **in place** when it can be: the very request the main
+loop would send next (its system prompt and suffix, its tools, its messages,
+hence its cache markers, built by the caller's ``RequestShape``) with the
+instruction appended as the last user message (merged into it when the
+conversation ends with one, so roles keep alternating) and ``tool_choice``
+"none". Everything before the instruction is the prefix the provider has just
+cached, so the summary is paid mostly at the cached price. A tool call in the
+reply is ignored; its text is used (a reply with no text falls back to the
+transcript). This form is sent only when the whole
+conversation plus the instruction fits its budget (the caller's
+``in_place_budget_tokens``); when it does not, or the provider answers
+``PromptTooLong``, the transcript form below is used.
+
+The transcript form carries **no tools and exactly one user message**: the
+history is rendered as a plain transcript inside it, so no provider can object
+to role order or to tool blocks without tool definitions. The model writes an
 ``<analysis>`` scratchpad, then a ``<summary>``; only the text of the last
 ``<summary>`` is kept (the whole reply, analysis removed, when it has none).
 
@@ -21,7 +34,8 @@ from __future__ import annotations
 
 import re
 from contextlib import aclosing
-from typing import Sequence
+from dataclasses import replace
+from typing import Callable, Sequence
 
 from pseudoclaude.compact.budget import SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
 from pseudoclaude.compact.estimate import estimate_messages
@@ -36,8 +50,17 @@ from pseudoclaude.llm import (
     RetryPolicy,
     Retrying,
     TextChunk,
+    ToolChoice,
     stream_with_retry,
 )
+
+RequestShape = Callable[[Sequence[Message]], Request]
+SUMMARY_TOOL_CHOICE: ToolChoice = "none"
+"""Tools forbidden in the in-place summary. Anthropic documents that a change of
+``tool_choice`` invalidates the cached *message* blocks (tools and system stay
+cached): "auto" would keep the whole prefix, relying on the preamble and on
+ignoring calls instead (what Claude Code's fork does)."""
+"""The request the main loop would send with these messages (system, tools, cache markers)."""
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
 SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."
@@ -49,6 +72,13 @@ NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 - Do NOT use read_file, run_command, grep, glob, edit_file, write_file, or ANY other tool.
 - You already have all the context you need in the conversation below.
 - Tool calls will be REJECTED and will waste your only turn: you will fail the task.
+- Your entire response must be plain text: an <analysis> block followed by a <summary> block.
+"""
+
+IN_PLACE_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
+
+- Tool calls are disabled for this answer and will be ignored: you will fail the task.
+- You already have all the context you need in the conversation above.
 - Your entire response must be plain text: an <analysis> block followed by a <summary> block.
 """
 
@@ -101,6 +131,36 @@ def build_summary_prompt(transcript: str, instructions: str | None = None, memor
         f"<conversation>\n{transcript}</conversation>\n\n"
         "REMINDER: do not call any tools. Answer with an <analysis> block followed by a <summary> block."
     )
+
+
+def build_summary_instruction(instructions: str | None = None, memory: str | None = None) -> str:
+    """The instruction appended to the conversation itself (the in-place form)."""
+    focus = f"\nThe user asked this summary to focus on:\n{instructions.strip()}\n" if instructions and instructions.strip() else ""
+    known = f"\n{MEMORY_CONTEXT_NOTE}\n<memory>\n{memory.strip()}\n</memory>\n" if memory and memory.strip() else ""
+    return (
+        f"{IN_PLACE_PREAMBLE}\n{SUMMARY_INSTRUCTIONS}{focus}{known}\n"
+        "REMINDER: do not call any tools. Answer with an <analysis> block followed by a <summary> block."
+    )
+
+
+def with_instruction(messages: Sequence[Message], instruction: str) -> list[Message]:
+    """``messages`` and the instruction as the last user message, roles alternating.
+
+    After tool results it is a user message of its own (the Anthropic adapter
+    puts it in the same turn, after the ``tool_result`` blocks); after a user
+    message it is merged into it.
+    """
+    out = list(messages)
+    if out and out[-1].role == "user":
+        return [*out[:-1], Message.user(f"{out[-1].text}\n\n{instruction}")]
+    return [*out, Message.user(instruction)]
+
+
+def in_place_request(shape: RequestShape, messages: Sequence[Message], instruction: str, max_tokens: int) -> Request:
+    """The main loop's request for ``messages`` with ``instruction`` appended and tools forbidden."""
+    main = shape(messages)
+    messages = tuple(with_instruction(main.messages, instruction))
+    return replace(main, messages=messages, tool_choice=SUMMARY_TOOL_CHOICE, max_tokens=max_tokens)
 
 
 def extract_summary(reply: str) -> str:
@@ -178,6 +238,13 @@ async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
     return "".join(deltas)
 
 
+def _summary_of(reply: str) -> str:
+    summary = extract_summary(reply)
+    if not summary:
+        raise EmptySummary("the summary model returned no summary text")
+    return summary
+
+
 async def summarize(
     provider: Provider,
     model: str,
@@ -189,10 +256,31 @@ async def summarize(
     count: Counter = estimate_messages,
     memory: str | None = None,
     retry: RetryPolicy = RetryPolicy(),
+    shape: RequestShape | None = None,
+    overhead_tokens: int = 0,
+    in_place_budget_tokens: int | None = None,
 ) -> str:
-    """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...)."""
+    """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...).
+
+    With ``shape`` the summary is asked in place when ``overhead_tokens`` (the
+    system prompt and tools) + the conversation + the instruction fit
+    ``in_place_budget_tokens`` (default ``budget_tokens``); otherwise, or on
+    ``PromptTooLong`` or a reply with no summary text (only tool calls), as a
+    transcript trimmed to ``budget_tokens``.
+    """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
+    if shape is not None:
+        instruction = build_summary_instruction(instructions, memory)
+        request = in_place_request(shape, messages, instruction, max_tokens)
+        limit = budget_tokens if in_place_budget_tokens is None else in_place_budget_tokens
+        if overhead_tokens + count(request.messages) <= limit:
+            try:
+                summary = extract_summary(await _ask(provider, request, retry))
+            except PromptTooLong:
+                summary = ""
+            if summary:
+                return summary
     transcript = _Transcript(messages, count)
     overhead = count([Message.user(build_summary_prompt("", instructions, memory))])
     excess = transcript.total() + overhead - budget_tokens
@@ -209,9 +297,6 @@ async def summarize(
             if not transcript.drop_oldest(int(transcript.total() * DROP_FRACTION_ON_RETRY)):
                 break
             continue
-        summary = extract_summary(reply)
-        if not summary:
-            raise EmptySummary("the summary model returned no summary text")
-        return summary
+        return _summary_of(reply)
     assert last_error is not None
     raise last_error

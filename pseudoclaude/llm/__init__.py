@@ -33,6 +33,7 @@ from pseudoclaude.llm.provider import (
     StreamEvent,
     TextChunk,
     ToolCallStart,
+    ToolChoice,
 )
 from pseudoclaude.llm.providers import (
     PROVIDERS,
@@ -69,6 +70,7 @@ __all__ = [
     "TextChunk",
     "ToolCall",
     "ToolCallStart",
+    "ToolChoice",
     "ToolResult",
     "ToolSpec",
     "UnknownProvider",

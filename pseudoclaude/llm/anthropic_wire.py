@@ -14,6 +14,8 @@ Invariants the request keeps:
   Turns with nothing to say are dropped: the API rejects empty text blocks.
 * **Byte stability.** The same ``Request`` always yields the same dicts in the
   same key order, so the JSON body (and with it the prompt cache) is stable.
+* **``tool_choice`` only when it matters**: sent (``{"type": "none"}``) only
+  with tools and when not "auto", so the main loop's body never changes.
 * **At most three cache breakpoints** (the API allows four): the last tool, the
   stable system block, and the last content block of the latest turn. The
   changing ``system_suffix`` travels after the cached system block.
@@ -78,6 +80,8 @@ def to_wire_request(request: Request) -> dict[str, Any]:
     params["messages"] = _wire_messages(request.messages)
     if request.tools:
         params["tools"] = _wire_tools(request.tools)
+        if request.tool_choice != "auto":
+            params["tool_choice"] = {"type": request.tool_choice}
     return params
 
 

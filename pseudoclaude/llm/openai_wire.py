@@ -12,6 +12,8 @@ Invariants this module keeps:
   fixed key order, no clocks, no randomness. The stable system prompt is its
   own first message and the changing ``system_suffix`` a second one, so a
   server-side prefix cache keeps matching.
+* **``tool_choice`` only with tools** (the service rejects it otherwise), and
+  only when not "auto": the main loop's body never changes.
 * **One ``tool`` message per ``ToolResult``**, in conversation order; an error
   result is prefixed ``"Error: "`` unless its text already starts with
   "error" (deterministic, so a replayed session re-sends the same bytes).
@@ -80,6 +82,8 @@ def to_wire_request(request: Request, *, official: bool = False) -> dict[str, An
     body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *_wire_messages(request.messages)]}
     if request.tools:
         body["tools"] = _wire_tools(request.tools)
+        if request.tool_choice != "auto":
+            body["tool_choice"] = request.tool_choice
     body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}

@@ -10,9 +10,12 @@ failure is raised as a ``ProviderError`` (see ``errors.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, Protocol, Sequence, Union
+from typing import AsyncGenerator, Literal, Protocol, Sequence, Union
 
 from pseudoclaude.llm.messages import Message, ToolSpec, Usage
+
+ToolChoice = Literal["auto", "none"]
+"""Whether the model may call the request's tools (``auto``) or must answer in text (``none``)."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,9 @@ class Request:
 
     ``system`` is the stable prefix (instructions, cached); ``system_suffix``
     holds what changes between turns (date, git status), sent after it so the
-    cached prefix stays byte-identical.
+    cached prefix stays byte-identical. ``tool_choice`` "none" keeps the tools
+    in the request (the cached prefix) while forbidding calls: the summary
+    request sends the main loop's tools that way.
     """
 
     model: str
@@ -30,6 +35,7 @@ class Request:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     system_suffix: str = ""
+    tool_choice: ToolChoice = "auto"
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,9 @@ def compact_number(value: int) -> str:
     return f"{value / 1_000_000:.1f}M"
 
 
+COMPACTING_LABEL = "Compacting"
+
+
 class TurnView:
     """Renders the events of one turn; ``finish()`` flushes what is still live."""
 
@@ -60,6 +63,7 @@ class TurnView:
         self.footer = footer
         self.clock = clock
         self.label = label
+        self.base_label = label
         self.started = clock()
         self.streamed_chars = 0
         self.prompt_tokens = 0
@@ -69,6 +73,7 @@ class TurnView:
         self._spinner = Spinner("dots", style="cyan")
 
     def handle(self, event: Event) -> None:
+        self._label_for(event)
         if isinstance(event, TextDelta):
             self.streamed_chars += len(event.text)
             self.markdown.feed(event.text)
@@ -97,6 +102,11 @@ class TurnView:
             self.markdown.finish()
             if event.reason not in ("end_turn", "error") and event.message:
                 self.console.print(Text(f"■ {event.message}", style="yellow"))
+
+    def _label_for(self, event: Event) -> None:
+        """The spinner says "Compacting" from the "compacting" notice until the next event (the summary is done)."""
+        compacting = isinstance(event, Progress) and event.kind == "compacting"
+        self.label = COMPACTING_LABEL if compacting else self.base_label
 
     def flush(self) -> None:
         """Print the answer blocks finished since the last flush (the REPL calls this on every tick)."""
@@ -135,7 +145,7 @@ class TurnView:
 
 
 def progress_line(event: Progress) -> Text:
-    icon = {"compact": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
+    icon = {"compact": "⟳", "compacting": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
     return Text(f"{icon} {event.message}", style=style)
 

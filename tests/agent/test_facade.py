@@ -18,7 +18,7 @@ from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.tools.permissions import PermissionMode
 from tests.e2e.support import KEYS, fake_server
-from tests.fakes.script import Call, Reply, Script, Step
+from tests.fakes.script import Call, Reply, Script, Step, is_summary_request
 
 T = TypeVar("T")
 MODEL = "claude-fake-1"  # priced like the Claude family, and not on the SDK's deprecation list (warnings are errors)
@@ -114,7 +114,7 @@ def test_the_remember_tool_and_the_memory_views_share_one_store(tmp_path: Path) 
 
 def test_compact_summarizes_the_conversation_and_the_recap_sees_it(tmp_path: Path) -> None:
     def responder(body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             return Reply(text="<summary>We discussed parsers at length.</summary>")
         return Reply(text="a long explanation of the topic. " * 80)
 

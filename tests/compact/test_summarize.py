@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import AsyncIterator
+from typing import AsyncIterator, Sequence
 
 import pytest
 
 from pseudoclaude.compact import EmptySummary, extract_summary, summarize
 from pseudoclaude.llm.errors import Overloaded, PromptTooLong, RateLimited
-from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm.provider import Request, StreamEvent, TextChunk
+from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk
 from pseudoclaude.llm.retry import RetryPolicy
 from tests.compact.support import SummaryProvider, tool_round
 
@@ -155,3 +155,79 @@ def test_text_from_a_failed_attempt_is_dropped_when_the_summary_is_retried() -> 
     provider = _CutThenStreamProvider()
     summary = asyncio.run(summarize(provider, "m", _history(2), budget_tokens=100_000, retry=RetryPolicy(base_delay=0.0, max_delay=0.0)))
     assert summary == "the second try" and provider.attempts == 2
+
+
+SPEC = ToolSpec("read_file", "Read a file", {"type": "object"})
+
+
+def _shape(messages: Sequence[Message]) -> Request:
+    return Request(model="m", system="the agent's prompt", system_suffix="today", messages=tuple(messages), tools=(SPEC,), max_tokens=4096)
+
+
+def test_with_a_shape_the_request_is_the_main_request_plus_the_instruction_and_tools_forbidden() -> None:
+    provider = SummaryProvider()
+    history = _history(3)
+    assert _run(provider, history, shape=_shape, max_tokens=2000, memory="fact") == "the summary"
+    (request,) = provider.requests
+    main = _shape(history)
+    assert (request.model, request.system, request.system_suffix, request.tools) == (main.model, main.system, main.system_suffix, main.tools)
+    assert request.tool_choice == "none" and request.max_tokens == 2000
+    assert tuple(request.messages[:-1]) == tuple(main.messages)
+    instruction = request.messages[-1]
+    assert instruction.role == "user" and all(part in instruction.text for part in NINE_PARTS) and "fact" in instruction.text
+
+
+def test_an_instruction_after_a_user_message_is_merged_into_it_so_roles_alternate() -> None:
+    provider = SummaryProvider()
+    history = [*_history(2), Message.assistant("done"), Message.user("now the tests")]
+    _run(provider, history, shape=_shape, instructions="the tests")
+    (request,) = provider.requests
+    assert tuple(request.messages[:-1]) == tuple(history[:-1])
+    last = request.messages[-1]
+    assert last.role == "user" and last.text.startswith("now the tests\n\n") and "focus on:\nthe tests" in last.text
+
+
+def test_when_the_whole_conversation_does_not_fit_the_transcript_form_is_sent_trimmed() -> None:
+    provider = SummaryProvider()
+    history = _history(12, size=4_000)
+    _run(provider, history, budget=6_000, shape=_shape)
+    (request,) = provider.requests
+    assert request.tools == () and len(request.messages) == 1 and "earlier messages omitted" in request.messages[0].text
+
+
+def test_the_in_place_budget_and_the_overhead_decide_the_form() -> None:
+    history = _history(3)
+    fits, overhead = SummaryProvider(), SummaryProvider()
+    _run(fits, history, budget=10, shape=_shape, in_place_budget_tokens=100_000)
+    _run(overhead, history, shape=_shape, overhead_tokens=99_000)
+    assert fits.requests[0].tool_choice == "none" and overhead.requests[0].tools == ()
+
+
+def test_a_prompt_too_long_in_place_falls_back_to_the_transcript() -> None:
+    provider = SummaryProvider([PromptTooLong("prompt is too long"), "<summary>from the transcript</summary>"])
+    assert _run(provider, _history(3), shape=_shape) == "from the transcript"
+    in_place, transcript = provider.requests
+    assert in_place.tool_choice == "none" and transcript.tools == () and len(transcript.messages) == 1
+
+
+def test_tool_calls_in_the_summary_reply_are_ignored_and_its_text_used() -> None:
+    class CallingProvider(SummaryProvider):
+        async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+            self.requests.append(request)
+            yield Completed(Message.assistant("<summary>text wins</summary>", [ToolCall("c1", "read_file", "{}")]))
+
+    assert _run(CallingProvider(), _history(2), shape=_shape) == "text wins"
+
+
+def test_an_in_place_reply_with_only_tool_calls_falls_back_to_the_transcript() -> None:
+    class CallsFirst(SummaryProvider):
+        async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+            self.requests.append(request)
+            if request.tools:
+                yield Completed(Message.assistant("", [ToolCall("c1", "read_file", "{}")]))
+            else:
+                yield Completed(Message.assistant("<summary>from the transcript</summary>"))
+
+    provider = CallsFirst()
+    assert _run(provider, _history(2), shape=_shape) == "from the transcript"
+    assert [bool(r.tools) for r in provider.requests] == [True, False]

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 import pytest
 
 from tests.e2e.support import cli_env, fake_server, run_cli
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 pytestmark = pytest.mark.slow
 
@@ -57,7 +57,7 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
     ws.mkdir()
 
     def responder(body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             return Reply(text="<analysis>draft</analysis><summary>We discussed parsers at length.</summary>")
         return Reply(text=f"answer {len(body['messages'])}: " + "a long explanation of the topic. " * 80)
 
@@ -68,7 +68,7 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
         compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "stream-json", "--context-window", "16000"], ws, env)
         assert compact.returncode == 0, compact.stderr
         summary_request = server.requests[-1]
-        assert "tools" not in summary_request or not summary_request["tools"]
+        assert summary_request["tools"] and summary_request["tool_choice"] == {"type": "none"}
         assert "focus on the grammar discussion" in json.dumps(summary_request)
         events = [json.loads(line) for line in compact.stdout.splitlines()]
         assert any(e["type"] == "progress" and e["kind"] == "compact" for e in events)

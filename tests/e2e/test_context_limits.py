@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import pytest
 
 from tests.e2e.support import cli_command, cli_env, fake_server, json_lines
-from tests.fakes.script import Call, Reply, Step, approx_tokens
+from tests.fakes.script import Call, Reply, Step, approx_tokens, is_summary_request
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ class LongSession:
         self.summaries = 0
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             self.summaries += 1
             return Reply(text=f"<analysis>notes</analysis><summary>Read files r0..r9 in a loop; {self.main_calls} reads so far.</summary>")
         index = self.main_calls

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 import pytest
 
 from tests.e2e.support import cli_command, cli_env, fake_server
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ class Scenario:
         self._server_ref = server_ref
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             self.summaries += 1
             return Reply(text="<analysis>scratch</analysis><summary>1. Primary request: read every file.\n9. Next step: keep reading.</summary>")
         index = self.main_calls

@@ -36,6 +36,7 @@ def problems(body: Any) -> Iterator[str]:
         yield "stream: this fake server only answers streaming requests (stream: true)"
     yield from _system_problems(body.get("system"))
     yield from _tool_problems(body.get("tools"))
+    yield from _tool_choice_problems(body.get("tool_choice"), body.get("tools"))
     yield from _message_problems(body["messages"])
     found = _count_cache_control(body)
     if found > MAX_CACHE_BREAKPOINTS:
@@ -72,6 +73,33 @@ def _tool_problems(tools: Any) -> Iterator[str]:
         seen.add(name)
         if not isinstance(tool.get("input_schema"), dict):
             yield f"tools.{i}.custom.input_schema: Field required"
+
+
+TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
+
+
+def _tool_choice_problems(choice: Any, tools: Any) -> Iterator[str]:
+    """``tool_choice`` is an object whose ``type`` is one of four; ``tool`` names a tool of the request."""
+    if choice is None:
+        return
+    if not isinstance(choice, dict):
+        yield "tool_choice: Input should be a valid dictionary or object to extract fields from"
+        return
+    kind = choice.get("type")
+    if kind not in TOOL_CHOICE_TYPES:
+        yield f"tool_choice: Input tag {kind!r} found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'"
+        return
+    if kind == "tool":
+        names = {t.get("name") for t in tools if isinstance(t, dict)} if isinstance(tools, list) else set()
+        if not isinstance(choice.get("name"), str):
+            yield "tool_choice.tool.name: Field required"
+        elif choice["name"] not in names:
+            yield f"Tool '{choice['name']}' not found in provided tools"
+    elif kind in ("any",) and not tools:
+        yield "tool_choice: tool_choice.type 'any' may only be specified while providing tools."
+    extra = set(choice) - {"type", "name", "disable_parallel_tool_use"}
+    if extra:
+        yield f"tool_choice.{kind}.{sorted(extra)[0]}: Extra inputs are not permitted"
 
 
 def _blocks(message: Mapping[str, Any]) -> list[Any]:

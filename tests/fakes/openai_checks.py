@@ -46,7 +46,7 @@ def check_body(body: Any) -> Invalid | None:
         return Invalid(
             "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options", None
         )
-    return check_messages(messages) or check_tools(body.get("tools"))
+    return check_messages(messages) or check_tools(body.get("tools")) or check_tool_choice(body.get("tool_choice"), body.get("tools"))
 
 
 def check_messages(messages: list[Any]) -> Invalid | None:
@@ -138,6 +138,29 @@ def check_tools(tools: Any) -> Invalid | None:
                 f"tools[{k}].function.name",
                 "invalid_value",
             )
+    return None
+
+
+def check_tool_choice(choice: Any, tools: Any) -> Invalid | None:
+    """``tool_choice`` is "none", "auto", "required" or a named function, and only with ``tools``."""
+    if choice is None:
+        return None
+    if not tools:
+        return Invalid("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", "tool_choice", None)
+    if isinstance(choice, str):
+        if choice in ("none", "auto", "required"):
+            return None
+        return Invalid(
+            f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and 'required'.", "tool_choice", "invalid_value"
+        )
+    function = choice.get("function") if isinstance(choice, Mapping) else None
+    if not isinstance(choice, Mapping) or choice.get("type") != "function" or not isinstance(function, Mapping):
+        return Invalid("Invalid type for 'tool_choice': expected one of a string or an object.", "tool_choice", "invalid_type")
+    names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
+    if function.get("name") not in names:
+        return Invalid(
+            f"Invalid value for 'tool_choice': function '{function.get('name')}' is not among the provided tools.", "tool_choice", None
+        )
     return None
 
 

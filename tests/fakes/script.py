@@ -110,3 +110,9 @@ def approx_tokens(body: Mapping[str, Any] | str) -> int:
 
     text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
     return max(1, len(text.encode("utf-8")) // 4)
+
+
+def is_summary_request(body: Mapping[str, Any]) -> bool:
+    """A Layer 2 summary request: tools forbidden (``tool_choice`` none, either wire form) or none given (the transcript form)."""
+    choice = body.get("tool_choice")
+    return not body.get("tools") or choice == "none" or (isinstance(choice, Mapping) and choice.get("type") == "none")

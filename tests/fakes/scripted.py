@@ -151,6 +151,7 @@ def _as_body(request: Request) -> dict[str, Any]:
         "system": request.system,
         "system_suffix": request.system_suffix,
         "tools": [spec.name for spec in request.tools],
+        "tool_choice": request.tool_choice,
         "messages": [message.to_dict() for message in request.messages],
     }
 

@@ -111,3 +111,14 @@ def test_a_long_command_block_says_how_many_of_how_many_lines_are_hidden_and_whe
     lines = text_of(c).splitlines()
     assert lines[2] == f"    … 19,994 of 20,000 lines hidden (full output: {out.full_output})"
     assert lines[-1] == "    20000"
+
+
+def test_the_spinner_says_compacting_while_an_automatic_summary_runs() -> None:
+    c = console()
+    view = TurnView(c, clock=lambda: 0.0)
+    assert view.working_line().plain.startswith("Working…")
+    view.handle(ev.Progress("compacting", "compacting the conversation (120000 tokens)...", {"before_tokens": 120000}))
+    assert view.working_line().plain.startswith("Compacting…")
+    assert "⟳ compacting the conversation (120000 tokens)..." in text_of(c)
+    view.handle(ev.Progress("compact", "context compacted: 120000 -> 9000"))
+    assert view.working_line().plain.startswith("Working…")

@@ -10,7 +10,7 @@ import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 from tests.tui.terminal import (
     CTRL_C,
     CTRL_D,
@@ -83,7 +83,7 @@ def test_ctrl_c_twice_on_an_empty_prompt_exits_0(workspace: Path, tmp_path: Path
 
 
 class SummaryResponder:
-    """Answers summary requests (no tools) with a summary; main requests from ``steps``."""
+    """Answers summary requests (tools forbidden) with a summary; main requests from ``steps``."""
 
     def __init__(self, steps: list[Step]) -> None:
         self.steps = steps
@@ -91,7 +91,7 @@ class SummaryResponder:
         self.summary_requests: list[Mapping[str, Any]] = []
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             self.summary_requests.append(body)
             return Reply(text="<summary>1. Primary request: read the big file.\n9. Next step: none.</summary>")
         step = self.steps[self.main_calls] if self.main_calls < len(self.steps) else Reply(text="ok")
@@ -128,7 +128,7 @@ def test_compact_sends_a_summary_request_without_tools_and_the_context_meter_dro
         term.send(CTRL_D)
         assert term.exit_code() == 0
     assert len(responder.summary_requests) == 1
-    assert "tools" not in responder.summary_requests[0]
+    assert responder.summary_requests[0]["tool_choice"] == {"type": "none"}
     assert "keep the file names" in json.dumps(responder.summary_requests[0])
     assert before > after > 0
     assert server.rejections == []
