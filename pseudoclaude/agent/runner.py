@@ -30,7 +30,7 @@ from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_even
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
-from pseudoclaude.compact import CompactSession, ContextOutcome
+from pseudoclaude.compact import CompactSession, ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
     Message,
@@ -279,7 +279,7 @@ class Runner:
             limit = failure.error.limit_tokens
             learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context.learn_window(limit) else ""
             yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
-            events, outcome = await self._prepare(forced=True)
+            events, outcome = await self._prepare(forced=True, trigger="overflow")
             for event in events:
                 yield event
             if not outcome.changed:
@@ -291,15 +291,22 @@ class Runner:
             except _RunFailed as again:
                 raise _RunFailed(again.error, "context_overflow") from None
 
-    async def _prepare(self, *, forced: bool, instructions: str | None = None) -> tuple[list[ev.Event], ContextOutcome]:
-        """Ask the context engine what to send, apply it, and say what happened (with the compaction hooks)."""
-        trigger = "manual" if forced else "auto"
+    async def _prepare(
+        self, *, forced: bool, instructions: str | None = None, trigger: Trigger = "manual"
+    ) -> tuple[list[ev.Event], ContextOutcome]:
+        """Ask the context engine what to send, apply it, and say what happened (with the compaction hooks).
+
+        A forced compaction is ``manual`` (``/compact``) or ``overflow`` (the provider said the prompt is too long).
+        """
+        trigger = trigger if forced else "auto"
         events: list[ev.Event] = []
 
         async def pre_compact(tokens: int) -> None:
             events.extend(await self.hooks.pre_compact(trigger, tokens, instructions))
 
-        outcome = await self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact)
+        outcome = await self.context.prepare(
+            self.conversation, forced=forced, instructions=instructions, before_summary=pre_compact, trigger=trigger
+        )
         self.conversation = list(outcome.conversation)
         if outcome.changed:
             self.tool_context.read_log.clear()

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction
+from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction, Trigger
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import ToolContext
@@ -69,7 +69,13 @@ class ChangesOnce(NoCompaction):
         self.changed_at = changed_at
 
     async def prepare(
-        self, conversation: Sequence[Message], *, forced: bool = False, instructions: str | None = None, before_summary: BeforeSummary | None = None
+        self,
+        conversation: Sequence[Message],
+        *,
+        forced: bool = False,
+        instructions: str | None = None,
+        before_summary: BeforeSummary | None = None,
+        trigger: Trigger = "manual",
     ) -> ContextOutcome:
         self.calls += 1
         actions = (LayerAction("offload", 1, "offloaded 1 result"),) if self.calls == self.changed_at else ()
