@@ -189,7 +189,7 @@ class WorkingSet:
     def _files_section(self) -> str:
         if not self.files:
             return ""
-        lines = ["Files touched (oldest first):"]
+        lines = ["Files touched (most recent last):"]
         for path, record in self.files.items():
             what = []
             if record.ranges:
