@@ -166,7 +166,7 @@ class WorkingSet:
             return ""
         last = len(messages) - 1
         per_message = max(1, max_tokens // 2)
-        kept: dict[int, str] = {i: _cut(messages[i], per_message, count) for i in {0, -1 if in_tail else last} if i >= 0}
+        kept: dict[int, str] = {i: _cut(messages[i], per_message, count) for i in {0, -1 if in_tail else last} if 0 <= i < len(messages)}
         sections = [self._files_section(), self._failure_section(), self._todo_section()]
         used = count(_assemble(kept, len(messages), in_tail, sections))
         for index in range(last if in_tail else last - 1, 0, -1):

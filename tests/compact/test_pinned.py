@@ -165,3 +165,10 @@ def test_the_compaction_entry_records_the_trigger() -> None:
     assert outcome.summarized and outcome.action("compact") is not None
     assert dict(outcome.action("compact").data)["trigger"] == "overflow"  # type: ignore[union-attr]
     assert [data["trigger"] for kind, data in session.events if kind == "compaction"] == ["overflow"]
+
+
+def test_when_the_tail_holds_every_user_message_the_block_keeps_the_files() -> None:
+    working = WorkingSet(TOOLS)
+    working.ingest([Message.user("only request"), *_read("r1", "src/a.py")])
+    block = working.render(1_000, _state().count_text, tail=["only request"])
+    assert "only request" not in block and "- src/a.py (read lines 1-80 of 200)" in block
