@@ -40,19 +40,22 @@ def _agent(root: Path, home: Path, url: str, *, resume: bool) -> Agent:
 
 def _files(root: Path) -> None:
     (root / "ws").mkdir()
-    for name in ("a.py", "b.py"):
+    for name in ("a.py", "b.py", "c.py", "d.py"):
         (root / "ws" / name).write_text("".join(f"v{n} = '{'z' * 100}'\n" for n in range(40)))
 
 
 class Responder:
     """Summaries for tool-less requests; the main requests read two files and run a failing command, then answer."""
 
-    def __init__(self) -> None:
-        self.main = 0
+    def __init__(self, main: int = 0) -> None:
+        self.main = main
         self.steps: list[Step] = [
             Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "a.py"})),)),
             Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "b.py", "limit": 20})),)),
             Reply(text="Testing.", calls=(Call("run_command", json.dumps({"command": "echo boom; exit 3"})),)),
+            Reply(text="Stopping here."),
+            Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "c.py"})),)),
+            Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "d.py"})),)),
         ]
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
@@ -66,37 +69,40 @@ def test_a_resume_after_a_compaction_sends_the_same_bytes_and_rebuilds_the_same_
     _files(tmp_path)
     home, copy = tmp_path / "home", tmp_path / "home-copy"
 
+    async def original(server: Any) -> tuple[str, str]:
+        agent = _agent(tmp_path, home, server.url, resume=False)
+        try:
+            await drain(agent.run(TASK))
+            await drain(agent.compact(None))
+            shutil.copytree(home, copy)
+            start = len(server.requests)
+            await drain(agent.run("what next?"))
+            sent = json.dumps(server.requests[start])  # the first request after the resume (later ones carry the server's own call ids)
+            await drain(agent.compact(None))
+            return sent, agent.conversation()[2].text
+        finally:
+            await agent.aclose()
+
+    async def resumed(server: Any) -> tuple[str, str]:
+        agent = _agent(tmp_path, copy, server.url, resume=True)
+        try:
+            start = len(server.requests)
+            await drain(agent.run("what next?"))
+            sent = json.dumps(server.requests[start])  # the first request after the resume (later ones carry the server's own call ids)
+            await drain(agent.compact(None))
+            return sent, agent.conversation()[2].text
+        finally:
+            await agent.aclose()
+
     with fake_server("anthropic", Responder()) as server:
-
-        async def original() -> tuple[str, str]:
-            agent = _agent(tmp_path, home, server.url, resume=False)
-            try:
-                await drain(agent.run(TASK))
-                await drain(agent.compact(None))
-                shutil.copytree(home, copy)
-                await drain(agent.run("what next?"))
-                sent = json.dumps(server.requests[-1]["messages"])
-                await drain(agent.compact(None))
-                return sent, agent.conversation()[2].text
-            finally:
-                await agent.aclose()
-
-        async def resumed() -> tuple[str, str]:
-            agent = _agent(tmp_path, copy, server.url, resume=True)
-            try:
-                await drain(agent.run("what next?"))
-                sent = json.dumps(server.requests[-1]["messages"])
-                await drain(agent.compact(None))
-                return sent, agent.conversation()[2].text
-            finally:
-                await agent.aclose()
-
-        first_sent, first_pinned = asyncio.run(original())
-        again_sent, again_pinned = asyncio.run(resumed())
+        first_sent, first_pinned = asyncio.run(original(server))
+        assert server.rejections == []
+    with fake_server("anthropic", Responder(main=4)) as server:
+        again_sent, again_pinned = asyncio.run(resumed(server))
         assert server.rejections == []
     assert again_sent == first_sent
     assert again_pinned == first_pinned
-    assert first_pinned.startswith("<pinned-context") and f"[1] {TASK}" in first_pinned
+    assert first_pinned.startswith("<pinned-context") and f"[1] {TASK}" in first_pinned and "- d.py (read lines 1-" in first_pinned
     assert "- a.py (read lines 1-" in first_pinned and "- b.py (read lines 1-20 of 40)" in first_pinned
     assert "$ echo boom; exit 3\n[exit code 3]\nboom" in first_pinned
 
