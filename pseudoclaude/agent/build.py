@@ -30,7 +30,7 @@ from pseudoclaude.agent.instructions import load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
-from pseudoclaude.compact import ContextState
+from pseudoclaude.compact import ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
@@ -123,7 +123,9 @@ def _assemble(
         approver=approver,
     )
     config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)
-    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names())
+    pinned = pinned_tools(tools)
+    working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned) if replay is not None else WorkingSet(pinned)
+    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
     runner = Runner(
         provider=provider,
         tools=tools,
@@ -143,7 +145,7 @@ def _assemble(
 
 
 def _context_state(
-    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str]
+    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str], working_set: WorkingSet
 ) -> ContextState:
     """The session's context state; a resumed one gets back its decisions, anchor, learned window and clock."""
     window = context_window(settings.model, settings.context_window)
@@ -158,9 +160,25 @@ def _context_state(
         last_call_at=replay.last_call_at if replay is not None else None,
         overhead=overhead,
         clearable_tools=clearable,
+        working_set=working_set,
     )
 
 
 def tools_text(tools: Iterable[Tool]) -> str:
     """The tool list as the context estimate counts it (the same text ``/context`` shows a figure for)."""
     return json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in map(spec_of, tools)])
+
+
+def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
+    """The tools whose calls the pinned block reads, from their declared traits: file reads and edits (by their
+    path argument), commands (by their command line) and the todo list (its ``items``)."""
+    roles: dict[str, PinnedTool] = {}
+    for tool in tools:
+        traits = tool.traits
+        if traits.kind == "execute" and traits.key_argument is not None:
+            roles[tool.name] = PinnedTool("execute", traits.key_argument)
+        elif "TodoWrite" in traits.claude_names:
+            roles[tool.name] = PinnedTool("todo", "items")
+        elif traits.kind in ("read", "edit") and traits.path_arguments and traits.default_path is None:
+            roles[tool.name] = PinnedTool("edit" if traits.kind == "edit" else "read", traits.path_arguments[0])
+    return roles

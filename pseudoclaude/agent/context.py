@@ -20,6 +20,7 @@ from pseudoclaude.compact import (
     ContextState,
     ContextStatus,
     RequestShape,
+    Trigger,
     force_compact,
     manage_context,
 )
@@ -30,7 +31,8 @@ class ContextEngine(Protocol):
     """What the runner needs of context governance.
 
     ``prepare`` returns what to send (``forced``: summarize now, for
-    ``/compact`` and overflow recovery); ``observe`` sees the provider's usage
+    ``/compact`` and overflow recovery, recorded as ``trigger``: ``manual`` or
+    ``overflow``); ``observe`` sees the provider's usage
     of the request just made; ``learn_window`` adopts a smaller window the
     provider stated; ``status`` and ``count`` are read-only views for the UI.
     ``can_recover`` says whether a forced ``prepare`` can shrink anything.
@@ -49,6 +51,7 @@ class ContextEngine(Protocol):
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
         shape: RequestShape | None = None,
+        trigger: Trigger = "manual",
     ) -> ContextOutcome: ...
 
     def observe(self, usage: Usage, conversation_length: int) -> None: ...
@@ -73,6 +76,7 @@ class NoCompaction:
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
         shape: RequestShape | None = None,
+        trigger: Trigger = "manual",
     ) -> ContextOutcome:
         return ContextOutcome(tuple(conversation), 0, 0)
 
@@ -112,12 +116,13 @@ class CompactionEngine:
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
         shape: RequestShape | None = None,
+        trigger: Trigger = "manual",
     ) -> ContextOutcome:
         memory = self.memory or None
         if forced:
             return await force_compact(
                 conversation, self.state, self.provider, instructions=instructions, memory=memory, before_summary=before_summary,
-                retry=self.retry, shape=shape,
+                retry=self.retry, shape=shape, trigger=trigger,
             )
         return await manage_context(
             conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry, shape=shape

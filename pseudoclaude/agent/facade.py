@@ -70,6 +70,8 @@ class ContextBreakdown:
     offloaded_bytes: int
     estimator: str
     instruction_files: tuple[InstructionFile, ...] = ()
+    pinned_tokens: int = 0
+    """Tokens of the pinned block (part of ``message_tokens``): what follows a summary, built from the session."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,7 @@ class Agent:
             offloaded_bytes=_folder_bytes(self._session.spill_dir),
             estimator=status.estimator,
             instruction_files=self._instructions.files,
+            pinned_tokens=status.pinned_tokens,
         )
 
     def permissions(self) -> PermissionView:

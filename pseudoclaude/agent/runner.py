@@ -30,7 +30,7 @@ from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_even
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
-from pseudoclaude.compact import CompactSession, ContextOutcome
+from pseudoclaude.compact import CompactSession, ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
     Message,
@@ -282,7 +282,7 @@ class Runner:
             learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context.learn_window(limit) else ""
             yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
             changed = False
-            async with aclosing(self._prepare(forced=True)) as prepared:
+            async with aclosing(self._prepare(forced=True, trigger="overflow")) as prepared:
                 async for step in prepared:
                     if isinstance(step, ContextOutcome):
                         changed = step.changed
@@ -297,7 +297,9 @@ class Runner:
             except _RunFailed as again:
                 raise _RunFailed(again.error, "context_overflow") from None
 
-    async def _prepare(self, *, forced: bool, instructions: str | None = None) -> AsyncGenerator[ev.Event | ContextOutcome, None]:
+    async def _prepare(
+        self, *, forced: bool, instructions: str | None = None, trigger: Trigger = "manual"
+    ) -> AsyncGenerator[ev.Event | ContextOutcome, None]:
         """Ask the context engine what to send, apply it, and say what happened (its ``ContextOutcome`` last).
 
         Events stream while the engine works: the ``PreCompact`` hook's events
@@ -305,7 +307,7 @@ class Runner:
         them when it asks for the next event) before the summary request is
         sent, not after it returns.
         """
-        trigger = "manual" if forced else "auto"
+        trigger = trigger if forced else "auto"
         queue: asyncio.Queue[ev.Event] = asyncio.Queue()
 
         async def before_summary(tokens: int) -> None:
@@ -316,7 +318,9 @@ class Runner:
             await queue.join()
 
         task = asyncio.ensure_future(
-            self.context.prepare(self.conversation, forced=forced, instructions=instructions, before_summary=before_summary, shape=self._request_for)
+            self.context.prepare(
+                self.conversation, forced=forced, instructions=instructions, before_summary=before_summary, shape=self._request_for, trigger=trigger
+            )
         )
         try:
             async with aclosing(_drain(queue, task)) as events:

@@ -34,11 +34,13 @@ from pseudoclaude.compact.manage import (
     DETERMINISTIC_LAYERS,
     BeforeSummary,
     ContextOutcome,
+    Trigger,
     compact_conversation,
     force_compact,
     manage_context,
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
+from pseudoclaude.compact.pinned import PinnedTool, WorkingSet
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
 from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize
@@ -72,7 +74,10 @@ __all__ = [
     "LayerAction",
     "LayerStep",
     "OffloadResult",
+    "PinnedTool",
     "TiktokenEstimator",
+    "Trigger",
+    "WorkingSet",
     "compact_conversation",
     "estimate_messages",
     "expand_to_tool_boundary",

@@ -20,7 +20,10 @@ search output takes ``inline_output_bytes`` (about 4k tokens at most, 8% of
 a small window), a page of a file ``read_page_bytes`` (about 64 KB, whole
 files, at 128k and above; below, it shrinks faster than the window, so a
 small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and at ``shrink_threshold``
-(half the window) older large results shrink to previews in one batch.
+(half the window) older large results shrink to previews in one batch. The
+pinned block that follows every summary (``pinned.py``) is capped at
+``pinned_max_tokens``: 4,000 tokens at 128k and above, scaled down with the
+window, never under 400.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ SHRINK_MIN_SAVING_FRACTION = 0.2
 SHRINK_KEEP_RECENT_RESULTS = 3
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
+PINNED_MAX_TOKENS = 4_000
+PINNED_MIN_TOKENS = 400
 
 
 def effective_window(context_window: int | None) -> int:
@@ -79,6 +84,7 @@ class Budget:
     summary_max_output_tokens: int
     inline_output_bytes: int
     read_page_bytes: int
+    pinned_max_tokens: int = PINNED_MAX_TOKENS
 
     @classmethod
     def for_window(cls, context_window: int | None) -> Budget:
@@ -100,6 +106,7 @@ class Budget:
                 int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
             ),
             read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale**READ_PAGE_SHRINK_EXPONENT)),
+            pinned_max_tokens=max(PINNED_MIN_TOKENS, int(PINNED_MAX_TOKENS * size_scale)),
         )
 
     @property
@@ -119,7 +126,7 @@ class Budget:
 
     def summary_input_budget(self, trigger: str) -> int:
         """Tokens the summary request may carry: window - reserve - the trigger's margin."""
-        margin = self.manual_safety_margin_tokens if trigger == "manual" else self.auto_safety_margin_tokens
+        margin = self.auto_safety_margin_tokens if trigger == "auto" else self.manual_safety_margin_tokens
         return self.context_window - self.summary_reserve_tokens - margin
 
 

@@ -18,13 +18,16 @@ same retry policy as every other model call. Order and invariants:
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
 3. Layer 2 (``compact_conversation``): summary of the history, then the three
-   meta messages and the recent closed tail. If that is still over the
+   meta messages (the third opens with the pinned block built from the
+   session's ``WorkingSet``, see ``pinned.py``) and the recent closed tail. If that is still over the
    threshold, the tail loses its oldest groups (the summary covers them); a
    compaction that cannot get under it counts as a failure, so automatic
    compaction can never loop. Success resets the failure count and the anchor.
 
-``force_compact`` (``/compact``, overflow recovery) runs the same pipeline with
-the manual margin, optional focus instructions and no breaker check.
+``force_compact`` (``/compact``: trigger ``manual``; overflow recovery:
+``overflow``) runs the same pipeline with the manual margin, optional focus
+instructions and no breaker check. The working set sees every conversation
+first (only what was appended since the last outcome).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pseudoclaude.compact.budget import Budget
 from pseudoclaude.compact.clear import clear_layer
 from pseudoclaude.compact.layer import Layer, LayerAction
 from pseudoclaude.compact.offload import offload_layer
+from pseudoclaude.compact.pinned import is_user_request, pinned_text
 from pseudoclaude.compact.select import closed_groups, select_recent
 from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
@@ -47,7 +51,7 @@ from pseudoclaude.compact.summarize import (
 )
 from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
 
-Trigger = Literal["auto", "manual"]
+Trigger = Literal["auto", "manual", "overflow"]
 BeforeSummary = Callable[[int], Awaitable[None]]
 
 DETERMINISTIC_LAYERS: tuple[Layer, ...] = (clear_layer, offload_layer, shrink_layer)
@@ -101,24 +105,33 @@ class ContextOutcome:
         return self.action("compact") is not None
 
 
-def compacted_conversation(summary: str, tail: Sequence[Message]) -> list[Message]:
-    """The three meta messages and ``tail``, roles alternating (a leading user message is merged)."""
+def compacted_conversation(summary: str, tail: Sequence[Message], pinned: str = "") -> list[Message]:
+    """The three meta messages and ``tail``, roles alternating (a leading user message is merged).
+
+    The third message opens with the ``pinned`` block (``pinned.py``), then the
+    reminder, so the block sits between the summary and the verbatim tail.
+    """
     head = [
         Message.user(f"{SUMMARY_MESSAGE_PREFIX} Summary of the earlier conversation:\n\n{summary}"),
         Message.assistant(SUMMARY_ACKNOWLEDGEMENT),
     ]
+    reminder = f"{pinned}\n\n{SUMMARY_REMINDER}" if pinned else SUMMARY_REMINDER
     rest = list(tail)
     if rest and rest[0].role == "user":
-        return [*head, Message.user(f"{SUMMARY_REMINDER}\n\n{rest[0].text}"), *rest[1:]]
-    return [*head, Message.user(SUMMARY_REMINDER), *rest]
+        return [*head, Message.user(f"{reminder}\n\n{rest[0].text}"), *rest[1:]]
+    return [*head, Message.user(reminder), *rest]
 
 
 def history_after_meta(conversation: Sequence[Message]) -> list[Message]:
     """The conversation without an earlier compaction's meta messages (a merged user message stays)."""
     prefix = meta_prefix_length(conversation)
-    if prefix == 3 and conversation[2].text.startswith(SUMMARY_REMINDER + "\n\n"):
-        merged = conversation[2].text[len(SUMMARY_REMINDER) + 2 :]
-        return [Message.user(merged), *conversation[3:]]
+    if prefix == 3:
+        text = conversation[2].text
+        pinned = pinned_text(conversation)
+        if pinned and text.startswith(pinned + "\n\n"):
+            text = text[len(pinned) + 2 :]
+        if text.startswith(SUMMARY_REMINDER + "\n\n"):
+            return [Message.user(text[len(SUMMARY_REMINDER) + 2 :]), *conversation[3:]]
     return list(conversation[prefix:])
 
 
@@ -160,14 +173,22 @@ async def compact_conversation(
     )
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
-    compacted = compacted_conversation(summary, tail)
+    pinned = _pinned_block(state, tail)
+    compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
         if len(groups) <= 1:
             break
         tail = tail[groups[1][0] :]
-        compacted = compacted_conversation(summary, tail)
+        pinned = _pinned_block(state, tail)
+        compacted = compacted_conversation(summary, tail, pinned)
     return compacted, summary
+
+
+def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
+    """The pinned block to follow the summary; user messages the tail keeps verbatim are named, not repeated."""
+    in_tail = [message.text for message in tail if is_user_request(message)]
+    return state.working_set.render(state.budget.pinned_max_tokens, state.count_text, in_tail)
 
 
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:
@@ -213,6 +234,7 @@ async def manage_context(
     dispatch point. ``shape`` is the main loop's request builder (the summary
     reuses its cached prefix).
     """
+    state.working_set.observe(conversation)
     before = state.estimate(conversation)
     current: Sequence[Message] = conversation
     actions: list[LayerAction] = []
@@ -227,6 +249,7 @@ async def manage_context(
 
     def finish(messages: Sequence[Message], after: int, summary: str | None = None, error: ProviderError | None = None) -> ContextOutcome:
         state.note_sent(messages)
+        state.working_set.mark(messages)
         return ContextOutcome(
             tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget
         )
@@ -288,9 +311,11 @@ async def force_compact(
     before_summary: BeforeSummary | None = None,
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
+    trigger: Trigger = "manual",
 ) -> ContextOutcome:
-    """``/compact``: the same pipeline now, manual margin, no breaker check; ``memory`` informs the summary."""
+    """``/compact`` (``manual``) or overflow recovery (``overflow``): the same pipeline now, manual margin, no breaker
+    check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation, state, provider, trigger="manual", instructions=instructions, memory=memory, before_summary=before_summary, retry=retry,
+        conversation, state, provider, trigger=trigger, instructions=instructions, memory=memory, before_summary=before_summary, retry=retry,
         shape=shape,
     )

@@ -30,6 +30,7 @@ from pseudoclaude.compact.estimate import (
     TiktokenEstimator,
     messages_bytes,
 )
+from pseudoclaude.compact.pinned import WorkingSet, pinned_text
 from pseudoclaude.llm import Message
 
 LedgerDecision = Literal["keep", "replace"]
@@ -71,6 +72,7 @@ class ContextStatus:
     replaced_results: int
     failures: int
     tripped: bool
+    pinned_tokens: int = 0
 
 
 @dataclass
@@ -106,6 +108,7 @@ class ContextState:
         last_call_at: float | None = None,
         clock: Callable[[], float] = time.time,
         clearable_tools: frozenset[str] = frozenset(),
+        working_set: WorkingSet | None = None,
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -123,6 +126,7 @@ class ContextState:
         self.last_call_at = last_call_at
         self.clock = clock
         self.clearable_tools = clearable_tools  # tools whose old results may be cleared after a cold cache (see clear.py)
+        self.working_set = working_set if working_set is not None else WorkingSet()  # what the pinned block is built from (pinned.py)
 
     @property
     def context_window(self) -> int:
@@ -232,6 +236,7 @@ class ContextState:
         return self.overhead_tokens + self.estimator.count(conversation)
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
+        pinned = pinned_text(conversation)
         return ContextStatus(
             estimated_tokens=self.estimate(conversation),
             context_window=self.context_window,
@@ -241,4 +246,5 @@ class ContextState:
             replaced_results=len(self._previews),
             failures=self.failures,
             tripped=self.tripped,
+            pinned_tokens=self.count_text(pinned) if pinned else 0,
         )

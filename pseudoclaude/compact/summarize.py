@@ -19,10 +19,11 @@ to role order or to tool blocks without tool definitions. The model writes an
 ``<analysis>`` scratchpad, then a ``<summary>``; only the text of the last
 ``<summary>`` is kept (the whole reply, analysis removed, when it has none).
 
-The request is budgeted before it is sent: the oldest closed groups (see
-``select.py``) are dropped until the estimate fits ``budget_tokens`` (window -
-summary reserve - the trigger's safety margin). A previous summary at the head
-of the history is dropped last. When the provider still answers
+The request is budgeted before it is sent: closed groups (see ``select.py``)
+are dropped from the middle, oldest first after the first user request, until
+the estimate fits ``budget_tokens`` (window - summary reserve - the trigger's
+safety margin). A previous summary at the head of the history goes after the
+middle, the first request after that, the latest user message never. When the provider still answers
 ``PromptTooLong``, up to ``SUMMARY_RETRY_LIMIT`` more tries follow, each
 dropping the oldest whole groups worth at least a quarter of the transcript;
 a tool call is never sent without its result. The request goes through the
@@ -93,7 +94,7 @@ Then write the summary inside <summary> tags, with exactly these nine sections:
 3. Files and Code Sections: the files examined, modified or created, why each matters, with the important code snippets.
 4. Errors and Fixes: each error met and how it was fixed, including user feedback on it.
 5. Problem Solving: problems solved and any troubleshooting still under way.
-6. All User Messages: every user message that is not a tool result, listed in order.
+6. All User Messages: every user message that is not a tool result, listed in order (a pinned block after the summary repeats them verbatim with the files touched, the todo list and the last failing command, so a short line each is enough).
 7. Pending Tasks: the tasks you were explicitly asked to do that are not finished.
 8. Current Work: precisely what was being worked on right before this summary, with file names and code.
 9. Optional Next Step: the next step directly in line with the most recent request, quoting the latest messages to show exactly where the work stopped. Do not start tangential work.
@@ -184,14 +185,24 @@ def meta_prefix_length(messages: Sequence[Message]) -> int:
 
 
 class _Transcript:
-    """The rendered history as closed groups that can be dropped oldest first."""
+    """The rendered history as closed groups that can be dropped from the middle.
+
+    The first user request and the latest user message are what a summary
+    must never lose, so trimming starts after the first request and goes
+    forward (oldest first); an earlier summary's meta messages go after that,
+    the first request only when nothing else is left, and the latest user
+    message never (the last group left is never dropped).
+    """
 
     def __init__(self, messages: Sequence[Message], count: Counter) -> None:
         groups = closed_groups(messages)
         prefix = meta_prefix_length(messages)
-        protected = [g for g in groups if g[1] <= prefix]
-        ordinary = [g for g in groups if g not in protected]
-        self.drop_order = ordinary + protected
+        users = [i for i, m in enumerate(messages) if m.role == "user" and i >= prefix]
+        first = [g for g in groups if users and g[0] <= users[0] < g[1]]
+        latest = [g for g in groups if users and g[0] <= users[-1] < g[1] and g not in first]
+        meta = [g for g in groups if g[1] <= prefix]
+        ordinary = [g for g in groups if g not in meta and g not in first and g not in latest]
+        self.drop_order = ordinary + meta + first + latest
         self.texts = {g: "".join(render_message(m) for m in messages[g[0] : g[1]]) for g in groups}
         self.tokens = {g: count(messages[g[0] : g[1]]) + RENDER_OVERHEAD_TOKENS * (g[1] - g[0]) for g in groups}
         self.kept = set(groups)

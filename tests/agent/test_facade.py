@@ -126,8 +126,9 @@ def test_compact_summarizes_the_conversation_and_the_recap_sees_it(tmp_path: Pat
 
     after, requests = play(tmp_path, responder, scenario, context_window=16_000)
     assert "focus on the grammar discussion" in json.dumps(requests[-1])
-    texts = " ".join(m.text for m in after)
-    assert "We discussed parsers at length." in texts and "tell me about parsers" not in texts
+    summary, pinned = after[0].text, after[2].text
+    assert "We discussed parsers at length." in summary and "tell me about parsers" not in summary
+    assert "[1] tell me about parsers" in pinned, "the first request survives outside the summary, in the pinned block"
 
 
 def test_the_terminal_never_reaches_past_the_facade() -> None:

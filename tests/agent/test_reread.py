@@ -8,7 +8,7 @@ from typing import Sequence
 
 from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
 from pseudoclaude.agent.runner import RunConfig, Runner
-from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction, RequestShape
+from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction, RequestShape, Trigger
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import ToolContext
@@ -76,6 +76,7 @@ class ChangesOnce(NoCompaction):
         instructions: str | None = None,
         before_summary: BeforeSummary | None = None,
         shape: RequestShape | None = None,
+        trigger: Trigger = "manual",
     ) -> ContextOutcome:
         self.calls += 1
         actions = (LayerAction("offload", 1, "offloaded 1 result"),) if self.calls == self.changed_at else ()

@@ -75,5 +75,5 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
         assert run_cli(["--continue", "-p", "what next?"], ws, env).returncode == 0
         after = json.dumps(server.requests[-1]["messages"])
         assert "We discussed parsers at length." in after and "draft" not in after
-        assert "tell me about parsers" not in after
+        assert after.count("tell me about parsers") == 1 and "[1] tell me about parsers" in after, "only in the pinned block"
         assert server.rejections == []
