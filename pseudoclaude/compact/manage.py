@@ -43,6 +43,7 @@ from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     meta_prefix_length,
     summarize,
+    validated_summary,
 )
 from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
 
@@ -144,6 +145,7 @@ async def compact_conversation(
         memory=memory,
         retry=retry,
     )
+    summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
     compacted = compacted_conversation(summary, tail)
@@ -153,6 +155,8 @@ async def compact_conversation(
             break
         tail = tail[groups[1][0] :]
         compacted = compacted_conversation(summary, tail)
+    if trigger == "auto" and count(compacted) >= count(conversation):
+        raise ProviderError("the summary would make the conversation larger than the one it replaces")
     return compacted, summary
 
 
@@ -168,7 +172,7 @@ def _skip_reason(current: Sequence[Message], tokens: int, state: ContextState, t
     if trigger == "auto" and tokens < state.auto_threshold:
         return ""
     if trigger == "auto" and state.tripped:
-        return TRIPPED_WARNING.format(failures=state.failures)
+        return ""  # announced once when the breaker tripped, not on every later turn
     if not current:
         return "there is nothing to compact yet"
     if tokens < state.auto_threshold and nothing_to_summarize(current, state):
@@ -233,7 +237,9 @@ async def manage_context(
     if after < state.auto_threshold:
         state.failures = 0
     else:
-        _count_failure(state, trigger, warnings, "the conversation is still over the compaction threshold after compacting")
+        _count_failure(
+            state, trigger, warnings, "the conversation is still over the compaction threshold after compacting", announce_trip=True
+        )
     _record_compaction(state, summary, compacted, trigger, before, after, warnings)
     data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
     actions.append(LayerAction("compact", 1, f"context compacted: {before} -> {after}", data))
