@@ -69,12 +69,12 @@ def test_a_too_long_summary_is_cut_at_a_section_boundary_within_its_budget() -> 
 
 
 def test_an_automatic_summary_never_makes_the_conversation_larger() -> None:
-    conversation = _history(rounds=30, size=14_000)  # few, large messages: the kept tail is most of it
-    state = ContextState(model="claude-test", context_window=128_000)
-    limit = state.budget.summary_max_output_tokens
-    summary = _sections(9, "detail " * (limit // 60))
-    result = _manage(conversation, state, SummaryProvider(answers=[f"<summary>{summary}</summary>"]))
-    assert result.after_tokens <= result.before_tokens
+    conversation = [Message.user("go"), Message.assistant("ok"), Message.user("paste " * 110_000)]
+    state = _state()
+    result = _manage(conversation, state, SummaryProvider())
+    assert not result.summarized and result.error is not None
+    assert list(result.conversation) == conversation and result.after_tokens <= result.before_tokens
+    assert state.failures == 1
 
 
 def test_the_paused_notice_appears_once_when_the_breaker_trips() -> None:
