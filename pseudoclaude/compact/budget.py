@@ -6,10 +6,14 @@ they would make no sense: ``16,000 - 20,000 - 13,000`` is negative, so a 16k
 model would compact before every call. ``Budget.for_window`` scales them down,
 and only down, by two rules:
 
-* **Layer 2 reserves** (summary reserve and both safety margins) together take
-  at most ``RESERVE_FRACTION`` (30%) of the window, shrunk proportionally. The
-  automatic threshold is therefore never below 70% of the window; 128k and
-  200k windows keep the seed's 95,000 and 167,000.
+* **Layer 2 reserves** (summary reserve and both safety margins) keep the
+  seed's 33,000 tokens at 128k and above (thresholds 95,000 and 167,000).
+  Below, they only have to cover the summary's output (the summary request
+  reuses the cached prefix), so their share of the window falls linearly from
+  the seed's 25.8% at 128k towards ``SMALL_RESERVE_FRACTION`` (20%): the
+  automatic threshold is about 77% of a 60k window and 78% of a 32k one, and
+  it still grows with the window. (``RESERVE_FRACTION``, 30%, was the previous
+  cap and remains an upper bound.)
 * **Layer 1 byte limits, the recent tail and the summary's output** scale by
   ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
   128k, so a single tool round can never fill a small window by itself.
@@ -45,6 +49,7 @@ PREVIEW_TAIL_LINES = 40
 SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
+SMALL_RESERVE_FRACTION = 0.20
 OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
@@ -83,9 +88,11 @@ class Budget:
     @classmethod
     def for_window(cls, context_window: int | None) -> Budget:
         window = effective_window(context_window)
-        reserves = SUMMARY_RESERVE_TOKENS + AUTO_SAFETY_MARGIN_TOKENS
-        reserve_scale = min(1.0, RESERVE_FRACTION * window / reserves)
         size_scale = min(1.0, window / DEFAULT_FALLBACK_CONTEXT_WINDOW)
+        reserves = SUMMARY_RESERVE_TOKENS + AUTO_SAFETY_MARGIN_TOKENS
+        seed_fraction = reserves / DEFAULT_FALLBACK_CONTEXT_WINDOW
+        fraction = SMALL_RESERVE_FRACTION + (seed_fraction - SMALL_RESERVE_FRACTION) * size_scale
+        reserve_scale = min(1.0, fraction * window / reserves)
         summary_reserve = int(SUMMARY_RESERVE_TOKENS * reserve_scale)
         return cls(
             context_window=window,

@@ -172,7 +172,7 @@ def test_manual_compaction_of_a_short_history_is_skipped_instead_of_growing_it()
 
 
 def test_manual_margin_lets_the_summary_request_carry_more() -> None:
-    conversation = _long_history(rounds=40, size=3_000)
+    conversation = _long_history(rounds=48, size=3_000)
     auto_provider, manual_provider = SummaryProvider(), SummaryProvider()
     runtime = _runtime(None, window=48_000)
     _manage(conversation, runtime, auto_provider)
