@@ -14,7 +14,12 @@ and only down, by two rules:
   automatic threshold is about 77% of a 60k window and 78% of a 32k one, and
   it still grows with the window. (``RESERVE_FRACTION``, 30%, was the previous
   cap and remains an upper bound.)
-* **Layer 1 byte limits, the recent tail and the summary's output** scale by
+* **The kept tail** holds ``RECENT_KEEP_TOKENS`` (10,000) or 10% of the
+  window, whichever is smaller, and at least ``RECENT_KEEP_MESSAGES`` messages
+  at 128k and above (the seed). Below 128k the message floor gives way once
+  the tail holds 10% of the window (``recent_max_tokens``): five whole
+  messages at 60k were 16.8k tokens, two read pages.
+* **Layer 1 byte limits and the summary's output** scale by
   ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
   128k, so a single tool round can never fill a small window by itself.
 
@@ -50,6 +55,7 @@ SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
 SMALL_RESERVE_FRACTION = 0.20
+RECENT_KEEP_WINDOW_FRACTION = 0.10
 OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
@@ -81,6 +87,7 @@ class Budget:
     single_limit_bytes: int
     aggregate_limit_bytes: int
     recent_keep_tokens: int
+    recent_max_tokens: int | None
     summary_max_output_tokens: int
     inline_output_bytes: int
     read_page_bytes: int
@@ -101,7 +108,8 @@ class Budget:
             manual_safety_margin_tokens=int(MANUAL_SAFETY_MARGIN_TOKENS * reserve_scale),
             single_limit_bytes=int(SINGLE_TOOL_RESULT_LIMIT_BYTES * size_scale),
             aggregate_limit_bytes=int(TOOL_ROUND_AGGREGATE_LIMIT_BYTES * size_scale),
-            recent_keep_tokens=int(RECENT_KEEP_TOKENS * size_scale),
+            recent_keep_tokens=min(RECENT_KEEP_TOKENS, int(window * RECENT_KEEP_WINDOW_FRACTION)),
+            recent_max_tokens=None if size_scale >= 1.0 else int(window * RECENT_KEEP_WINDOW_FRACTION),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
             inline_output_bytes=_clamp(
                 int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES

@@ -147,7 +147,7 @@ async def compact_conversation(
     )
     summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
-    tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
+    tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, max_tokens=budget.recent_max_tokens, count=count)
     compacted = compacted_conversation(summary, tail)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
@@ -163,7 +163,9 @@ async def compact_conversation(
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:
     """Whether Layer 2 would keep every message verbatim anyway (a short history)."""
     history = history_after_meta(conversation)
-    tail = select_recent(history, keep_tokens=state.budget.recent_keep_tokens, count=state.estimator.count)
+    tail = select_recent(
+        history, keep_tokens=state.budget.recent_keep_tokens, max_tokens=state.budget.recent_max_tokens, count=state.estimator.count
+    )
     return len(tail) == len(history)
 
 
