@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from pseudoclaude.agent.context import BeforeSummary
-from pseudoclaude.compact import ContextOutcome, ContextStatus
+
+from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextStatus
 from pseudoclaude.compact.layer import LayerAction
 from pseudoclaude.llm.errors import ServerError
 from pseudoclaude.llm.messages import Message
