@@ -22,7 +22,7 @@ def _history(rounds: int = 60, size: int = 7_000) -> list[Message]:
 
 
 def _manage(conversation: list[Message], state: ContextState, provider: SummaryProvider) -> ContextOutcome:
-    return asyncio.run(manage_context(conversation, state, provider, retry=RetryPolicy(max_attempts=1)))
+    return asyncio.run(manage_context(conversation, state, provider, retry=RetryPolicy(max_attempts=1)))  # type: ignore[arg-type]
 
 
 def _state() -> ContextState:
