@@ -6,11 +6,20 @@ they would make no sense: ``16,000 - 20,000 - 13,000`` is negative, so a 16k
 model would compact before every call. ``Budget.for_window`` scales them down,
 and only down, by two rules:
 
-* **Layer 2 reserves** (summary reserve and both safety margins) together take
-  at most ``RESERVE_FRACTION`` (30%) of the window, shrunk proportionally. The
-  automatic threshold is therefore never below 70% of the window; 128k and
-  200k windows keep the seed's 95,000 and 167,000.
-* **Layer 1 byte limits, the recent tail and the summary's output** scale by
+* **Layer 2 reserves** (summary reserve and both safety margins) keep the
+  seed's 33,000 tokens at 128k and above (thresholds 95,000 and 167,000).
+  Below, they only have to cover the summary's output (the summary request
+  reuses the cached prefix), so their share of the window falls linearly from
+  the seed's 25.8% at 128k towards ``SMALL_RESERVE_FRACTION`` (20%): the
+  automatic threshold is about 77% of a 60k window and 78% of a 32k one, and
+  it still grows with the window. (``RESERVE_FRACTION``, 30%, was the previous
+  cap and remains an upper bound.)
+* **The kept tail** holds ``RECENT_KEEP_TOKENS`` (10,000) or 10% of the
+  window, whichever is smaller, and at least ``RECENT_KEEP_MESSAGES`` messages
+  at 128k and above (the seed). Below 128k the message floor gives way once
+  the tail holds 10% of the window (``recent_max_tokens``): five whole
+  messages at 60k were 16.8k tokens, two read pages.
+* **Layer 1 byte limits and the summary's output** scale by
   ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
   128k, so a single tool round can never fill a small window by itself.
 
@@ -48,6 +57,8 @@ PREVIEW_TAIL_LINES = 40
 SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
+SMALL_RESERVE_FRACTION = 0.20
+RECENT_KEEP_WINDOW_FRACTION = 0.10
 OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
@@ -81,6 +92,7 @@ class Budget:
     single_limit_bytes: int
     aggregate_limit_bytes: int
     recent_keep_tokens: int
+    recent_max_tokens: int | None
     summary_max_output_tokens: int
     inline_output_bytes: int
     read_page_bytes: int
@@ -89,9 +101,11 @@ class Budget:
     @classmethod
     def for_window(cls, context_window: int | None) -> Budget:
         window = effective_window(context_window)
-        reserves = SUMMARY_RESERVE_TOKENS + AUTO_SAFETY_MARGIN_TOKENS
-        reserve_scale = min(1.0, RESERVE_FRACTION * window / reserves)
         size_scale = min(1.0, window / DEFAULT_FALLBACK_CONTEXT_WINDOW)
+        reserves = SUMMARY_RESERVE_TOKENS + AUTO_SAFETY_MARGIN_TOKENS
+        seed_fraction = reserves / DEFAULT_FALLBACK_CONTEXT_WINDOW
+        fraction = SMALL_RESERVE_FRACTION + (seed_fraction - SMALL_RESERVE_FRACTION) * size_scale
+        reserve_scale = min(1.0, fraction * window / reserves)
         summary_reserve = int(SUMMARY_RESERVE_TOKENS * reserve_scale)
         return cls(
             context_window=window,
@@ -100,7 +114,8 @@ class Budget:
             manual_safety_margin_tokens=int(MANUAL_SAFETY_MARGIN_TOKENS * reserve_scale),
             single_limit_bytes=int(SINGLE_TOOL_RESULT_LIMIT_BYTES * size_scale),
             aggregate_limit_bytes=int(TOOL_ROUND_AGGREGATE_LIMIT_BYTES * size_scale),
-            recent_keep_tokens=int(RECENT_KEEP_TOKENS * size_scale),
+            recent_keep_tokens=min(RECENT_KEEP_TOKENS, int(window * RECENT_KEEP_WINDOW_FRACTION)),
+            recent_max_tokens=None if size_scale >= 1.0 else int(window * RECENT_KEEP_WINDOW_FRACTION),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
             inline_output_bytes=_clamp(
                 int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES

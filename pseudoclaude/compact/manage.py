@@ -48,6 +48,7 @@ from pseudoclaude.compact.summarize import (
     RequestShape,
     meta_prefix_length,
     summarize,
+    validated_summary,
 )
 from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
 
@@ -171,8 +172,9 @@ async def compact_conversation(
         overhead_tokens=state.overhead_tokens,
         in_place_budget_tokens=budget.summary_input_budget("manual"),
     )
+    summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
-    tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, count=count)
+    tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, max_tokens=budget.recent_max_tokens, count=count)
     pinned = _pinned_block(state, tail)
     compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
@@ -182,6 +184,8 @@ async def compact_conversation(
         tail = tail[groups[1][0] :]
         pinned = _pinned_block(state, tail)
         compacted = compacted_conversation(summary, tail, pinned)
+    if trigger == "auto" and count(compacted) >= count(conversation):
+        raise ProviderError("the summary would make the conversation larger than the one it replaces")
     return compacted, summary
 
 
@@ -194,7 +198,9 @@ def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:
     """Whether Layer 2 would keep every message verbatim anyway (a short history)."""
     history = history_after_meta(conversation)
-    tail = select_recent(history, keep_tokens=state.budget.recent_keep_tokens, count=state.estimator.count)
+    tail = select_recent(
+        history, keep_tokens=state.budget.recent_keep_tokens, max_tokens=state.budget.recent_max_tokens, count=state.estimator.count
+    )
     return len(tail) == len(history)
 
 
@@ -203,7 +209,7 @@ def _skip_reason(current: Sequence[Message], tokens: int, state: ContextState, t
     if trigger == "auto" and tokens < state.auto_threshold:
         return ""
     if trigger == "auto" and state.tripped:
-        return TRIPPED_WARNING.format(failures=state.failures)
+        return ""  # announced once when the breaker tripped, not on every later turn
     if not current:
         return "there is nothing to compact yet"
     if tokens < state.auto_threshold and nothing_to_summarize(current, state):
@@ -273,7 +279,9 @@ async def manage_context(
     if after < state.auto_threshold:
         state.failures = 0
     else:
-        _count_failure(state, trigger, warnings, "the conversation is still over the compaction threshold after compacting")
+        _count_failure(
+            state, trigger, warnings, "the conversation is still over the compaction threshold after compacting", announce_trip=True
+        )
     _record_compaction(state, summary, compacted, trigger, before, after, warnings)
     data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
     actions.append(LayerAction("compact", 1, f"context compacted: {before} -> {after}", data))

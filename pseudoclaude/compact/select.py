@@ -6,7 +6,8 @@ its result). Everything here cuts only at *closed-group* boundaries: a group
 is one user message, or one assistant message together with the tool results
 that follow it. ``select_recent`` keeps a tail from the end until it holds both
 ``RECENT_KEEP_TOKENS`` estimated tokens and ``RECENT_KEEP_MESSAGES`` messages
-(everything, when the history is shorter), then ``expand_to_tool_boundary``
+(everything, when the history is shorter; below 128k the message floor gives
+way once the tail holds ``Budget.recent_max_tokens``), then ``expand_to_tool_boundary``
 moves its start back to the assistant message whose call a leading result answers.
 """
 
@@ -48,9 +49,15 @@ def select_recent(
     *,
     keep_tokens: int = RECENT_KEEP_TOKENS,
     keep_messages: int = RECENT_KEEP_MESSAGES,
+    max_tokens: int | None = None,
     count: Counter = estimate_messages,
 ) -> list[Message]:
-    """The recent tail to keep verbatim (see the module docstring)."""
+    """The recent tail to keep verbatim (see the module docstring).
+
+    ``max_tokens`` caps the message floor: once the tail holds that many tokens
+    it stops growing even with fewer than ``keep_messages`` messages (at a small
+    window five whole messages can be two read pages, 40% of the threshold).
+    """
     if not messages:
         return []
     start = len(messages)
@@ -58,7 +65,7 @@ def select_recent(
     while start > 0:
         start -= 1
         tokens += count(messages[start : start + 1])
-        if tokens >= keep_tokens and len(messages) - start >= keep_messages:
+        if tokens >= keep_tokens and (len(messages) - start >= keep_messages or (max_tokens is not None and tokens >= max_tokens)):
             break
     start = expand_to_tool_boundary(messages, start)
     return list(messages[start:])

@@ -175,6 +175,30 @@ def extract_summary(reply: str) -> str:
     return re.sub(r"<analysis>.*?(?:</analysis>|\Z)", "", reply, flags=re.DOTALL).strip()
 
 
+SECTION_START = re.compile(r"^\s*(?:\*\*)?[1-9]\.\s", flags=re.MULTILINE)
+
+
+def validated_summary(summary: str, max_tokens: int, count: Counter) -> str:
+    """The summary to commit, or ``ProviderError``: empty and thinking-only answers are failures,
+    and one over its budget is cut at the last numbered-section boundary that fits (a cut that
+    keeps fewer than two sections is not a useful summary, so it is a failure too)."""
+    text = summary.strip()
+    if not text or text.startswith("<analysis>"):
+        raise ProviderError("the summary was empty or contained only analysis")
+
+    def tokens(candidate: str) -> int:
+        return count([Message.user(candidate)])
+
+    if tokens(text) <= max_tokens:
+        return text
+    starts = [match.start() for match in SECTION_START.finditer(text)]
+    for end in reversed(starts[2:]):
+        candidate = text[:end].rstrip()
+        if tokens(candidate) <= max_tokens:
+            return candidate
+    raise ProviderError("the summary was longer than its budget")
+
+
 def is_summary_message(message: Message) -> bool:
     return message.role == "user" and message.text.startswith(SUMMARY_MESSAGE_PREFIX)
 
