@@ -59,14 +59,14 @@ def make_workspace(root: Path) -> Path:
     (ws / "big").mkdir()
     for i in range(200):
         (ws / "big" / f"a_rather_long_file_name_for_a_long_listing_{i:04d}.txt").write_text("")
-    for n in range(8):
+    for n in range(14):
         (ws / f"s{n}.txt").write_text("".join(f"file {n} line {i:04d} lorem ipsum dolor sit amet\n" for i in range(110)))
     return ws
 
 
 def steps() -> list[Step]:
     big = Reply(text="Listing big/.", calls=(Call("glob", json.dumps({"pattern": "big/*.txt"})),))
-    reads = [f"s{n}.txt" for n in range(8)]
+    reads = [f"s{n}.txt" for n in range(14)]
     return [big] + [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
 
 
@@ -83,7 +83,7 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
     ws = make_workspace(tmp_path)
     home = tmp_path / "home"
     ref: list[Any] = []
-    scenario = Scenario(steps(), hang_at=9, server_ref=ref)
+    scenario = Scenario(steps(), hang_at=15, server_ref=ref)
     with fake_server(kind, scenario, context_window=WINDOW) as server:
         ref.append(server)
         args = cli_command("-p", "Read every file.", "--context-window", str(WINDOW), "--permission-mode", "bypass")
