@@ -130,7 +130,7 @@ def _assemble(
         provider=provider,
         tools=tools,
         tool_context=ToolContext(
-            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path)
+            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir)
         ),
         config=config,
         session=session,

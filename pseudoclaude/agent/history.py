@@ -26,8 +26,9 @@ SPILL_READ_LIMIT_BYTES = 4_000_000
 class SessionHistory:
     """``HistorySearch`` over one session's JSONL and spill files."""
 
-    def __init__(self, jsonl_path: Path) -> None:
+    def __init__(self, jsonl_path: Path, spill_dir: Path) -> None:
         self.jsonl_path = jsonl_path
+        self.spill_dir = spill_dir
         self._cached: tuple[tuple[int, int], int, tuple[PastMessage, ...]] | None = None
 
     def _read(self) -> tuple[int, tuple[PastMessage, ...]]:
@@ -38,7 +39,7 @@ class SessionHistory:
             if self._cached is None or self._cached[0] != key:
                 replay = load_replay(self.jsonl_path)
                 cut = replay.boundaries[-1] if replay.boundaries else 0
-                messages = past_messages(replay.transcript[:cut], replay.boundaries, replay.replacements)
+                messages = past_messages(replay.transcript[:cut], replay.boundaries, replay.replacements, self.spill_dir)
                 self._cached = (key, len(replay.boundaries), messages)
             return self._cached[1], self._cached[2]
         except (SessionError, OSError):
@@ -52,9 +53,13 @@ class SessionHistory:
 
 
 def past_messages(
-    transcript: Sequence[Message], boundaries: Sequence[int], replacements: Mapping[str, Replacement]
+    transcript: Sequence[Message], boundaries: Sequence[int], replacements: Mapping[str, Replacement], spill_dir: Path
 ) -> tuple[PastMessage, ...]:
-    """Each message as ``recall`` sees it: numbered, its compaction era, a tool result with its call and complete text."""
+    """Each message as ``recall`` sees it: numbered, its compaction era, a tool result with its call and complete text.
+
+    Complete texts are read only from the session's own spill folder: a path recorded in a session
+    file is data, and must not make ``recall`` read a file the sandbox would refuse.
+    """
     calls: dict[str, ToolCall] = {}
     out: list[PastMessage] = []
     for index, message in enumerate(transcript):
@@ -73,7 +78,7 @@ def past_messages(
             PastMessage(
                 index + 1,
                 message.role,
-                _complete(result.content, spill),
+                _complete(result.content, spill, spill_dir),
                 era,
                 tool=answered.name if answered is not None else "",
                 arguments=_arguments(answered),
@@ -93,11 +98,13 @@ def _arguments(call: ToolCall | None) -> dict[str, Any]:
         return {"arguments": call.arguments}
 
 
-def _complete(content: str, spill: str | None) -> str:
-    """The spill file's text when it holds more than the recorded content."""
+def _complete(content: str, spill: str | None, spill_dir: Path) -> str:
+    """The spill file's text when it holds more than the recorded content (only a file inside ``spill_dir``)."""
     if not spill:
         return content
     try:
+        if not Path(spill).resolve().is_relative_to(spill_dir.resolve()):
+            return content
         with open(spill, "rb") as handle:
             data = handle.read(SPILL_READ_LIMIT_BYTES)
     except OSError:

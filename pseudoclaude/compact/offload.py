@@ -27,10 +27,7 @@ from typing import Sequence
 
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.layer import LayerAction, LayerStep
-from pseudoclaude.compact.preview import PREVIEW_REMINDER as PREVIEW_REMINDER
-from pseudoclaude.compact.preview import build_preview as build_preview
 from pseudoclaude.compact.preview import preview_for, replaced_size, save_complete
-from pseudoclaude.compact.preview import preview_head as preview_head
 from pseudoclaude.compact.state import ContextState, ScanMark
 from pseudoclaude.llm import Message
 

@@ -86,10 +86,12 @@ def _candidates(conversation: Sequence[Message], state: ContextState) -> list[Ca
     return out
 
 
-def shrink_older_results(conversation: Sequence[Message], state: ContextState) -> tuple[Sequence[Message], int, tuple[str, ...]]:
-    """The conversation with older large results shrunk when a batch is due (else itself); how many; warnings."""
+def shrink_older_results(
+    conversation: Sequence[Message], state: ContextState, tokens: int
+) -> tuple[Sequence[Message], int, tuple[str, ...]]:
+    """The conversation (estimated at ``tokens``) with older large results shrunk when a batch is due (else itself); how many; warnings."""
     budget = state.budget
-    if state.estimate(conversation) < budget.shrink_threshold:
+    if tokens < budget.shrink_threshold:
         return conversation, 0, ()
     candidates = _candidates(conversation, state)
     if sum(c.size - PREVIEW_BYTES for c in candidates) < budget.shrink_min_saving_bytes:
@@ -127,7 +129,7 @@ def shrink_older_results(conversation: Sequence[Message], state: ContextState) -
 def shrink_layer(conversation: Sequence[Message], state: ContextState) -> LayerStep:
     """The shrink tier as a pipeline step."""
     before = state.estimate(conversation)
-    out, shrunk, warnings = shrink_older_results(conversation, state)
+    out, shrunk, warnings = shrink_older_results(conversation, state, before)
     if not shrunk:
         return LayerStep(out, warnings=warnings)
     after = state.estimate(out)

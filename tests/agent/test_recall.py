@@ -66,3 +66,24 @@ def test_recall_finds_tool_results_from_before_two_compactions_by_text_and_by_pa
     assert MARKER in by_path and '"path": "src/calc.py"' in by_path and "run_command" not in by_path
     assert MIDDLE in in_spill and "result of run_command" in in_spill
     assert not any(MIDDLE in result for result in results_in(working[2]))
+
+
+def test_recall_reads_complete_outputs_only_from_the_sessions_own_spill_folder(tmp_path: Path) -> None:
+    """A path recorded in a session file is data: it must not make recall read a file outside the session."""
+    from pseudoclaude.agent.history import SessionHistory
+    from pseudoclaude.llm import Message, ToolCall
+    from pseudoclaude.session import create_session
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the user's private key " * 100)
+    session = create_session(tmp_path / "sessions", tmp_path, model="m", provider="anthropic")
+    inside = session.write_spill("c2", "the complete output " * 100)
+    session.append_message(Message.user("go"))
+    session.append_message(Message.assistant("", [ToolCall("c1", "run_command", '{"command": "cat x"}'), ToolCall("c2", "run_command", '{"command": "make"}')]))
+    session.append_message(Message.tool("c1", "short", full_output=str(secret)))
+    session.append_message(Message.tool("c2", "short", full_output=str(inside)))
+    session.append_compaction(summary="s", messages=[Message.user("summary")], trigger="manual", before_tokens=10, after_tokens=5)
+    session.close()
+    texts = [m.text for m in SessionHistory(session.jsonl_path, session.spill_dir).summarized()]
+    assert not any("private key" in text for text in texts)
+    assert any("the complete output" in text for text in texts)

@@ -9,7 +9,7 @@ from pseudoclaude.compact import (
     ContextState,
     offload_tool_results,
 )
-from pseudoclaude.compact.offload import preview_head
+from pseudoclaude.compact.preview import preview_head
 from pseudoclaude.llm.messages import Message
 from tests.compact.support import RecordingSession, tool_round
 
