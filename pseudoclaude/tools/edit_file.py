@@ -1,8 +1,9 @@
 """edit_file: exact string replacement in a file the model has read.
 
 The replacement is literal (no regex, no whitespace folding) so the model gets
-exactly what it asked for or a precise reason why not: not found, or found N
-times without ``replace_all``. The read-first rule of ``files.require_fresh``
+exactly what it asked for or a precise reason why not: not found (with the
+nearest text, or the note that read_file's line numbers were left on; see
+``edit_hints``), or found N times without ``replace_all`` (and where). The read-first rule of ``files.require_fresh``
 applies. The model gets a short numbered snippet around the first change; the
 renderer gets the full unified diff.
 """
@@ -13,6 +14,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
+from pseudoclaude.tools.edit_hints import not_found_hint, occurrences_hint
 from pseudoclaude.tools.files import (
     atomic_write,
     diff_counts,
@@ -45,6 +47,7 @@ class EditFileTool:
     description = (
         "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, "
         "unless replace_all is true, occur exactly once: include enough surrounding lines to make it unique. "
+        "Copy it from read_file's output without the line-number prefix (spaces, number, tab) before each line. "
         "The file must have been read with read_file in this session. Use write_file to create new files."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
@@ -77,14 +80,15 @@ class EditFileTool:
                 new_string = new_string.replace("\n", "\r\n")
                 count = text.count(old_string)
             if count == 0:
+                hint = not_found_hint(text, old_string) or "Read the file again and copy the text from it."
                 raise ToolError(
                     f"old_string was not found in {shown}. It must match exactly, including whitespace and "
-                    "indentation; read the file again and copy the text from it"
+                    f"indentation. {hint}"
                 )
             if count > 1 and not replace_all:
                 raise ToolError(
-                    f"old_string occurs {count} times in {shown}. Add surrounding lines to old_string so it matches "
-                    "exactly one place, or set replace_all=true to replace every occurrence"
+                    f"old_string occurs {count} times in {shown}. {occurrences_hint(text, old_string)} Add surrounding "
+                    "lines to old_string so it matches exactly one place, or set replace_all=true to replace every occurrence"
                 )
             first = text.index(old_string)
             updated = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)

@@ -50,11 +50,15 @@ _SCHEMA: dict[str, Any] = {
 class RunCommandTool:
     name = "run_command"
     description = (
-        "Run a bash command in the workspace folder and return its combined stdout and stderr and exit code. "
-        "stdin is empty, so interactive commands get end-of-file. The command and everything it started are "
-        f"killed after the timeout (default {DEFAULT_TIMEOUT_S} s, max {MAX_TIMEOUT_S} s). Long output shows a status "
-        "line, its first lines, the error-like lines of the middle (numbered) and its end, and is saved in full to a "
-        "file you can read with read_file or search with grep."
+        "Run a bash command in the workspace folder; returns its combined stdout and stderr and the exit code. "
+        "Each call is a fresh shell started in the workspace: cd, export and variables do not carry over to the "
+        "next call, so chain them (cd sub && make). stdin is empty: no interactive programs, servers or watch modes "
+        "(a process left holding the output is stopped about a second after bash exits); use quiet, non-interactive "
+        f"flags for long runs. Everything it started is killed after the timeout (default {DEFAULT_TIMEOUT_S} s, "
+        f"max {MAX_TIMEOUT_S} s). Output over the inline limit (6-14 KB, smaller for smaller context windows) "
+        "arrives shortened: a status line (exit code, true size, the file holding the complete output), its first "
+        "lines, the error-like lines of the middle with their line numbers, then its end; read_file or grep that file "
+        "for the rest."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="command")

@@ -93,3 +93,42 @@ def test_missing_file_suggests_write_file(call: Call) -> None:
 def test_replace_all_must_be_boolean(call: Call, source: Path) -> None:
     with pytest.raises(ToolError, match="'replace_all' must be a boolean"):
         call(edit, path="m.py", old_string="a", new_string="b", replace_all="yes")
+
+
+def test_line_number_prefixes_copied_from_read_file_are_named(call: Call, source: Path) -> None:
+    copied = "     5\tdef g():\n     6\t    return 1"
+    with pytest.raises(ToolError, match=r"line-number prefixes.*Without them it matches at line 5\.") as error:
+        call(edit, path="m.py", old_string=copied, new_string="def g():\n    return 2")
+    assert "remove them from old_string and new_string" in str(error.value)
+    assert source.read_text().endswith("def g():\n    return 1\n")
+
+
+def test_missing_text_shows_the_nearest_lines_with_their_numbers(call: Call, workspace: Path) -> None:
+    path = workspace / "n.py"
+    path.write_text("".join(f"value_{i} = compute({i})\n" for i in range(200)) + "def handler(event):\n    return event.body\n")
+    call(read, path="n.py")
+    with pytest.raises(ToolError) as error:
+        call(edit, path="n.py", old_string="def handler(event):\n  return event.body", new_string="x")
+    message = str(error.value)
+    assert "   201\tdef handler(event):\n   202\t    return event.body" in message
+    assert message.count("\n") < 30
+
+
+def test_nothing_close_keeps_the_plain_advice(call: Call, source: Path) -> None:
+    with pytest.raises(ToolError, match="not found.*Read the file again") as error:
+        call(edit, path="m.py", old_string="zzzz qqqq wwww", new_string="x")
+    assert "closest" not in str(error.value)
+
+
+def test_ambiguous_match_names_where_each_occurrence_starts(call: Call, source: Path) -> None:
+    with pytest.raises(ToolError, match="starts at lines 2, 6"):
+        call(edit, path="m.py", old_string="    return 1", new_string="    return 2")
+
+
+def test_candidates_stay_bounded_in_a_large_file(call: Call, workspace: Path) -> None:
+    path = workspace / "big.py"
+    path.write_text("".join(f"    result = transform(item_{i}, option=True)  # {'x' * 300}\n" for i in range(5000)))
+    call(read, path="big.py", limit=5)
+    with pytest.raises(ToolError) as error:
+        call(edit, path="big.py", old_string="result = transform(item_1, option=False)\n" * 12, new_string="x")
+    assert len(str(error.value)) < 3000
