@@ -53,7 +53,8 @@ def not_found_hint(text: str, old_string: str) -> str:
 
 def occurrences_hint(text: str, old_string: str) -> str:
     """The line numbers where the first occurrences of ``old_string`` start."""
-    lines, at = [], text.find(old_string)
+    lines: list[int] = []
+    at = text.find(old_string)
     while at >= 0 and len(lines) < MAX_OCCURRENCES:
         lines.append(text.count("\n", 0, at) + 1)
         at = text.find(old_string, at + 1)
