@@ -55,7 +55,10 @@ def main_command(
     output_format: Annotated[str, typer.Option("--output-format", help=f"{' | '.join(OUTPUT_FORMATS)} (with -p).")] = "text",
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
     provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
-    max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop after this many model turns.", min=1)] = None,
+    max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop a run after this many model turns (default: no limit).", min=1)] = None,
+    max_budget_usd: Annotated[
+        Optional[float], typer.Option("--max-budget-usd", help="Stop a run once its estimated cost reaches this many US dollars (default: no limit).", min=0.000001)
+    ] = None,
     context_window: Annotated[Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens).", min=1)] = None,
     continue_latest: Annotated[bool, typer.Option("--continue", "-c", help="Continue the latest session of this workspace.")] = False,
     resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
@@ -80,6 +83,7 @@ def main_command(
         permission_mode=mode,
         allowed_tools=tuple(_split_rules(allowed_tools or [])),
         max_turns=max_turns,
+        max_budget_usd=max_budget_usd,
     )
     try:
         settings = load_settings(Path.cwd(), flags)

@@ -48,6 +48,7 @@ class Flags:
     permission_mode: str | None = None
     allowed_tools: tuple[str, ...] = ()
     max_turns: int | None = None
+    max_budget_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,10 +62,11 @@ class Settings:
     context_window: int | None
     permission_mode: str
     allowed_tools: tuple[str, ...]
-    max_turns: int
+    max_turns: int | None
     settings_layers: tuple[Mapping[str, Any], ...] = ()
     settings_paths: tuple[Path, ...] = ()
     api_key: str | None = field(default=None, repr=False)
+    max_budget_usd: float | None = None
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -166,7 +168,8 @@ def load_settings(
         context_window=window,
         permission_mode=mode,
         allowed_tools=flags.allowed_tools,
-        max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns") or 50,
+        max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns"),
+        max_budget_usd=flags.max_budget_usd or _dollars(files.get("maxBudgetUsd"), "maxBudgetUsd"),
         settings_layers=files.layers,
         settings_paths=files.paths,
         api_key=api_key,
@@ -216,6 +219,20 @@ def _provider_entry(
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _dollars(value: Any, name: str) -> float | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ConfigError(f"{name} must be a number of US dollars, not {value!r}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of US dollars, not {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise ConfigError(f"{name} must be a positive number of US dollars, not {value!r}")
+    return number
 
 
 def _int(value: Any, name: str) -> int | None:

@@ -122,7 +122,13 @@ def _assemble(
         permission_mode=lambda: str(policy.mode.value),
         approver=approver,
     )
-    config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)
+    config = RunConfig(
+        model=settings.model,
+        system=system,
+        system_suffix=environment_suffix(settings.workspace),
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+    )
     pinned = pinned_tools(tools)
     working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned) if replay is not None else WorkingSet(pinned)
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)

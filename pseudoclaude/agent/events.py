@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Mapping, Union
 
-StopReason = Literal["end_turn", "max_turns", "interrupted", "error", "context_overflow"]
+StopReason = Literal["end_turn", "max_turns", "max_budget", "interrupted", "error", "context_overflow"]
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ from pseudoclaude.llm import (
     TextChunk,
     ToolSpec,
     Usage,
+    cost_usd,
+    model_info,
     stream_with_retry,
 )
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
@@ -79,10 +81,13 @@ class AgentSession(SessionRecorder, CompactSession, Protocol):
 
 @dataclass(frozen=True)
 class RunConfig:
+    """What one runner is told; ``max_turns`` and ``max_budget_usd`` are per run (one prompt), None: no limit."""
+
     model: str
     system: str
     system_suffix: str = ""
-    max_turns: int = 50
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
     max_tokens: int = 8192
     max_format_errors: int = 3
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -123,6 +128,7 @@ class Runner:
         self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
         self.usage_total = usage_total
+        self.run_usage = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
 
@@ -146,6 +152,7 @@ class Runner:
         process died while the model owed an answer); with nothing owed it
         stops at once.
         """
+        self.run_usage = Usage()
         events, stop = await self._open_turn(prompt)
         for event in events:
             yield event
@@ -194,8 +201,10 @@ class Runner:
     async def _loop(self) -> AsyncGenerator[ev.Event, None]:
         """Model turns and tool rounds until a Stop; a provider failure ends as an error and a Stop."""
         turns, format_errors, continuations = 0, 0, 0
+        for warning in self._limit_warnings():
+            yield warning
         try:
-            while turns < self.config.max_turns:
+            while (limited := self._limit_stop(turns)) is None:
                 turns += 1
                 message = Message.assistant("")
                 async with aclosing(self._model_turn()) as stream:
@@ -228,11 +237,33 @@ class Runner:
                     yield event
                 if ending:
                     return
-            yield ev.Stop("max_turns", self._last_text(), turns, f"stopped after {turns} turns (--max-turns)")
+            yield limited
         except _RunFailed as failure:
             self._record_error(type(failure.error).__name__, failure.error.message)
             yield ev.ErrorEvent(type(failure.error).__name__, failure.error.message, failure.error.retryable)
             yield ev.Stop(failure.reason, self._last_text(), turns, failure.error.message)
+
+    def _limit_stop(self, turns: int) -> ev.Stop | None:
+        """The Stop before the next model call when this run reached its turn limit or passed its cost limit."""
+        limit, budget = self.config.max_turns, self.config.max_budget_usd
+        if limit is not None and turns >= limit:
+            return ev.Stop("max_turns", self._last_text(), turns, f"stopped after {turns} turns (the --max-turns / maxTurns limit)")
+        if budget is not None and (spent := self.run_cost_usd()) >= budget:
+            text = f"stopped after {turns} turns: the estimated cost of this run, ${spent:.2f}, reached the --max-budget-usd / maxBudgetUsd limit of ${budget:.2f}"
+            return ev.Stop("max_budget", self._last_text(), turns, text)
+        return None
+
+    def _limit_warnings(self) -> list[ev.Event]:
+        """A cost limit on a model without a known price cannot stop anything: say so instead of pretending."""
+        info = model_info(self.config.model)
+        if self.config.max_budget_usd is None or (info is not None and (info.input_per_mtok or info.output_per_mtok)):
+            return []
+        return [ev.Progress("warning", f"no price is known for {self.config.model}: its estimated cost stays $0 and the cost limit cannot stop the run")]
+
+    def run_cost_usd(self) -> float:
+        """The estimated cost of this run's model calls (cache reads and writes at their prices)."""
+        used = self.run_usage
+        return cost_usd(self.config.model, used.input_tokens, used.output_tokens, used.cache_read_tokens, used.cache_write_tokens)
 
     def _round_ending(self, turns: int, format_errors: int) -> list[ev.Event]:
         """The events that end the run after a tool round (a hook halted it, or too many malformed calls); none to go on."""
@@ -360,6 +391,7 @@ class Runner:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self.usage_total = self.usage_total + usage
+        self.run_usage = self.run_usage + usage
         self.context.observe(usage, len(self.conversation))
         if self.session is not None:
             self.session.append_usage(usage, context_messages=len(self.conversation))
