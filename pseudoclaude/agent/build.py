@@ -111,7 +111,8 @@ def _assemble(
     if remembered is None:
         remembered = memory.snapshot()
         session.append_memory(remembered)
-    system = stable_system_prompt(settings.workspace, "\n\n".join(part for part in (instructions.text, remembered) if part))
+    standing = "\n\n".join(part for part in (instructions.text, remembered) if part)
+    system = stable_system_prompt(settings.workspace, standing)
     hooks = SessionHooks(
         hook_config,
         workspace=settings.workspace,
@@ -140,7 +141,7 @@ def _assemble(
         ),
         config=config,
         session=session,
-        context=CompactionEngine(state, provider, memory=remembered, retry=config.retry),
+        context=CompactionEngine(state, provider, memory=standing, retry=config.retry),
         permissions=policy,
         conversation=replay.conversation if replay is not None else (),
         hooks=hooks,

@@ -96,8 +96,9 @@ class NoCompaction:
 class CompactionEngine:
     """The seeds' pipeline over one session's ``ContextState``.
 
-    ``memory`` (the session's memory snapshot) is given to the summary prompt
-    as context; ``retry`` is the same policy the runner's model calls use.
+    ``memory`` (the session's standing instructions: its instruction files and
+    memory snapshot, as in the system prompt) is given to the summary prompt as
+    context, so the transcript form, which has no system prompt, sees them too; ``retry`` is the same policy the runner's model calls use.
     """
 
     can_recover = True

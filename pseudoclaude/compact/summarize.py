@@ -89,7 +89,7 @@ First, inside <analysis> tags, go through the conversation chronologically and i
 
 Then write the summary inside <summary> tags, with exactly these nine sections:
 
-1. Primary Request and Intent: every explicit request and intention of the user, in detail.
+1. Primary Request and Intent: every explicit request and intention of the user, in detail. Quote verbatim every constraint and instruction the user stated (what to do or not do, preferences, limits, conventions to follow): they must survive this summary word for word.
 2. Key Technical Concepts: the technologies, frameworks and concepts discussed.
 3. Files and Code Sections: the files examined, modified or created, why each matters, with the important code snippets.
 4. Errors and Fixes: each error met and how it was fixed, including user feedback on it.
@@ -97,13 +97,14 @@ Then write the summary inside <summary> tags, with exactly these nine sections:
 6. All User Messages: every user message that is not a tool result, listed in order (a pinned block after the summary repeats them verbatim with the files touched, the todo list and the last failing command, so a short line each is enough).
 7. Pending Tasks: the tasks you were explicitly asked to do that are not finished.
 8. Current Work: precisely what was being worked on right before this summary, with file names and code.
-9. Optional Next Step: the next step directly in line with the most recent request, quoting the latest messages to show exactly where the work stopped. Do not start tangential work.
+9. Optional Next Step: the next step directly in line with the most recent request, quoting the latest messages to show exactly where the work stopped. Do not start tangential work. If the last task was finished, say so and give no next step: never invent one the user did not ask for.
 """
 
 
 MEMORY_CONTEXT_NOTE = (
-    "For context, these are the facts saved in the user's cross-session memory. They stay available "
-    "after this summary, so do not copy them into it; use them to judge what matters."
+    "For context, these are the user's standing instructions: the instruction files of this workspace and the facts "
+    "saved in the user's cross-session memory. They stay in the system prompt after this summary, so do not copy "
+    "them into it; use them to judge what matters."
 )
 
 
