@@ -61,7 +61,7 @@ def describe_os_error(action: str, path: Path, error: OSError) -> WriteFailure:
     if error.errno == errno.ENOSPC:
         reason = "disk full"
     elif error.errno == errno.EFBIG:
-        reason = f"file too large ({reason})"
+        reason = "file too large"
     elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         reason = f"not writable ({reason})"
     return WriteFailure(action, path, reason)
