@@ -129,6 +129,18 @@ class Agent:
         failure = self._session.write_failure
         return failure.message if failure is not None else None
 
+    def take_write_failure(self) -> SessionWriteFailed | None:
+        """The session's write failure as an event, the first time it is asked for (the REPL asks at open, runs at every event)."""
+        failure = self._session.write_failure
+        if failure is None or self._failure_reported:
+            return None
+        self._failure_reported = True
+        message = (
+            f"the session can no longer be saved: {failure.action} of {failure.path} failed ({failure.reason}); "
+            "the work goes on in memory, but nothing from here on can be resumed"
+        )
+        return SessionWriteFailed(str(failure.path), failure.reason, message)
+
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on."""
         self._policy.mode = mode
@@ -238,18 +250,6 @@ class Agent:
                 yield event
         if (failed := self.take_write_failure()) is not None:
             yield failed
-
-    def take_write_failure(self) -> SessionWriteFailed | None:
-        """The session's write failure as an event, the first time it is asked for (the REPL asks at open, runs at every event)."""
-        failure = self._session.write_failure
-        if failure is None or self._failure_reported:
-            return None
-        self._failure_reported = True
-        message = (
-            f"the session can no longer be saved: {failure.action} of {failure.path} failed ({failure.reason}); "
-            "the work goes on in memory, but nothing from here on can be resumed"
-        )
-        return SessionWriteFailed(str(failure.path), failure.reason, message)
 
     async def _end(self, end_reason: str) -> None:
         try:
