@@ -162,7 +162,7 @@ def _write_failed(state: _State, entry: Mapping[str, Any]) -> None:
     lost = int(entry.get("lost_entries") or 0)
     reason = str(entry.get("reason") or "a write failed")
     state.warn(
-        f"this session could not be saved from {entry.get('ts')} on ({reason}): {lost} entries were lost, "
+        f"this session could not be saved from {entry.get('failed_at') or entry.get('ts')} on ({reason}): {lost} entries were lost, "
         "so it resumes from the last entry saved before that"
     )
 

@@ -55,6 +55,7 @@ class Session:
         self.write_errors: list[str] = []
         self.write_failure: WriteFailure | None = None
         self.lost_entries = 0
+        self._failed_at = ""
         self._lock = SessionLock(folder, meta.id)
         self._writer = JsonlWriter(self.jsonl_path, ops)
         self.closed = False
@@ -78,6 +79,7 @@ class Session:
         self._record(failure)
         if failure is not None and self.write_failure is None:
             self.write_failure = failure
+            self._failed_at = fmt.format_ts(fmt.now())
 
     def _append(self, kind: str, payload: Mapping[str, Any]) -> None:
         if self.closed:
@@ -178,7 +180,13 @@ class Session:
 
     def _mark_loss(self, failure: WriteFailure) -> None:
         """Best effort: record in the file itself that what followed was lost (works once space is back)."""
-        payload = {"kind": fmt.WRITE_FAILED, "message": failure.message, "reason": failure.reason, "lost_entries": self.lost_entries}
+        payload = {
+            "kind": fmt.WRITE_FAILED,
+            "message": failure.message,
+            "reason": failure.reason,
+            "failed_at": self._failed_at,
+            "lost_entries": self.lost_entries,
+        }
         if self._writer.append(fmt.encode_entry(fmt.ERROR, payload)) is None:
             self._writer.sync()
 

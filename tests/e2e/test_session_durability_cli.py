@@ -205,3 +205,20 @@ def test_an_unreadable_working_folder_is_one_line_and_exit_2(args: list[str], tm
         closed.chmod(0o700)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"pseudoclaude: the working folder {closed} cannot be read (Permission denied): cd to a folder you can read and run again"]
+
+
+def test_a_read_only_sessions_folder_refuses_a_new_session_in_one_line(workspace: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with fake_server("anthropic", [Reply(text="First.")]) as server:
+        assert run_cli(["-p", "hello"], workspace, cli_env("anthropic", server.url, home)).returncode == 0
+    (path,) = session_files(home)
+    sessions = path.parent.parent
+    sessions.chmod(0o500)
+    try:
+        with fake_server("anthropic", [Reply(text="Second.")]) as server:
+            command = unprivileged(cli_command("-p", "again"))
+            proc = subprocess.run(command, cwd=workspace, env=cli_env("anthropic", server.url, home), capture_output=True, text=True, timeout=120)
+    finally:
+        sessions.chmod(0o700)
+    assert proc.returncode == 2 and server.requests == []
+    assert proc.stderr.splitlines() == [f"pseudoclaude: cannot create a session under {sessions}: Permission denied"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -202,6 +203,8 @@ def test_after_a_full_disk_nothing_more_is_appended_and_the_loss_is_marked(sessi
     assert "an incomplete entry of" in replay.warnings[0] and "never saved" in replay.warnings[0]
     assert "could not be saved" in replay.warnings[1] and "disk full" in replay.warnings[1]
     assert "3 entries were lost" in replay.warnings[1]
+    marker = json.loads([line for line in session.jsonl_path.read_text().splitlines() if "session_write_failed" in line][0])
+    assert marker["failed_at"] <= marker["ts"] and marker["failed_at"] in replay.warnings[1]
     assert session.lost_entries == 3
 
 
