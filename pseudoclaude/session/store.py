@@ -11,7 +11,8 @@ in ``lost_entries``, not written, so the file never has holes and a resume
 replays a true prefix. ``close`` tries once to append an entry saying how many
 entries were lost (it succeeds when space came back), which a later resume
 shows. The run itself goes on in memory.
-It keeps no transcript in memory. Compaction changes only what the model sees
+
+The session keeps no transcript in memory. Compaction changes only what the model sees
 next, so a compaction is one more appended entry: recorded entries are never
 rewritten.
 """
@@ -287,7 +288,7 @@ def tighten_permissions(folder: Path) -> list[str]:
 
 
 def _tighten(path: Path, wanted: int) -> str:
-    """"" when ``path`` is private already (or missing, or a symlink, which chmod would follow)."""
+    """The notice for ``path``; empty when it is private already, missing, or a symlink (chmod would follow it)."""
     try:
         info = path.lstat()
     except OSError:
