@@ -7,6 +7,7 @@ the commands so ``--version`` and ``--help`` stay fast.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -68,6 +69,7 @@ def main_command(
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
+    workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
         return
     from pseudoclaude.config import ConfigError, Flags, load_settings
@@ -86,7 +88,7 @@ def main_command(
         max_budget_usd=max_budget_usd,
     )
     try:
-        settings = load_settings(Path.cwd(), flags)
+        settings = load_settings(workspace, flags)
     except ConfigError as error:
         raise fail(str(error), EXIT_USAGE) from None
     if print_prompt is None:
@@ -101,6 +103,22 @@ def main_command(
     from pseudoclaude.commands import run_print
 
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest))
+
+
+def _working_folder() -> Path:
+    """The current folder, checked: a deleted or unreadable one is one line and exit 2, not a traceback."""
+    try:
+        workspace = Path.cwd()
+    except OSError:
+        where = os.environ.get("PWD") or "the current folder"
+        raise fail(f"the working folder {where} no longer exists (deleted or moved): cd to an existing folder and run again", EXIT_USAGE) from None
+    try:
+        with os.scandir(workspace) as entries:
+            next(entries, None)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise fail(f"the working folder {workspace} cannot be read ({reason}): cd to a folder you can read and run again", EXIT_USAGE) from None
+    return workspace
 
 
 def _split_rules(values: list[str]) -> list[str]:

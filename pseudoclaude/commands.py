@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pseudoclaude.config import Settings, pseudoclaude_home
-from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import HookReply
@@ -62,18 +62,27 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
             reason = result.stop.message if result.stop and result.stop.message else "the run did not finish"
             if output_format == "text":
                 _error(reason)
-            return EXIT_FAILED
-        return EXIT_OK
+        if agent.write_failure is not None:
+            if result.session_error is None:
+                _error(f"error: the session could not be saved: {agent.write_failure}")
+            return EXIT_NOT_SAVED
+        return EXIT_OK if result.ok else EXIT_FAILED
 
     try:
         return asyncio.run(go())
     except KeyboardInterrupt:
-        _error("interrupted; the session was saved and can be resumed with --continue")
+        _error(f"interrupted; {_saved(agent.write_failure)}")
         return EXIT_INTERRUPTED
     except asyncio.CancelledError:
         name = signal.Signals(stopped_by[0]).name if stopped_by else "a signal"
-        _error(f"stopped by {name}; the session was saved and can be resumed with --continue")
+        _error(f"stopped by {name}; {_saved(agent.write_failure)}")
         return exit_code_for(stopped_by)
+
+
+def _saved(write_failure: str | None) -> str:
+    if write_failure is None:
+        return "the session was saved and can be resumed with --continue"
+    return f"the session was saved only up to a write failure ({write_failure})"
 
 
 def _sessions_dir(explicit: Path | None) -> Path:

@@ -1,7 +1,9 @@
 """The process exit codes, in one place: every command and the REPL return one of these.
 
-2 is for configuration and usage problems, 1 for a run that did not finish,
-130 for Ctrl-C, and 128 + N for a termination signal N (the shell convention).
+2 is for configuration and usage problems (an unusable working folder too), 1
+for a run that did not finish, 3 for a run whose session could not be saved
+(disk full, read-only: what followed the failure cannot be resumed), 130 for
+Ctrl-C, and 128 + N for a termination signal N (the shell convention).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import signal
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_NOT_SAVED = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 
 

@@ -41,6 +41,7 @@ def test_json_prints_one_result_object() -> None:
         "type": "result", "is_error": False, "stop_reason": "end_turn", "result": "Hello", "session_id": "sess-1", "turns": 1,
         "usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 5, "cache_write_tokens": 0},
         "session_usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 5, "cache_write_tokens": 0}, "error": None,
+        "session_error": None,
     }
 
 

@@ -18,7 +18,7 @@ PUBLIC = {
         "provider_for_model", "warm_up",
     },
     "pseudoclaude.agent": {
-        "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",
+        "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",

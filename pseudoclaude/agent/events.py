@@ -77,6 +77,20 @@ class ErrorEvent:
 
 
 @dataclass(frozen=True)
+class SessionWriteFailed:
+    """The session file could not be written (disk full, read-only, I/O error): nothing more is saved.
+
+    Sent once, at the first failure; the run goes on in memory, but what
+    follows cannot be resumed. ``path`` is the file, ``error`` the OS's reason.
+    """
+
+    path: str
+    error: str
+    message: str
+    type: Literal["session_write_failed"] = "session_write_failed"
+
+
+@dataclass(frozen=True)
 class Stop:
     reason: StopReason
     final_text: str = ""
@@ -85,7 +99,9 @@ class Stop:
     type: Literal["stop"] = "stop"
 
 
-Event = Union[TextDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, Stop]
+Event = Union[
+    TextDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
+]
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -17,11 +17,12 @@ which the runner's ``PermissionGate`` does not promise.
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 
-from pseudoclaude.agent.events import Event
+from pseudoclaude.agent.events import Event, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Message, ToolSpec, Usage
@@ -103,6 +104,7 @@ class Agent:
         self._instructions = instructions
         self._memory = memory
         self.replay_warnings = replay_warnings
+        self._failure_reported = False
 
     @property
     def session_id(self) -> str:
@@ -120,6 +122,24 @@ class Agent:
     @property
     def mode(self) -> PermissionMode:
         return self._policy.mode
+
+    @property
+    def write_failure(self) -> str | None:
+        """Why the session file stopped being written (None while it is saved): later turns cannot be resumed."""
+        failure = self._session.write_failure
+        return failure.message if failure is not None else None
+
+    def take_write_failure(self) -> SessionWriteFailed | None:
+        """The session's write failure as an event, the first time it is asked for (the REPL asks at open, runs at every event)."""
+        failure = self._session.write_failure
+        if failure is None or self._failure_reported:
+            return None
+        self._failure_reported = True
+        message = (
+            f"the session can no longer be saved: {failure.action} of {failure.path} failed ({failure.reason}); "
+            "the work goes on in memory, but nothing from here on can be resumed"
+        )
+        return SessionWriteFailed(str(failure.path), failure.reason, message)
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on."""
@@ -216,10 +236,20 @@ class Agent:
     # --- The only reads of the runner's and the context engine's state. ---
 
     def _run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        return self._runner.run(prompt)
+        return self._reporting(self._runner.run(prompt))
 
     def _compact(self, instructions: str | None) -> AsyncGenerator[Event, None]:
-        return self._runner.compact(instructions)
+        return self._reporting(self._runner.compact(instructions))
+
+    async def _reporting(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """``events``, with a ``SessionWriteFailed`` as soon as the session's first write failure is seen."""
+        async with aclosing(events) as stream:
+            async for event in stream:
+                if (failed := self.take_write_failure()) is not None:
+                    yield failed
+                yield event
+        if (failed := self.take_write_failure()) is not None:
+            yield failed
 
     async def _end(self, end_reason: str) -> None:
         try:

@@ -49,6 +49,7 @@ from pseudoclaude.llm import (
     model_info,
     stream_with_retry,
 )
+from pseudoclaude.session import WriteFailure
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
 
 
@@ -71,6 +72,8 @@ class AgentSession(SessionRecorder, CompactSession, Protocol):
     id: str
     spill_dir: Path
     jsonl_path: Path
+    write_failure: WriteFailure | None
+    """The first failed write of the session file; nothing is recorded after it."""
 
     @property
     def title(self) -> str: ...

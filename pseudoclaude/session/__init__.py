@@ -37,7 +37,7 @@ from pseudoclaude.session.store import (
     session_folder,
     workspace_folder,
 )
-from pseudoclaude.session.writer import FileOps
+from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
     "FORMAT_VERSION",
@@ -51,6 +51,7 @@ __all__ = [
     "SessionInfo",
     "SessionMeta",
     "SessionNotFound",
+    "WriteFailure",
     "create_session",
     "is_session_id",
     "latest_session_id",

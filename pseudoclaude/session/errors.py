@@ -5,9 +5,10 @@
     ├── SessionFormatError    the file was written by a newer, incompatible format
     └── SessionNotFound       no such session (or the id is not a valid session id)
 
-Write failures (disk full, read-only folder) are deliberately *not* errors: they
-are recorded in ``Session.write_errors`` and the session goes on in memory, so
-a full disk never kills the user's run. Corrupt lines are not errors either:
+Write failures (disk full, read-only folder) are deliberately *not* raised:
+the first one becomes ``Session.write_failure`` (the agent reports it as an
+event, ``-p`` exits non-zero) and the run goes on in memory, so a full disk
+never kills the user's run but never passes silently either. Corrupt lines are not errors either:
 replay skips them and counts them.
 """
 

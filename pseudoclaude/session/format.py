@@ -37,6 +37,9 @@ INTERRUPT = "interrupt"
 WINDOW = "window"
 MEMORY = "memory"
 
+WRITE_FAILED = "session_write_failed"
+"""The ``kind`` of the ``error`` entry a session appends, when it can, after its writes failed."""
+
 
 @dataclass(frozen=True)
 class SessionMeta:

@@ -10,6 +10,7 @@ those of the well-formed lines plus, at worst, a torn one.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from dataclasses import dataclass
@@ -80,7 +81,7 @@ def session_info(folder: Path) -> SessionInfo | None:
     path = folder / JSONL_NAME
     try:
         stat = path.stat()
-        data = path.read_bytes()
+        data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     except OSError:
         return None
     meta = _parse_line(data[: data.find(b"\n")] if b"\n" in data else data)

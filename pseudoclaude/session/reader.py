@@ -1,8 +1,10 @@
 """Tolerant replay of ``session.jsonl`` into what a resumed run needs.
 
 Replay never trusts the file: each line is parsed on its own, and a line that
-is torn (the process died mid-write), not JSON, not UTF-8, or a malformed
-entry is skipped and counted; everything around it is kept. Only one thing
+is torn (the process died mid-write, the disk filled), not JSON, not UTF-8, or
+a malformed entry is skipped and counted, with a warning that says what was
+lost; everything around it is kept. A leading UTF-8 byte-order mark (an editor
+saved the file) is ignored. Only one thing
 stops a replay: an entry of another *major* format version, because guessing
 at a newer format could silently send the model the wrong context.
 
@@ -17,6 +19,7 @@ runner's repair step, not the reader's.
 
 from __future__ import annotations
 
+import codecs
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +32,7 @@ from pseudoclaude.session.errors import SessionNotFound
 JSONL_NAME = "session.jsonl"
 _WARNING_LIMIT = 20
 _decode = json.JSONDecoder().decode
+_ENTRY_START = b'{"type":'
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ class _State:
 def replay_lines(lines: Iterable[bytes], *, folder: Path) -> Replay:
     state = _State(folder=folder)
     for number, raw in enumerate(lines, 1):
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):  # an editor saved the file with a byte-order mark
+            raw = raw[len(codecs.BOM_UTF8) :]
         if len(raw) <= 2 and not raw.strip():
             continue
         try:
@@ -125,8 +131,7 @@ def replay_lines(lines: Iterable[bytes], *, folder: Path) -> Replay:
             state.skip(number, "invalid UTF-8")
             continue
         except ValueError:
-            torn = not raw.endswith(b"\n")
-            state.skip(number, "incomplete last line (written when the process stopped)" if torn else "not valid JSON")
+            state.skip(number, _unparsable(raw))
             continue
         if not isinstance(entry, dict):
             state.skip(number, "not a JSON object")
@@ -138,6 +143,28 @@ def replay_lines(lines: Iterable[bytes], *, folder: Path) -> Replay:
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             state.skip(number, f"malformed {entry.get('type')!r} entry ({error})")
     return _finish(state)
+
+
+def _unparsable(raw: bytes) -> str:
+    """Why a line that is not JSON was skipped: a torn write says what it lost."""
+    if not raw.endswith(b"\n"):
+        return (
+            f"the last {len(raw)} bytes are an incomplete entry (the process stopped or the disk filled while "
+            "writing it); what it held was never saved"
+        )
+    if raw.startswith(_ENTRY_START) and not raw.rstrip().endswith(b"}"):
+        return f"an incomplete entry of {len(raw) - 1} bytes (a write that did not finish); what it held was never saved"
+    return "not valid JSON"
+
+
+def _write_failed(state: _State, entry: Mapping[str, Any]) -> None:
+    """The entry a session appends when its writes had failed: the conversation after it was cut."""
+    lost = int(entry.get("lost_entries") or 0)
+    reason = str(entry.get("reason") or "a write failed")
+    state.warn(
+        f"this session could not be saved from {entry.get('failed_at') or entry.get('ts')} on ({reason}): {lost} entries were lost, "
+        "so it resumes from the last entry saved before that"
+    )
 
 
 def _apply(state: _State, entry: dict[str, Any]) -> None:
@@ -175,6 +202,8 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
             state.memory_snapshot = str(entry["snapshot"])
     elif kind == fmt.WINDOW:
         state.learned_window = int(entry["context_window"])
+    elif kind == fmt.ERROR and entry.get("kind") == fmt.WRITE_FAILED:
+        _write_failed(state, entry)
     elif kind == fmt.META:
         if state.meta is None:
             state.meta = fmt.SessionMeta.from_entry(entry, state.folder.name)

@@ -4,16 +4,24 @@ Layout: ``<sessions_dir>/<workspace_key>/<session_id>/session.jsonl`` with the
 spill folder ``tool-results/`` beside it; folders 0700, files 0600 (sessions
 hold prompts, code and tool output).
 
-A ``Session`` records; it never raises from an ``append_*``: a failed write is
-added to ``write_errors`` and the run goes on (the caller shows the first one).
-It keeps no transcript in memory. Compaction changes only what the model sees
+A ``Session`` records; it never raises from an ``append_*``. The first failed
+write, open or fsync of ``session.jsonl`` becomes ``write_failure`` (the agent
+turns it into an error event) and ends the recording: later entries are counted
+in ``lost_entries``, not written, so the file never has holes and a resume
+replays a true prefix. ``close`` tries once to append an entry saying how many
+entries were lost (it succeeds when space came back), which a later resume
+shows. The run itself goes on in memory.
+
+The session keeps no transcript in memory. Compaction changes only what the model sees
 next, so a compaction is one more appended entry: recorded entries are never
 rewritten.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -30,7 +38,7 @@ from pseudoclaude.session.naming import (
 )
 from pseudoclaude.session.reader import JSONL_NAME, Replay, load_replay
 from pseudoclaude.session.spill import write_spill
-from pseudoclaude.session.writer import FileOps, JsonlWriter, describe_os_error
+from pseudoclaude.session.writer import FILE_MODE, FileOps, JsonlWriter, WriteFailure, describe_os_error
 
 SPILL_NAME = "tool-results"
 DIR_MODE = 0o700
@@ -46,6 +54,9 @@ class Session:
         self.spill_dir = folder / SPILL_NAME
         self.meta = meta
         self.write_errors: list[str] = []
+        self.write_failure: WriteFailure | None = None
+        self.lost_entries = 0
+        self._failed_at = ""
         self._lock = SessionLock(folder, meta.id)
         self._writer = JsonlWriter(self.jsonl_path, ops)
         self.closed = False
@@ -58,16 +69,29 @@ class Session:
             self._record(describe_os_error("lock", self._lock.path, error))
 
     def _open_writer(self) -> None:
-        self._record(self._writer.open())
+        self._fail(self._writer.open())
 
-    def _record(self, failure: str | None) -> None:
+    def _record(self, failure: WriteFailure | None) -> None:
         if failure is not None:
-            self.write_errors.append(failure)
+            self.write_errors.append(failure.message)
+
+    def _fail(self, failure: WriteFailure | None) -> None:
+        """A failure of ``session.jsonl`` itself: the first one stops the recording."""
+        self._record(failure)
+        if failure is not None and self.write_failure is None:
+            self.write_failure = failure
+            self._failed_at = fmt.format_ts(fmt.now())
 
     def _append(self, kind: str, payload: Mapping[str, Any]) -> None:
         if self.closed:
             raise SessionError(f"session {self.id} is closed")
-        self._record(self._writer.append(fmt.encode_entry(kind, payload)))
+        if self.write_failure is not None:
+            self.lost_entries += 1
+            return
+        failure = self._writer.append(fmt.encode_entry(kind, payload))
+        if failure is not None:
+            self.lost_entries += 1
+            self._fail(failure)
 
     def append_message(self, message: Message) -> None:
         self._append(fmt.MESSAGE, {"message": message.to_dict()})
@@ -139,16 +163,33 @@ class Session:
         return write_spill(self.spill_dir, call_id, content)
 
     def sync(self) -> None:
-        self._record(self._writer.sync())
+        if self.write_failure is None:
+            self._fail(self._writer.sync())
 
     def close(self) -> None:
         if self.closed:
             return
-        self.closed = True
         try:
-            self._record(self._writer.close())
+            if self.write_failure is not None:
+                self._mark_loss(self.write_failure)
+            else:
+                self._fail(self._writer.close())
         finally:
+            self.closed = True
+            self._writer.close()
             self._lock.release()
+
+    def _mark_loss(self, failure: WriteFailure) -> None:
+        """Best effort: record in the file itself that what followed was lost (works once space is back)."""
+        payload = {
+            "kind": fmt.WRITE_FAILED,
+            "message": failure.message,
+            "reason": failure.reason,
+            "failed_at": self._failed_at,
+            "lost_entries": self.lost_entries,
+        }
+        if self._writer.append(fmt.encode_entry(fmt.ERROR, payload)) is None:
+            self._writer.sync()
 
     def __enter__(self) -> Session:
         return self
@@ -211,7 +252,10 @@ def open_session(
     session = Session(folder, placeholder, ops=ops)
     session._take_lock()
     try:
+        notices = tighten_permissions(folder)
         replay = load_replay(folder)
+        if notices:
+            replay = dataclasses.replace(replay, warnings=tuple(notices) + replay.warnings)
         session.meta = replay.meta
         session._open_writer()
     except BaseException:
@@ -223,6 +267,40 @@ def open_session(
         except OSError as error:
             session._record(describe_os_error("mkdir", session.spill_dir, error))
     return session, replay
+
+
+def tighten_permissions(folder: Path) -> list[str]:
+    """Make a session's folders 0700 and its files 0600 again; a notice for what was open to others.
+
+    Sessions hold prompts, code and tool output: a copy, an archive or another
+    tool's umask can leave them group- or world-readable. Spill files are
+    reported together, in one line.
+    """
+    spill = folder / SPILL_NAME
+    notices = [n for n in (_tighten(folder, DIR_MODE), _tighten(folder / JSONL_NAME, FILE_MODE), _tighten(spill, DIR_MODE)) if n]
+    try:
+        spilled = [n for n in (_tighten(entry, FILE_MODE) for entry in spill.iterdir()) if n] if spill.is_dir() else []
+    except OSError:
+        spilled = []
+    if spilled:
+        notices.append(spilled[0] if len(spilled) == 1 else f"{len(spilled)} files in {spill}: {spilled[0]} (and the others alike)")
+    return notices
+
+
+def _tighten(path: Path, wanted: int) -> str:
+    """The notice for ``path``; empty when it is private already, missing, or a symlink (chmod would follow it)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return ""
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & 0o077 or stat.S_ISLNK(info.st_mode):
+        return ""
+    try:
+        os.chmod(path, wanted)
+    except OSError as error:
+        return f"{path} is open to others (mode {mode:04o}) and could not be made private: {error.strerror or error}"
+    return f"{path} was open to others (mode {mode:04o}); made private ({wanted:04o})"
 
 
 def _allocate_folder(parent: Path) -> tuple[str, datetime]:

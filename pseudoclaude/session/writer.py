@@ -10,8 +10,10 @@ Invariants:
   the torn fragment stays an isolated, skippable line.
 - ``sync()`` fsyncs; appends alone only reach the page cache (the runner syncs
   once per turn, which is what the benchmark measures).
-- Write failures never raise out of ``append``: they are returned as a message
-  so the session can go on in memory and tell the user once.
+- Write failures never raise out of ``append``: they are returned as a
+  ``WriteFailure`` so the session can go on in memory and tell the user once.
+  After the first one the ``Session`` stops appending, so the file stays a
+  valid prefix of the conversation (plus at most one torn line).
 
 ``FileOps`` is the fault-injection seam (open / write / fsync); the defaults
 are the real system calls.
@@ -41,13 +43,28 @@ class FileOps:
     fsync: Callable[[int], None] = os.fsync
 
 
-def describe_os_error(action: str, path: Path, error: OSError) -> str:
+@dataclass(frozen=True)
+class WriteFailure:
+    """One failed system call on a session file: what, where, and the OS's reason in words."""
+
+    action: str
+    path: Path
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"session {self.action} failed for {self.path}: {self.reason}; the session continues in memory only"
+
+
+def describe_os_error(action: str, path: Path, error: OSError) -> WriteFailure:
     reason = error.strerror or str(error)
     if error.errno == errno.ENOSPC:
         reason = "disk full"
+    elif error.errno == errno.EFBIG:
+        reason = "file too large"
     elif error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         reason = f"not writable ({reason})"
-    return f"session {action} failed for {path}: {reason}; the session continues in memory only"
+    return WriteFailure(action, path, reason)
 
 
 class JsonlWriter:
@@ -60,7 +77,7 @@ class JsonlWriter:
         self._needs_newline = False
         self._dirty = False
 
-    def open(self) -> str | None:
+    def open(self) -> WriteFailure | None:
         """Open the file for appending; an error message when that fails."""
         if self._fd is not None:
             return None
@@ -71,7 +88,7 @@ class JsonlWriter:
             return describe_os_error("open", self.path, error)
         return None
 
-    def append(self, line: bytes) -> str | None:
+    def append(self, line: bytes) -> WriteFailure | None:
         """Write one complete serialized line; an error message when that fails."""
         if self._fd is None:
             failure = self.open()
@@ -93,7 +110,7 @@ class JsonlWriter:
         self._dirty = True
         return None
 
-    def sync(self) -> str | None:
+    def sync(self) -> WriteFailure | None:
         if self._fd is None or not self._dirty:
             return None
         try:
@@ -103,7 +120,7 @@ class JsonlWriter:
         self._dirty = False
         return None
 
-    def close(self) -> str | None:
+    def close(self) -> WriteFailure | None:
         if self._fd is None:
             return None
         failure = self.sync()

@@ -3,7 +3,8 @@
 ``text`` prints the final answer; ``json`` prints one result object at the
 end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-json`` prints every runner event as one JSON line as it happens,
 then the result object. Progress and errors go to stderr in ``text`` mode so
-stdout stays the answer alone.
+stdout stays the answer alone. A session that stops being saved is one line on
+stderr in every format (and ``session_error`` in the result object).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
-from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
+from pseudoclaude.agent import ErrorEvent, Event, Progress, SessionWriteFailed, Stop, UsageReport, event_to_dict
 
 
 @dataclass
@@ -21,6 +22,7 @@ class HeadlessResult:
     usage: dict[str, int] = field(default_factory=dict)
     session_usage: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    session_error: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -42,6 +44,10 @@ async def print_events(
             result.session_usage = dict(event.total)
         elif isinstance(event, ErrorEvent):
             result.errors.append(event.message)
+        elif isinstance(event, SessionWriteFailed):
+            result.session_error = event.message
+            err.write(f"pseudoclaude: error: {event.message}\n")
+            err.flush()
         elif isinstance(event, Progress) and output_format == "text":
             err.write(f"[{event.kind}] {event.message}\n")
         elif isinstance(event, Stop):
@@ -56,6 +62,7 @@ async def print_events(
         "usage": result.usage,
         "session_usage": result.session_usage or result.usage,
         "error": (result.stop.message if result.stop and not result.ok else None),
+        "session_error": result.session_error,
     }
     if output_format in ("json", "stream-json"):
         out.write(json.dumps(summary, ensure_ascii=False) + "\n")

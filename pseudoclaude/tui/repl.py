@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
 
-    from pseudoclaude.agent import Agent, Event, MemoryScope
+    from pseudoclaude.agent import Agent, Event, MemoryScope, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.tui.render import TurnView
 
@@ -188,7 +188,9 @@ class Repl:
             self.console.print(Text(f"✗ cannot start the agent: {type(error).__name__}: {error}", style="red"))
             return False
         for warning in agent.replay_warnings:
-            self.console.print(f"[yellow]! {warning}[/]")
+            self.console.print(Text(f"! {warning}", style="yellow"))
+        if (failed := agent.take_write_failure()) is not None:
+            self.show_write_failure(failed)
         self.agent = agent
         self.refresh_status()
         return True
@@ -294,9 +296,20 @@ class Repl:
         return view
 
     async def _consume(self, events: AsyncIterator[Event], view: TurnView) -> None:
+        from pseudoclaude.agent import SessionWriteFailed
+
         async with aclosing(events) as stream:  # type: ignore[type-var]
             async for event in stream:
+                if isinstance(event, SessionWriteFailed):
+                    self.show_write_failure(event)
                 view.handle(event)
+
+    def show_write_failure(self, failed: SessionWriteFailed) -> None:
+        """Said once per session: the conversation goes on, but it is no longer saved."""
+        from rich.text import Text
+
+        self.console.print(Text(f"✗ {failed.message}", style="bold red"))
+        self.console.print(Text("  Free space (or fix the folder's permissions) and start a new session with /clear to save again.", style="dim"))
 
     async def _tick(self, live: Live, view: TurnView) -> None:
         while True:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def test_torn_last_line_is_skipped_with_a_warning(sessions_dir: Path, workspace:
     replay = load_replay(path)
     assert [m.text for m in replay.conversation] == ["one", "two"]
     assert replay.skipped_lines == 1
-    assert "incomplete last line" in replay.warnings[0]
+    assert "the last 40 bytes are an incomplete entry" in replay.warnings[0]
+    assert "never saved" in replay.warnings[0]
 
 
 def test_append_after_a_torn_tail_starts_a_fresh_line(sessions_dir: Path, workspace: Path) -> None:
@@ -157,9 +159,11 @@ def test_disk_full_is_recorded_not_raised(sessions_dir: Path, workspace: Path) -
     session = create_session(sessions_dir, workspace, model="m", provider="p", ops=full)
     session.append_message(Message.user("lost"))
     session.close()
-    assert len(session.write_errors) == 2
-    assert "disk full" in session.write_errors[0]
-    assert "continues in memory" in session.write_errors[0]
+    assert session.write_failure is not None and session.write_failure.reason == "disk full"
+    assert session.write_failure.path == session.jsonl_path
+    assert "continues in memory" in session.write_failure.message
+    assert session.write_errors == [session.write_failure.message]
+    assert session.lost_entries == 2
 
 
 class _FillsUpMidLine:
@@ -169,8 +173,10 @@ class _FillsUpMidLine:
         self.full = False
         self.torn = False
         self.freed = False
+        self.writes = 0
 
     def write(self, fd: int, data: bytes) -> int:
+        self.writes += 1
         if self.full and not self.freed:
             if not self.torn:
                 self.torn = True
@@ -179,20 +185,40 @@ class _FillsUpMidLine:
         return os.write(fd, data)
 
 
-def test_disk_full_mid_line_damages_nothing_and_recovers(sessions_dir: Path, workspace: Path) -> None:
+def test_after_a_full_disk_nothing_more_is_appended_and_the_loss_is_marked(sessions_dir: Path, workspace: Path) -> None:
     disk = _FillsUpMidLine()
     session = create_session(sessions_dir, workspace, model="m", provider="p", ops=FileOps(write=disk.write))
     session.append_message(Message.user("kept"))
     disk.full = True
     session.append_message(Message.user("torn by full disk"))
+    writes = disk.writes
     session.append_message(Message.user("not written"))
     disk.freed = True
     session.append_message(Message.user("after space freed"))
+    assert disk.writes == writes  # no holes: nothing is written after the first failure
     session.close()
     replay = load_replay(session.folder)
-    assert [m.text for m in replay.conversation] == ["kept", "after space freed"]
+    assert [m.text for m in replay.conversation] == ["kept"]
     assert replay.skipped_lines == 1
-    assert len(session.write_errors) == 2
+    assert "an incomplete entry of" in replay.warnings[0] and "never saved" in replay.warnings[0]
+    assert "could not be saved" in replay.warnings[1] and "disk full" in replay.warnings[1]
+    assert "3 entries were lost" in replay.warnings[1]
+    marker = json.loads([line for line in session.jsonl_path.read_text().splitlines() if "session_write_failed" in line][0])
+    assert marker["failed_at"] <= marker["ts"] and marker["failed_at"] in replay.warnings[1]
+    assert session.lost_entries == 3
+
+
+def test_a_full_disk_that_stays_full_leaves_a_valid_prefix_and_a_torn_line(sessions_dir: Path, workspace: Path) -> None:
+    disk = _FillsUpMidLine()
+    session = create_session(sessions_dir, workspace, model="m", provider="p", ops=FileOps(write=disk.write))
+    session.append_message(Message.user("kept"))
+    disk.full = True
+    session.append_message(Message.user("torn by full disk"))
+    session.close()
+    replay = load_replay(session.folder)
+    assert [m.text for m in replay.conversation] == ["kept"]
+    assert replay.warnings == (f"line 3: {replay.warnings[0].split(': ', 1)[1]}",)
+    assert "the last" in replay.warnings[0] and "incomplete entry" in replay.warnings[0]
 
 
 def test_read_only_session_folder_is_recorded_not_raised(sessions_dir: Path, workspace: Path) -> None:
@@ -219,8 +245,9 @@ def test_fsync_failure_is_recorded(sessions_dir: Path, workspace: Path) -> None:
     session.append_message(Message.user("one"))
     session.sync()
     session.close()
+    assert session.write_failure is not None and session.write_failure.action == "fsync"
     assert "fsync failed" in session.write_errors[0]
-    assert _texts(session.jsonl_path) == ["one"]
+    assert _texts(session.jsonl_path) == []  # an fsync error may have dropped pages: nothing is appended after it
 
 
 def test_default_file_ops_open_for_append(tmp_path: Path) -> None:
