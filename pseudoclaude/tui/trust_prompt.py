@@ -1,0 +1,65 @@
+"""The one-time question of a folder whose project settings want more than the user gave.
+
+Asked before the REPL starts, in plain lines (no prompt-toolkit yet), only on a
+terminal and only for entries never answered in this folder; the answer is
+recorded in the user's trust file (``pseudoclaude.trust.TrustStore``), so the
+question comes back only when an entry is added or edited. Without a terminal,
+or after "no", the entries stay out of the session and one line says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, TextIO
+
+from pseudoclaude.config import Settings
+from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, visible
+
+YES = frozenset({"y", "yes"})
+
+
+def settle_workspace_trust(
+    settings: Settings, reload: Callable[[], Settings], *, stdin: TextIO | None = None, out: TextIO | None = None, always_ask: bool = False
+) -> Settings:
+    """Show the trust notices, ask about unanswered entries when a person is there, and return the settings to use.
+
+    ``reload`` reads the settings again after a "yes", so the approved entries take effect.
+    ``always_ask`` (``pseudoclaude trust``): ask about every ignored entry, answered before or not.
+    """
+    stdin = sys.stdin if stdin is None else stdin
+    out = sys.stdout if out is None else out
+    trust = settings.trust
+    for notice in trust.notices:
+        out.write(f"! {notice}\n")
+    asked = trust.ignored if always_ask else trust.pending
+    if asked and stdin.isatty():
+        if _ask(trust, asked, stdin, out):
+            TrustStore(settings.home).record(settings.workspace, asked, trusted=True)
+            count = len(asked)
+            out.write(f"✓ trusted: {count} project setting{'s' if count != 1 else ''} of this folder now apply\n\n")
+            out.flush()
+            return reload()
+        TrustStore(settings.home).record(settings.workspace, asked, trusted=False)
+    ignored = trust.ignored_notice()
+    if ignored:
+        out.write(f"! {ignored}\n")
+    out.flush()
+    return settings
+
+
+def _ask(trust: WorkspaceTrust, entries: tuple[TrustEntry, ...], stdin: TextIO, out: TextIO) -> bool:
+    folder = visible(str(trust.folder)) if trust.folder is not None else "this folder"
+    lines = [
+        f"The project settings of {folder} want to:",
+        *(f"  • {entry.describe()}" for entry in entries),
+        "These came with the folder, not from you: hooks run commands on your machine, allow rules and",
+        "modes skip your approval, a base URL receives your key. Trust them? Until you do they are ignored.",
+        "Trust this folder's settings? [y/N] ",
+    ]
+    out.write("\n".join(lines))
+    out.flush()
+    answer = stdin.readline()
+    if not answer:
+        out.write("\n")
+        return False
+    return answer.strip().lower() in YES
