@@ -29,22 +29,25 @@ def settle_workspace_trust(
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
     trust = settings.trust
-    for notice in trust.notices:
-        out.write(f"! {notice}\n")
     asked = trust.ignored if always_ask else trust.pending
     if asked and stdin.isatty():
         if _ask(trust, asked, stdin, out):
             TrustStore(settings.home).record(settings.workspace, asked, trusted=True)
             count = len(asked)
             out.write(f"✓ trusted: {count} project setting{'s' if count != 1 else ''} of this folder now apply\n\n")
-            out.flush()
-            return reload()
+            settings = reload()
+            _notices(settings.trust, out)
+            return settings
         TrustStore(settings.home).record(settings.workspace, asked, trusted=False)
-    ignored = trust.ignored_notice()
-    if ignored:
-        out.write(f"! {ignored}\n")
-    out.flush()
+    _notices(trust, out)
     return settings
+
+
+def _notices(trust: WorkspaceTrust, out: TextIO) -> None:
+    ignored = trust.ignored_notice()
+    for notice in (*trust.notices, *([ignored] if ignored else [])):
+        out.write(f"! {notice}\n")
+    out.flush()
 
 
 def _ask(trust: WorkspaceTrust, entries: tuple[TrustEntry, ...], stdin: TextIO, out: TextIO) -> bool:
@@ -52,8 +55,8 @@ def _ask(trust: WorkspaceTrust, entries: tuple[TrustEntry, ...], stdin: TextIO, 
     lines = [
         f"The project settings of {folder} want to:",
         *(f"  • {entry.describe()}" for entry in entries),
-        "These came with the folder, not from you: hooks run commands on your machine, allow rules and",
-        "modes skip your approval, a base URL receives your key. Trust them? Until you do they are ignored.",
+        "These came with the folder, not from you: a hook runs a command on your machine, an allow rule",
+        "or a mode skips your approval, a base URL receives your key. Until you trust them they are ignored.",
         "Trust this folder's settings? [y/N] ",
     ]
     out.write("\n".join(lines))
