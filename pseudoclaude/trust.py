@@ -6,13 +6,15 @@ always trusted; a repository (its ``.pseudoclaude/settings*.json`` and its
 model's tool calls are checked every time by the permission policy.
 
 Only the entries that raise what the project can do need approval
-(``find_entries``): a hook command (it runs on the user's machine), an allow
+(``find_entries``): a hook command (it runs on the user's machine),
+``disableAllHooks`` (it would silence the user's own guard hooks), an allow
 rule or a permission mode other than ``default``/``plan`` (they loosen
 approvals), a ``sessionsDir`` (it moves the transcripts), and a ``*_BASE_URL``
-from the project ``.env`` that would carry the user's own key. Entries that
-only narrow (deny rules, ``plan``, ``disableAllHooks``) or choose a model
-always apply. ``filter_layers`` removes every unapproved entry from the project
-layers before anything reads them, so the rest of the program never sees them.
+from the project ``.env`` that would carry the user's own key (``config``
+finds that one). Entries that only narrow (deny rules, ``plan``) or choose a
+model always apply. ``filter_layer`` removes every unapproved entry from a
+project layer before anything reads it, so the rest of the program never sees
+them.
 
 Approval is remembered per folder in ``<home>/trust.json``, keyed by the
 folder's real path, as the fingerprints (SHA-256) of the entries approved or
@@ -34,7 +36,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 TRUST_FILE = "trust.json"
 SAFE_MODES = frozenset({"default", "plan"})
-EntryKind = Literal["hook", "allow", "mode", "sessions", "endpoint"]
+EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -56,6 +58,7 @@ class TrustEntry:
         """One line for the trust question, control characters shown escaped."""
         text = {
             "hook": f"runs the command {self.value!r} {self.detail}",
+            "nohooks": "turns off every hook, your own included (disableAllHooks)",
             "allow": f"allows {self.value!r} without asking",
             "mode": f"sets the permission mode to {self.value!r}",
             "sessions": f"keeps the session transcripts in {self.value!r}",
@@ -87,7 +90,7 @@ class WorkspaceTrust:
         )
 
 
-_KIND_WORDS = {"hook": "hooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL"}
+_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL"}
 
 
 def visible(text: str) -> str:
@@ -100,6 +103,8 @@ def find_entries(layers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[TrustE
     found: list[TrustEntry] = []
     for source, layer in layers:
         found.extend(_hook_entries(source, layer.get("hooks")))
+        if layer.get("disableAllHooks") is True:
+            found.append(TrustEntry("nohooks", "true", source))
         permissions = layer.get("permissions")
         if isinstance(permissions, Mapping):
             allow = permissions.get("allow")
@@ -118,6 +123,8 @@ def filter_layer(source: str, layer: Mapping[str, Any], approved: frozenset[str]
     out = dict(layer)
     if "hooks" in out:
         out["hooks"] = _filtered_hooks(source, out["hooks"], approved)
+    if out.get("disableAllHooks") is True and TrustEntry("nohooks", "true", source).fingerprint not in approved:
+        del out["disableAllHooks"]
     permissions = out.get("permissions")
     if isinstance(permissions, Mapping):
         permissions = dict(permissions)
