@@ -51,8 +51,9 @@ class TrustEntry:
 
     @property
     def fingerprint(self) -> str:
-        """Stable across files (an entry moved from settings.json to settings.local.json keeps its answer)."""
-        return hashlib.sha256(f"{self.kind}\0{self.value}".encode("utf-8", "surrogatepass")).hexdigest()
+        """Stable across files (an entry moved from settings.json to settings.local.json keeps its answer),
+        not across meanings: a hook moved to another event or matcher is a new entry."""
+        return hashlib.sha256(f"{self.kind}\0{self.value}\0{self.detail}".encode("utf-8", "surrogatepass")).hexdigest()
 
     def describe(self) -> str:
         """One line for the trust question, control characters shown escaped."""
@@ -148,13 +149,17 @@ def _hook_entries(source: str, hooks: Any) -> list[TrustEntry]:
         for group in groups if isinstance(groups, list) else ():
             if not isinstance(group, Mapping):
                 continue
-            matcher = group.get("matcher")
-            where = f"on {event}" + (f" for {matcher!r}" if matcher not in (None, "", "*") else "")
             hooks_list = group.get("hooks")
             for hook in hooks_list if isinstance(hooks_list, list) else ():
                 if isinstance(hook, Mapping) and "command" in hook:
-                    found.append(TrustEntry("hook", _text(hook.get("command")), source, where))
+                    found.append(_hook_entry(source, event, group, hook))
     return found
+
+
+def _hook_entry(source: str, event: Any, group: Mapping[str, Any], hook: Mapping[str, Any]) -> TrustEntry:
+    matcher = group.get("matcher")
+    where = f"on {_text(event)}" + (f" for {_text(matcher)!r}" if matcher not in (None, "", "*") else "")
+    return TrustEntry("hook", _text(hook.get("command")), source, where)
 
 
 def _filtered_hooks(source: str, hooks: Any, approved: frozenset[str]) -> Any:
@@ -171,7 +176,7 @@ def _filtered_hooks(source: str, hooks: Any, approved: frozenset[str]) -> Any:
                 continue
             commands = [
                 hook for hook in group["hooks"]
-                if not (isinstance(hook, Mapping) and "command" in hook) or TrustEntry("hook", _text(hook.get("command")), source).fingerprint in approved
+                if not (isinstance(hook, Mapping) and "command" in hook) or _hook_entry(source, event, group, hook).fingerprint in approved
             ]
             commands = [hook for hook in commands if isinstance(hook, Mapping)]
             if commands:

@@ -125,6 +125,16 @@ def test_a_project_cannot_trust_itself_or_move_the_users_home(workspace: Path, t
     assert not (markers / "session-start").exists() and NOTICE in proc.stderr
 
 
+def test_hooks_test_does_not_run_untrusted_hooks(workspace: Path, tmp_path: Path) -> None:
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    commit_settings(workspace, touching_hooks(workspace, markers))
+    proc = run_cli(["hooks", "test", "SessionStart"], workspace, {**cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")})
+    assert proc.returncode == 0, proc.stderr
+    assert not (markers / "session-start").exists() and "No SessionStart hooks are configured" in proc.stdout
+    assert len([line for line in proc.stderr.splitlines() if NOTICE in line]) == 1
+
+
 # --- keys follow their own endpoints -------------------------------------------------------------
 
 
