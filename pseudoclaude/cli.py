@@ -71,6 +71,8 @@ def main_command(
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
+    from dataclasses import replace
+
     from pseudoclaude.config import ConfigError, Flags, load_settings
 
     if output_format not in OUTPUT_FORMATS:
@@ -94,7 +96,7 @@ def main_command(
         from pseudoclaude.tui import run_repl, settle_workspace_trust
 
         try:
-            settings = settle_workspace_trust(settings, lambda: load_settings(Path.cwd(), flags))
+            settings = settle_workspace_trust(settings, lambda trust_all: load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)))
         except ConfigError as error:
             raise fail(str(error), EXIT_USAGE) from None
         raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))

@@ -155,7 +155,7 @@ def test_hooks(event: str, tool: str) -> int:
 
 def review_trust(*, forget: bool) -> int:
     """``pseudoclaude trust``: show what this folder's project settings want and ask again."""
-    from pseudoclaude.config import ConfigError, load_settings
+    from pseudoclaude.config import ConfigError, Flags, load_settings
     from pseudoclaude.trust import TrustStore
     from pseudoclaude.tui import settle_workspace_trust
 
@@ -173,7 +173,7 @@ def review_trust(*, forget: bool) -> int:
         if not settings.trust.ignored:
             print(f"Trusted: {len(settings.trust.entries)} project settings of this folder apply.")
             return EXIT_OK
-        settle_workspace_trust(settings, lambda: load_settings(workspace), always_ask=True)
+        settle_workspace_trust(settings, lambda trust_all: load_settings(workspace, Flags(trust_workspace=trust_all)), always_ask=True)
     except ConfigError as error:
         _error(str(error))
         return EXIT_USAGE

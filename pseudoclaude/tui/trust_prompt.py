@@ -19,11 +19,12 @@ YES = frozenset({"y", "yes"})
 
 
 def settle_workspace_trust(
-    settings: Settings, reload: Callable[[], Settings], *, stdin: TextIO | None = None, out: TextIO | None = None, always_ask: bool = False
+    settings: Settings, reload: Callable[[bool], Settings], *, stdin: TextIO | None = None, out: TextIO | None = None, always_ask: bool = False
 ) -> Settings:
     """Show the trust notices, ask about unanswered entries when a person is there, and return the settings to use.
 
-    ``reload`` reads the settings again after a "yes", so the approved entries take effect.
+    ``reload(trust_all)`` reads the settings again after a "yes", so the approved entries take
+    effect; ``trust_all`` is True when the answer could not be saved (it then holds for this run).
     ``always_ask`` (``pseudoclaude trust``): ask about every ignored entry, answered before or not.
     """
     stdin = sys.stdin if stdin is None else stdin
@@ -31,16 +32,26 @@ def settle_workspace_trust(
     trust = settings.trust
     asked = trust.ignored if always_ask else trust.pending
     if asked and stdin.isatty():
-        if _ask(trust, asked, stdin, out):
-            TrustStore(settings.home).record(settings.workspace, asked, trusted=True)
+        trusted = _ask(trust, asked, stdin, out)
+        saved = _save(settings, asked, trusted, out)
+        if trusted:
             count = len(asked)
             out.write(f"✓ trusted: {count} project setting{'s' if count != 1 else ''} of this folder now apply\n\n")
-            settings = reload()
+            settings = reload(not saved)
             _notices(settings.trust, out)
             return settings
-        TrustStore(settings.home).record(settings.workspace, asked, trusted=False)
     _notices(trust, out)
     return settings
+
+
+def _save(settings: Settings, asked: tuple[TrustEntry, ...], trusted: bool, out: TextIO) -> bool:
+    """Remember the answer; a home that cannot be written costs the memory, not the session."""
+    try:
+        TrustStore(settings.home).record(settings.workspace, asked, trusted=trusted)
+    except OSError as error:
+        out.write(f"! cannot remember this answer in {visible(str(settings.home))}: {visible(str(error))} (it holds for this run)\n")
+        return False
+    return True
 
 
 def _notices(trust: WorkspaceTrust, out: TextIO) -> None:
