@@ -17,6 +17,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from pseudoclaude.config import load_settings
+from pseudoclaude.trust import TrustStore
 from tests.e2e.support import KEYS, cli_command, cli_env, run_cli
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.script import Call, Reply
@@ -225,3 +227,19 @@ def test_a_key_and_url_both_from_the_project_env_are_the_projects_own(workspace:
     assert "sk-project-key" in sent
     lines = [line for line in proc.stderr.splitlines() if "model requests go to" in line]
     assert len(lines) == 1 and project.url in lines[0] and NOTICE not in proc.stderr
+
+
+def test_trust_forget_drops_every_answer_for_the_folder(workspace: Path, tmp_path: Path) -> None:
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    commit_settings(workspace, touching_hooks(workspace, markers))
+    env = cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")
+    home = tmp_path / "home"
+    pending = load_settings(workspace, environ={"PSEUDOCLAUDE_HOME": str(home), "ANTHROPIC_API_KEY": "k"}).trust.pending
+    TrustStore(home).record(workspace, pending, trusted=True)
+    assert "Trusted: 2 project settings" in run_cli(["trust"], workspace, env).stdout
+    proc = run_cli(["trust", "--forget"], workspace, env)
+    assert proc.returncode == 0 and "Forgot every trust answer" in proc.stdout
+    assert TrustStore(home).answers(workspace) == (frozenset(), frozenset())
+    review = run_cli(["trust"], workspace, env, stdin="y\n")
+    assert review.returncode == 0 and NOTICE in review.stdout and "[y/N]" not in review.stdout, review.stdout
