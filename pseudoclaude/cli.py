@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from pseudoclaude import __version__
 from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from pseudoclaude.config import Settings
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -67,11 +70,14 @@ def main_command(
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
     allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", help="Allow rules such as 'run_command(git status)' (repeatable).")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
+    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
         return
+    from dataclasses import replace
+
     from pseudoclaude.config import ConfigError, Flags, load_settings
 
     if output_format not in OUTPUT_FORMATS:
@@ -86,15 +92,21 @@ def main_command(
         allowed_tools=tuple(_split_rules(allowed_tools or [])),
         max_turns=max_turns,
         max_budget_usd=max_budget_usd,
+        trust_workspace=trust_workspace,
     )
     try:
         settings = load_settings(workspace, flags)
     except ConfigError as error:
         raise fail(str(error), EXIT_USAGE) from None
     if print_prompt is None:
-        from pseudoclaude.tui import run_repl
+        from pseudoclaude.tui import run_repl, settle_workspace_trust
 
+        try:
+            settings = settle_workspace_trust(settings, lambda trust_all: load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)))
+        except ConfigError as error:
+            raise fail(str(error), EXIT_USAGE) from None
         raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
+    _trust_notices(settings)
     prompt = print_prompt
     if prompt == "-":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
@@ -119,6 +131,24 @@ def _working_folder() -> Path:
         reason = error.strerror or str(error)
         raise fail(f"the working folder {workspace} cannot be read ({reason}): cd to a folder you can read and run again", EXIT_USAGE) from None
     return workspace
+
+
+def _trust_notices(settings: "Settings") -> None:
+    """Headless runs never ask: what the untrusted project wanted is left out, in one line each on stderr."""
+    ignored = settings.trust.ignored_notice()
+    for line in (*settings.trust.notices, *([ignored] if ignored else [])):
+        sys.stderr.write(f"pseudoclaude: {line}\n")
+    sys.stderr.flush()
+
+
+@app.command("trust")
+def trust_command(
+    forget: Annotated[bool, typer.Option("--forget", help="Forget every answer given for this folder.")] = False,
+) -> None:
+    """Show what this folder's project settings want, and ask again whether to trust them."""
+    from pseudoclaude.commands import review_trust
+
+    raise typer.Exit(review_trust(forget=forget))
 
 
 def _split_rules(values: list[str]) -> list[str]:

@@ -128,17 +128,19 @@ def test_hooks(event: str, tool: str) -> int:
     import json
 
     from pseudoclaude.agent import HOOK_EVENTS, HookConfig, SessionHooks, sample_data, subject_of
-    from pseudoclaude.config import ConfigError, SettingsFiles
+    from pseudoclaude.config import ConfigError, trusted_settings_files
 
     if event not in HOOK_EVENTS:
         _error(f"unknown hook event {event!r}: choose one of {', '.join(HOOK_EVENTS)}")
         return EXIT_USAGE
     workspace = Path.cwd().resolve()
     try:
-        files = SettingsFiles.read(workspace, pseudoclaude_home())
+        files, trust = trusted_settings_files(workspace, pseudoclaude_home())
     except ConfigError as error:
         _error(str(error))
         return EXIT_USAGE
+    if trust.ignored_notice():
+        _error(f"{trust.ignored_notice()}")
     config = HookConfig.from_settings(*files.layers)
     for problem in config.problems:
         _error(f"warning: {problem}")
@@ -158,6 +160,33 @@ def test_hooks(event: str, tool: str) -> int:
                 print(f"    {name}: " + text.rstrip("\n").replace("\n", "\n            "))
         print(f"    => {describe_reply(event, reply)}")
     return EXIT_FAILED if any(reply.warning for _, reply in results) else EXIT_OK
+
+
+def review_trust(*, forget: bool) -> int:
+    """``pseudoclaude trust``: show what this folder's project settings want and ask again."""
+    from pseudoclaude.config import ConfigError, Flags, load_settings
+    from pseudoclaude.trust import TrustStore
+    from pseudoclaude.tui import settle_workspace_trust
+
+    workspace = Path.cwd().resolve()
+    store = TrustStore(pseudoclaude_home())
+    if forget:
+        store.forget(workspace)
+        print(f"Forgot every trust answer for {workspace}.")
+        return EXIT_OK
+    try:
+        settings = load_settings(workspace)
+        if not settings.trust.entries:
+            print("Nothing in this folder's project settings needs trust.")
+            return EXIT_OK
+        if not settings.trust.ignored:
+            print(f"Trusted: {len(settings.trust.entries)} project settings of this folder apply.")
+            return EXIT_OK
+        settle_workspace_trust(settings, lambda trust_all: load_settings(workspace, Flags(trust_workspace=trust_all)), always_ask=True)
+    except ConfigError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    return EXIT_OK
 
 
 def describe_reply(event: str, reply: HookReply) -> str:

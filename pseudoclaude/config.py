@@ -8,6 +8,14 @@ Which variables hold each provider's key and base URL, and which provider a
 model name belongs to, come from the provider table (``llm/providers.py``).
 API keys are read from the environment or the workspace ``.env`` only, never
 from settings files, and never appear in ``repr``, logs, events or sessions.
+
+The project files (both settings files and ``.env``) come with the repository,
+so they are not trusted by default (``pseudoclaude.trust``): their hooks, allow
+rules, loosening permission modes and sessions folder apply only once the user
+trusted them, and a base URL from the project ``.env`` never receives a key
+from the user's own environment unless the folder is trusted (the default
+endpoint is used instead, with one notice). ``PSEUDOCLAUDE_HOME`` is never read
+from ``.env``: a repository cannot choose where the user's settings live.
 This module is on the start-up path: it imports nothing heavy.
 """
 
@@ -15,12 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, visible
 
 
 
@@ -49,6 +58,7 @@ class Flags:
     allowed_tools: tuple[str, ...] = ()
     max_turns: int | None = None
     max_budget_usd: float | None = None
+    trust_workspace: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,7 @@ class Settings:
     max_turns: int | None
     settings_layers: tuple[Mapping[str, Any], ...] = ()
     settings_paths: tuple[Path, ...] = ()
+    trust: WorkspaceTrust = WorkspaceTrust()
     api_key: str | None = field(default=None, repr=False)
     max_budget_usd: float | None = None
 
@@ -141,16 +152,27 @@ def load_settings(
 ) -> Settings:
     """Resolve every setting; raise ``ConfigError`` when no provider is configured.
 
-    ``providers`` is the provider table (``llm.providers.PROVIDERS``); tests pass their own.
+    Project entries the user has not trusted are left out here (``pseudoclaude.trust``),
+    so nothing downstream can apply them. ``providers`` is the provider table
+    (``llm.providers.PROVIDERS``); tests pass their own.
     """
     workspace = workspace.resolve()
-    env = _environment(workspace, environ)
-    home = pseudoclaude_home(env)
-    files = SettingsFiles.read(workspace, home)
-    model = flags.model or env.get("PSEUDOCLAUDE_MODEL") or _str(files.get("model"))
-    entry = _provider_entry(flags.provider or env.get("PSEUDOCLAUDE_PROVIDER") or _str(files.get("provider")), model, env, providers)
+    process = os.environ if environ is None else environ
+    dotenv = read_dotenv(workspace)
+    env = {**dotenv, **process}
+    home = pseudoclaude_home(process)
+    raw = SettingsFiles.read(workspace, home)
+    model = flags.model or env.get("PSEUDOCLAUDE_MODEL") or _str(raw.get("model"))
+    entry = _provider_entry(flags.provider or env.get("PSEUDOCLAUDE_PROVIDER") or _str(raw.get("provider")), model, env, providers)
     api_key = env.get(entry.key_variable) or None
+    endpoint = _project_endpoint(entry, process, dotenv)
+    files, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw, extra=endpoint)
     base_url = env.get(entry.base_url_variable) or None
+    if any(ignored.kind == "endpoint" for ignored in trust.ignored):
+        base_url = None
+        trust = replace(trust, notices=(*trust.notices, _rerouted(entry, dotenv[entry.base_url_variable])))
+    elif endpoint == () and entry.base_url_variable in dotenv and entry.base_url_variable not in process and trust.trusted_by is None:
+        trust = replace(trust, notices=(*trust.notices, _project_pair(entry, api_key, dotenv[entry.base_url_variable])))
     if api_key is None and not (entry.keyless_server and base_url):
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
 
@@ -172,8 +194,41 @@ def load_settings(
         max_budget_usd=flags.max_budget_usd or _dollars(files.get("maxBudgetUsd"), "maxBudgetUsd"),
         settings_layers=files.layers,
         settings_paths=files.paths,
+        trust=trust,
         api_key=api_key,
     )
+
+
+def trusted_settings_files(
+    workspace: Path,
+    home: Path,
+    *,
+    trust_workspace: bool = False,
+    raw: SettingsFiles | None = None,
+    extra: tuple[TrustEntry, ...] = (),
+) -> tuple[SettingsFiles, WorkspaceTrust]:
+    """The settings files with every project entry the user has not trusted left out, and what was left out.
+
+    Trusted: everything with ``--trust-workspace`` or when the user's settings list the folder in
+    ``trustedWorkspaces``; otherwise the entries approved earlier in this folder (``TrustStore``).
+    ``extra``: entries found elsewhere (a base URL from the project ``.env``).
+    """
+    workspace = workspace.resolve()
+    files = raw if raw is not None else SettingsFiles.read(workspace, home)
+    project = [(_shown(path, workspace), layer) for path, layer in zip(files.paths[1:], files.layers[1:])]
+    entries = tuple(dict.fromkeys([*find_entries(project), *extra]))
+    if not entries:
+        return files, WorkspaceTrust(folder=workspace)
+    trusted_by = "--trust-workspace" if trust_workspace else ("trustedWorkspaces" if _listed(files.layers[0], workspace) else None)
+    if trusted_by is not None:
+        approved, declined = frozenset(entry.fingerprint for entry in entries), frozenset[str]()
+    else:
+        approved, declined = TrustStore(home).answers(workspace)
+    ignored = tuple(_unique(entry for entry in entries if entry.fingerprint not in approved))
+    pending = tuple(entry for entry in ignored if entry.fingerprint not in declined)
+    layers = (files.layers[0], *(filter_layer(source, layer, approved) for source, layer in project))
+    trust = WorkspaceTrust(workspace, entries, ignored, pending, trusted_by)
+    return SettingsFiles(files.paths, layers), trust
 
 
 def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
@@ -181,13 +236,58 @@ def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Map
     if flag is not None:
         return flag
     workspace = workspace.resolve()
-    home = pseudoclaude_home(_environment(workspace, environ))
-    return _sessions_dir(None, SettingsFiles.read(workspace, home), home)
+    home = pseudoclaude_home(os.environ if environ is None else environ)
+    files, _ = trusted_settings_files(workspace, home)
+    return _sessions_dir(None, files, home)
 
 
-def _environment(workspace: Path, environ: Mapping[str, str] | None) -> dict[str, str]:
-    """The workspace ``.env`` overlaid by the process environment (or ``environ``)."""
-    return {**read_dotenv(workspace), **(os.environ if environ is None else environ)}
+def _project_endpoint(entry: ProviderEntry, process: Mapping[str, str], dotenv: Mapping[str, str]) -> tuple[TrustEntry, ...]:
+    """The project ``.env``'s base URL as an entry needing trust, when it would receive the user's own key.
+
+    A base URL from the user's environment is the user's; one from the project ``.env`` with
+    the key also from the project ``.env`` (or no key) is the project's own pair and needs no
+    consent: nothing of the user's secrets goes there (``load_settings`` still says where requests go).
+    """
+    variable = entry.base_url_variable
+    if variable not in dotenv or process.get(variable) or not process.get(entry.key_variable):
+        return ()
+    return (TrustEntry("endpoint", dotenv[variable], ".env", f"your {entry.key_variable} (from your environment)"),)
+
+
+def _rerouted(entry: ProviderEntry, url: str) -> str:
+    return visible(
+        f"not sending your {entry.key_variable} to {url} ({entry.base_url_variable} in this folder's .env): "
+        f"using the default {entry.name} endpoint until you trust this folder"
+    )
+
+
+def _project_pair(entry: ProviderEntry, api_key: str | None, url: str) -> str:
+    key = f"with the {entry.key_variable} from the same file" if api_key else "with no key"
+    return visible(f"model requests go to {url} ({entry.base_url_variable} in this folder's .env, {key})")
+
+
+def _listed(user: Mapping[str, Any], workspace: Path) -> bool:
+    """Whether the user's own settings list ``workspace`` in ``trustedWorkspaces`` (exact folders, ``~`` expanded)."""
+    listed = user.get("trustedWorkspaces")
+    if not isinstance(listed, list):
+        return False
+    real = os.path.realpath(workspace)
+    return any(isinstance(item, str) and item and os.path.realpath(Path(item).expanduser()) == real for item in listed)
+
+
+def _shown(path: Path, workspace: Path) -> str:
+    try:
+        return path.relative_to(workspace).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _unique(entries: Iterable[TrustEntry]) -> Iterable[TrustEntry]:
+    seen: set[str] = set()
+    for entry in entries:
+        if entry.fingerprint not in seen:
+            seen.add(entry.fingerprint)
+            yield entry
 
 
 def _sessions_dir(flag: Path | None, files: SettingsFiles, home: Path) -> Path:

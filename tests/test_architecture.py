@@ -36,7 +36,7 @@ PACKAGES = (
     "pseudoclaude.tui",
 )
 
-IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy"}
+IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy", "pseudoclaude.trust"}
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
@@ -52,7 +52,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.llm"},
     "pseudoclaude.tools": {"pseudoclaude.llm"},
     "pseudoclaude.llm": set(),
-    "pseudoclaude.config": {"pseudoclaude.llm"},
+    "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust"},
+    "pseudoclaude.trust": set(),
     "pseudoclaude.exitcodes": set(),
     "pseudoclaude.lazy": set(),
     "pseudoclaude": set(),

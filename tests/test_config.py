@@ -82,5 +82,8 @@ def test_the_sessions_command_and_load_settings_agree_on_the_sessions_dir(tmp_pa
     assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "home" / "sessions"
     (tmp_path / ".pseudoclaude").mkdir()
     (tmp_path / ".pseudoclaude" / "settings.json").write_text(json.dumps({"sessionsDir": str(tmp_path / "elsewhere")}))
+    assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "home" / "sessions"
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(tmp_path)]}))
     assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "elsewhere"
     assert resolve_sessions_dir(tmp_path, tmp_path / "flag", environ=env) == tmp_path / "flag"

@@ -29,7 +29,7 @@ PUBLIC = {
         "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
     },
     "pseudoclaude.tui": {
-        "run_repl", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+        "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
     },
 }
 

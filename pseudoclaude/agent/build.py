@@ -102,7 +102,7 @@ def _assemble(
         rules=checked.rules,
         approver=HookAwareApprover(approver) if approver is not None and hook_config else approver,
         allowed_tools=settings.allowed_tools,
-        rule_sink=local_rule_sink(settings.workspace),
+        rule_sink=local_rule_sink(settings.workspace, settings.home),
         tools=tools,
     )
     instructions = load_instructions(settings.workspace, settings.home)

@@ -6,7 +6,10 @@
                                "hooks": [{"type": "command", "command": "./check.sh", "timeout": 60}]}]}}
 
 Layers (user, project, local) are concatenated in that order, and a command that
-appears twice for the same event and matcher runs once. ``"disableAllHooks": true``
+appears twice for the same event and matcher runs once. The project and local
+layers arrive already filtered by workspace trust (``config.load_settings``,
+``pseudoclaude.trust``): a hook the user did not approve for this folder never
+reaches this module. ``"disableAllHooks": true``
 in any layer turns every hook off. A setting is untrusted input: a malformed
 entry is skipped and described in ``HookConfig.problems`` (shown as a warning),
 never a crash.

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pseudoclaude.lazy import lazy_getattr
 from pseudoclaude.tui.repl import run_repl
+from pseudoclaude.tui.trust_prompt import settle_workspace_trust
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
@@ -36,4 +37,5 @@ __all__ = [
     "render_session_list",
     "render_transcript",
     "run_repl",
+    "settle_workspace_trust",
 ]

@@ -17,7 +17,7 @@ def test_a_malformed_permission_rule_gives_one_line_exit_2_and_no_session(tmp_pa
     ws, home = tmp_path / "ws", tmp_path / "home"
     settings = ws / ".pseudoclaude" / "settings.json"
     settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"permissions": {"allow": ["read_file", "run_command(git status"]}}))
+    settings.write_text(json.dumps({"permissions": {"deny": ["read_file", "run_command(git status"]}}))
     with fake_server("anthropic", []) as server:
         proc = run_cli(["-p", "hello"], ws, cli_env("anthropic", server.url, home))
         assert server.requests == []

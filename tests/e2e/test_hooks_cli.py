@@ -34,7 +34,11 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def configure(workspace: Path, hooks: dict[str, Any]) -> None:
+    """Project hooks in a folder the user trusts (``trustedWorkspaces`` in the user's settings of ``<tmp>/home``)."""
     (workspace / ".pseudoclaude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    home = workspace.parent / "home"
+    home.mkdir(exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(workspace)]}))
 
 
 def env_for(server: FakeOpenAIServer, home: Path) -> dict[str, str]:

@@ -4,7 +4,8 @@ Three files hold rules, lowest precedence first (``pseudoclaude.config``
 names them in ``settings_paths`` and reads them as the settings layers; rules
 simply accumulate, and deny always beats allow, so order never weakens a
 deny): the user's, the project's (checked in) and the local one (not checked
-in).
+in). Which project rules apply at all is decided before they get here: an allow
+rule from a project file counts only once the user trusted it (``pseudoclaude.trust``).
 
 "Always allow" answers are appended to the local file under a file lock,
 written to a temporary file and renamed into place, so a crash or a second
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from pseudoclaude.config import local_settings_path
+from pseudoclaude.trust import TrustEntry, TrustStore
 from pseudoclaude.tools.permissions.rules import Rule
 
 
@@ -92,11 +94,18 @@ def _exclude_from_git(workspace: Path, path: Path) -> None:
         pass  # ignoring the file in git is a courtesy; the rule itself is saved
 
 
-def local_rule_sink(workspace: Path) -> Callable[[Rule], None]:
-    """A ``rule_sink`` for :class:`PermissionPolicy` that persists "always" answers."""
+def local_rule_sink(workspace: Path, home: Path | None = None) -> Callable[[Rule], None]:
+    """A ``rule_sink`` for :class:`PermissionPolicy` that persists "always" answers.
+
+    With ``home`` (the user's configuration folder) the rule is also recorded as approved
+    in this folder's workspace trust: the user gave it, so the next session applies it
+    even where the project's own entries are not trusted.
+    """
 
     def sink(rule: Rule) -> None:
         append_local_rule(workspace, rule)
+        if home is not None:
+            TrustStore(home).record(workspace, [TrustEntry("allow", str(rule), "settings.local.json")], trusted=True)
 
     return sink
 
