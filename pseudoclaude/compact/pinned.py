@@ -19,7 +19,9 @@ the first and the latest user messages always (each cut in its middle when
 it alone would take more than half the cap), then the files, the last
 failure and the todo list, then the other user messages, newest first, while
 they fit (a repeat of a message already kept, such as "continue", is left
-out).
+out). What comes from outside the record follows, each part within its own
+cap (``reattach.py``): the plan written in plan mode, instruction files
+changed since the session started, and the current text of the newest files.
 """
 
 from __future__ import annotations
