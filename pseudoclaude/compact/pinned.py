@@ -106,11 +106,12 @@ class WorkingSet:
         """The record of a resumed session: its whole transcript, with ``conversation`` (the replayed one) as seen.
 
         The transcript does not say which answers were written in plan mode:
-        the plan comes back from the last pinned block that carried one.
+        the plan comes back from the newest pinned block (the replayed
+        conversation opens with it); one written since is not known.
         """
         working = cls(tools, source)
         working.ingest(transcript)
-        working.plan = _pinned_plan(transcript)
+        working.plan = _pinned_plan([*transcript, *conversation])
         working.mark(conversation)
         return working
 
@@ -308,9 +309,9 @@ def _todo_line(item: Mapping[str, object]) -> str:
     return f"{mark} {item.get('content', '')}"
 
 
-def _pinned_plan(transcript: Sequence[Message]) -> str:
-    """The plan the newest pinned block in ``transcript`` carried, or ""."""
-    for message in reversed(transcript):
+def _pinned_plan(messages: Sequence[Message]) -> str:
+    """The plan the newest pinned block in ``messages`` carried, or ""."""
+    for message in reversed(messages):
         text = message.text
         if message.role == "user" and text.startswith(PINNED_HEADER):
             start = text.find(PLAN_OPEN)

@@ -36,10 +36,10 @@ BACKGROUND = " Background: " + "the parser was written in a hurry. " * 600
 SURVEY = Reply(text="Survey: " + "the parser has grown by accretion. " * 600)  # with BACKGROUND, history for /compact to summarize
 
 
-def _agent(root: Path, url: str, *, mode: str = "bypass") -> Agent:
+def _agent(root: Path, url: str, *, mode: str = "bypass", resume: bool = False) -> Agent:
     env = {"ANTHROPIC_API_KEY": KEYS["anthropic"], "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_HOME": str(root / "home")}
     flags = Flags(model=MODEL, permission_mode=mode, context_window=WINDOW)
-    return build_agent(load_settings(root / "ws", flags, environ=env))
+    return build_agent(load_settings(root / "ws", flags, environ=env), continue_latest=resume)
 
 
 def _call(tool: str, **arguments: Any) -> Reply:
@@ -239,10 +239,21 @@ def test_the_plan_written_in_plan_mode_is_pinned_verbatim_after_leaving_plan_mod
             finally:
                 await agent.aclose()
 
+        async def resumed() -> None:
+            agent = _agent(tmp_path, server.url, resume=True)
+            try:
+                await drain(agent.run("And now?" + BACKGROUND))
+                await drain(agent.compact(None))
+                await drain(agent.run("What next?"))
+            finally:
+                await agent.aclose()
+
         asyncio.run(go())
-        main = [body for body in server.requests if not _is_summary(body)]
-    after = _texts(main[-1])
-    assert f'<plan note="the latest plan written in plan mode, verbatim">\n{plan}\n</plan>' in after
+        after = _texts([body for body in server.requests if not _is_summary(body)][-1])
+        asyncio.run(resumed())
+        again = _texts([body for body in server.requests if not _is_summary(body)][-1])
+    pinned = f'<plan note="the latest plan written in plan mode, verbatim">\n{plan}\n</plan>'
+    assert pinned in after and pinned in again, "kept after a resume and a second compaction"
     assert "Noted." not in after.split("</plan>")[0], "an answer written outside plan mode is not the plan"
 
 
