@@ -225,10 +225,11 @@ class WorkingSet:
         arguments = {name: tool.argument for name, tool in self.tools.items() if tool.role in ("read", "edit")}
         readers = frozenset(name for name, tool in self.tools.items() if tool.role == "read")
         visible = shown_in(kept, arguments, readers)
+        edited = frozenset(path for path, record in self.files.items() if record.edited)
         return [
             plan,
             instructions_section(source, max(max_tokens, budget.per_file), count),
-            files_section(source, list(reversed(self.files)), budget, count, visible),
+            files_section(source, list(reversed(self.files)), budget, count, visible, edited),
         ]
 
     def _files_section(self) -> str:

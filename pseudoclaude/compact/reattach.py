@@ -3,7 +3,8 @@
 A summary says what the files were; after it the model would re-read the
 ones it was working on before its next edit. Claude Code saves that round
 trip by re-attaching the most recently read files; so does this module:
-the most recently touched files (``MAX_FILES``, newest first) are read from
+the most recently touched files (``MAX_FILES``, newest first, the edited
+ones before those only read, which share at most half the total) are read from
 disk at compaction time, as ``read_file`` numbers them, within a budget that
 scales with the window (``FileBudget.for_window``: about 3,200 tokens at 32k,
 20,000 at 200k, and at most a quarter of that total per file,
@@ -93,22 +94,37 @@ class FileBudget:
 
 
 def files_section(
-    source: PinnedSource, recent: Sequence[str], budget: FileBudget, count: TextCounter, visible: frozenset[str] = frozenset()
+    source: PinnedSource,
+    recent: Sequence[str],
+    budget: FileBudget,
+    count: TextCounter,
+    visible: frozenset[str] = frozenset(),
+    edited: frozenset[str] = frozenset(),
 ) -> str:
-    """The current text of up to ``MAX_FILES`` of ``recent`` (newest first), within ``budget``; "" when none fits."""
+    """The current text of up to ``MAX_FILES`` of ``recent`` (newest first) within ``budget``; "" when none fits.
+
+    Edited files come first: the model is changing them and needs their
+    exact text. Files it only read share at most half the total (it reads on
+    past them; the summary and the file list say where they are).
+    """
     parts: list[str] = []
     used = count(FILES_HEADER)
-    for path in recent:
+    read_only = 0
+    for path in [p for p in recent if p in edited] + [p for p in recent if p not in edited]:
         if len(parts) >= MAX_FILES or budget.total - used < FILE_MIN_TOKENS:
             break
-        if path in visible:
-            continue
         share = min(budget.per_file, budget.total - used)
+        if path not in edited:
+            share = min(share, budget.total // 2 - read_only)
+        if path in visible or share < FILE_MIN_TOKENS:
+            continue
         part = _attached(source, path, share, count)
         if part is None:
             continue
+        cost = count(part)
         parts.append(part)
-        used += count(part)
+        used += cost
+        read_only += 0 if path in edited else cost
     return "\n".join([FILES_HEADER, *parts]) if parts else ""
 
 

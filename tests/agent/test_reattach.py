@@ -194,6 +194,19 @@ def test_long_files_keep_head_and_tail_within_their_share_and_all_within_the_tot
     assert sum(count([Message.user(text)]) for text in files.values()) <= budget.total
 
 
+def test_edited_files_come_first_and_files_only_read_share_half_the_total(tmp_path: Path) -> None:
+    names = [f"big{n}.py" for n in range(3)]
+    recent = {f"m{n}.py": _lines(f"m{n}", 150) for n in range(4)}  # the kept tail: these are shown whole there
+    _workspace(tmp_path, {"fix.py": _lines("fix", 20), **{name: _lines(name, 3000) for name in names}, **recent})
+    steps = [_call("read_file", path="fix.py", limit=5), _call("edit_file", path="fix.py", old_string="fix line 2\n", new_string="fixed\n")]
+    steps += [_call("read_file", path=name, limit=5) for name in names] + [_call("read_file", path=name) for name in recent]
+    files = _attached(_texts(_compact_then_ask(tmp_path, steps)[-1]))
+    budget = FileBudget.for_window(WINDOW)
+    count = BytesEstimator().count
+    assert list(files)[:2] == ["fix.py", "big2.py"] and "     2\tfixed\n" in files["fix.py"], "edited first, then the newest read"
+    assert sum(count([Message.user(text)]) for name, text in files.items() if name != "fix.py") <= budget.total // 2
+
+
 def test_the_caps_scale_with_the_window() -> None:
     small, large = FileBudget.for_window(32_000), FileBudget.for_window(200_000)
     assert (small.total, small.per_file) == (3_200, 1_600)
