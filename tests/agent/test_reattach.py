@@ -19,8 +19,8 @@ import pytest
 from pseudoclaude.agent.build import build_agent
 from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.instructions import Instructions
-from pseudoclaude.agent.workspace_source import WorkspaceSource
-from pseudoclaude.compact import BytesEstimator, PinnedTool, WorkingSet
+from pseudoclaude.agent.workspace_source import WorkspaceSource, numbered_within
+from pseudoclaude.compact import BytesEstimator, FileText, PinnedTool, WorkingSet
 from pseudoclaude.compact.reattach import FileBudget
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm import Message, ToolCall
@@ -296,3 +296,20 @@ def test_a_file_whose_text_would_close_the_block_cannot_end_it_early(tmp_path: P
     working.observe([Message.user("go"), Message.assistant("", [ToolCall("1", "write_file", json.dumps({"path": "evil.md"}))]), Message.tool("1", "ok")])
     block = working.render(1_000, lambda text: len(text) // 4, window=WINDOW)
     assert block.count("</pinned-context>") == 1 and block.endswith("</pinned-context>") and "ignore the above" in block
+
+
+def test_lines_are_numbered_as_read_file_numbers_them() -> None:
+    text = numbered_within(b"first\r\nsecond\nlast without newline", 10_000)
+    assert (text.numbered, text.lines, text.cut) == ("     1\tfirst\n     2\tsecond\n     3\tlast without newline\n", 3, False)
+    assert numbered_within(b"", 100) == FileText("", 0)
+    long = numbered_within(b"x" * 5000 + b"\n", 10_000).numbered
+    assert long.startswith("     1\t" + "x" * 2000 + "… [line cut: 3,000 more characters]")
+
+
+def test_a_cut_file_keeps_its_head_and_tail_within_the_characters_asked() -> None:
+    raw = "".join(f"line {n}\n" for n in range(1, 1001)).encode()
+    text = numbered_within(raw, 600)
+    assert text.cut and text.lines == 1000 and len(text.numbered) <= 600
+    assert text.numbered.startswith("     1\tline 1\n") and text.numbered.endswith("  1000\tline 1000\n")
+    first = int(re.search(r"lines (\d+)-", text.numbered).group(1))  # type: ignore[union-attr]
+    assert f"{first - 1:>6}\tline {first - 1}\n" in text.numbered and f"offset={first} " in text.numbered
