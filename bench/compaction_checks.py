@@ -99,8 +99,8 @@ def compaction_reports(
     errors: dict[str, str] = {}
     reports: list[CompactionReport] = []
     for index, body in enumerate(accepted):
+        _note_history(body, touched, errors)  # a summary asked in place carries results no earlier request did
         if not is_summary_request(body):
-            _note_history(body, touched, errors)
             continue
         following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
         prompt, cached = served[index]

@@ -30,6 +30,7 @@ from pseudoclaude.agent.instructions import load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
+from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
@@ -131,7 +132,8 @@ def _assemble(
         max_budget_usd=settings.max_budget_usd,
     )
     pinned = pinned_tools(tools)
-    working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned) if replay is not None else WorkingSet(pinned)
+    source = WorkspaceSource(settings.workspace, settings.home, instructions, planning=lambda: policy.mode is PermissionMode.PLAN)
+    working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned, source) if replay is not None else WorkingSet(pinned, source)
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
     runner = Runner(
         provider=provider,

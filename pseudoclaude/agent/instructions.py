@@ -19,7 +19,11 @@ Invariant: the rendered text depends only on the files' bytes and paths, in a
 fixed order, so it is byte-identical for a whole session and across a resume
 while the files do not change (the prompt cache holds). It is read once, at
 session start, and lives in the system prompt, never in the messages, so no
-compaction can summarize it away.
+compaction can summarize it away. A file changed during the session does not
+change the system prompt (that would void the cached prefix of every later
+request); ``changed_instructions`` re-reads them at each compaction, and the
+pinned block that follows the summary carries the new text, only when it
+differs from what the session loaded.
 """
 
 from __future__ import annotations
@@ -114,6 +118,17 @@ def load_instructions(workspace: Path, home: Path) -> Instructions:
             sections.append(f"## {path} ({_LABELS[scope]})\n\n{body.strip()}")
     text = "\n\n".join([INSTRUCTIONS_HEADER, *sections]) if sections else ""
     return Instructions(text=text, files=tuple(loader.files), problems=tuple(loader.problems))
+
+
+INSTRUCTIONS_REMOVED = "(the instruction files loaded at the start of this session were removed or emptied: disregard them)"
+
+
+def changed_instructions(loaded: Instructions, workspace: Path, home: Path) -> str:
+    """The instruction files' current text when it differs from ``loaded`` (what the session started with), else ""."""
+    current = load_instructions(workspace, home)
+    if current.text == loaded.text:
+        return ""
+    return current.text or INSTRUCTIONS_REMOVED
 
 
 _LABELS: dict[Scope, str] = {

@@ -41,6 +41,7 @@ from pseudoclaude.compact.manage import (
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
 from pseudoclaude.compact.pinned import PinnedTool, WorkingSet
+from pseudoclaude.compact.reattach import FileText, PinnedSource
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
 from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize
@@ -73,7 +74,9 @@ __all__ = [
     "Layer",
     "LayerAction",
     "LayerStep",
+    "FileText",
     "OffloadResult",
+    "PinnedSource",
     "PinnedTool",
     "TiktokenEstimator",
     "Trigger",

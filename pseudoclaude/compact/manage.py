@@ -192,7 +192,7 @@ async def compact_conversation(
 def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
     """The pinned block to follow the summary; user messages the tail keeps verbatim are named, not repeated."""
     in_tail = [message.text for message in tail if is_user_request(message)]
-    return state.working_set.render(state.budget.pinned_max_tokens, state.count_text, in_tail)
+    return state.working_set.render(state.budget.pinned_max_tokens, state.count_text, in_tail, window=state.context_window, kept=tail)
 
 
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:

@@ -19,7 +19,9 @@ the first and the latest user messages always (each cut in its middle when
 it alone would take more than half the cap), then the files, the last
 failure and the todo list, then the other user messages, newest first, while
 they fit (a repeat of a message already kept, such as "continue", is left
-out).
+out). What comes from outside the record follows, each part within its own
+cap (``reattach.py``): the plan written in plan mode, instruction files
+changed since the session started, and the current text of the newest files.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Literal, Mapping, Sequence
 
+from pseudoclaude.compact.reattach import (
+    PLAN_CLOSE,
+    PLAN_OPEN,
+    FileBudget,
+    PinnedSource,
+    files_section,
+    instructions_section,
+    plan_section,
+    shown_in,
+)
 from pseudoclaude.compact.summarize import is_summary_message
 from pseudoclaude.llm import Message, ToolCall, ToolResult
 
@@ -72,8 +84,9 @@ class Failure:
 class WorkingSet:
     """The session's user messages, touched files, todo list and last failure (see the module docstring)."""
 
-    def __init__(self, tools: Mapping[str, PinnedTool] = {}) -> None:
+    def __init__(self, tools: Mapping[str, PinnedTool] = {}, source: PinnedSource | None = None) -> None:
         self.tools = dict(tools)
+        self.source = source
         self._reset()
 
     def _reset(self) -> None:
@@ -81,14 +94,24 @@ class WorkingSet:
         self.files: dict[str, _File] = {}
         self.todos: tuple[str, ...] = ()
         self.failure: Failure | None = None
+        self.plan = ""
+        self._planning = False
         self._calls: dict[str, ToolCall] = {}
         self._mark: tuple[int, Message] | None = None
 
     @classmethod
-    def replayed(cls, transcript: Sequence[Message], conversation: Sequence[Message], tools: Mapping[str, PinnedTool]) -> WorkingSet:
-        """The record of a resumed session: its whole transcript, with ``conversation`` (the replayed one) as seen."""
-        working = cls(tools)
+    def replayed(
+        cls, transcript: Sequence[Message], conversation: Sequence[Message], tools: Mapping[str, PinnedTool], source: PinnedSource | None = None
+    ) -> WorkingSet:
+        """The record of a resumed session: its whole transcript, with ``conversation`` (the replayed one) as seen.
+
+        The transcript does not say which answers were written in plan mode:
+        the plan comes back from the newest pinned block (the replayed
+        conversation opens with it); one written since is not known.
+        """
+        working = cls(tools, source)
         working.ingest(transcript)
+        working.plan = _pinned_plan([*transcript, *conversation])
         working.mark(conversation)
         return working
 
@@ -101,10 +124,11 @@ class WorkingSet:
         mark = self._mark
         if mark is not None and (mark[0] == 0 or (len(conversation) >= mark[0] and conversation[mark[0] - 1] == mark[1])):
             self.ingest(conversation[mark[0] :])
-            return
-        if mark is not None and mark[0] > 0:
-            self._reset()  # the conversation was replaced (/clear): start over
-        self.ingest(conversation)
+        else:
+            if mark is not None and mark[0] > 0:
+                self._reset()  # the conversation was replaced (/clear): start over
+            self.ingest(conversation)
+        self._planning = self.source is not None and self.source.planning()  # the mode the next answers are written in
 
     def ingest(self, messages: Sequence[Message]) -> None:
         for message in messages:
@@ -112,6 +136,8 @@ class WorkingSet:
                 self.user_messages.append(message.text)
             elif message.role == "assistant":
                 self._calls.update((call.id, call) for call in message.tool_calls)
+                if self._planning and not message.tool_calls and message.text.strip():
+                    self.plan = message.text
             elif message.tool_result is not None:
                 call = self._calls.pop(message.tool_result.call_id, None)
                 if call is not None:
@@ -153,38 +179,58 @@ class WorkingSet:
         body = [line for line in lines if not _ENDING.match(line)][-FAILURE_TAIL_LINES:]
         self.failure = Failure(command, status, "\n".join(line[:LINE_CHARS] for line in body))
 
-    def render(self, max_tokens: int, count: TextCounter, tail: Sequence[str] = ()) -> str:
-        """The block, within ``max_tokens`` (see the module docstring); "" when there is nothing to pin.
+    def render(self, max_tokens: int, count: TextCounter, tail: Sequence[str] = (), *, window: int = 0, kept: Sequence[Message] = ()) -> str:
+        """The block (see the module docstring); "" when there is nothing to pin.
 
         ``tail``: the newest user messages, which the kept tail carries
         verbatim; the block names them instead of repeating them (the latest
         is then in the tail, and only the first is always in the block).
+        ``window`` (with a ``source``) adds what comes from the disk
+        (``reattach.py``): the plan within ``max_tokens`` of its own, changed
+        instruction files and the current text of the newest files, in a
+        budget scaled to ``window``, leaving out those ``kept`` shows whole.
         """
         in_tail = len(tail)
         messages = self.user_messages[: max(0, len(self.user_messages) - in_tail)]
-        if not (messages or self.files or self.todos or self.failure):
+        extras = self._extras(max_tokens, count, window, kept)
+        if not (messages or self.files or self.todos or self.failure or any(extras)):
             return ""
         last = len(messages) - 1
         per_message = max(1, max_tokens // 2)
-        kept: dict[int, str] = {i: _cut(messages[i], per_message, count) for i in {0, -1 if in_tail else last} if 0 <= i < len(messages)}
+        chosen: dict[int, str] = {i: _cut(messages[i], per_message, count) for i in {0, -1 if in_tail else last} if 0 <= i < len(messages)}
         sections = [self._files_section(), self._failure_section(), self._todo_section()]
-        used = count(_assemble(kept, len(messages), in_tail, sections))
+        used = count(_assemble(chosen, len(messages), in_tail, sections))
         for index in range(last if in_tail else last - 1, 0, -1):
             if used >= max_tokens:
                 break
-            if messages[index] in kept.values() or messages[index] in tail:
+            if messages[index] in chosen.values() or messages[index] in tail:
                 continue
             text = _cut(messages[index], per_message, count)
             cost = count(text) + 8
             if used + cost > max_tokens:
                 continue
-            kept[index] = text
+            chosen[index] = text
             used += cost
-        block = _assemble(kept, len(messages), in_tail, sections)
-        while count(block) > max_tokens and any(sections):
+        while count(_assemble(chosen, len(messages), in_tail, sections)) > max_tokens and any(sections):
             sections = [_halve(section) for section in sections]
-            block = _assemble(kept, len(messages), in_tail, sections)
-        return block
+        return _assemble(chosen, len(messages), in_tail, [*sections, *extras])
+
+    def _extras(self, max_tokens: int, count: TextCounter, window: int, kept: Sequence[Message]) -> list[str]:
+        """The plan, then what the ``source`` reads from the disk now: changed instructions, the newest files."""
+        plan = plan_section(self.plan, max_tokens, count)
+        source = self.source
+        if source is None or window <= 0:
+            return [plan]
+        budget = FileBudget.for_window(window)
+        arguments = {name: tool.argument for name, tool in self.tools.items() if tool.role in ("read", "edit")}
+        readers = frozenset(name for name, tool in self.tools.items() if tool.role == "read")
+        visible = shown_in(kept, arguments, readers)
+        edited = frozenset(path for path, record in self.files.items() if record.edited)
+        return [
+            plan,
+            instructions_section(source, max(max_tokens, budget.per_file), count),
+            files_section(source, list(reversed(self.files)), budget, count, visible, edited),
+        ]
 
     def _files_section(self) -> str:
         if not self.files:
@@ -229,8 +275,8 @@ def _assemble(kept: Mapping[int, str], total: int, in_tail: int, sections: Seque
         if previous < total - 1:
             parts.append(f"[{total - 1 - previous} omitted]")
     parts.extend(section for section in sections if section)
-    parts.append(PINNED_FOOTER)
-    return "\n".join(parts)
+    body = "\n".join(parts).replace(PINNED_FOOTER, "</pinned-context >")  # a file's text cannot end the block early
+    return f"{body}\n{PINNED_FOOTER}"
 
 
 def _cut(text: str, max_tokens: int, count: TextCounter) -> str:
@@ -262,6 +308,17 @@ def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 def _todo_line(item: Mapping[str, object]) -> str:
     mark = {"completed": "[x]", "in_progress": "[~]"}.get(str(item.get("status", "")), "[ ]")
     return f"{mark} {item.get('content', '')}"
+
+
+def _pinned_plan(messages: Sequence[Message]) -> str:
+    """The plan the newest pinned block in ``messages`` carried, or ""."""
+    for message in reversed(messages):
+        text = message.text
+        if message.role == "user" and text.startswith(PINNED_HEADER):
+            start = text.find(PLAN_OPEN)
+            end = text.find(PLAN_CLOSE, start)
+            return text[start + len(PLAN_OPEN) : end] if 0 <= start < end else ""
+    return ""
 
 
 def pinned_text(conversation: Sequence[Message]) -> str:

@@ -17,7 +17,7 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     table.add_row("system prompt", f"{b.system_tokens:,}", "tokens")
     table.add_row("tools", f"{b.tools_tokens:,}", "tokens")
     table.add_row("messages", f"{b.message_tokens:,}", f"tokens in {b.messages} messages")
-    pinned = "user messages, files, todos, last failure" if b.pinned_tokens else "none until a summary"
+    pinned = "user messages, files touched and the newest ones' text, todos, plan, last failure" if b.pinned_tokens else "none until a summary"
     table.add_row("  pinned block", f"{b.pinned_tokens:,}", f"tokens of them ({pinned})")
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", f"bytes on disk ({b.offloaded_results} tool results replaced by previews)")
     table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}")
