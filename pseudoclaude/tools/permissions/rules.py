@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pseudoclaude.tools import ToolTraits
+from pseudoclaude.tools.permissions.argv import deny_hits
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
@@ -158,7 +159,7 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
     if whole is not None or not relevant:
         return whole
     if call.traits.kind == "execute":
-        return _command_match(relevant, call.command(), deny=deny)
+        return _command_match(relevant, call, deny=deny)
     paths = _paths_of(call)
     if not paths:
         return None
@@ -169,7 +170,8 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
     return None
 
 
-def _command_match(rules: list[Rule], command: Any, *, deny: bool) -> Rule | None:
+def _command_match(rules: list[Rule], call: Call, *, deny: bool) -> Rule | None:
+    command = call.command()
     if not isinstance(command, str) or not command.strip():
         return None
     for rule in rules:
@@ -179,14 +181,16 @@ def _command_match(rules: list[Rule], command: Any, *, deny: bool) -> Rule | Non
         line = analyze(command)
     except ShellParseError:
         return None
-    return _deny_match(rules, line) if deny else _allow_match(rules, line)
+    return _deny_match(rules, line, call) if deny else _allow_match(rules, line)
 
 
-def _deny_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None:
     for cmd in line.effective:
         texts = {cmd.text, " ".join((cmd.name, *cmd.args))}
         for rule in rules:
             if any(rule.matches_command(t) for t in texts if t):
+                return rule
+            if rule.pattern is not None and deny_hits(rule.pattern, cmd, workspace=call.workspace, home=call.home, variables=line.variables):
                 return rule
     return None
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from pseudoclaude.tools.permissions.hidden import git_subcommand, non_literal_name, substitution_bodies
 from pseudoclaude.tools.permissions.shell_parse import (
     FunctionDef,
     ShellParseError,
@@ -70,6 +72,13 @@ def analyze(command: str) -> CommandLine:
     variables = {k: list(v) for k, v in script.variables.items()}
     for cmd in script.commands:
         _expand(cmd, 0, effective, functions, variables)
+    for body in substitution_bodies(command):
+        try:
+            nested = parse_script(body)
+        except ShellParseError:
+            continue  # the line itself parsed; a garbled fragment of it adds nothing to check
+        for sub in nested.commands:
+            _expand(sub, 1, effective, functions, variables)
     frozen = {k: tuple(dict.fromkeys(v)) for k, v in variables.items()}
     return CommandLine(command, script.commands, tuple(effective), tuple(functions), frozen, script.parser)
 
@@ -84,9 +93,13 @@ def _expand(
     out.append(cmd)
     if cmd.assignments and cmd.words:
         out.append(replace(cmd, assignments=()))
+    for resolved in _resolved_names(cmd, variables):
+        _expand(resolved, depth, out, functions, variables)
     inner = _unwrapped(cmd)
     if inner is not None:
         _expand(inner, depth, out, functions, variables)
+    for aliased in _git_aliases(cmd):
+        _expand(aliased, depth, out, functions, variables)
     for executed in _find_exec(cmd):
         _expand(executed, depth, out, functions, variables)
     for source in _strings_run_by(cmd):
@@ -144,6 +157,47 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
     if not rest:
         return None
     return SimpleCommand(tuple(rest), (), cmd.redirects, cmd.dirs, cmd.stdin_words if name != "xargs" else None)
+
+
+def _resolved_names(cmd: SimpleCommand, variables: Mapping[str, list[str]]) -> list[SimpleCommand]:
+    """``$t x`` with ``t=touch`` assigned in the line, ``{rm,-rf,v1}`` and ``$(echo rm)``: the commands they become.
+
+    Values are those the line assigns (:func:`targets.expand_word`); what cannot be
+    known expands to nothing, so this only ever adds commands for deny rules to see.
+    """
+    if not non_literal_name(cmd):
+        return []
+    from pseudoclaude.tools.permissions.targets import Places, expand_word
+
+    braces = re.fullmatch(r"\{([^{}$`]*,[^{}$`]*)\}", cmd.words[0])
+    if braces:
+        return [replace(cmd, words=(*braces.group(1).split(","), *cmd.words[1:]))]
+    places = Places("/", "/", "/", {k: tuple(v) for k, v in variables.items()})
+    out: list[SimpleCommand] = []
+    for value in expand_word(cmd.words[0], places):
+        words = tuple(value.split()) if value.strip() else ()
+        if words and not non_literal_name(SimpleCommand(words)):
+            out.append(replace(cmd, words=(*words, *cmd.words[1:])))
+    return out[:8]
+
+
+def _git_aliases(cmd: SimpleCommand) -> list[SimpleCommand]:
+    """What ``git -c alias.t='!touch X' t`` runs: the shell command, or the git command the alias names."""
+    if cmd.name != "git":
+        return []
+    index, options = git_subcommand(cmd.args)
+    aliases: dict[str, str] = {}
+    for position, option in enumerate(options):
+        value = options[position + 1] if option == "-c" and position + 1 < len(options) else option[2:] if option.startswith("-c") else ""
+        match = re.match(r"alias\.([^=]+)=(.*)", value, re.DOTALL)
+        if match:
+            aliases[match.group(1).lower()] = match.group(2)
+    if index >= len(cmd.args) or cmd.args[index].lower() not in aliases:
+        return []
+    body, rest = aliases[cmd.args[index].lower()], cmd.args[index + 1 :]
+    if body.startswith("!"):
+        return [replace(sub, dirs=cmd.dirs) for sub in parse_script(body[1:] + " " + " ".join(rest)).commands]
+    return [replace(cmd, words=("git", *options, *body.split(), *rest))]
 
 
 def _find_exec(cmd: SimpleCommand) -> list[SimpleCommand]:
