@@ -45,7 +45,9 @@ def _spec(short: str, long: str = "", values: str = "", *, ordered: bool = False
     """``short``: ``"f=force r=recursive R=recursive"``; ``long``: ``"no-clobber=n"`` aliases (others map to themselves)."""
     shorts = dict(pair.split("=") for pair in short.split())
     longs = {name: name for name in shorts.values()}
-    longs.update(dict(pair.split("=") if "=" in pair else (pair, pair) for pair in long.split()))
+    for pair in long.split():
+        key, _, value = pair.partition("=")
+        longs[key] = value or key
     return Spec(shorts, longs, frozenset(values.split()), ordered, frozenset({"verbose", "quiet", *noise.split()}))
 
 

@@ -99,6 +99,27 @@ def hidden_reason(command: str, commands: Iterable[SimpleCommand], variables: Ma
     return None
 
 
+def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[str, tuple[str, ...]]) -> str | None:
+    """Why a line runs code no one can see before it runs (``eval "$(curl ...)"``, ``$CMD``), or None.
+
+    A computed command name counts as known when every value it can take is
+    assigned literally in the line (``t=touch; $t``) or printed by a literal
+    ``echo``/``printf`` substitution; otherwise it could be ``rm -rf ~``.
+    """
+    from pseudoclaude.tools.permissions.targets import Places, expand_word
+
+    places = Places("/", "/", "/", variables)
+    for cmd in commands:
+        if cmd.name in ("source", ".") and cmd.args and ("$" in cmd.args[0] or "`" in cmd.args[0]):
+            return f"`{cmd.text}` runs a file whose name is only known when the line runs"
+        if not non_literal_name(cmd) or re.fullmatch(r"\{[^{}$`]*,[^{}$`]*\}", cmd.words[0]):
+            continue
+        values = [v for v in expand_word(cmd.words[0], places) if v.strip()]
+        if not values or any(_NON_LITERAL_NAME.search(v.split()[0]) for v in values):
+            return f"`{cmd.text}` runs a command computed when the line runs (eval, sh -c or a substituted name), which could be anything"
+    return None
+
+
 def non_literal_name(cmd: SimpleCommand) -> bool:
     return bool(cmd.words) and (not cmd.words[0] or bool(_NON_LITERAL_NAME.search(cmd.words[0])))
 

@@ -37,6 +37,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pseudoclaude.tools import ToolTraits
 from pseudoclaude.tools.permissions.argv import deny_hits
+from pseudoclaude.tools.permissions.hidden import hidden_reason
+from pseudoclaude.tools.permissions.readonly import writing_options
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
@@ -160,7 +162,7 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
         return whole
     if call.traits.kind == "execute":
         return _command_match(relevant, call, deny=deny)
-    paths = _paths_of(call)
+    paths = paths_of(call)
     if not paths:
         return None
     for rule in relevant:
@@ -196,17 +198,28 @@ def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None
 
 
 def _allow_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+    if hidden_reason(line.source, line.effective, line.variables) is not None:
+        return None
     decisive: Rule | None = None
     for cmd in line.written:
         if _writes_files(cmd):
             return None
         if not cmd.words or cmd.words[0] in ("cd", "pushd", "popd"):
             continue
-        rule = next((r for r in rules if r.matches_command(cmd.text)), None)
+        rule = next((r for r in rules if r.matches_command(cmd.text) and _names_writes(r, cmd)), None)
         if rule is None:
             return None
         decisive = decisive or rule
     return decisive
+
+
+def _names_writes(rule: Rule, cmd: SimpleCommand) -> bool:
+    """A prefix rule covers ``find -delete``/``git log --output=x`` only if it names that option itself."""
+    written = writing_options(cmd)
+    if not written or rule.pattern is None:
+        return True
+    words = normalize_command(rule.pattern[:-2] if rule.pattern.endswith(":*") else rule.pattern).split()
+    return all(option in words for option in written)
 
 
 def _writes_files(cmd: SimpleCommand) -> bool:
@@ -216,7 +229,7 @@ def _writes_files(cmd: SimpleCommand) -> bool:
     return False
 
 
-def _paths_of(call: Call) -> list[Path]:
+def paths_of(call: Call) -> list[Path]:
     paths: list[Path] = []
     for raw in _raw_paths(call):
         paths.extend(p for p in _candidates(raw, call) if p not in paths)
