@@ -29,7 +29,7 @@ _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _PLAIN = frozenset(
     """cat head tail wc grep egrep fgrep ls pwd echo printf true false basename dirname realpath readlink stat file
     du df cut tr nl od cmp comm diff tac rev fold fmt expand unexpand strings seq md5sum sha1sum sha256sum sha512sum
-    b2sum cksum column jq whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
+    b2sum cksum column jq find whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
