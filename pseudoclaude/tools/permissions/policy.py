@@ -179,9 +179,9 @@ class PermissionPolicy:
         summary = _summary(call) if protected is None else f"{_summary(call)}  [protected: {protected[0]}: {protected[1]}]"
         request = ApprovalRequest(call.tool, call.args, summary, suggested)
         answer = await self.approver.ask(request)
-        if answer.choice == "once":
+        if answer.choice == "once" or (answer.choice == "always" and protected is not None):
             return Decision(True, "approved once by the user", "approval")
-        if answer.choice == "always" and protected is None:
+        if answer.choice == "always":
             if suggested is not None:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
