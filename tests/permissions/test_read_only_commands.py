@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,28 @@ def test_headless_default_denies_the_look_alikes() -> None:
 
 def test_plan_mode_is_unchanged() -> None:
     assert decide("ls", mode=PermissionMode.PLAN).source == "plan"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["cat ~/.ssh/id_rsa", "ls /", "cd .. && ls", "git -C /etc status", "grep -f /etc/passwd x", "grep --file=/etc/passwd x", "cat $HOME/x", "head ../other/secret", "find / -name id_rsa"],
+)
+def test_reading_outside_the_workspace_asks_as_read_file_would_refuse(command: str) -> None:
+    approver = ScriptedApprover([ApprovalAnswer("deny")])
+    assert not decide(command, approver).allowed and len(approver.requests) == 1, command
+
+
+@pytest.mark.parametrize("command", ["echo /etc/passwd", "cat ../proj/a.py", "cat src/../a.py", "basename /x/y"])
+def test_words_that_stay_inside_or_are_not_paths_run(command: str) -> None:
+    assert decide(command).allowed, command
+
+
+def test_a_symlink_out_of_the_workspace_asks(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "secret").write_text("s")
+    (workspace / "link").symlink_to(tmp_path / "secret")
+    (workspace / "plain").write_text("p")
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME)
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "cat plain"})).allowed
+    assert not asyncio.run(policy.check(tool("run_command"), {"command": "cat link"})).allowed

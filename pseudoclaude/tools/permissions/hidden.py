@@ -121,7 +121,9 @@ def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[st
 
 
 def non_literal_name(cmd: SimpleCommand) -> bool:
-    return bool(cmd.words) and (not cmd.words[0] or bool(_NON_LITERAL_NAME.search(cmd.words[0])))
+    if not cmd.words or cmd.words[0] in ("[", "[["):
+        return False
+    return not cmd.words[0] or bool(_NON_LITERAL_NAME.search(cmd.words[0]))
 
 
 def git_subcommand(args: tuple[str, ...]) -> tuple[int, tuple[str, ...]]:

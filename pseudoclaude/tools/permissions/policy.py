@@ -155,7 +155,7 @@ class PermissionPolicy:
 
     def _reads_only(self, call: Call) -> bool:
         line = self._line(call)
-        return line is not None and is_read_only(line)
+        return line is not None and is_read_only(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
 
     def _protected(self, call: Call) -> tuple[Path, str] | None:
         if call.traits.kind == "edit":

@@ -5,7 +5,9 @@ members, subshells, function bodies) is one of :data:`READERS` used without
 its writing or code-running options, nothing is redirected into a file, no
 variable is assigned (``PATH=. ls``, ``GIT_EXTERNAL_DIFF=sh git diff``), every
 command name is a bare literal word (``./ls`` is a workspace file, not ``ls``)
-and :mod:`hidden` finds nothing computed. ``cat x | sh``, ``ls > f``,
+and :mod:`hidden` finds nothing computed. Every word that may be a path must
+stay inside the workspace, symlinks resolved, as ``read_file``'s sandbox does:
+``cat ~/.ssh/id_rsa``, ``ls /`` and ``cd .. && ls`` ask. ``cat x | sh``, ``ls > f``,
 ``find . -delete``, ``git log --output=x`` and ``echo $(rm x)`` are not.
 
 Some readers have a writing or executing option, refused here by name:
@@ -17,11 +19,14 @@ prefix of ``--output`` counts. ``git branch`` is read-only only as a listing.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Callable
 
 from pseudoclaude.tools.permissions.hidden import git_subcommand, hidden_reason
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
+from pseudoclaude.tools.permissions.targets import Places, candidates
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 FIND_WRITERS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -29,21 +34,37 @@ _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _PLAIN = frozenset(
     """cat head tail wc grep egrep fgrep ls pwd echo printf true false basename dirname realpath readlink stat file
     du df cut tr nl od cmp comm diff tac rev fold fmt expand unexpand strings seq md5sum sha1sum sha256sum sha512sum
-    b2sum cksum column jq find whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
+    b2sum cksum column jq find [[ whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
+_NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "date", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
 _BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
 _BRANCH_LIST_PREFIXES = ("--format=", "--sort=", "--points-at", "--merged=", "--no-merged=", "--contains=", "--no-contains=", "--color=", "--column=", "--abbrev")
 
 
-def is_read_only(line: CommandLine) -> bool:
-    """Whether every command of ``line`` only reads, with nothing hidden and nothing written."""
+def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -> bool:
+    """Whether every command of ``line`` only reads, inside the workspace, with nothing hidden and nothing written."""
     if not line.written or line.functions:
         return False
     if hidden_reason(line.source, line.effective, line.variables) is not None:
         return False
-    return all(_reads_only(cmd) for cmd in line.effective)
+    places = Places.of(workspace=workspace, home=home, cwd=cwd, variables=line.variables)
+    root = os.path.realpath(workspace)
+    return all(_reads_only(cmd) and (cmd.name in _NO_PATHS or _stays_inside(cmd, places, root)) for cmd in line.effective)
+
+
+def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
+    """Every word that may be a path resolves inside the workspace (``cat ~/.ssh/id_rsa`` asks, as ``read_file`` refuses it)."""
+    words = [w.split("=", 1)[1] if w.startswith("--") and "=" in w else w for w in cmd.args]
+    for word in words:
+        if not word or (word.startswith("-") and "/" not in word and "~" not in word) or word in _HARMLESS_TARGETS:
+            continue
+        for path in candidates(word.lstrip("-") if word.startswith("-") else word, cmd.dirs, places):
+            real = os.path.realpath(path[1:] if path.startswith("?") else path)
+            if path.startswith("?") or not (real == root or real.startswith(root.rstrip("/") + "/")):
+                return False
+    return True
 
 
 def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
