@@ -150,3 +150,41 @@ def test_a_symlink_out_of_the_workspace_asks(tmp_path: Path) -> None:
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME)
     assert asyncio.run(policy.check(tool("run_command"), {"command": "cat plain"})).allowed
     assert not asyncio.run(policy.check(tool("run_command"), {"command": "cat link"})).allowed
+
+
+def git_workspace(tmp_path: Path, config: str) -> Path:
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text(config)
+    (workspace / "sub").mkdir()
+    return workspace
+
+
+PLAIN_CONFIG = '[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = https://example.com/x.git\n'
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["[core]\n\tfsmonitor = ./evil\n", '[diff "x"]\n\ttextconv = ./evil\n', "[include]\n\tpath = ../evil.cfg\n", '[filter "x"]\n\tclean = ./evil\n', "[alias]\n\tst = !./evil\n"],
+)
+def test_git_reads_ask_when_the_repository_config_can_run_code(tmp_path: Path, config: str) -> None:
+    workspace = git_workspace(tmp_path, config)
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME)
+    for command in ("git status", "cd sub && git diff", "git -C sub log -1"):
+        assert not asyncio.run(policy.check(tool("run_command"), {"command": command})).allowed, command
+
+
+def test_git_reads_run_in_a_plain_repository_and_a_worktree(tmp_path: Path) -> None:
+    workspace = git_workspace(tmp_path, PLAIN_CONFIG)
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME)
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "git status"})).allowed
+    worktree = tmp_path / "wt"
+    gitdir = workspace / ".git" / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    (gitdir / "commondir").write_text("../..\n")
+    (worktree).mkdir()
+    (worktree / ".git").write_text(f"gitdir: {gitdir}\n")
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=worktree, home=HOME)
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "git log -1"})).allowed
+    (workspace / ".git" / "config").write_text("[core]\n\tfsmonitor = ./evil\n")
+    assert not asyncio.run(policy.check(tool("run_command"), {"command": "git log -1"})).allowed

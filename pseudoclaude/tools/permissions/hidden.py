@@ -175,6 +175,8 @@ class _Scanner:
             char = text[i]
             if char == "\\":
                 i += 2
+            elif text.startswith("$'", i) and quotes and not in_double:
+                i = self._closing_ansi_c(i + 2, stop)
             elif char == "'" and quotes and not in_double:
                 end = text.find("'", i + 1)
                 i = stop if end < 0 else end + 1
@@ -227,6 +229,18 @@ class _Scanner:
                 if depth == 0:
                     return i
             i += 1
+        return stop
+
+    def _closing_ansi_c(self, start: int, stop: int) -> int:
+        """The index after the ``'`` closing a ``$'...'`` string, where ``\\'`` does not close it."""
+        i = start
+        while i < stop:
+            if self.text[i] == "\\":
+                i += 2
+            elif self.text[i] == "'":
+                return i + 1
+            else:
+                i += 1
         return stop
 
     def _closing_backtick(self, start: int, stop: int) -> int:

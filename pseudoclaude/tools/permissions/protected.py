@@ -22,7 +22,9 @@ Names compare case-insensitively (``.GIT/hooks`` on macOS is ``.git/hooks``).
 For commands, the written paths are those :func:`command_writes` can extract:
 redirections, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync`` operands,
 ``touch``/``rm``/``mkdir``/``chmod``... operands, ``sed -i``, ``dd of=`` and
-``git config`` (which writes ``.git/config``).
+``git config`` (which writes ``.git/config``), ``git init/clone --template``
+(which fills ``.git/hooks``). What an archive or a program writes (``tar -x``,
+``python -c``) cannot be read off the line.
 """
 
 from __future__ import annotations
@@ -79,11 +81,12 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
     out: list[Path] = []
     for cmd in line.effective:
         words = [r.target for r in cmd.redirects if r.op in _WRITE_OPS and not r.target.isdigit() and r.target != "-"]
-        operands = [a for a in cmd.args if not a.startswith("-")]
+        operands = [a for a in cmd.args if not a.startswith("-")] + [a.split("=", 1)[1] for a in cmd.args if a.startswith("--") and "=" in a]
         if cmd.name in _OPERAND_WRITERS or (cmd.name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" for a in cmd.args)):
             words += operands
         words += [a[3:] for a in cmd.args if cmd.name == "dd" and a.startswith("of=")]
         words += _git_config_file(cmd.args) if cmd.name == "git" else []
+        words += [".git/hooks"] if cmd.name == "git" and any(a.startswith("--template") for a in cmd.args) else []
         for word in words:
             out.extend(Path(p) for p in candidates(word, cmd.dirs, places) if not p.startswith("?"))
     return out

@@ -26,7 +26,7 @@ from typing import Callable
 
 from pseudoclaude.tools.permissions.hidden import git_subcommand, hidden_reason
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
-from pseudoclaude.tools.permissions.targets import Places, candidates
+from pseudoclaude.tools.permissions.targets import Places, candidates, resolve_dirs
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 FIND_WRITERS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -37,6 +37,7 @@ _PLAIN = frozenset(
     b2sum cksum column jq find [[ whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
+_RISKY_GIT_CONFIG = re.compile(r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|!", re.IGNORECASE)
 _NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "date", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
 _BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
@@ -51,7 +52,50 @@ def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -
         return False
     places = Places.of(workspace=workspace, home=home, cwd=cwd, variables=line.variables)
     root = os.path.realpath(workspace)
-    return all(_reads_only(cmd) and (cmd.name in _NO_PATHS or _stays_inside(cmd, places, root)) for cmd in line.effective)
+    for cmd in line.effective:
+        if not _reads_only(cmd) or not (cmd.name in _NO_PATHS or _stays_inside(cmd, places, root)):
+            return False
+        if cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places)):
+            return False
+    return True
+
+
+def git_config_runs_code(start: Path) -> bool:
+    """Whether the repository ``start`` is in has a config that can make even ``git status`` run a program.
+
+    A repository unpacked from an archive brings its own ``.git/config``: a
+    ``core.fsmonitor``, a diff ``textconv``/``command``, a filter or an
+    ``include`` there runs code on the next reading git command. Such a
+    repository's git commands ask; unreadable configs count as risky.
+    """
+    try:
+        for directory in (start, *start.parents):
+            dotgit = directory / ".git"
+            if dotgit.is_dir():
+                gitdir = dotgit
+            elif dotgit.is_file():
+                match = re.match(r"gitdir:\s*(.+)", dotgit.read_text(errors="replace").strip())
+                if match is None:
+                    return True
+                gitdir = (directory / match.group(1).strip()).resolve()
+            else:
+                continue
+            configs = [gitdir / "config", gitdir / "config.worktree"]
+            if (gitdir / "commondir").is_file():
+                configs.append((gitdir / (gitdir / "commondir").read_text().strip()).resolve() / "config")
+            return any(c.is_file() and _RISKY_GIT_CONFIG.search(c.read_text(errors="replace")) for c in configs)
+    except OSError:
+        return True
+    return False
+
+
+def _git_dirs(cmd: SimpleCommand, places: Places) -> list[str | None]:
+    index, options = git_subcommand(cmd.args)
+    dirs = list(resolve_dirs(cmd.dirs, places))
+    for position, option in enumerate(options[:-1]):
+        if option == "-C":
+            dirs = [None if d is None else os.path.normpath(os.path.join(d, options[position + 1])) for d in dirs]
+    return dirs
 
 
 def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
