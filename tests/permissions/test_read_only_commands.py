@@ -188,3 +188,12 @@ def test_git_reads_run_in_a_plain_repository_and_a_worktree(tmp_path: Path) -> N
     assert asyncio.run(policy.check(tool("run_command"), {"command": "git log -1"})).allowed
     (workspace / ".git" / "config").write_text("[core]\n\tfsmonitor = ./evil\n")
     assert not asyncio.run(policy.check(tool("run_command"), {"command": "git log -1"})).allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["grep -f/etc/passwd x", "cat ~root/.ssh/id_rsa", "cat .*/secret", "cat < /etc/passwd", "wc -l < ../secret", "date -f /etc/shadow", "jq -n env", "cat {a,../../etc/passwd}", "ls ../*/x"],
+)
+def test_sneaky_paths_out_of_the_workspace_ask(command: str) -> None:
+    approver = ScriptedApprover([ApprovalAnswer("deny")])
+    assert not decide(command, approver).allowed and len(approver.requests) == 1, command

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Callable
 
@@ -37,8 +38,9 @@ _PLAIN = frozenset(
     b2sum cksum column jq find [[ whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
+_GLOB_CHARS = re.compile(r"[*?\[]")
 _RISKY_GIT_CONFIG = re.compile(r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|!", re.IGNORECASE)
-_NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "date", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
+_NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
 _BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
 _BRANCH_LIST_PREFIXES = ("--format=", "--sort=", "--points-at", "--merged=", "--no-merged=", "--contains=", "--no-contains=", "--color=", "--column=", "--abbrev")
@@ -99,12 +101,25 @@ def _git_dirs(cmd: SimpleCommand, places: Places) -> list[str | None]:
 
 
 def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
-    """Every word that may be a path resolves inside the workspace (``cat ~/.ssh/id_rsa`` asks, as ``read_file`` refuses it)."""
-    words = [w.split("=", 1)[1] if w.startswith("--") and "=" in w else w for w in cmd.args]
+    """Every word that may be a path resolves inside the workspace (``cat ~/.ssh/id_rsa`` asks, as ``read_file`` refuses it).
+
+    Option words count too (``--file=/x``, ``-f/x``), and so do input
+    redirections; ``~user`` and a glob that may match ``..`` (``.*``) count as outside.
+    """
+    words = [r.target for r in cmd.redirects if r.op == "<"]
+    for word in cmd.args:
+        if word.startswith("--") and "=" in word:
+            words.append(word.split("=", 1)[1])
+        elif word.startswith("-"):
+            words.extend(word[i:] for i in {word.find("/"), word.find("~"), 2 if len(word) > 2 else -1} if i >= 0)
+        else:
+            words.append(word)
     for word in words:
-        if not word or (word.startswith("-") and "/" not in word and "~" not in word) or word in _HARMLESS_TARGETS:
+        if not word or word in _HARMLESS_TARGETS:
             continue
-        for path in candidates(word.lstrip("-") if word.startswith("-") else word, cmd.dirs, places):
+        if re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
+            return False
+        for path in candidates(word, cmd.dirs, places):
             real = os.path.realpath(path[1:] if path.startswith("?") else path)
             if path.startswith("?") or not (real == root or real.startswith(root.rstrip("/") + "/")):
                 return False
@@ -210,4 +225,5 @@ _OPTION_CHECKS: dict[str, Callable[[tuple[str, ...]], bool]] = {
     "uniq": _at_most_one_operand(),
     "xxd": _at_most_one_operand("-r", "-revert"),
     "file": _without("-C", "--compile"),
+    "jq": lambda args: not any("env" in a or "$__loc__" in a or "input_filename" in a for a in args),
 }
