@@ -111,3 +111,11 @@ def test_order_matters_where_it_changes_meaning() -> None:
 def test_allow_rules_stay_literal(allow: str, command: str) -> None:
     decision = decide(command, deny=[], allow=[f"run_command({allow})"], mode=PermissionMode.DEFAULT)
     assert not decision.allowed and decision.source == "headless"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["command curl x", "\\curl x", '"cu"rl x', "c=curl; $c x", "exec curl x", "time curl x", "watch curl x", "watch -n 5 'curl x'", "flock /tmp/l curl x", "chroot / curl x", "strace -f -o log curl x", "timeout -s 9 5 curl x", "sudo -u root curl x", "xargs -I{} curl {}"],
+)
+def test_wrappers_do_not_hide_a_denied_command(command: str) -> None:
+    assert denied(command, "curl:*"), command

@@ -50,7 +50,20 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "setsid": frozenset(),
     "chronic": frozenset(),
     "unbuffer": frozenset(),
+    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-a", "-b", "-X"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a"}),
+    "caffeinate": frozenset({"-t", "-w"}),
+    "torsocks": frozenset({"-a", "-P", "-u", "-p"}),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "firejail": frozenset(),
+    "unshare": frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid", "-M", "--machine"}),
 }
+# wrappers whose first operand is not the command (a duration, a lock file, a new root)
+_SKIP_FIRST = frozenset({"timeout", "flock", "chroot"})
 
 
 @dataclass(frozen=True)
@@ -148,7 +161,7 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
             return None
         index += 2 if arg in takes_value else 1
     rest = args[index:]
-    if name == "timeout" and rest:
+    if name in _SKIP_FIRST and rest:
         rest = rest[1:]
     if name == "xargs":
         if not rest:
@@ -219,6 +232,11 @@ def _strings_run_by(cmd: SimpleCommand) -> list[str]:
     name, args = cmd.name, list(cmd.args)
     if name == "eval":
         return [" ".join(args)] if args else []
+    if name == "watch":
+        words, index = list(args), 0
+        while index < len(words) and words[index].startswith("-"):
+            index += 2 if words[index] in ("-n", "--interval", "-q", "--equexit") else 1
+        return [" ".join(words[index:])] if words[index:] else []
     if name == "env":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-S", "--split-string")] + [
             a.split("=", 1)[1] for a in args if a.startswith("--split-string=")
