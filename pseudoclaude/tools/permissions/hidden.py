@@ -109,13 +109,17 @@ def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[st
     from pseudoclaude.tools.permissions.targets import Places, expand_word
 
     places = Places("/", "/", "/", variables)
+
+    def unknown(word: str) -> bool:
+        values = [v for v in expand_word(word, places) if v.strip()]
+        return not values or any(_NON_LITERAL_NAME.search(v.split()[0]) for v in values)
+
     for cmd in commands:
-        if cmd.name in ("source", ".") and cmd.args and ("$" in cmd.args[0] or "`" in cmd.args[0]):
+        if cmd.name in ("source", ".") and cmd.args and ("$" in cmd.args[0] or "`" in cmd.args[0]) and unknown(cmd.args[0]):
             return f"`{cmd.text}` runs a file whose name is only known when the line runs"
         if not non_literal_name(cmd) or re.fullmatch(r"\{[^{}$`]*,[^{}$`]*\}", cmd.words[0]):
             continue
-        values = [v for v in expand_word(cmd.words[0], places) if v.strip()]
-        if not values or any(_NON_LITERAL_NAME.search(v.split()[0]) for v in values):
+        if unknown(cmd.words[0]):
             return f"`{cmd.text}` runs a command computed when the line runs (eval, sh -c or a substituted name), which could be anything"
     return None
 

@@ -11,11 +11,15 @@ A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
   at the filesystem root.
 
 Commands are judged per simple command (see :mod:`unwrap`): a deny rule hits
-if it matches ANY effective simple command, including ones behind ``sudo`` or
-inside ``bash -c``; allow rules pass a line only if EVERY written simple
-command is allowed (``cd`` and bare assignments need no rule) and none of them
-redirects output into a file, so ``git status && rm -rf x`` does not pass as
-``git status``.
+if it matches ANY effective simple command, including ones behind ``sudo``,
+inside ``bash -c`` or hidden in ``${X:-$(...)}``, by its words or by its
+meaning (:mod:`argv`: ``rm -fr ./v1`` is ``rm -rf v1``); allow rules compare
+words only, and pass a line only if EVERY written simple command is allowed
+(``cd`` and bare assignments need no rule), none of them redirects output into
+a file, the line hides no code (:mod:`hidden`) and no reader uses a writing
+option the rule does not name (``find -delete`` under ``find:*``), so
+``git status && rm -rf x`` does not pass as ``git status``. A rule equal to
+the whole line (what "always" saves) matches it as written.
 
 Which calls are commands and which arguments are paths comes from the tool's
 declaration (``ToolTraits``): an ``execute`` tool's key argument is its command

@@ -7,8 +7,11 @@ again. :func:`analyze` returns both views of a command line:
 * ``written``: the simple commands as typed (substitutions included). Allow
   rules must match every one of them.
 * ``effective``: ``written`` plus everything derived by stripping prefixes
-  (``sudo``, ``env``, ``xargs``, ``timeout``...) and re-parsing strings, to a
-  depth of :data:`MAX_DEPTH`. The hard-deny list and deny rules look at all of
+  (``sudo``, ``env``, ``xargs``, ``timeout``, ``watch``...), re-parsing strings,
+  resolving computed command names the line itself determines (``t=rm; $t``,
+  ``$(echo rm)``, ``{rm,-rf,x}``), git aliases defined by ``git -c alias.x=...``
+  and the substitutions bashlex does not descend into (``${X:-$(...)}``,
+  unquoted heredoc bodies, see :mod:`hidden`), to a depth of :data:`MAX_DEPTH`. The hard-deny list and deny rules look at all of
   them. Deeper nesting raises :class:`ShellParseError` (deny in doubt).
 """
 
