@@ -181,3 +181,15 @@ def test_default_mode_asks_for_computed_code_instead_of_refusing() -> None:
 
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=Once())
     assert asyncio.run(policy.check(tool("run_command"), {"command": 'eval "$(ssh-agent -s)"'})).source == "approval"
+
+
+@pytest.mark.parametrize("command", ["printf -v 'a[$(touch C)]' x", "[ -v 'a[$(touch C)]' ]", "test -v 'b[`touch C`]'", "[[ 'a[$(touch C)]' -eq 1 ]]", "echo $(( 'a[$(touch C)]' ))"])
+def test_subscripts_run_code_even_in_single_quotes(command: str) -> None:
+    decision = decide(command, allow=["run_command(printf:*)", "run_command(test:*)", "run_command([:*)", "run_command(echo:*)", "run_command([[:*)"])
+    assert not decision.allowed, command
+
+
+@pytest.mark.parametrize("command", ["trap 'touch C' EXIT", "su -c 'touch C' root", "script -qc 'touch C' /dev/null"])
+def test_strings_run_by_trap_su_and_script_are_checked(command: str) -> None:
+    decision = decide(command, mode=PermissionMode.BYPASS, deny=["run_command(touch:*)"])
+    assert not decision.allowed and decision.source == "rule", command

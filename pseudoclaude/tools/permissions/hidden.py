@@ -12,7 +12,8 @@ whatever its first word:
 * arithmetic (``$((...))``, ``((...))``, ``let``, ``[[ a -eq b ]]``) naming a
   variable: bash evaluates a variable holding ``a[$(cmd)]`` as code;
 * an assignment whose value holds ``$(`` or a backtick (arithmetic, ``eval``
-  or ``${!x}`` may run it later);
+  or ``${!x}`` may run it later), and an array subscript holding one even in
+  single quotes (``printf -v 'a[$(cmd)]' x`` and ``[ -v 'a[$(cmd)]' ]`` run it);
 * a command name that is not a literal word (``$t``, ``"$(echo touch)"``,
   ``/bin/r?``, ``{rm,-rf,x}``), which also covers ``eval``/``bash -c`` of a
   computed string once :mod:`unwrap` has re-parsed it;
@@ -37,6 +38,7 @@ Kind = Literal["command", "backtick", "process", "arithmetic"]
 
 _NON_LITERAL_NAME = re.compile(r"[$`*?\[{]")
 _ARITH_NAMES = re.compile(r"[A-Za-z_$\[]")
+_SUBSCRIPT_CODE = re.compile(r"\w\[[^\]]*(?:\$\(|`)")
 _ARITH_TEST = re.compile(r"\[\[(?:(?!\]\]).)*-(?:eq|ne|lt|le|gt|ge)\b(?:(?!\]\]).)*\]\]", re.DOTALL)
 _SHELL_WORD_END = " \t\n;|&<>()"
 
@@ -90,6 +92,8 @@ def hidden_reason(command: str, commands: Iterable[SimpleCommand], variables: Ma
             return "it runs a process substitution `<(...)`/`>(...)`"
         if _ARITH_NAMES.search(found.body):
             return "its arithmetic names a variable, which bash may evaluate as code"
+    if _SUBSCRIPT_CODE.search(command):
+        return "an array subscript holds `$(...)` or backticks, which bash runs when it evaluates it (printf -v, test -v, arithmetic), even in single quotes"
     if _ARITH_TEST.search(command):
         return "its `[[ ... -eq ... ]]` test evaluates variables as arithmetic, which may run code"
     for cmd in commands:

@@ -235,6 +235,12 @@ def _strings_run_by(cmd: SimpleCommand) -> list[str]:
     name, args = cmd.name, list(cmd.args)
     if name == "eval":
         return [" ".join(args)] if args else []
+    if name == "trap":
+        return [args[0]] if args and not args[0].startswith("-") else []
+    if name in ("su", "runuser", "script", "sg"):
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--command" or re.fullmatch(r"-[A-Za-z]*c", a)] + [
+            a.split("=", 1)[1] for a in args if a.startswith("--command=")
+        ]
     if name == "watch":
         words, index = list(args), 0
         while index < len(words) and words[index].startswith("-"):
