@@ -148,3 +148,12 @@ def test_broad_rules_still_cover_ordinary_targets(command: str) -> None:
 
 def test_bypass_runs_commands_writing_protected_paths() -> None:
     assert run(policy(PermissionMode.BYPASS), "cp evil .git/hooks/pre-commit").allowed
+
+
+def test_a_command_through_a_symlink_or_a_cwd_into_git_asks(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / "innocent").symlink_to(tmp_path / ".git" / "hooks")
+    p = policy(PermissionMode.DEFAULT, allow=BROAD, workspace=tmp_path)
+    assert not run(p, "cp evil innocent/pre-commit").allowed
+    assert not asyncio.run(p.check(tool("run_command"), {"command": "cp ../../evil pre-commit", "cwd": ".git/hooks"})).allowed
+    assert run(p, "cp evil ordinary").allowed

@@ -29,6 +29,7 @@ redirections, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync`` operands,
 
 from __future__ import annotations
 
+import os
 import posixpath
 from pathlib import Path
 from typing import Iterable
@@ -88,7 +89,9 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
         words += _git_config_file(cmd.args) if cmd.name == "git" else []
         words += [".git/hooks"] if cmd.name == "git" and any(a.startswith("--template") for a in cmd.args) else []
         for word in words:
-            out.extend(Path(p) for p in candidates(word, cmd.dirs, places) if not p.startswith("?"))
+            for path in candidates(word, cmd.dirs, places):
+                if not path.startswith("?"):
+                    out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
     return out
 
 
