@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping
 
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
+from pseudoclaude.tools.permissions.targets import Places, expand_word
 
 Kind = Literal["command", "backtick", "process", "arithmetic"]
 
@@ -81,7 +82,7 @@ def substitution_bodies(text: str) -> list[str]:
     return out
 
 
-def hidden_reason(command: str, commands: Iterable[SimpleCommand], variables: Mapping[str, tuple[str, ...]] = {}) -> str | None:
+def hidden_reason(command: str, commands: Iterable[SimpleCommand]) -> str | None:
     """Why ``command`` hides code from a prefix rule, or None when every part of it is literal."""
     for found in scan(command):
         if found.kind == "command":
@@ -110,8 +111,6 @@ def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[st
     assigned literally in the line (``t=touch; $t``) or printed by a literal
     ``echo``/``printf`` substitution; otherwise it could be ``rm -rf ~``.
     """
-    from pseudoclaude.tools.permissions.targets import Places, expand_word
-
     places = Places("/", "/", "/", variables)
 
     def unknown(word: str) -> bool:

@@ -50,7 +50,7 @@ def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -
     """Whether every command of ``line`` only reads, inside the workspace, with nothing hidden and nothing written."""
     if not line.written or line.functions:
         return False
-    if hidden_reason(line.source, line.effective, line.variables) is not None:
+    if hidden_reason(line.source, line.effective) is not None:
         return False
     places = Places.of(workspace=workspace, home=home, cwd=cwd, variables=line.variables)
     root = os.path.realpath(workspace)

@@ -202,7 +202,7 @@ def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None
 
 
 def _allow_match(rules: list[Rule], line: CommandLine) -> Rule | None:
-    if hidden_reason(line.source, line.effective, line.variables) is not None:
+    if hidden_reason(line.source, line.effective) is not None:
         return None
     decisive: Rule | None = None
     for cmd in line.written:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from pseudoclaude.tools.permissions.hidden import git_subcommand, non_literal_name, substitution_bodies
+from pseudoclaude.tools.permissions.targets import Places, expand_word
 from pseudoclaude.tools.permissions.shell_parse import (
     FunctionDef,
     ShellParseError,
@@ -183,8 +184,6 @@ def _resolved_names(cmd: SimpleCommand, variables: Mapping[str, list[str]]) -> l
     """
     if not non_literal_name(cmd):
         return []
-    from pseudoclaude.tools.permissions.targets import Places, expand_word
-
     braces = re.fullmatch(r"\{([^{}$`]*,[^{}$`]*)\}", cmd.words[0])
     if braces:
         return [replace(cmd, words=(*braces.group(1).split(","), *cmd.words[1:]))]
