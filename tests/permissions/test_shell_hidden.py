@@ -193,3 +193,9 @@ def test_subscripts_run_code_even_in_single_quotes(command: str) -> None:
 def test_strings_run_by_trap_su_and_script_are_checked(command: str) -> None:
     decision = decide(command, mode=PermissionMode.BYPASS, deny=["run_command(touch:*)"])
     assert not decision.allowed and decision.source == "rule", command
+
+
+def test_the_headless_refusal_says_what_a_prefix_rule_could_not_see() -> None:
+    decision = decide("echo ${X:-$(touch C)}", allow=["run_command(echo:*)"])
+    assert "No prefix rule covers this line" in decision.reason and "command substitution" in decision.reason
+    assert "No prefix rule" not in decide("make", allow=["run_command(echo:*)"]).reason

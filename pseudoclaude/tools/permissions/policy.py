@@ -48,7 +48,7 @@ from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
-from pseudoclaude.tools.permissions.hidden import unknown_code_reason
+from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
 from pseudoclaude.tools.permissions.readonly import is_read_only
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of
@@ -153,6 +153,10 @@ class PermissionPolicy:
             "Run the command it computes directly, or ask the user to run this one."
         )
 
+    def _hidden(self, call: Call) -> str | None:
+        line = self._line(call)
+        return hidden_reason(line.source, line.effective) if line is not None else None
+
     def _reads_only(self, call: Call) -> bool:
         line = self._line(call)
         return line is not None and is_read_only(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
@@ -174,7 +178,7 @@ class PermissionPolicy:
     async def _ask(self, call: Call, protected: tuple[Path, str] | None = None) -> Decision:
         suggested = _suggested_rule(call) if protected is None else None
         if self.approver is None:
-            why = _protected_refusal(call, *protected) if protected is not None else _headless_refusal(call, suggested)
+            why = _protected_refusal(call, *protected) if protected is not None else _headless_refusal(call, suggested, self._hidden(call))
             return Decision(False, why, "headless")
         summary = _summary(call) if protected is None else f"{_summary(call)}  [protected: {protected[0]}: {protected[1]}]"
         request = ApprovalRequest(call.tool, call.args, summary, suggested)
@@ -200,14 +204,15 @@ class PermissionPolicy:
         )
 
 
-def _headless_refusal(call: Call, suggested: Rule | None) -> str:
+def _headless_refusal(call: Call, suggested: Rule | None, hidden: str | None = None) -> str:
     rule = str(suggested) if suggested is not None else call.tool
     modes = "--permission-mode accept-edits (file edits) or --permission-mode bypass"
     if call.traits.kind == "execute":
         modes = "--permission-mode bypass"
+    why = f" No prefix rule covers this line: {hidden}; write the command without it, or" if hidden else " To allow it,"
     return (
-        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask. "
-        f"To allow it, re-run with {modes}, or with --allowed-tools '{rule}'."
+        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask.{why} "
+        f"re-run with {modes}, or with --allowed-tools '{rule}'."
     )
 
 
