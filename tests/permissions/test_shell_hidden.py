@@ -199,3 +199,8 @@ def test_the_headless_refusal_says_what_a_prefix_rule_could_not_see() -> None:
     decision = decide("echo ${X:-$(touch C)}", allow=["run_command(echo:*)"])
     assert "No prefix rule covers this line" in decision.reason and "command substitution" in decision.reason
     assert "No prefix rule" not in decide("make", allow=["run_command(echo:*)"]).reason
+
+
+@pytest.mark.parametrize("command", ["echo $((1+2))", 'echo "$((6*7))"', "echo $((1 << 4))"])
+def test_constant_arithmetic_is_not_hidden_code(command: str) -> None:
+    assert decide(command, allow=["run_command(echo:*)"]).allowed, command

@@ -61,8 +61,11 @@ GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--na
 
 @dataclass(frozen=True)
 class Found:
+    """One expansion; ``span`` is where the whole of it (``$((``...``))``) lies in the scanned text."""
+
     kind: Kind
     body: str
+    span: tuple[int, int] = (0, 0)
 
 
 def scan(text: str) -> list[Found]:
@@ -198,7 +201,7 @@ class _Scanner:
                 i = end + 1
             elif text.startswith("$((", i):
                 end = self._closing(i + 1, stop)
-                self.found.append(Found("arithmetic", text[i + 3 : max(i + 3, end - 1)]))
+                self.found.append(Found("arithmetic", text[i + 3 : max(i + 3, end - 1)], (i, end + 1)))
                 i = end + 1
             elif text.startswith("$(", i):
                 end = self._closing(i + 1, stop)
