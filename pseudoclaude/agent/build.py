@@ -105,6 +105,7 @@ def _assemble(
         allowed_tools=settings.allowed_tools,
         rule_sink=local_rule_sink(settings.workspace, settings.home),
         tools=tools,
+        config_dir=settings.home,
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)

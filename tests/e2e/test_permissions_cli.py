@@ -66,3 +66,27 @@ def test_bypass_still_refuses_the_hard_deny_list(tmp_path: Path) -> None:
 def test_the_sandbox_holds_in_bypass_mode(tmp_path: Path) -> None:
     result, _, _ = run_one_call(tmp_path, Call("read_file", json.dumps({"path": "../../../../etc/passwd"})), "--permission-mode", "bypass")
     assert result.get("is_error") is True and "root:" not in text_of(result)
+
+
+def test_headless_default_mode_runs_a_read_only_command_and_refuses_its_writing_look_alike(tmp_path: Path) -> None:
+    result, _, _ = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "wc -l notes.txt | cat"})))
+    assert not result.get("is_error") and "3 notes.txt" in text_of(result)
+    result, _, ws = run_one_call(_fresh(tmp_path / "again"), Call("run_command", json.dumps({"command": "ls > listing.txt"})))
+    assert result.get("is_error") is True and not (ws / "listing.txt").exists()
+
+
+def test_a_prefix_rule_does_not_run_a_hidden_substitution(tmp_path: Path) -> None:
+    result, _, ws = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "echo ${X:-$(touch C)}"})), "--allowed-tools", "run_command(echo:*)")
+    assert result.get("is_error") is True and not (ws / "C").exists()
+
+
+@pytest.mark.parametrize("path", [".git/hooks/pre-commit", ".pseudoclaude/settings.local.json"])
+def test_accept_edits_does_not_write_a_protected_path_headless(tmp_path: Path, path: str) -> None:
+    result, _, ws = run_one_call(tmp_path, Call("write_file", json.dumps({"path": path, "content": "#!/bin/sh\ntouch pwned\n"})), "--permission-mode", "accept-edits")
+    assert result.get("is_error") is True and "protected" in text_of(result)
+    assert not (ws / path).exists()
+
+
+def _fresh(path: Path) -> Path:
+    path.mkdir()
+    return path

@@ -38,7 +38,7 @@ class Approver(Protocol):
 class Decision:
     """Whether a call may run; ``source`` says who decided.
 
-    Sources: ``hard-deny``, ``rule``, ``plan``, ``mode``, ``approval``, ``headless``.
+    Sources: ``hard-deny``, ``rule``, ``plan``, ``mode``, ``read-only``, ``approval``, ``headless``.
     ``reason`` is written for the model when the call is refused.
     """
 

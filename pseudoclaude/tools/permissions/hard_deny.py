@@ -16,6 +16,9 @@ prefixes, ``bash -c``/``eval`` strings) is checked against:
   ``systemctl poweroff|reboot|halt|kexec``.
 
 A command line that cannot be parsed is refused too: it cannot be checked.
+Code computed while the line runs (``eval "$(curl ...)"``) is not on this
+list, since a user may approve it after reading it; the policy refuses it where
+no one would read it (bypass, a rule allowing every command).
 The returned reason names the refused simple command and the reason, so the
 model can choose a safer command.
 """

@@ -16,12 +16,14 @@ _CYCLE = (PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.PL
 
 _INSTRUCTIONS = {
     PermissionMode.DEFAULT: (
-        "Permission mode: default. Read-only tools run freely; file edits and shell commands "
-        "need the user's approval, and a refused call comes back as an error with the reason."
+        "Permission mode: default. Read-only tools and shell commands that only read (ls, cat, grep, "
+        "git status/diff/log, with no redirection into a file and no $(...)) run freely; file edits and other "
+        "shell commands need the user's approval, and a refused call comes back as an error with the reason."
     ),
     PermissionMode.ACCEPT_EDITS: (
         "Permission mode: accept-edits. File edits inside the workspace run without asking; "
-        "shell commands still need the user's approval."
+        "shell commands that do more than read still need the user's approval, and so do writes to protected "
+        "paths (.git/, the agent's settings, shell start-up files)."
     ),
     PermissionMode.PLAN: (
         "Permission mode: plan. You may only investigate with read-only tools "

@@ -3,14 +3,23 @@
 Checks run in this order, and the first that decides wins:
 
 1. the hard-deny list (``execute`` tools only) — every mode, bypass included;
-2. deny rules — every mode, bypass included;
+2. deny rules — every mode, bypass included; they compare what a command
+   means (:mod:`argv`) and see inner commands (:mod:`unwrap`, :mod:`hidden`);
 3. plan mode — only tools whose declared kind is ``read`` run; everything
    else is refused;
-4. bypass mode — everything else runs;
+4. bypass mode — everything else runs, except a command running code computed
+   when the line runs (``eval "$(curl ...)"``, ``$CMD``: :func:`unknown_code_reason`),
+   which could hide anything the hard-deny list exists to stop;
 5. ``read`` tools run;
-6. allow rules (settings, ``--allowed-tools``, "always" answers this session);
-7. accept-edits mode — ``edit`` tools run (the tools' path sandbox still applies);
-8. ask the approver; with none (headless), deny with a reason naming the flags.
+6. a write to a protected path (:mod:`protected`: ``.git/``, the agent's own
+   settings, shell start-up files) asks, whatever the rules or mode say, and
+   "always" saves no rule for it;
+7. allow rules (settings, ``--allowed-tools``, "always" answers this session);
+   a line hiding code (:mod:`hidden`) is matched only by a rule equal to the
+   whole line; a rule allowing every command refuses computed code as bypass does;
+8. a command line that only reads (:mod:`readonly`: ``ls``, ``git status``...) runs;
+9. accept-edits mode — ``edit`` tools run (the tools' path sandbox still applies);
+10. ask the approver; with none (headless), deny with a reason naming the flags.
 
 What a tool is comes from one place, its own ``ToolTraits``. There used to be
 a second, hand-kept list of read-only names that plan mode also required; it
@@ -39,7 +48,12 @@ from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
-from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match
+from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
+from pseudoclaude.tools.permissions.protected import command_writes, first_protected
+from pseudoclaude.tools.permissions.readonly import is_read_only
+from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of
+from pseudoclaude.tools.permissions.shell_parse import ShellParseError
+from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
 
 class PermissionPolicy:
@@ -54,10 +68,12 @@ class PermissionPolicy:
         allowed_tools: Sequence[str] = (),
         rule_sink: Callable[[Rule], None] | None = None,
         tools: ToolRegistry | None = None,
+        config_dir: Path | None = None,
     ) -> None:
         self.mode = mode
         self.workspace = workspace
         self.home = home if home is not None else Path.home()
+        self.config_dir = config_dir if config_dir is not None else self.home / ".pseudoclaude"
         self.tools = tools if tools is not None else builtin_registry()
         self.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(self.tools.canonical_name)
         self.approver = approver
@@ -92,11 +108,22 @@ class PermissionPolicy:
             return Decision(False, f"Denied by the permission rule `{denied}` in the settings (applies in every mode).", "rule")
         if self.mode is PermissionMode.PLAN:
             return Decision(True, "", "plan") if traits.read_only else Decision(False, self._plan_refusal(tool), "plan")
-        if self.mode is PermissionMode.BYPASS or traits.read_only:
+        if self.mode is PermissionMode.BYPASS:
+            unknown = self._unknown_code(call)
+            return Decision(False, unknown, "hard-deny") if unknown else Decision(True, "", "mode")
+        if traits.read_only:
             return Decision(True, "", "mode")
+        protected = self._protected(call)
+        if protected is not None:
+            return await self._ask(call, protected)
         allowed = first_match((*self.rules.allow, *self._session_allow), call, deny=False)
         if allowed is not None:
+            unknown = self._unknown_code(call) if allowed.pattern is None else None
+            if unknown:
+                return Decision(False, unknown, "hard-deny")
             return Decision(True, f"allowed by the rule `{allowed}`", "rule")
+        if traits.kind == "execute" and self._reads_only(call):
+            return Decision(True, "", "read-only")
         if self.mode is PermissionMode.ACCEPT_EDITS and traits.kind == "edit":
             return Decision(True, "", "mode")
         return await self._ask(call)
@@ -105,17 +132,58 @@ class PermissionPolicy:
         command, args = call.command(), call.args
         if not isinstance(command, str) or not command.strip():
             return f"{call.tool} needs a non-empty string `{call.traits.key_argument}` argument."
-        cwd = args.get("cwd")
-        directory = Path(os.path.normpath(self.workspace / cwd)) if isinstance(cwd, str) and cwd else self.workspace
-        return hard_deny_reason(command, workspace=self.workspace, home=self.home, cwd=directory)
+        return hard_deny_reason(command, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
 
-    async def _ask(self, call: Call) -> Decision:
-        suggested = _suggested_rule(call)
+    def _line(self, call: Call) -> CommandLine | None:
+        command = call.command()
+        if call.traits.kind != "execute" or not isinstance(command, str):
+            return None
+        try:
+            return analyze(command)
+        except ShellParseError:
+            return None
+
+    def _unknown_code(self, call: Call) -> str | None:
+        line = self._line(call)
+        why = unknown_code_reason(line.effective, line.variables) if line is not None else None
+        if why is None:
+            return None
+        return (
+            f"Refused: {why}. In bypass mode (or under a rule allowing every command) nothing else would check it. "
+            "Run the command it computes directly, or ask the user to run this one."
+        )
+
+    def _hidden(self, call: Call) -> str | None:
+        line = self._line(call)
+        return hidden_reason(line.source, line.effective) if line is not None else None
+
+    def _reads_only(self, call: Call) -> bool:
+        line = self._line(call)
+        return line is not None and is_read_only(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
+
+    def _protected(self, call: Call) -> tuple[Path, str] | None:
+        if call.traits.kind == "edit":
+            paths = paths_of(call)
+        elif call.traits.kind == "execute":
+            line = self._line(call)
+            paths = command_writes(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call)) if line is not None else []
+        else:
+            return None
+        return first_protected(paths, workspace=self.workspace, home=self.home, config_dir=self.config_dir)
+
+    def _cwd(self, call: Call) -> Path:
+        cwd = call.args.get("cwd")
+        return Path(os.path.normpath(self.workspace / cwd)) if isinstance(cwd, str) and cwd else self.workspace
+
+    async def _ask(self, call: Call, protected: tuple[Path, str] | None = None) -> Decision:
+        suggested = _suggested_rule(call) if protected is None else None
         if self.approver is None:
-            return Decision(False, _headless_refusal(call, suggested), "headless")
-        request = ApprovalRequest(call.tool, call.args, _summary(call), suggested)
+            why = _protected_refusal(call, *protected) if protected is not None else _headless_refusal(call, suggested, self._hidden(call))
+            return Decision(False, why, "headless")
+        summary = _summary(call) if protected is None else f"{_summary(call)}  [protected: {protected[0]}: {protected[1]}]"
+        request = ApprovalRequest(call.tool, call.args, summary, suggested)
         answer = await self.approver.ask(request)
-        if answer.choice == "once":
+        if answer.choice == "once" or (answer.choice == "always" and protected is not None):
             return Decision(True, "approved once by the user", "approval")
         if answer.choice == "always":
             if suggested is not None:
@@ -136,14 +204,22 @@ class PermissionPolicy:
         )
 
 
-def _headless_refusal(call: Call, suggested: Rule | None) -> str:
+def _headless_refusal(call: Call, suggested: Rule | None, hidden: str | None = None) -> str:
     rule = str(suggested) if suggested is not None else call.tool
     modes = "--permission-mode accept-edits (file edits) or --permission-mode bypass"
     if call.traits.kind == "execute":
         modes = "--permission-mode bypass"
+    why = f" No prefix rule covers this line: {hidden}; write the command without it, or" if hidden else " To allow it,"
     return (
-        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask. "
-        f"To allow it, re-run with {modes}, or with --allowed-tools '{rule}'."
+        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask.{why} "
+        f"re-run with {modes}, or with --allowed-tools '{rule}'."
+    )
+
+
+def _protected_refusal(call: Call, path: Path, why: str) -> str:
+    return (
+        f"`{call.tool}` would write {path}, a protected path ({why}). Such writes need the user's approval every time, "
+        "and this run is headless; no allow rule covers them. Only a user-chosen --permission-mode bypass allows it."
     )
 
 

@@ -11,11 +11,15 @@ A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
   at the filesystem root.
 
 Commands are judged per simple command (see :mod:`unwrap`): a deny rule hits
-if it matches ANY effective simple command, including ones behind ``sudo`` or
-inside ``bash -c``; allow rules pass a line only if EVERY written simple
-command is allowed (``cd`` and bare assignments need no rule) and none of them
-redirects output into a file, so ``git status && rm -rf x`` does not pass as
-``git status``.
+if it matches ANY effective simple command, including ones behind ``sudo``,
+inside ``bash -c`` or hidden in ``${X:-$(...)}``, by its words or by its
+meaning (:mod:`argv`: ``rm -fr ./v1`` is ``rm -rf v1``); allow rules compare
+words only, and pass a line only if EVERY written simple command is allowed
+(``cd`` and bare assignments need no rule), none of them redirects output into
+a file, the line hides no code (:mod:`hidden`) and no reader uses a writing
+option the rule does not name (``find -delete`` under ``find:*``), so
+``git status && rm -rf x`` does not pass as ``git status``. A rule equal to
+the whole line (what "always" saves) matches it as written.
 
 Which calls are commands and which arguments are paths comes from the tool's
 declaration (``ToolTraits``): an ``execute`` tool's key argument is its command
@@ -36,6 +40,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pseudoclaude.tools import ToolTraits
+from pseudoclaude.tools.permissions.argv import deny_hits
+from pseudoclaude.tools.permissions.hidden import hidden_reason
+from pseudoclaude.tools.permissions.readonly import writing_options
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
@@ -158,8 +165,8 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
     if whole is not None or not relevant:
         return whole
     if call.traits.kind == "execute":
-        return _command_match(relevant, call.command(), deny=deny)
-    paths = _paths_of(call)
+        return _command_match(relevant, call, deny=deny)
+    paths = paths_of(call)
     if not paths:
         return None
     for rule in relevant:
@@ -169,7 +176,8 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
     return None
 
 
-def _command_match(rules: list[Rule], command: Any, *, deny: bool) -> Rule | None:
+def _command_match(rules: list[Rule], call: Call, *, deny: bool) -> Rule | None:
+    command = call.command()
     if not isinstance(command, str) or not command.strip():
         return None
     for rule in rules:
@@ -179,30 +187,43 @@ def _command_match(rules: list[Rule], command: Any, *, deny: bool) -> Rule | Non
         line = analyze(command)
     except ShellParseError:
         return None
-    return _deny_match(rules, line) if deny else _allow_match(rules, line)
+    return _deny_match(rules, line, call) if deny else _allow_match(rules, line)
 
 
-def _deny_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None:
     for cmd in line.effective:
         texts = {cmd.text, " ".join((cmd.name, *cmd.args))}
         for rule in rules:
             if any(rule.matches_command(t) for t in texts if t):
                 return rule
+            if rule.pattern is not None and deny_hits(rule.pattern, cmd, workspace=call.workspace, home=call.home, variables=line.variables):
+                return rule
     return None
 
 
 def _allow_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+    if hidden_reason(line.source, line.effective) is not None:
+        return None
     decisive: Rule | None = None
     for cmd in line.written:
         if _writes_files(cmd):
             return None
         if not cmd.words or cmd.words[0] in ("cd", "pushd", "popd"):
             continue
-        rule = next((r for r in rules if r.matches_command(cmd.text)), None)
+        rule = next((r for r in rules if r.matches_command(cmd.text) and _names_writes(r, cmd)), None)
         if rule is None:
             return None
         decisive = decisive or rule
     return decisive
+
+
+def _names_writes(rule: Rule, cmd: SimpleCommand) -> bool:
+    """A prefix rule covers ``find -delete``/``git log --output=x`` only if it names that option itself."""
+    written = writing_options(cmd)
+    if not written or rule.pattern is None:
+        return True
+    words = normalize_command(rule.pattern[:-2] if rule.pattern.endswith(":*") else rule.pattern).split()
+    return all(option in words for option in written)
 
 
 def _writes_files(cmd: SimpleCommand) -> bool:
@@ -212,7 +233,7 @@ def _writes_files(cmd: SimpleCommand) -> bool:
     return False
 
 
-def _paths_of(call: Call) -> list[Path]:
+def paths_of(call: Call) -> list[Path]:
     paths: list[Path] = []
     for raw in _raw_paths(call):
         paths.extend(p for p in _candidates(raw, call) if p not in paths)

@@ -13,6 +13,7 @@ import re
 import shlex
 from typing import Callable
 
+from pseudoclaude.tools.permissions.hidden import scan
 from pseudoclaude.tools.permissions.shell_model import (
     ECHOES,
     FunctionDef,
@@ -33,7 +34,7 @@ _PUNCTUATION = set("();<>|&")
 
 def parse_with_shlex(command: str, parse: Callable[[str], ShellScript]) -> ShellScript:
     """Over-splitting fallback: every operator character ends a command."""
-    text = command.replace("\\\n", "").replace("\n", " ; ").replace("`", " ; ")
+    text = _without_arithmetic(command).replace("\\\n", "").replace("\n", " ; ").replace("`", " ; ")
     lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
@@ -84,7 +85,7 @@ def parse_with_shlex(command: str, parse: Callable[[str], ShellScript]) -> Shell
         words.append(token)
     finish(";")
     functions: list[FunctionDef] = []
-    for inner in _substitution_bodies(command):
+    for inner in _outer_bodies(command):
         nested = parse(inner)
         commands.extend(nested.commands)
         functions.extend(nested.functions)
@@ -109,33 +110,24 @@ def _functions_by_pattern(text: str) -> list[FunctionDef]:
     return found
 
 
-def _substitution_bodies(text: str) -> list[str]:
-    """The bodies of ``$(...)`` and backticks outside single quotes."""
-    bodies: list[str] = []
-    index, quoted = 0, False
-    while index < len(text):
-        char = text[index]
-        if char == "'" and not quoted:
-            end = text.find("'", index + 1)
-            index = len(text) if end < 0 else end + 1
-            continue
-        if char == '"':
-            quoted = not quoted
-        elif char == "`":
-            end = text.find("`", index + 1)
-            end = len(text) if end < 0 else end
-            bodies.append(text[index + 1 : end])
-            index = end + 1
-            continue
-        elif text.startswith("$(", index):
-            depth, end = 0, index + 1
-            while end < len(text):
-                depth += {"(": 1, ")": -1}.get(text[end], 0)
-                if depth == 0:
-                    break
-                end += 1
-            bodies.append(text[index + 2 : end].strip("()"))
-            index = end + 1
-            continue
-        index += 1
-    return [b for b in bodies if b.strip() and b.strip() != text.strip()]
+def _outer_bodies(text: str) -> list[str]:
+    """The outermost substitution bodies (each is parsed again, which finds the ones nested in it)."""
+    out: list[str] = []
+    for found in scan(text):
+        if found.kind == "arithmetic":
+            out.extend(_outer_bodies(found.body))
+        elif found.body.strip():
+            out.append(found.body)
+    return out
+
+
+def _without_arithmetic(command: str) -> str:
+    """``command`` with each ``$((...))`` replaced by ``0``, so its operators do not split commands.
+
+    What runs inside one (``$(( $(cmd) ))``) is still found: the substitution
+    bodies are taken from the original text.
+    """
+    spans = [f.span for f in scan(command) if f.kind == "arithmetic" and f.span != (0, 0)]
+    for start, end in sorted(spans, reverse=True):
+        command = command[:start] + "0" + command[end:]
+    return command

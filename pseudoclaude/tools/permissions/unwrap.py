@@ -7,8 +7,11 @@ again. :func:`analyze` returns both views of a command line:
 * ``written``: the simple commands as typed (substitutions included). Allow
   rules must match every one of them.
 * ``effective``: ``written`` plus everything derived by stripping prefixes
-  (``sudo``, ``env``, ``xargs``, ``timeout``...) and re-parsing strings, to a
-  depth of :data:`MAX_DEPTH`. The hard-deny list and deny rules look at all of
+  (``sudo``, ``env``, ``xargs``, ``timeout``, ``watch``...), re-parsing strings,
+  resolving computed command names the line itself determines (``t=rm; $t``,
+  ``$(echo rm)``, ``{rm,-rf,x}``), git aliases defined by ``git -c alias.x=...``
+  and the substitutions bashlex does not descend into (``${X:-$(...)}``,
+  unquoted heredoc bodies, see :mod:`hidden`), to a depth of :data:`MAX_DEPTH`. The hard-deny list and deny rules look at all of
   them. Deeper nesting raises :class:`ShellParseError` (deny in doubt).
 """
 
@@ -16,9 +19,12 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from pseudoclaude.tools.permissions.hidden import git_subcommand, non_literal_name, substitution_bodies
+from pseudoclaude.tools.permissions.targets import Places, expand_word
 from pseudoclaude.tools.permissions.shell_parse import (
     FunctionDef,
     ShellParseError,
@@ -48,7 +54,20 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "setsid": frozenset(),
     "chronic": frozenset(),
     "unbuffer": frozenset(),
+    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
+    "chroot": frozenset({"--userspec", "--groups"}),
+    "strace": frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-P", "-I", "-a", "-b", "-X"}),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-a"}),
+    "caffeinate": frozenset({"-t", "-w"}),
+    "torsocks": frozenset({"-a", "-P", "-u", "-p"}),
+    "proxychains": frozenset({"-f"}),
+    "proxychains4": frozenset({"-f"}),
+    "firejail": frozenset(),
+    "unshare": frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid", "-M", "--machine"}),
 }
+# wrappers whose first operand is not the command (a duration, a lock file, a new root)
+_SKIP_FIRST = frozenset({"timeout", "flock", "chroot"})
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,13 @@ def analyze(command: str) -> CommandLine:
     variables = {k: list(v) for k, v in script.variables.items()}
     for cmd in script.commands:
         _expand(cmd, 0, effective, functions, variables)
+    for body in substitution_bodies(command):
+        try:
+            nested = parse_script(body)
+        except ShellParseError:
+            continue  # the line itself parsed; a garbled fragment of it adds nothing to check
+        for sub in nested.commands:
+            _expand(sub, 1, effective, functions, variables)
     frozen = {k: tuple(dict.fromkeys(v)) for k, v in variables.items()}
     return CommandLine(command, script.commands, tuple(effective), tuple(functions), frozen, script.parser)
 
@@ -84,9 +110,13 @@ def _expand(
     out.append(cmd)
     if cmd.assignments and cmd.words:
         out.append(replace(cmd, assignments=()))
+    for resolved in _resolved_names(cmd, variables):
+        _expand(resolved, depth, out, functions, variables)
     inner = _unwrapped(cmd)
     if inner is not None:
         _expand(inner, depth, out, functions, variables)
+    for aliased in _git_aliases(cmd):
+        _expand(aliased, depth, out, functions, variables)
     for executed in _find_exec(cmd):
         _expand(executed, depth, out, functions, variables)
     for source in _strings_run_by(cmd):
@@ -135,7 +165,7 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
             return None
         index += 2 if arg in takes_value else 1
     rest = args[index:]
-    if name == "timeout" and rest:
+    if name in _SKIP_FIRST and rest:
         rest = rest[1:]
     if name == "xargs":
         if not rest:
@@ -144,6 +174,45 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
     if not rest:
         return None
     return SimpleCommand(tuple(rest), (), cmd.redirects, cmd.dirs, cmd.stdin_words if name != "xargs" else None)
+
+
+def _resolved_names(cmd: SimpleCommand, variables: Mapping[str, list[str]]) -> list[SimpleCommand]:
+    """``$t x`` with ``t=touch`` assigned in the line, ``{rm,-rf,v1}`` and ``$(echo rm)``: the commands they become.
+
+    Values are those the line assigns (:func:`targets.expand_word`); what cannot be
+    known expands to nothing, so this only ever adds commands for deny rules to see.
+    """
+    if not non_literal_name(cmd):
+        return []
+    braces = re.fullmatch(r"\{([^{}$`]*,[^{}$`]*)\}", cmd.words[0])
+    if braces:
+        return [replace(cmd, words=(*braces.group(1).split(","), *cmd.words[1:]))]
+    places = Places("/", "/", "/", {k: tuple(v) for k, v in variables.items()})
+    out: list[SimpleCommand] = []
+    for value in expand_word(cmd.words[0], places):
+        words = tuple(value.split()) if value.strip() else ()
+        if words and not non_literal_name(SimpleCommand(words)):
+            out.append(replace(cmd, words=(*words, *cmd.words[1:])))
+    return out[:8]
+
+
+def _git_aliases(cmd: SimpleCommand) -> list[SimpleCommand]:
+    """What ``git -c alias.t='!touch X' t`` runs: the shell command, or the git command the alias names."""
+    if cmd.name != "git":
+        return []
+    index, options = git_subcommand(cmd.args)
+    aliases: dict[str, str] = {}
+    for position, option in enumerate(options):
+        value = options[position + 1] if option == "-c" and position + 1 < len(options) else option[2:] if option.startswith("-c") else ""
+        match = re.match(r"alias\.([^=]+)=(.*)", value, re.DOTALL)
+        if match:
+            aliases[match.group(1).lower()] = match.group(2)
+    if index >= len(cmd.args) or cmd.args[index].lower() not in aliases:
+        return []
+    body, rest = aliases[cmd.args[index].lower()], cmd.args[index + 1 :]
+    if body.startswith("!"):
+        return [replace(sub, dirs=cmd.dirs) for sub in parse_script(body[1:] + " " + " ".join(rest)).commands]
+    return [replace(cmd, words=("git", *options, *body.split(), *rest))]
 
 
 def _find_exec(cmd: SimpleCommand) -> list[SimpleCommand]:
@@ -165,6 +234,17 @@ def _strings_run_by(cmd: SimpleCommand) -> list[str]:
     name, args = cmd.name, list(cmd.args)
     if name == "eval":
         return [" ".join(args)] if args else []
+    if name == "trap":
+        return [args[0]] if args and not args[0].startswith("-") else []
+    if name in ("su", "runuser", "script", "sg"):
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--command" or re.fullmatch(r"-[A-Za-z]*c", a)] + [
+            a.split("=", 1)[1] for a in args if a.startswith("--command=")
+        ]
+    if name == "watch":
+        words, index = list(args), 0
+        while index < len(words) and words[index].startswith("-"):
+            index += 2 if words[index] in ("-n", "--interval", "-q", "--equexit") else 1
+        return [" ".join(words[index:])] if words[index:] else []
     if name == "env":
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-S", "--split-string")] + [
             a.split("=", 1)[1] for a in args if a.startswith("--split-string=")
