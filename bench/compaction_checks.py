@@ -1,7 +1,7 @@
 """What survives each compaction of a scripted session, read from the requests the server accepted.
 
-For every summary request (no tools, or tools forbidden with ``tool_choice``
-none) the next working request is the first one after the compaction. In it,
+For every summary request (its last message carries the summary preamble,
+``tests.fakes.script.is_summary_request``) the next working request is the first one after the compaction. In it,
 *outside the summary text* (which starts at "Summary of the earlier
 conversation:" and ends at the scripted summary's last line, so a pinned block
 or a kept message counts, the model's own words do not), the checks are:
