@@ -17,7 +17,10 @@ same retry policy as every other model call. Order and invariants:
    one batch (``shrink.py``).
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
-3. Layer 2 (``compact_conversation``): summary of the history, then the three
+3. Layer 2 (``compact_conversation``): summary of the history (or, when the
+   whole history does not fit the in-place request, of the prefix the
+   previous request sent, which the provider has cached: the messages after
+   it join the kept tail), then the three
    meta messages (the third opens with the pinned block built from the
    session's ``WorkingSet``, see ``pinned.py``) and the recent closed tail. If that is still over the
    threshold, the tail loses its oldest groups (the summary covers them); a
@@ -46,6 +49,7 @@ from pseudoclaude.compact.state import ContextState
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     RequestShape,
+    build_summary_instruction,
     meta_prefix_length,
     summarize,
     validated_summary,
@@ -158,10 +162,11 @@ async def compact_conversation(
     """
     budget = state.budget
     count = state.estimator.count
+    covered = _summary_scope(conversation, state, instructions, memory, shape)
     summary = await summarize(
         provider,
         state.model,
-        conversation,
+        conversation[:covered],
         budget_tokens=budget.summary_input_budget(trigger),
         instructions=instructions,
         max_tokens=budget.summary_max_output_tokens,
@@ -174,12 +179,15 @@ async def compact_conversation(
     )
     summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
+    unsummarized = len(conversation) - covered
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, max_tokens=budget.recent_max_tokens, count=count)
+    if len(tail) < unsummarized:
+        tail = history[len(history) - unsummarized :]
     pinned = _pinned_block(state, tail)
     compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
-        if len(groups) <= 1:
+        if len(groups) <= 1 or len(tail) - groups[1][0] < unsummarized:
             break
         tail = tail[groups[1][0] :]
         pinned = _pinned_block(state, tail)
@@ -187,6 +195,43 @@ async def compact_conversation(
     if trigger == "auto" and count(compacted) >= count(conversation):
         raise ProviderError("the summary would make the conversation larger than the one it replaces")
     return compacted, summary
+
+
+def _summary_scope(
+    conversation: Sequence[Message],
+    state: ContextState,
+    instructions: str | None,
+    memory: str | None,
+    shape: RequestShape | None,
+) -> int:
+    """How many leading messages the summary covers: all of them, or the prefix the provider has cached.
+
+    The summary is asked in place for the conversation as the previous request
+    sent it (``ContextState.last_sent``, a prefix of this one, so the provider
+    serves all of it from its cache) and the messages after it (the newest
+    round, which the model has not answered yet) stay in the kept tail
+    verbatim, when they are no larger than the kept tail would be anyway; or,
+    when the whole conversation plus the instruction does not fit the in-place
+    budget (the usual case at a small window: the newest round pushed it
+    over), when those messages, a full summary and the pinned block fit under
+    the threshold together. Otherwise everything is summarized (in place, or
+    as a transcript trimmed to fit), as after a resume (nothing sent yet).
+    """
+    everything = len(conversation)
+    sent = state.last_sent
+    if shape is None or not sent or len(sent) >= everything or len(sent) <= meta_prefix_length(conversation):
+        return everything
+    if any(a is not b and a != b for a, b in zip(sent, conversation)):
+        return everything
+    budget, count = state.budget, state.estimator.count
+    rest = count(conversation[len(sent) :])
+    if rest <= budget.recent_keep_tokens:
+        return len(sent)
+    instruction = count([Message.user(build_summary_instruction(instructions, memory))])
+    if state.overhead_tokens + count(conversation) + instruction <= budget.summary_input_budget("manual"):
+        return everything
+    after = budget.summary_max_output_tokens + budget.pinned_max_tokens + rest
+    return len(sent) if state.overhead_tokens + after < state.auto_threshold else everything
 
 
 def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:

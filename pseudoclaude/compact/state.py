@@ -207,6 +207,11 @@ class ContextState:
         """call id -> preview of every replaced result (what a session persists)."""
         return dict(self._previews)
 
+    @property
+    def last_sent(self) -> Sequence[Message] | None:
+        """The conversation last returned to be sent (what the provider's prompt cache holds), None after a rewrite."""
+        return self._sent
+
     def note_sent(self, conversation: Sequence[Message]) -> None:
         """Remember the conversation ``manage_context`` returned: usage reports calibrate against it."""
         self._sent = conversation
