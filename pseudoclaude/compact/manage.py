@@ -46,6 +46,7 @@ from pseudoclaude.compact.pinned import is_user_request, pinned_text
 from pseudoclaude.compact.select import closed_groups, select_recent
 from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
+from pseudoclaude.compact.tail import preview_older_results, record_previews
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     RequestShape,
@@ -150,6 +151,7 @@ async def compact_conversation(
     memory: str | None = None,
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
+    warnings: list[str] | None = None,
 ) -> tuple[list[Message], str]:
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails.
 
@@ -158,7 +160,9 @@ async def compact_conversation(
     request fits the manual summary budget (window - reserve - the small
     margin): the automatic trigger fires at the automatic budget, so that
     budget would send every automatic summary as a transcript. The reserve
-    still covers the summary's output.
+    still covers the summary's output. Older results inside the kept tail
+    become previews (``tail.py``); ``warnings`` receives what could not be saved
+    or recorded.
     """
     budget = state.budget
     count = state.estimator.count
@@ -183,6 +187,8 @@ async def compact_conversation(
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, max_tokens=budget.recent_max_tokens, count=count)
     if len(tail) < unsummarized:
         tail = history[len(history) - unsummarized :]
+    names = {call.id: call.name for message in conversation for call in message.tool_calls}
+    tail, previews, preview_warnings = preview_older_results(tail, state, names)
     pinned = _pinned_block(state, tail)
     compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
@@ -194,6 +200,10 @@ async def compact_conversation(
         compacted = compacted_conversation(summary, tail, pinned)
     if trigger == "auto" and count(compacted) >= count(conversation):
         raise ProviderError("the summary would make the conversation larger than the one it replaces")
+    shown = {m.tool_result.content for m in compacted if m.tool_result is not None}
+    preview_warnings += record_previews([p for p in previews if p.preview in shown], state)
+    if warnings is not None:
+        warnings.extend(preview_warnings)
     return compacted, summary
 
 
@@ -314,7 +324,8 @@ async def manage_context(
         await before_summary(tokens)
     try:
         compacted, summary = await compact_conversation(
-            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape
+            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape,
+            warnings=warnings,
         )
     except ProviderError as error:
         _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)
