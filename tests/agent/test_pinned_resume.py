@@ -25,7 +25,7 @@ from tests.agent.test_facade import drain
 from tests.agent.test_hooks import collect, entry, hooks_for, make_runner, payloads, recorder
 from tests.compact.support import RecordingSession
 from tests.e2e.support import KEYS, fake_server
-from tests.fakes.script import Call, HttpError, Reply, Step
+from tests.fakes.script import Call, HttpError, Reply, Step, is_summary_request
 from tests.fakes.scripted import ScriptedProvider
 
 MODEL = "claude-fake-1"
@@ -45,7 +45,7 @@ def _files(root: Path) -> None:
 
 
 class Responder:
-    """Summaries for tool-less requests; the main requests read two files and run a failing command, then answer."""
+    """Summaries for summary requests; the main requests read two files and run a failing command, then answer."""
 
     def __init__(self, main: int = 0) -> None:
         self.main = main
@@ -59,7 +59,7 @@ class Responder:
         ]
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             return Reply(text="<summary>Worked on a.py.</summary>")
         self.main += 1
         return self.steps[self.main - 1] if self.main <= len(self.steps) else Reply(text=f"answer {self.main}")

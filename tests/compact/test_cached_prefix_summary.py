@@ -53,7 +53,7 @@ def test_a_newest_round_too_large_to_keep_beside_a_summary_is_summarized_with_th
     provider, context = SummaryProvider(), state()
     sent = session(2, 17_000)
     asyncio.run(manage_context(sent, context, provider, shape=shape))
-    huge = tool_round([("c9", "the huge page " + "y" * 70_000)])
+    huge = tool_round([("c9", "the huge page " + "y" * 78_000)])
     outcome = asyncio.run(manage_context([*sent, *huge], context, provider, shape=shape))
     (request,) = provider.requests
     assert outcome.summarized and request.tools == ()
