@@ -25,6 +25,7 @@ from pseudoclaude.compact.budget import (
 )
 from pseudoclaude.compact.estimate import (
     BytesEstimator,
+    Calibration,
     Estimator,
     TiktokenEstimator,
     estimate_messages,
@@ -63,6 +64,7 @@ __all__ = [
     "BeforeSummary",
     "Budget",
     "BytesEstimator",
+    "Calibration",
     "CompactSession",
     "ContextOutcome",
     "ContextState",
