@@ -12,6 +12,11 @@ or a kept message counts, the model's own words do not), the checks are:
 * the last error (the latest tool result that is an error or reports a
   non-zero exit code, identified by its tail marker, else its last line) is present.
 
+"So far" is everything the session had when it compacted: the working
+requests before, the summary request, and the calls and results of the
+request after (it is sent before any new tool runs; when the summary covers
+the prefix the previous request sent, the newest round is only there).
+
 Also reported: the summary request's size and the share the prompt cache
 serves, and the size of the request after the compaction. A summary request
 whose next request carries no summary was not committed (a rejected summary).
@@ -107,6 +112,8 @@ def compaction_reports(
         if following is None:
             reports.append(CompactionReport(len(reports) + 1, prompt, cached, False, False, 0, len(touched), None, 0.0))
             continue
+        _note_history(body, touched, errors)
+        _note_history(accepted[following], touched, errors)
         outside, committed = outside_summary(accepted[following])
         last_error = _error_mark(next(reversed(errors.values()))) if errors else None
         reports.append(CompactionReport(
