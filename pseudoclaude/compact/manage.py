@@ -17,10 +17,9 @@ same retry policy as every other model call. Order and invariants:
    one batch (``shrink.py``).
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
-3. Layer 2 (``compact_conversation``): summary of the history (or, when the
-   whole history does not fit the in-place request, of the prefix the
-   previous request sent, which the provider has cached: the messages after
-   it join the kept tail), then the three
+3. Layer 2 (``compact_conversation``): summary of the prefix the previous
+   request sent, which the provider has cached (the messages after it join
+   the kept tail; the whole history when they would not fit), then the three
    meta messages (the third opens with the pinned block built from the
    session's ``WorkingSet``, see ``pinned.py``) and the recent closed tail. If that is still over the
    threshold, the tail loses its oldest groups (the summary covers them); a
@@ -50,7 +49,6 @@ from pseudoclaude.compact.tail import preview_older_results, record_previews
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     RequestShape,
-    build_summary_instruction,
     meta_prefix_length,
     summarize,
     validated_summary,
@@ -166,7 +164,7 @@ async def compact_conversation(
     """
     budget = state.budget
     count = state.estimator.count
-    covered = _summary_scope(conversation, state, instructions, memory, shape)
+    covered = _summary_scope(conversation, state, shape)
     summary = await summarize(
         provider,
         state.model,
@@ -207,25 +205,20 @@ async def compact_conversation(
     return compacted, summary
 
 
-def _summary_scope(
-    conversation: Sequence[Message],
-    state: ContextState,
-    instructions: str | None,
-    memory: str | None,
-    shape: RequestShape | None,
-) -> int:
-    """How many leading messages the summary covers: all of them, or the prefix the provider has cached.
+def _summary_scope(conversation: Sequence[Message], state: ContextState, shape: RequestShape | None) -> int:
+    """How many leading messages the summary covers: the prefix the provider has cached, else all of them.
 
     The summary is asked in place for the conversation as the previous request
     sent it (``ContextState.last_sent``, a prefix of this one, so the provider
-    serves all of it from its cache) and the messages after it (the newest
-    round, which the model has not answered yet) stay in the kept tail
-    verbatim, when they are no larger than the kept tail would be anyway; or,
-    when the whole conversation plus the instruction does not fit the in-place
-    budget (the usual case at a small window: the newest round pushed it
-    over), when those messages, a full summary and the pinned block fit under
-    the threshold together. Otherwise everything is summarized (in place, or
-    as a transcript trimmed to fit), as after a resume (nothing sent yet).
+    serves all of it from its cache, and it fits: it was under the threshold)
+    and the messages after it (the newest round, which the model has not
+    answered yet) stay in the kept tail verbatim, whenever they fit under the
+    threshold beside a full summary and the pinned block. Otherwise (a round
+    too large for that, a rewritten prefix, nothing sent yet after a resume
+    or a summary) everything is summarized, in place or as a transcript
+    trimmed to fit. Measured on the session-cost benchmark: every summary
+    request 98-99% cached, against 86% at the least when the newest round was
+    summarized with the rest.
     """
     everything = len(conversation)
     sent = state.last_sent
@@ -233,15 +226,9 @@ def _summary_scope(
         return everything
     if any(a is not b and a != b for a, b in zip(sent, conversation)):
         return everything
-    budget, count = state.budget, state.estimator.count
-    rest = count(conversation[len(sent) :])
-    if rest <= budget.recent_keep_tokens:
-        return len(sent)
-    instruction = count([Message.user(build_summary_instruction(instructions, memory))])
-    if state.overhead_tokens + count(conversation) + instruction <= budget.summary_input_budget("manual"):
-        return everything
-    after = budget.summary_max_output_tokens + budget.pinned_max_tokens + rest
-    return len(sent) if state.overhead_tokens + after < state.auto_threshold else everything
+    budget = state.budget
+    after = state.overhead_tokens + budget.summary_max_output_tokens + budget.pinned_max_tokens + state.estimator.count(conversation[len(sent) :])
+    return len(sent) if after < state.auto_threshold else everything
 
 
 def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:

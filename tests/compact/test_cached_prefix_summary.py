@@ -1,4 +1,4 @@
-"""At a small window the summary covers the prefix the previous request sent, so it is still a cached-prefix request."""
+"""A summary covers the prefix the previous request sent (the provider's cache holds it); the newest round stays verbatim."""
 
 from __future__ import annotations
 
