@@ -15,7 +15,7 @@ prompt over it is a 400), and prints one markdown table per run:
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in
 order whatever it sees (only the paging in *explore* follows the hint a read
-returns). A summary request (Layer 2: ``tool_choice`` none, or no tools) is answered
+returns). A summary request (Layer 2: its last message carries the summary preamble) is answered
 with a plausible summary made of the script's own log, so it never carries a
 marker. Each step's text is a fixed sentence of prose, as a model's would be.
 
@@ -23,10 +23,7 @@ Reported per run: requests the server accepted, summaries, 400s, input tokens
 billed with the cached share, the peak prompt, output tokens and an estimated
 cost at Sonnet prices (cached read $0.30/M, uncached input $3.75/M: cache
 writes count as uncached, output $15/M), and the cached share of the summary
-requests' input. (The simulation ignores ``tool_choice``; Anthropic documents
-that changing it invalidates the cached message blocks, so on the real service
-a summary sent with ``tool_choice`` none reads only tools and system from the
-cache.) For every long output (a test run,
+requests' input. For every long output (a test run,
 a file): whether its tail reached the model, i.e. the unique marker on its
 last line appears in the messages of a later request that is not a summary
 (what the working model reads), whether it was
@@ -35,23 +32,14 @@ call), how many calls it took, and its inline cost: the tokens of its tool
 result(s) as first sent.
 
 Token counts are estimates: UTF-8 bytes / 3.5 of each prompt block's JSON
-(the project's own estimate ratio). The fake server bills nothing cached, so
-the cache is simulated from the requests, as Anthropic's prompt cache serves
-them. The rule:
-
-1. A prompt is a sequence of blocks in the order the service reads it: each
-   tool, each system block, each content block of each message (with its role).
-   A block carrying ``cache_control`` is a breakpoint.
-2. A request *writes* the prefix ending at each of its breakpoints (when that
-   prefix is at least 1,024 tokens, Sonnet's minimum).
-3. A request *reads* the longest prefix ending at a block that some earlier
-   request wrote, found by looking back at most 20 blocks from each of its own
-   breakpoints. Those tokens are cached; the rest of the prompt is uncached.
-   (No expiry: a scripted session runs well within the 5-minute TTL.)
-
-In an append-only conversation this is the common prefix with the previous
-request; a change in the middle (an offload, a summary) loses the cache from
-that point on.
+(the project's own estimate ratio). The cache is simulated from the requests
+as Anthropic's prompt cache serves them (``tests/fakes/prompt_cache.py``, the
+rule the fake server also reports usage by): prefixes written at the cache
+markers, read back at most 20 blocks before a marker, and the message blocks
+cached under the request's ``tool_choice``, so a request that changes it reads
+only tools and system from the cache. In an append-only conversation this is
+the common prefix with the previous request; a change in the middle (an
+offload, a summary) loses the cache from that point on.
 
 A second table reports every compaction (``bench/compaction_checks.py``):
 whether the task statement, every touched path and the last error are in the
@@ -62,7 +50,6 @@ and the size of the request after it.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -70,7 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -81,12 +68,12 @@ if str(ROOT) not in sys.path:
 from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, run_table  # noqa: E402
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
+from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
 from tests.fakes.script import is_summary_request  # noqa: E402
 
 CACHED_PER_M = 0.30
 UNCACHED_PER_M = 3.75
 OUTPUT_PER_M = 15.0
-CACHE_LOOKBACK_BLOCKS = 20
 CACHE_MIN_TOKENS = 1024
 WINDOWS = (200_000, 60_000, 32_000)
 
@@ -94,52 +81,9 @@ WINDOWS = (200_000, 60_000, 32_000)
 # ---------------------------------------------------------------- prompt cache
 
 
-def prompt_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool]]:
-    """(block text without its marker, carries a cache marker) in the order the service reads a prompt."""
-    def block(role: str, value: Any) -> tuple[str, bool]:
-        if isinstance(value, dict):
-            marked = "cache_control" in value
-            return role + as_json({k: v for k, v in value.items() if k != "cache_control"}), marked
-        return role + as_json(value), False
-
-    blocks = [block("tool:", tool) for tool in body.get("tools") or []]
-    system = body.get("system")
-    blocks += [block("system:", b) for b in (system if isinstance(system, list) else [system] if system else [])]
-    for message in body.get("messages", []):
-        content = message.get("content")
-        for b in content if isinstance(content, list) else [content]:
-            blocks.append(block(str(message.get("role")) + ":", b))
-    return blocks
-
-
-@dataclass
-class PromptCache:
-    """Anthropic's prompt cache as the module docstring states it: prefixes written at breakpoints, read back."""
-
-    written: set[bytes] = field(default_factory=set)
-
-    def serve(self, body: Mapping[str, Any]) -> tuple[float, float]:
-        """(prompt tokens, cached tokens) of one request; records the prefixes it writes."""
-        running = hashlib.sha256(str(body.get("model")).encode())
-        digests: list[bytes] = []
-        ends: list[float] = []
-        total = 0.0
-        marks: list[int] = []
-        for index, (text, marked) in enumerate(prompt_blocks(body)):
-            running.update(b"\x00" + text.encode("utf-8"))
-            digests.append(running.copy().digest())
-            total += tokens(text)
-            ends.append(total)
-            if marked:
-                marks.append(index)
-        cached = 0.0
-        for mark in marks:
-            for index in range(mark, max(-1, mark - CACHE_LOOKBACK_BLOCKS), -1):
-                if digests[index] in self.written:
-                    cached = max(cached, ends[index])
-                    break
-        self.written.update(digests[mark] for mark in marks if ends[mark] >= CACHE_MIN_TOKENS)
-        return total, cached
+def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
+    """Anthropic's prompt cache (``tests/fakes/prompt_cache.py``) counting tokens as the benchmark does."""
+    return SharedPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
 
 
 # ---------------------------------------------------------------- one run

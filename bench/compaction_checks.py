@@ -1,7 +1,7 @@
 """What survives each compaction of a scripted session, read from the requests the server accepted.
 
-For every summary request (no tools, or tools forbidden with ``tool_choice``
-none) the next working request is the first one after the compaction. In it,
+For every summary request (its last message carries the summary preamble,
+``tests.fakes.script.is_summary_request``) the next working request is the first one after the compaction. In it,
 *outside the summary text* (which starts at "Summary of the earlier
 conversation:" and ends at the scripted summary's last line, so a pinned block
 or a kept message counts, the model's own words do not), the checks are:
@@ -11,6 +11,11 @@ or a kept message counts, the model's own words do not), the checks are:
   ``write_file`` call made so far) is present;
 * the last error (the latest tool result that is an error or reports a
   non-zero exit code, identified by its tail marker, else its last line) is present.
+
+"So far" is everything the session had when it compacted: the working
+requests before, the summary request, and the calls and results of the
+request after (it is sent before any new tool runs; when the summary covers
+the prefix the previous request sent, the newest round is only there).
 
 Also reported: the summary request's size and the share the prompt cache
 serves, and the size of the request after the compaction. A summary request
@@ -107,6 +112,8 @@ def compaction_reports(
         if following is None:
             reports.append(CompactionReport(len(reports) + 1, prompt, cached, False, False, 0, len(touched), None, 0.0))
             continue
+        _note_history(body, touched, errors)
+        _note_history(accepted[following], touched, errors)
         outside, committed = outside_summary(accepted[following])
         last_error = _error_mark(next(reversed(errors.values()))) if errors else None
         reports.append(CompactionReport(

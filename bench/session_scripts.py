@@ -1,8 +1,8 @@
 """The scripted model of the session-cost benchmark, and the workspaces its sessions work in.
 
 Each session is a ``ScriptedModel``: the fake server calls it once per
-accepted request. A summary request (Layer 2: tools forbidden by
-``tool_choice`` none, or no tools in the transcript form) and
+accepted request. A summary request (Layer 2: its last message carries the
+summary preamble, in place or in the transcript form)
 gets a plausible summary built from the script's own log; any other request
 gets the next tool call of the plan (the exploration pages a file as far as
 the read's offset hint goes). Every long output carries a unique marker

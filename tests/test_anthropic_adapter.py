@@ -126,7 +126,10 @@ def test_tool_call_without_argument_deltas_completes_as_empty_object() -> None:
 
 def test_usage_carries_cache_read_and_write_tokens() -> None:
     reply = Reply(text="ok", input_tokens=120, output_tokens=33, cache_read_tokens=4000, cache_write_tokens=250)
-    _, events, _ = serve([reply])
+    request = make_request(system="You are a coding agent. " * 1000)  # over the cache minimum, so a repeat reads it back
+    with FakeAnthropicServer([reply, reply]) as server:
+        run(server.url, request)
+        events, _ = run(server.url, request)
     expected = Usage(input_tokens=120, output_tokens=33, cache_read_tokens=4000, cache_write_tokens=250)
     assert completed(events).usage == expected
 

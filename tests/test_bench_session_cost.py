@@ -9,6 +9,7 @@ import pytest
 from bench.bench_session_cost import PromptCache, run_session, summary_table
 from bench.compaction_checks import compaction_reports, compaction_table
 from bench.session_scripts import SUMMARY_LAST_LINE, Size
+from tests.fakes.script import SUMMARY_PREAMBLE
 
 TINY = Size(debug_runs=1, explore_files=1, small_results=2)
 
@@ -38,6 +39,15 @@ def test_a_change_in_the_middle_loses_the_cache_from_there_and_short_prefixes_ar
     small = PromptCache()
     small.serve(body("a" * 100))
     assert small.serve(body("a" * 100, "b"))[1] == 0
+
+
+def test_a_change_of_tool_choice_keeps_tools_and_system_cached_but_not_the_messages() -> None:
+    cache = PromptCache()
+    first = dict(body("a" * 7000), system=[{"type": "text", "text": "s" * 7000, "cache_control": {"type": "ephemeral"}}])
+    total, _ = cache.serve(first)
+    same_total, same = cache.serve(first)
+    _, changed = cache.serve(dict(first, tool_choice={"type": "none"}))
+    assert same == pytest.approx(same_total) and 0 < changed < total / 2 + 10
 
 
 @pytest.mark.slow
@@ -70,8 +80,10 @@ def test_each_compaction_reports_what_survived_outside_the_summary_text() -> Non
     summary_text = f"Summary of the earlier conversation:\n\n1. Primary request: {task}\nsrc/parse.py BENCH-run-TAIL-001-END\n{SUMMARY_LAST_LINE}"
     after = working(user({"type": "text", "text": summary_text}), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
                     user({"type": "text", "text": "Pinned: src/parse.py"}))
-    forbidden = dict(first, tool_choice={"type": "none"})
-    for summary_request in ({"model": "m", "messages": first["messages"]}, forbidden):
+    instruction = {"type": "text", "text": f"{SUMMARY_PREAMBLE}\nSummarize."}
+    in_place = dict(first, messages=[*first["messages"][:-1], user(*first["messages"][-1]["content"], instruction)])
+    transcript = {"model": "m", "messages": [user(instruction)]}
+    for summary_request in (transcript, in_place):
         (report,) = compaction_reports([first, summary_request, after], [(10.0, 0.0), (20.0, 15.0), (5.0, 0.0)], task)
         assert report.committed and not report.task_kept and report.error_kept is False
         assert (report.paths_kept, report.paths_touched) == (1, 1)

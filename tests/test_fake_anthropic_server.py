@@ -94,8 +94,36 @@ def test_usage_defaults_to_approx_tokens_of_the_body() -> None:
     with FakeAnthropicServer([Reply(text="ok", cache_read_tokens=9, output_tokens=4)]) as server:
         events = sse(post(server, payload))
     usage = events[0][1]["message"]["usage"]
-    assert usage["input_tokens"] == approx_tokens(payload) and usage["cache_read_input_tokens"] == 9
+    assert usage["input_tokens"] == approx_tokens(payload) and usage["cache_read_input_tokens"] == 0
     assert events[-2][1]["usage"]["output_tokens"] == 4
+
+
+def cached_prompt(tool_choice: dict[str, Any] | None = None, extra: str = "") -> dict[str, Any]:
+    """A prompt over the 1,024-token minimum with markers on the system prompt and on the last message block."""
+    system = [{"type": "text", "text": "s" * 8000, "cache_control": {"type": "ephemeral"}}]
+    blocks = [{"type": "text", "text": "m" * 16000 + extra, "cache_control": {"type": "ephemeral"}}]
+    out = body([{"role": "user", "content": blocks}], system=system, tools=[{"name": "t", "input_schema": {"type": "object"}}])
+    return out if tool_choice is None else dict(out, tool_choice=tool_choice)
+
+
+def reads(server: FakeAnthropicServer, payload: dict[str, Any]) -> int:
+    return int(sse(post(server, payload))[0][1]["message"]["usage"]["cache_read_input_tokens"])
+
+
+def test_scripted_cache_reads_are_capped_to_the_prefix_an_earlier_request_wrote() -> None:
+    with FakeAnthropicServer([Reply(text="ok", cache_read_tokens=10**6)] * 3) as server:
+        first, again = reads(server, cached_prompt()), reads(server, cached_prompt())
+        other_choice = reads(server, cached_prompt({"type": "none"}))
+    assert first == 0 and again > 3000 and 0 < other_choice < again / 2
+
+
+def test_with_report_cache_the_server_reports_the_simulated_reads_and_bills_the_rest() -> None:
+    with FakeAnthropicServer([Reply(text="ok")] * 3, report_cache=True) as server:
+        reads(server, cached_prompt())
+        usage = sse(post(server, cached_prompt()))[0][1]["message"]["usage"]
+        changed = reads(server, cached_prompt({"type": "none"}))
+    assert usage["cache_read_input_tokens"] > 3000 and usage["input_tokens"] < 100
+    assert 0 < changed < usage["cache_read_input_tokens"] / 2 and server.cache_reads[-1] == changed
 
 
 def test_missing_api_key_is_401() -> None:

@@ -31,7 +31,7 @@ from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
 from pseudoclaude.agent.workspace_source import WorkspaceSource
-from pseudoclaude.compact import ContextState, PinnedTool, WorkingSet
+from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
@@ -157,7 +157,7 @@ def _assemble(
 def _context_state(
     settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str], working_set: WorkingSet
 ) -> ContextState:
-    """The session's context state; a resumed one gets back its decisions, anchor, learned window and clock."""
+    """The session's context state; a resumed one gets back its decisions, anchor, learned window, estimator calibration and clock."""
     window = context_window(settings.model, settings.context_window)
     if replay is not None and replay.learned_window is not None:
         window = min(window, replay.learned_window)
@@ -171,6 +171,7 @@ def _context_state(
         overhead=overhead,
         clearable_tools=clearable,
         working_set=working_set,
+        calibration=Calibration.parse(*replay.calibration) if replay is not None and replay.calibration is not None else None,
     )
 
 

@@ -25,6 +25,7 @@ from pseudoclaude.compact.budget import (
 )
 from pseudoclaude.compact.estimate import (
     BytesEstimator,
+    Calibration,
     Estimator,
     TiktokenEstimator,
     estimate_messages,
@@ -64,6 +65,7 @@ __all__ = [
     "BeforeSummary",
     "Budget",
     "BytesEstimator",
+    "Calibration",
     "CompactSession",
     "ContextOutcome",
     "ContextState",

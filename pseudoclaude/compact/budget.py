@@ -10,15 +10,22 @@ and only down, by two rules:
   seed's 33,000 tokens at 128k and above (thresholds 95,000 and 167,000).
   Below, they only have to cover the summary's output (the summary request
   reuses the cached prefix), so their share of the window falls linearly from
-  the seed's 25.8% at 128k towards ``SMALL_RESERVE_FRACTION`` (20%): the
-  automatic threshold is about 77% of a 60k window and 78% of a 32k one, and
+  the seed's 25.8% at 128k towards ``SMALL_RESERVE_FRACTION`` (16%): the
+  automatic threshold is about 79% of a 60k window and 82% of a 32k one, and
   it still grows with the window. (``RESERVE_FRACTION``, 30%, was the previous
-  cap and remains an upper bound.)
-* **The kept tail** holds ``RECENT_KEEP_TOKENS`` (10,000) or 10% of the
-  window, whichever is smaller, and at least ``RECENT_KEEP_MESSAGES`` messages
-  at 128k and above (the seed). Below 128k the message floor gives way once
-  the tail holds 10% of the window (``recent_max_tokens``): five whole
-  messages at 60k were 16.8k tokens, two read pages.
+  cap and remains an upper bound.) Measured on the exploration session at
+  60k (``bench/bench_session_cost.py``), 20% gave 4 compactions, 16% gives 3.
+* **The kept tail** holds ``RECENT_KEEP_TOKENS`` (10,000) and at least
+  ``RECENT_KEEP_MESSAGES`` messages at 128k and above (the seed). Below 128k
+  it holds 7% of the window (``SMALL_RECENT_KEEP_WINDOW_FRACTION``) and the
+  message floor gives way once it does (``recent_max_tokens``): five whole
+  messages at 60k were 16.8k tokens, two read pages; 10% kept one page more
+  than the model needs after a summary (the pinned block names the files).
+* **The shrink tier keeps only the newest result whole**
+  (``SHRINK_KEEP_RECENT_RESULTS``, besides the latest round, which it never
+  touches): keeping three whole at 60k held three read pages, 40% of the
+  window; with one, the exploration at 60k compacts 4 times instead of 6 and
+  the one at 200k peaks at 114k instead of 152k.
 * **Layer 1 byte limits and the summary's output** scale by
   ``window / DEFAULT_FALLBACK_CONTEXT_WINDOW`` when the window is smaller than
   128k, so a single tool round can never fill a small window by itself.
@@ -57,8 +64,9 @@ PREVIEW_TAIL_LINES = 40
 SUMMARY_RETRY_LIMIT = 3
 
 RESERVE_FRACTION = 0.30
-SMALL_RESERVE_FRACTION = 0.20
+SMALL_RESERVE_FRACTION = 0.16
 RECENT_KEEP_WINDOW_FRACTION = 0.10
+SMALL_RECENT_KEEP_WINDOW_FRACTION = 0.07
 OUTPUT_INLINE_MAX_BYTES = 14_000
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
@@ -67,7 +75,7 @@ READ_PAGE_MIN_BYTES = 2_000
 READ_PAGE_SHRINK_EXPONENT = 1.3
 SHRINK_THRESHOLD_FRACTION = 0.5
 SHRINK_MIN_SAVING_FRACTION = 0.2
-SHRINK_KEEP_RECENT_RESULTS = 3
+SHRINK_KEEP_RECENT_RESULTS = 1
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
 PINNED_MAX_TOKENS = 4_000
@@ -107,6 +115,7 @@ class Budget:
         fraction = SMALL_RESERVE_FRACTION + (seed_fraction - SMALL_RESERVE_FRACTION) * size_scale
         reserve_scale = min(1.0, fraction * window / reserves)
         summary_reserve = int(SUMMARY_RESERVE_TOKENS * reserve_scale)
+        tail_fraction = RECENT_KEEP_WINDOW_FRACTION if size_scale >= 1.0 else SMALL_RECENT_KEEP_WINDOW_FRACTION
         return cls(
             context_window=window,
             summary_reserve_tokens=summary_reserve,
@@ -114,8 +123,8 @@ class Budget:
             manual_safety_margin_tokens=int(MANUAL_SAFETY_MARGIN_TOKENS * reserve_scale),
             single_limit_bytes=int(SINGLE_TOOL_RESULT_LIMIT_BYTES * size_scale),
             aggregate_limit_bytes=int(TOOL_ROUND_AGGREGATE_LIMIT_BYTES * size_scale),
-            recent_keep_tokens=min(RECENT_KEEP_TOKENS, int(window * RECENT_KEEP_WINDOW_FRACTION)),
-            recent_max_tokens=None if size_scale >= 1.0 else int(window * RECENT_KEEP_WINDOW_FRACTION),
+            recent_keep_tokens=min(RECENT_KEEP_TOKENS, int(window * tail_fraction)),
+            recent_max_tokens=None if size_scale >= 1.0 else int(window * tail_fraction),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
             inline_output_bytes=_clamp(
                 int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES

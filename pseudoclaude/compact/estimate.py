@@ -12,12 +12,18 @@ which one is active (``name``):
   weight ``CALIBRATION_WEIGHT``, so one odd sample cannot swing it far.
 * ``TiktokenEstimator`` counts with the real tokenizer of OpenAI models (see
   ``tokenizer.py`` for how it loads offline), caching per message object.
+
+What a calibrating estimator has learned is a ``Calibration``: the session
+records it after every accepted sample and a resume restores it, so the
+first request after ``--resume`` counts (and decides compaction) exactly as
+the original session would have.
 """
 
 from __future__ import annotations
 
 import math
 import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
@@ -60,6 +66,23 @@ def estimate_messages(messages: Sequence[Message], bytes_per_token: float = ESTI
     return math.ceil(total / bytes_per_token) if total else 0
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """What a ``BytesEstimator`` learned from usage reports: its ratio and how many samples shaped it."""
+
+    bytes_per_token: float
+    samples: int
+
+    @classmethod
+    def parse(cls, bytes_per_token: object, samples: object) -> Calibration | None:
+        """A calibration read back from a session line, None when the values are not a plausible one."""
+        if not isinstance(bytes_per_token, (int, float)) or not isinstance(samples, int) or isinstance(samples, bool):
+            return None
+        if not MIN_BYTES_PER_TOKEN <= bytes_per_token <= MAX_BYTES_PER_TOKEN or samples < 1:
+            return None
+        return cls(float(bytes_per_token), samples)
+
+
 class Estimator(Protocol):
     """Counts the tokens a list of messages costs; ``name`` is shown by ``/context``."""
 
@@ -70,6 +93,14 @@ class Estimator(Protocol):
 
     def observe(self, message_bytes: int, tokens: int) -> None:
         """Learn from ``tokens`` reported for messages totalling ``message_bytes``."""
+        ...
+
+    def calibration(self) -> Calibration | None:
+        """What it has learned so far (None: nothing, or it does not learn)."""
+        ...
+
+    def restore(self, calibration: Calibration) -> None:
+        """Take back what an earlier run of the session learned."""
         ...
 
 
@@ -95,6 +126,13 @@ class BytesEstimator:
         sample = min(MAX_BYTES_PER_TOKEN, max(MIN_BYTES_PER_TOKEN, message_bytes / tokens))
         self.bytes_per_token += CALIBRATION_WEIGHT * (sample - self.bytes_per_token)
         self.samples += 1
+
+    def calibration(self) -> Calibration | None:
+        return Calibration(self.bytes_per_token, self.samples) if self.samples else None
+
+    def restore(self, calibration: Calibration) -> None:
+        self.bytes_per_token = calibration.bytes_per_token
+        self.samples = calibration.samples
 
 
 class TiktokenEstimator:
@@ -137,4 +175,10 @@ class TiktokenEstimator:
         return sum(self.count_message(m) for m in messages)
 
     def observe(self, message_bytes: int, tokens: int) -> None:
+        return None
+
+    def calibration(self) -> Calibration | None:
+        return None
+
+    def restore(self, calibration: Calibration) -> None:
         return None

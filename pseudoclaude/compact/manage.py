@@ -17,7 +17,9 @@ same retry policy as every other model call. Order and invariants:
    one batch (``shrink.py``).
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
-3. Layer 2 (``compact_conversation``): summary of the history, then the three
+3. Layer 2 (``compact_conversation``): summary of the prefix the previous
+   request sent, which the provider has cached (the messages after it join
+   the kept tail; the whole history when they would not fit), then the three
    meta messages (the third opens with the pinned block built from the
    session's ``WorkingSet``, see ``pinned.py``) and the recent closed tail. If that is still over the
    threshold, the tail loses its oldest groups (the summary covers them); a
@@ -43,6 +45,7 @@ from pseudoclaude.compact.pinned import is_user_request, pinned_text
 from pseudoclaude.compact.select import closed_groups, select_recent
 from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
+from pseudoclaude.compact.tail import preview_older_results, record_previews
 from pseudoclaude.compact.summarize import (
     SUMMARY_MESSAGE_PREFIX,
     RequestShape,
@@ -146,6 +149,7 @@ async def compact_conversation(
     memory: str | None = None,
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
+    warnings: list[str] | None = None,
 ) -> tuple[list[Message], str]:
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails.
 
@@ -154,14 +158,17 @@ async def compact_conversation(
     request fits the manual summary budget (window - reserve - the small
     margin): the automatic trigger fires at the automatic budget, so that
     budget would send every automatic summary as a transcript. The reserve
-    still covers the summary's output.
+    still covers the summary's output. Older results inside the kept tail
+    become previews (``tail.py``); ``warnings`` receives what could not be saved
+    or recorded.
     """
     budget = state.budget
     count = state.estimator.count
+    covered = _summary_scope(conversation, state, shape)
     summary = await summarize(
         provider,
         state.model,
-        conversation,
+        conversation[:covered],
         budget_tokens=budget.summary_input_budget(trigger),
         instructions=instructions,
         max_tokens=budget.summary_max_output_tokens,
@@ -174,19 +181,54 @@ async def compact_conversation(
     )
     summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
+    unsummarized = len(conversation) - covered
     tail = select_recent(history, keep_tokens=budget.recent_keep_tokens, max_tokens=budget.recent_max_tokens, count=count)
+    if len(tail) < unsummarized:
+        tail = history[len(history) - unsummarized :]
+    names = {call.id: call.name for message in conversation for call in message.tool_calls}
+    tail, previews, preview_warnings = preview_older_results(tail, state, names)
     pinned = _pinned_block(state, tail)
     compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
-        if len(groups) <= 1:
+        if len(groups) <= 1 or len(tail) - groups[1][0] < unsummarized:
             break
         tail = tail[groups[1][0] :]
         pinned = _pinned_block(state, tail)
         compacted = compacted_conversation(summary, tail, pinned)
     if trigger == "auto" and count(compacted) >= count(conversation):
         raise ProviderError("the summary would make the conversation larger than the one it replaces")
+    shown = {m.tool_result.content for m in compacted if m.tool_result is not None}
+    preview_warnings += record_previews([p for p in previews if p.preview in shown], state)
+    if warnings is not None:
+        warnings.extend(preview_warnings)
     return compacted, summary
+
+
+def _summary_scope(conversation: Sequence[Message], state: ContextState, shape: RequestShape | None) -> int:
+    """How many leading messages the summary covers: the prefix the provider has cached, else all of them.
+
+    The summary is asked in place for the conversation as the previous request
+    sent it (``ContextState.last_sent``, a prefix of this one, so the provider
+    serves all of it from its cache, and it fits: it was under the threshold)
+    and the messages after it (the newest round, which the model has not
+    answered yet) stay in the kept tail verbatim, whenever they fit under the
+    threshold beside a full summary and the pinned block. Otherwise (a round
+    too large for that, a rewritten prefix, nothing sent yet after a resume
+    or a summary) everything is summarized, in place or as a transcript
+    trimmed to fit. Measured on the session-cost benchmark: every summary
+    request 98-99% cached, against 86% at the least when the newest round was
+    summarized with the rest.
+    """
+    everything = len(conversation)
+    sent = state.last_sent
+    if shape is None or not sent or len(sent) >= everything or len(sent) <= meta_prefix_length(conversation):
+        return everything
+    if any(a is not b and a != b for a, b in zip(sent, conversation)):
+        return everything
+    budget = state.budget
+    after = state.overhead_tokens + budget.summary_max_output_tokens + budget.pinned_max_tokens + state.estimator.count(conversation[len(sent) :])
+    return len(sent) if after < state.auto_threshold else everything
 
 
 def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
@@ -269,7 +311,8 @@ async def manage_context(
         await before_summary(tokens)
     try:
         compacted, summary = await compact_conversation(
-            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape
+            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape,
+            warnings=warnings,
         )
     except ProviderError as error:
         _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)

@@ -26,6 +26,7 @@ from typing import Callable, Literal, Mapping, Protocol, Sequence
 from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
 from pseudoclaude.compact.estimate import (
     BytesEstimator,
+    Calibration,
     Estimator,
     TiktokenEstimator,
     messages_bytes,
@@ -45,6 +46,7 @@ class CompactSession(Protocol):
     ``layer`` names it, ``path`` is the spill file (None when nothing was
     saved), and ``resets_anchor`` says the replacement rewrote text the
     provider had already counted, so a replay must drop the usage anchor.
+    ``append_calibration`` records what the estimator learned (``estimate.py``).
     """
 
     def write_spill(self, call_id: str, content: str) -> Path: ...
@@ -58,6 +60,8 @@ class CompactSession(Protocol):
     ) -> None: ...
 
     def append_window(self, context_window: int) -> None: ...
+
+    def append_calibration(self, bytes_per_token: float, samples: int) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ class ContextState:
         clock: Callable[[], float] = time.time,
         clearable_tools: frozenset[str] = frozenset(),
         working_set: WorkingSet | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -120,6 +125,7 @@ class ContextState:
         self._decisions: dict[str, LedgerDecision] = {call_id: "replace" for call_id in replacements}
         self._previews: dict[str, str] = dict(replacements)
         self._estimator = estimator
+        self._calibration = calibration  # restored into the estimator when it is created (a resume)
         self._sent: Sequence[Message] | None = None
         self.scan_mark: ScanMark | None = None
         self.warned_no_session = False
@@ -162,6 +168,9 @@ class ContextState:
 
             encoding = load_offline_encoding(self.model)
             self._estimator = TiktokenEstimator(encoding) if encoding is not None else BytesEstimator()
+        if self._calibration is not None:
+            self._estimator.restore(self._calibration)
+            self._calibration = None
         return self._estimator
 
     @property
@@ -207,6 +216,11 @@ class ContextState:
         """call id -> preview of every replaced result (what a session persists)."""
         return dict(self._previews)
 
+    @property
+    def last_sent(self) -> Sequence[Message] | None:
+        """The conversation last returned to be sent (what the provider's prompt cache holds), None after a rewrite."""
+        return self._sent
+
     def note_sent(self, conversation: Sequence[Message]) -> None:
         """Remember the conversation ``manage_context`` returned: usage reports calibrate against it."""
         self._sent = conversation
@@ -219,8 +233,20 @@ class ContextState:
         previous, sent = self.anchor, self._sent
         if previous is not None and sent is not None and previous[1] < message_count <= len(sent):
             added = messages_bytes(sent[previous[1] : message_count])
+            learned = self.estimator.calibration()
             self.estimator.observe(added, prompt_tokens - previous[0])
+            self._record_calibration(learned)
         self.anchor = (prompt_tokens, message_count)
+
+    def _record_calibration(self, before: Calibration | None) -> None:
+        """Persist what the estimator learned, when it learned something (a resume restores it)."""
+        learned = self.estimator.calibration()
+        if learned is None or learned == before or self.session is None:
+            return
+        try:
+            self.session.append_calibration(learned.bytes_per_token, learned.samples)
+        except OSError:
+            pass  # the session records its own write failures; the estimate still holds in memory
 
     def reset_anchor(self) -> None:
         """Forget the anchor: the conversation's prefix was rewritten (Layer 2)."""

@@ -1,17 +1,24 @@
 """Layer 2's model call: summarize a conversation into a fixed nine-part summary.
 
 The summary is asked **in place** when it can be: the very request the main
-loop would send next (its system prompt and suffix, its tools, its messages,
-hence its cache markers, built by the caller's ``RequestShape``) with the
-instruction appended as the last user message (merged into it when the
-conversation ends with one, so roles keep alternating) and ``tool_choice``
-"none". Everything before the instruction is the prefix the provider has just
-cached, so the summary is paid mostly at the cached price. A tool call in the
-reply is ignored; its text is used (a reply with no text falls back to the
-transcript). This form is sent only when the whole
-conversation plus the instruction fits its budget (the caller's
-``in_place_budget_tokens``); when it does not, or the provider answers
-``PromptTooLong``, the transcript form below is used.
+loop would send next (its system prompt and suffix, its tools, its
+``tool_choice``, its messages, hence its cache markers, built by the caller's
+``RequestShape``) with the instruction appended as the last user message
+(merged into it when the conversation ends with one, so roles keep
+alternating). Everything before the instruction is byte-identical to the
+prefix the provider has just cached, so the summary is paid mostly at the
+cached price. ``tool_choice`` stays as the main loop sends it: Anthropic
+documents that a change of ``tool_choice`` invalidates the cached *message*
+blocks (only tools and system would still be read from the cache), and
+OpenAI caches by exact prefix, so "auto" is the one form certain to hit on
+both. Tools are forbidden by the text-only preamble instead (what Claude
+Code's fork does); a reply that still calls a tool, or has no summary text,
+is a failed attempt: it is retried once in place, then the transcript form
+below is used. The in-place form is sent only when the conversation plus the
+instruction fits its budget (the caller's ``in_place_budget_tokens``); when it
+does not, or the provider answers ``PromptTooLong``, the transcript form is
+used (``manage.py`` first tries the prefix the previous request sent, which
+the cache already holds).
 
 The transcript form carries **no tools and exactly one user message**: the
 history is rendered as a plain transcript inside it, so no provider can object
@@ -51,17 +58,13 @@ from pseudoclaude.llm import (
     RetryPolicy,
     Retrying,
     TextChunk,
-    ToolChoice,
     stream_with_retry,
 )
 
 RequestShape = Callable[[Sequence[Message]], Request]
-SUMMARY_TOOL_CHOICE: ToolChoice = "none"
-"""Tools forbidden in the in-place summary. Anthropic documents that a change of
-``tool_choice`` invalidates the cached *message* blocks (tools and system stay
-cached): "auto" would keep the whole prefix, relying on the preamble and on
-ignoring calls instead (what Claude Code's fork does)."""
-"""The request the main loop would send with these messages (system, tools, cache markers)."""
+"""The request the main loop would send with these messages (system, tools, tool_choice, cache markers)."""
+IN_PLACE_ATTEMPTS = 2
+"""In-place tries before the transcript form when a reply calls a tool or carries no summary (it costs little: cached)."""
 
 SUMMARY_SYSTEM_PROMPT = "You are a helpful AI assistant tasked with summarizing conversations."
 SUMMARY_MESSAGE_PREFIX = "This session continues an earlier conversation that was compacted to fit the context window."
@@ -78,7 +81,7 @@ NO_TOOLS_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 
 IN_PLACE_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 
-- Tool calls are disabled for this answer and will be ignored: you will fail the task.
+- Tool calls will be REJECTED and will waste your only turn: you will fail the task.
 - You already have all the context you need in the conversation above.
 - Your entire response must be plain text: an <analysis> block followed by a <summary> block.
 """
@@ -159,10 +162,10 @@ def with_instruction(messages: Sequence[Message], instruction: str) -> list[Mess
 
 
 def in_place_request(shape: RequestShape, messages: Sequence[Message], instruction: str, max_tokens: int) -> Request:
-    """The main loop's request for ``messages`` with ``instruction`` appended and tools forbidden."""
+    """The main loop's request for ``messages`` with ``instruction`` appended: everything else as the loop sends it."""
     main = shape(messages)
     messages = tuple(with_instruction(main.messages, instruction))
-    return replace(main, messages=messages, tool_choice=SUMMARY_TOOL_CHOICE, max_tokens=max_tokens)
+    return replace(main, messages=messages, max_tokens=max_tokens)
 
 
 def extract_summary(reply: str) -> str:
@@ -261,6 +264,10 @@ class _Transcript:
         return "\n".join(parts)
 
 
+class CalledTool(ProviderError):
+    """The in-place summary reply called a tool instead of answering in text: a failed attempt."""
+
+
 async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
     deltas: list[str] = []
     async with aclosing(stream_with_retry(provider, request, retry)) as events:
@@ -268,6 +275,8 @@ async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
             if isinstance(event, TextChunk):
                 deltas.append(event.text)
             elif isinstance(event, Completed):
+                if event.message.tool_calls:
+                    raise CalledTool("the summary reply called a tool")
                 return event.message.text
             elif isinstance(event, Retrying):
                 deltas.clear()
@@ -301,8 +310,8 @@ async def summarize(
     With ``shape`` the summary is asked in place when ``overhead_tokens`` (the
     system prompt and tools) + the conversation + the instruction fit
     ``in_place_budget_tokens`` (default ``budget_tokens``); otherwise, or on
-    ``PromptTooLong`` or a reply with no summary text (only tool calls), as a
-    transcript trimmed to ``budget_tokens``.
+    ``PromptTooLong``, or after ``IN_PLACE_ATTEMPTS`` replies that called a tool
+    or carried no summary text, as a transcript trimmed to ``budget_tokens``.
     """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
@@ -311,12 +320,15 @@ async def summarize(
         request = in_place_request(shape, messages, instruction, max_tokens)
         limit = budget_tokens if in_place_budget_tokens is None else in_place_budget_tokens
         if overhead_tokens + count(request.messages) <= limit:
-            try:
-                summary = extract_summary(await _ask(provider, request, retry))
-            except PromptTooLong:
-                summary = ""
-            if summary:
-                return summary
+            for _attempt in range(IN_PLACE_ATTEMPTS):
+                try:
+                    summary = extract_summary(await _ask(provider, request, retry))
+                except PromptTooLong:
+                    break
+                except CalledTool:
+                    continue
+                if summary:
+                    return summary
     transcript = _Transcript(messages, count)
     overhead = count([Message.user(build_summary_prompt("", instructions, memory))])
     excess = transcript.total() + overhead - budget_tokens

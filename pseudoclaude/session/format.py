@@ -35,6 +35,7 @@ COMPACTION = "compaction"
 ERROR = "error"
 INTERRUPT = "interrupt"
 WINDOW = "window"
+CALIBRATION = "calibration"
 MEMORY = "memory"
 
 WRITE_FAILED = "session_write_failed"

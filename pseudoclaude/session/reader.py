@@ -67,6 +67,8 @@ class Replay:
     """When the last provider call was answered (epoch seconds): tells whether its prompt cache is still warm."""
     memory_snapshot: str | None = None
     """The memory snapshot the session started with (None for sessions that recorded none)."""
+    calibration: tuple[float, int] | None = None
+    """What the token estimator had learned by the last usage report: (bytes per token, samples), None when nothing was recorded."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape ``compact.ContextState`` restores from."""
@@ -100,6 +102,7 @@ class _State:
     replacements: dict[str, Replacement] = field(default_factory=dict)
     anchor: tuple[int, int] | None = None
     learned_window: int | None = None
+    calibration: tuple[float, int] | None = None
     last_call_at: float | None = None
     memory_snapshot: str | None = None
     usage_total: Usage = field(default_factory=Usage)
@@ -204,6 +207,10 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         state.learned_window = int(entry["context_window"])
     elif kind == fmt.ERROR and entry.get("kind") == fmt.WRITE_FAILED:
         _write_failed(state, entry)
+    elif kind == fmt.CALIBRATION:
+        ratio, samples = entry.get("bytes_per_token"), entry.get("samples")
+        if isinstance(ratio, (int, float)) and isinstance(samples, int) and not isinstance(samples, bool):
+            state.calibration = (float(ratio), samples)
     elif kind == fmt.META:
         if state.meta is None:
             state.meta = fmt.SessionMeta.from_entry(entry, state.folder.name)
@@ -231,4 +238,5 @@ def _finish(state: _State) -> Replay:
         learned_window=state.learned_window,
         last_call_at=state.last_call_at,
         memory_snapshot=state.memory_snapshot,
+        calibration=state.calibration,
     )

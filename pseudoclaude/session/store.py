@@ -138,6 +138,10 @@ class Session:
         """The provider stated a smaller context window than assumed (a prompt-too-long error)."""
         self._append(fmt.WINDOW, {"context_window": context_window})
 
+    def append_calibration(self, bytes_per_token: float, samples: int) -> None:
+        """What the token estimator learned from usage reports (``compact.estimate``): a resume restores it."""
+        self._append(fmt.CALIBRATION, {"bytes_per_token": bytes_per_token, "samples": samples})
+
     def append_error(self, kind: str, message: str) -> None:
         self._append(fmt.ERROR, {"kind": kind, "message": message})
 

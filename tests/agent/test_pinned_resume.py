@@ -25,7 +25,7 @@ from tests.agent.test_facade import drain
 from tests.agent.test_hooks import collect, entry, hooks_for, make_runner, payloads, recorder
 from tests.compact.support import RecordingSession
 from tests.e2e.support import KEYS, fake_server
-from tests.fakes.script import Call, HttpError, Reply, Step
+from tests.fakes.script import Call, HttpError, Reply, Step, is_summary_request
 from tests.fakes.scripted import ScriptedProvider
 
 MODEL = "claude-fake-1"
@@ -45,7 +45,7 @@ def _files(root: Path) -> None:
 
 
 class Responder:
-    """Summaries for tool-less requests; the main requests read two files and run a failing command, then answer."""
+    """Summaries for summary requests; the main requests read two files and run a failing command, then answer."""
 
     def __init__(self, main: int = 0) -> None:
         self.main = main
@@ -59,7 +59,7 @@ class Responder:
         ]
 
     def __call__(self, body: Mapping[str, Any]) -> Step:
-        if not body.get("tools"):
+        if is_summary_request(body):
             return Reply(text="<summary>Worked on a.py.</summary>")
         self.main += 1
         return self.steps[self.main - 1] if self.main <= len(self.steps) else Reply(text=f"answer {self.main}")
@@ -101,8 +101,9 @@ def test_a_resume_after_a_compaction_sends_the_same_bytes_and_rebuilds_the_same_
         again_sent, again_pinned = asyncio.run(resumed(server))
         assert server.rejections == []
     assert again_sent == first_sent
-    # The block after a second compaction leaves out what the kept tail already carries, and the tail's size
-    # depends on the estimator's calibration, which a resume does not restore: compare what the block must keep.
+    assert again_pinned == first_pinned
+    # The block after a second compaction leaves out what the kept tail already carries; a resume rebuilds
+    # the same tail (the calibration is restored too), hence the same block.
     for kept in (f"[1] {TASK}", "- a.py (read lines 1-", "- d.py (read lines 1-", "$ echo boom; exit 3"):
         assert kept in again_pinned
     assert first_pinned.startswith("<pinned-context") and f"[1] {TASK}" in first_pinned and "- d.py (read lines 1-" in first_pinned

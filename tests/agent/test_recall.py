@@ -8,16 +8,11 @@ from typing import Any, Mapping
 
 from pseudoclaude.agent.facade import Agent
 from tests.agent.test_facade import drain, play
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 MARKER = "ZEBRA-7731: the off-by-one is in add_range"
 MIDDLE = "QUOKKA-4412 found in the middle of the output"
 COMMAND = "python3 -c \"import sys; [print(f'PASSED test_{i}' if i != 6000 else 'QUOKKA-4412 found in the middle of the output') for i in range(12000)]\""
-
-
-def is_summary_request(body: Mapping[str, Any]) -> bool:
-    choice = body.get("tool_choice")
-    return not body.get("tools") or (isinstance(choice, dict) and choice.get("type") == "none")
 
 
 def results_in(body: Mapping[str, Any]) -> list[str]:

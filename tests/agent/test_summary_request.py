@@ -38,6 +38,10 @@ def make_responder() -> Callable[[Mapping[str, Any]], Step]:
     return respond
 
 
+def _body(request: Request) -> dict[str, Any]:
+    return {"messages": [message.to_dict() for message in request.messages]}
+
+
 @dataclass
 class LoggingProvider(ScriptedProvider):
     """Notes each request in a log the test's event consumer also writes to."""
@@ -45,7 +49,7 @@ class LoggingProvider(ScriptedProvider):
     log: list[str] = field(default_factory=list)
 
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        self.log.append("summary request" if request.tool_choice == "none" or not request.tools else "main request")
+        self.log.append("summary request" if is_summary_request(_body(request)) else "main request")
         async for event in super().stream(request):
             yield event
 
@@ -72,22 +76,22 @@ def play(tmp_path: Path) -> tuple[LoggingProvider, list[Event]]:
     return provider, asyncio.run(go())
 
 
-def test_the_summary_request_is_the_main_request_plus_the_instruction_with_tools_forbidden(tmp_path: Path) -> None:
+def test_the_summary_request_is_the_main_request_plus_the_instruction_and_nothing_else_changed(tmp_path: Path) -> None:
     provider, events = play(tmp_path)
     requests = provider.requests
-    index = next(i for i, r in enumerate(requests) if r.tool_choice == "none")
+    index = next(i for i, r in enumerate(requests) if is_summary_request(_body(r)))
     summary, previous = requests[index], requests[index - 1]
     assert (summary.model, summary.system, summary.system_suffix, summary.tools) == (
         previous.model, previous.system, previous.system_suffix, previous.tools
     )
-    assert summary.tools and previous.tool_choice == "auto"
-    assert tuple(summary.messages[: len(previous.messages)]) == tuple(previous.messages)
-    sent_since = summary.messages[len(previous.messages) : -1]
-    assert [m.role for m in sent_since] == ["assistant", "tool"]
+    assert summary.tools and summary.tool_choice == previous.tool_choice == "auto"
+    assert tuple(summary.messages[:-1]) == tuple(previous.messages)
     assert tuple(repair(summary.messages[:-1])) == tuple(summary.messages[:-1])
     assert summary.messages[-1].role == "user" and "<summary>" in summary.messages[-1].text
     after = requests[index + 1]
     assert "We echoed many chunks." in after.messages[0].text and after.tool_choice == "auto"
+    newest = [m for m in after.messages if m.role == "assistant" and m.tool_calls][-1]
+    assert newest not in previous.messages
     assert any(isinstance(e, Progress) and e.kind == "compact" for e in events)
     last = events[-1]
     assert isinstance(last, Stop) and last.reason == "end_turn"

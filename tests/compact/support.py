@@ -67,6 +67,9 @@ class RecordingSession:
     def append_window(self, context_window: int) -> None:
         self.events.append(("window", {"context_window": context_window}))
 
+    def append_calibration(self, bytes_per_token: float, samples: int) -> None:
+        self.events.append(("calibration", {"bytes_per_token": bytes_per_token, "samples": samples}))
+
 
 def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "") -> list[Message]:
     """An assistant message calling one tool per id, followed by the results."""

@@ -164,14 +164,15 @@ def _shape(messages: Sequence[Message]) -> Request:
     return Request(model="m", system="the agent's prompt", system_suffix="today", messages=tuple(messages), tools=(SPEC,), max_tokens=4096)
 
 
-def test_with_a_shape_the_request_is_the_main_request_plus_the_instruction_and_tools_forbidden() -> None:
+def test_with_a_shape_the_request_is_the_main_request_plus_the_instruction_and_nothing_else_changed() -> None:
     provider = SummaryProvider()
     history = _history(3)
     assert _run(provider, history, shape=_shape, max_tokens=2000, memory="fact") == "the summary"
     (request,) = provider.requests
     main = _shape(history)
     assert (request.model, request.system, request.system_suffix, request.tools) == (main.model, main.system, main.system_suffix, main.tools)
-    assert request.tool_choice == "none" and request.max_tokens == 2000
+    assert request.tool_choice == main.tool_choice == "auto" and request.max_tokens == 2000
+    assert "CRITICAL: Respond with TEXT ONLY" in request.messages[-1].text
     assert tuple(request.messages[:-1]) == tuple(main.messages)
     instruction = request.messages[-1]
     assert instruction.role == "user" and all(part in instruction.text for part in NINE_PARTS) and "fact" in instruction.text
@@ -200,34 +201,39 @@ def test_the_in_place_budget_and_the_overhead_decide_the_form() -> None:
     fits, overhead = SummaryProvider(), SummaryProvider()
     _run(fits, history, budget=10, shape=_shape, in_place_budget_tokens=100_000)
     _run(overhead, history, shape=_shape, overhead_tokens=99_000)
-    assert fits.requests[0].tool_choice == "none" and overhead.requests[0].tools == ()
+    assert fits.requests[0].tools == (SPEC,) and overhead.requests[0].tools == ()
 
 
 def test_a_prompt_too_long_in_place_falls_back_to_the_transcript() -> None:
     provider = SummaryProvider([PromptTooLong("prompt is too long"), "<summary>from the transcript</summary>"])
     assert _run(provider, _history(3), shape=_shape) == "from the transcript"
     in_place, transcript = provider.requests
-    assert in_place.tool_choice == "none" and transcript.tools == () and len(transcript.messages) == 1
+    assert in_place.tools == (SPEC,) and transcript.tools == () and len(transcript.messages) == 1
 
 
-def test_tool_calls_in_the_summary_reply_are_ignored_and_its_text_used() -> None:
-    class CallingProvider(SummaryProvider):
+def test_an_in_place_reply_that_calls_a_tool_is_a_failed_attempt_retried_in_place() -> None:
+    class CallsOnce(SummaryProvider):
         async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
             self.requests.append(request)
-            yield Completed(Message.assistant("<summary>text wins</summary>", [ToolCall("c1", "read_file", "{}")]))
+            if len(self.requests) == 1:
+                yield Completed(Message.assistant("<summary>with a call</summary>", [ToolCall("c1", "read_file", "{}")]))
+            else:
+                yield Completed(Message.assistant("<summary>text only</summary>"))
 
-    assert _run(CallingProvider(), _history(2), shape=_shape) == "text wins"
+    provider = CallsOnce()
+    assert _run(provider, _history(2), shape=_shape) == "text only"
+    assert [bool(r.tools) for r in provider.requests] == [True, True]
 
 
-def test_an_in_place_reply_with_only_tool_calls_falls_back_to_the_transcript() -> None:
-    class CallsFirst(SummaryProvider):
+def test_in_place_replies_that_keep_calling_tools_fall_back_to_the_transcript() -> None:
+    class AlwaysCalls(SummaryProvider):
         async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
             self.requests.append(request)
             if request.tools:
-                yield Completed(Message.assistant("", [ToolCall("c1", "read_file", "{}")]))
+                yield Completed(Message.assistant("<summary>ignored</summary>", [ToolCall("c1", "read_file", "{}")]))
             else:
                 yield Completed(Message.assistant("<summary>from the transcript</summary>"))
 
-    provider = CallsFirst()
+    provider = AlwaysCalls()
     assert _run(provider, _history(2), shape=_shape) == "from the transcript"
-    assert [bool(r.tools) for r in provider.requests] == [True, False]
+    assert [bool(r.tools) for r in provider.requests] == [True, True, False]

@@ -62,8 +62,10 @@ def test_text_and_json_output_formats(kind: str, workspace: Path, tmp_path: Path
     with fake_server(kind, [Reply(text="Plain answer.")]) as server:
         text = run_cli(["-p", "hi"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert text.returncode == 0 and text.stdout == "Plain answer.\n"
-    with fake_server(kind, [Reply(text="Json answer.", input_tokens=120, cache_read_tokens=30)]) as server:
-        out = run_cli(["-p", "hi", "--output-format", "json"], workspace, cli_env(kind, server.url, tmp_path / "home"))
+    with fake_server(kind, [Reply(text="Json answer.", input_tokens=120, cache_read_tokens=30)] * 2) as server:
+        env = cli_env(kind, server.url, tmp_path / "home")
+        run_cli(["-p", "hi"], workspace, env)  # writes the prompt cache the next run reads (the fake reports no more than that)
+        out = run_cli(["-p", "hi", "--output-format", "json"], workspace, env)
     result = json.loads(out.stdout)
     assert result["result"] == "Json answer." and result["stop_reason"] == "end_turn" and result["turns"] == 1
     assert result["usage"]["cache_read_tokens"] == 30 and result["session_id"]

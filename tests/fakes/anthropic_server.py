@@ -14,7 +14,15 @@ connection drops inside a tool call's JSON, or right after its start).
 
 Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
 (the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
-(every 400 it answered, prompt-too-long included). Authentication accepts
+(every 400 it answered, prompt-too-long included).
+
+Cache reads are never reported beyond what the real service could serve: the
+prompt cache is simulated from the accepted requests (``prompt_cache.py``:
+prefixes written at the cache markers; the message blocks cached under the
+request's ``tool_choice``), and a scripted ``cache_read_tokens`` is capped to
+the prefix that matches an earlier request. With ``report_cache`` the server
+reports the simulated reads itself (``input_tokens`` is then the uncached
+rest, as the service bills it). Authentication accepts
 ``x-api-key`` or ``Authorization: Bearer`` (the SDK 2.x sends the latter).
 """
 
@@ -22,10 +30,12 @@ from __future__ import annotations
 
 import itertools
 import threading
+from dataclasses import replace
 from typing import Any
 
 from tests.fakes.anthropic_validation import first_problem
 from tests.fakes.http import Exchange, FakeHTTPServer
+from tests.fakes.prompt_cache import PromptCache
 from tests.fakes.script import (
     CutStream,
     HttpError,
@@ -72,8 +82,11 @@ def prompt_too_long_message(tokens: int, maximum: int) -> str:
 class FakeAnthropicServer:
     """Serve ``script`` as the Anthropic API; ``url`` is the base URL for the SDK."""
 
-    def __init__(self, script: Script, *, context_window: int | None = None) -> None:
+    def __init__(self, script: Script, *, context_window: int | None = None, report_cache: bool = False) -> None:
         self.cursor = ScriptCursor(script)
+        self.prompt_cache = PromptCache(tokens=lambda text: approx_tokens(text))
+        self.report_cache = report_cache
+        self.cache_reads: list[int] = []
         self.context_window = context_window
         self.requests: list[dict[str, Any]] = []
         self.raw_bodies: list[bytes] = []
@@ -129,6 +142,7 @@ class FakeAnthropicServer:
             return
         with self._lock:
             step = self.cursor.next_step(body)
+            cacheable = int(self.prompt_cache.serve(body)[1])
         if isinstance(step, HttpError):
             self._send_http_error(ex, step, tokens)
         elif isinstance(step, StreamError):
@@ -136,8 +150,19 @@ class FakeAnthropicServer:
         elif isinstance(step, CutStream):
             self._send_cut(ex, step, body)
         else:
-            self._stream(ex, self._events(step, body))
+            self._stream(ex, self._events(self._cached(step, body, cacheable), body))
             ex.end_stream()
+
+    def _cached(self, reply: Reply, body: dict[str, Any], cacheable: int) -> Reply:
+        """``reply`` with the cache reads the service could report for ``body`` (see the module docstring)."""
+        if self.report_cache:
+            total = reply.input_tokens if reply.input_tokens is not None else approx_tokens(body)
+            reply = replace(reply, input_tokens=max(0, total - cacheable), cache_read_tokens=cacheable)
+        else:
+            reply = replace(reply, cache_read_tokens=min(reply.cache_read_tokens, cacheable))
+        with self._lock:
+            self.cache_reads.append(reply.cache_read_tokens)
+        return reply
 
     def _reject(self, ex: Exchange, status: int, message: str) -> None:
         with self._lock:

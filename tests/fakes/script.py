@@ -112,7 +112,21 @@ def approx_tokens(body: Mapping[str, Any] | str) -> int:
     return max(1, len(text.encode("utf-8")) // 4)
 
 
+SUMMARY_PREAMBLE = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."
+"""The first line of both summary instructions (``compact/summarize.py``): how a summary request is told apart."""
+
+
 def is_summary_request(body: Mapping[str, Any]) -> bool:
-    """A Layer 2 summary request: tools forbidden (``tool_choice`` none, either wire form) or none given (the transcript form)."""
-    choice = body.get("tool_choice")
-    return not body.get("tools") or choice == "none" or (isinstance(choice, Mapping) and choice.get("type") == "none")
+    """A Layer 2 summary request: its last message carries the summary preamble (any wire form).
+
+    Not ``tool_choice`` nor the tool list: the in-place summary request is sent
+    with the main loop's tools and ``tool_choice``, so only its text tells.
+    """
+    messages = body.get("messages") or []
+    if not messages or not isinstance(messages[-1], Mapping):
+        return False
+    last = messages[-1]
+    content = last.get("content", last.get("text"))  # the wire forms, or the in-process provider's message dict
+    blocks = content if isinstance(content, list) else [content]
+    texts = (b.get("text", "") if isinstance(b, Mapping) else b for b in blocks)
+    return any(isinstance(text, str) and SUMMARY_PREAMBLE in text for text in texts)

@@ -1,0 +1,49 @@
+"""After a summary, older results inside the kept tail are previews; the newest round stays whole."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pseudoclaude.compact import BytesEstimator, ContextState, force_compact
+from pseudoclaude.llm import Message
+from tests.compact.support import RecordingSession, SummaryProvider, tool_round
+
+OLDER = "older page\n" + "o" * 20_000 + "\nOLDER-TAIL-LINE"
+NEWEST = "newest page\n" + "n" * 20_000 + "\nNEWEST-TAIL-LINE"
+
+
+def history() -> list[Message]:
+    out = [Message.user("Read the report")]
+    for n in range(4):
+        out += tool_round([(f"early{n}", "early " * 2_000)], text=f"early {n}")
+    return [*out, *tool_round([("older", OLDER)], text="older"), *tool_round([("newest", NEWEST)], text="newest")]
+
+
+def state(tmp_path: Path, clearable: frozenset[str] = frozenset({"read_file"})) -> ContextState:
+    session = RecordingSession(tmp_path / "spill")
+    return ContextState(model="m", context_window=128_000, session=session, estimator=BytesEstimator(), clearable_tools=clearable)
+
+
+def results(conversation: tuple[Message, ...]) -> dict[str, str]:
+    return {m.tool_result.call_id: m.tool_result.content for m in conversation if m.tool_result is not None}
+
+
+def test_an_older_result_in_the_kept_tail_becomes_its_preview_and_the_newest_stays_whole(tmp_path: Path) -> None:
+    context = state(tmp_path)
+    outcome = asyncio.run(force_compact(history(), context, SummaryProvider()))
+    kept = results(outcome.conversation)
+    assert kept["newest"] == NEWEST
+    assert kept["older"] != OLDER and "OLDER-TAIL-LINE" in kept["older"] and len(kept["older"]) < len(OLDER) / 2
+    spilled = [p for p in (tmp_path / "spill").iterdir()]
+    assert len(spilled) == 1 and spilled[0].read_text() == OLDER and str(spilled[0]) in kept["older"]
+    session = context.session
+    assert isinstance(session, RecordingSession)
+    replacements = [data for kind, data in session.events if kind == "replacement"]
+    assert [(r["call_id"], r["layer"]) for r in replacements] == [("older", "compact")]
+    assert context.decision("older") == ("replace", kept["older"])
+
+
+def test_results_of_tools_that_are_not_clearable_stay_whole(tmp_path: Path) -> None:
+    outcome = asyncio.run(force_compact(history(), state(tmp_path, frozenset()), SummaryProvider()))
+    assert results(outcome.conversation)["older"] == OLDER
