@@ -35,6 +35,7 @@ FILES_MAX_TOKENS = 20_000
 FILE_MAX_TOKENS = 5_000
 FILE_MIN_TOKENS = 150
 PLAN_MAX_FRACTION = 0.5
+READ_ONLY_FRACTION = 0.25
 
 FILES_HEADER = (
     "Current text of the files most recently worked on, read from disk at this compaction "
@@ -104,7 +105,7 @@ def files_section(
     """The current text of up to ``MAX_FILES`` of ``recent`` (newest first) within ``budget``; "" when none fits.
 
     Edited files come first: the model is changing them and needs their
-    exact text. Files it only read share at most half the total (it reads on
+    exact text. Files it only read share at most ``READ_ONLY_FRACTION`` of the total (it reads on
     past them; the summary and the file list say where they are).
     """
     parts: list[str] = []
@@ -115,7 +116,7 @@ def files_section(
             break
         share = min(budget.per_file, budget.total - used)
         if path not in edited:
-            share = min(share, budget.total // 2 - read_only)
+            share = min(share, int(budget.total * READ_ONLY_FRACTION) - read_only)
         if path in visible or share < FILE_MIN_TOKENS:
             continue
         part = _attached(source, path, share, count)

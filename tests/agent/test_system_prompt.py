@@ -117,10 +117,13 @@ def test_the_transcript_summary_sees_the_instruction_files_and_keeps_constraints
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "PSEUDOCLAUDE.md").write_text("RULE: run make check before every commit.\n")
-    answers = iter([Reply(text="noted " * 3000), Reply(text="more " * 3000), Reply(text=""), Reply(text="<summary>the user said hello</summary>")])
+    answers = iter([Reply(text="noted " * 3000), Reply(text="more " * 3000)])
 
     def script(body: Mapping[str, Any]) -> Step:
-        return next(answers)
+        if not is_summary_request(body):
+            return next(answers)
+        in_place = bool(body.get("tools"))
+        return Reply(text="" if in_place else "<summary>the user said hello</summary>")
 
     env = cli_env("anthropic", "", tmp_path / "home")
     with fake_server("anthropic", script) as server:
