@@ -17,9 +17,20 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.llm.provider import Provider
+
+ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort"]
+"""How a model takes the effort setting (``ModelRow.reasoning``).
+
+``""``: it does not (the setting is dropped with a one-line notice).
+``budget``: Anthropic ``thinking: {type: enabled, budget_tokens}``.
+``adaptive``: Anthropic ``thinking: {type: adaptive}`` with ``output_config.effort``
+(an explicit ``max_thinking_tokens`` still sends a budget). ``adaptive_only``:
+the same, and a budget is refused by the API, so it is never sent.
+``effort``: OpenAI ``reasoning.effort``.
+"""
 
 
 @dataclass(frozen=True)
@@ -28,7 +39,10 @@ class ModelRow:
 
     Rows are tried in order and the first match wins, so specific prefixes
     come before general ones. ``encoding`` names the tiktoken encoding; None
-    means the token estimator uses its byte estimate.
+    means the token estimator uses its byte estimate. ``reasoning``: how the
+    model takes the effort setting (see ``ReasoningStyle``);
+    ``max_output_tokens``: the most it may write in one response, thinking
+    included (0: unknown), which caps a thinking budget.
     """
 
     prefix: str
@@ -37,6 +51,8 @@ class ModelRow:
     output_per_mtok: float = 0.0
     encoding: str | None = None
     exact: bool = False
+    reasoning: ReasoningStyle = ""
+    max_output_tokens: int = 0
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -99,10 +115,14 @@ ANTHROPIC = ProviderEntry(
     adapter=_anthropic_adapter,
     sdk_module="anthropic",
     models=(
-        ModelRow("claude-opus-4", 200_000, 15.0, 75.0),
-        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0),
-        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0),
-        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000),
+        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
         ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0),
         ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0),
         ModelRow("claude", 200_000, 3.0, 15.0),
