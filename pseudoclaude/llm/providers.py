@@ -21,7 +21,7 @@ from typing import Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.llm.provider import Provider
 
-ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort"]
+ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh"]
 """How a model takes the effort setting (``ModelRow.reasoning``).
 
 ``""``: it does not (the setting is dropped with a one-line notice).
@@ -29,7 +29,9 @@ ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort"]
 ``adaptive``: Anthropic ``thinking: {type: adaptive}`` with ``output_config.effort``
 (an explicit ``max_thinking_tokens`` still sends a budget). ``adaptive_only``:
 the same, and a budget is refused by the API, so it is never sent.
-``effort``: OpenAI ``reasoning.effort``.
+``effort``: OpenAI ``reasoning.effort`` through the Responses API (the reasoning
+is carried between turns there, not through Chat Completions); ``effort_xhigh``:
+the same, and the model takes ``xhigh``, which ``max`` maps to.
 """
 
 
@@ -144,11 +146,22 @@ OPENAI = ProviderEntry(
         ModelRow("gpt-4-", 128_000, encoding=_CL100K),
         ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True),
         ModelRow("gpt-3.5", 128_000, encoding=_CL100K),
-        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K),
-        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K),
+        ModelRow("gpt-5-chat", 128_000, 1.25, 10.0, _O200K),
+        ModelRow("gpt-5-mini", 400_000, 0.25, 2.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5-nano", 400_000, 0.05, 0.4, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5.1-codex-max", 400_000, 1.25, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
+        ModelRow("gpt-5.1", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5.", 400_000, 1.75, 14.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
+        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("codex-mini", 200_000, 1.5, 6.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("o4", 128_000, encoding=_O200K),
-        ModelRow("o3", 200_000, 2.0, 8.0, _O200K),
-        ModelRow("o1", 200_000, 15.0, 60.0, _O200K),
+        ModelRow("o3-pro", 200_000, 20.0, 80.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o3", 200_000, 2.0, 8.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K),
+        ModelRow("o1-pro", 200_000, 150.0, 600.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o1", 200_000, 15.0, 60.0, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("chatgpt", 128_000, encoding=_O200K),
         ModelRow("gpt-", 128_000, encoding=_O200K),
     ),

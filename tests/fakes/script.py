@@ -24,7 +24,13 @@ class Call:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful streamed answer: text (split into ``text_chunks`` deltas), then tool calls."""
+    """A successful streamed answer: text (split into ``text_chunks`` deltas), then tool calls.
+
+    ``thinking``: the reasoning that comes first (Anthropic thinking text; the
+    OpenAI Responses reasoning summary, sent only when asked for);
+    ``reasoning_tokens``: what it cost, added to the output tokens as the
+    services count it.
+    """
 
     text: str = ""
     calls: tuple[Call, ...] = ()
@@ -34,6 +40,8 @@ class Reply:
     cache_write_tokens: int = 0
     text_chunks: int = 3
     stop_reason: str | None = None
+    thinking: str = ""
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True)
