@@ -9,6 +9,11 @@ model name belongs to, come from the provider table (``llm/providers.py``).
 API keys are read from the environment or the workspace ``.env`` only, never
 from settings files, and never appear in ``repr``, logs, events or sessions.
 This module is on the start-up path: it imports nothing heavy.
+
+``openai_api`` (``PSEUDOCLAUDE_OPENAI_API``, the ``openaiApi`` setting):
+``auto`` (OpenAI's reasoning models through the Responses API, every other
+model and every server at a base URL through Chat Completions), ``responses``
+(a compatible server that speaks the Responses API) or ``chat``.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 
+
+
+OPENAI_APIS = ("auto", "responses", "chat")
 
 
 class PermissionMode(str, Enum):
@@ -62,6 +70,7 @@ class Settings:
     permission_mode: str
     allowed_tools: tuple[str, ...]
     max_turns: int
+    openai_api: str = "auto"
     settings_layers: tuple[Mapping[str, Any], ...] = ()
     settings_paths: tuple[Path, ...] = ()
     api_key: str | None = field(default=None, repr=False)
@@ -167,6 +176,7 @@ def load_settings(
         permission_mode=mode,
         allowed_tools=flags.allowed_tools,
         max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns") or 50,
+        openai_api=_openai_api(env, files),
         settings_layers=files.layers,
         settings_paths=files.paths,
         api_key=api_key,
@@ -190,6 +200,13 @@ def _environment(workspace: Path, environ: Mapping[str, str] | None) -> dict[str
 def _sessions_dir(flag: Path | None, files: SettingsFiles, home: Path) -> Path:
     configured = files.get("sessionsDir")
     return flag or (Path(configured).expanduser() if configured else home / "sessions")
+
+
+def _openai_api(env: Mapping[str, str], files: SettingsFiles) -> str:
+    api = env.get("PSEUDOCLAUDE_OPENAI_API") or _str(files.get("openaiApi")) or "auto"
+    if api not in OPENAI_APIS:
+        raise ConfigError(f"unknown OpenAI API {api!r}: choose one of {', '.join(OPENAI_APIS)}")
+    return api
 
 
 def _provider_entry(

@@ -94,7 +94,9 @@ def _assemble(
     settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
-    provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
+    provider = build_provider(
+        settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api
+    )
     hook_config = checked.hooks
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),

@@ -61,9 +61,13 @@ class ModelRow:
 
 
 class AdapterFactory(Protocol):
-    """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest)."""
+    """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest).
 
-    def __call__(self, *, model: str, api_key: str | None, base_url: str | None) -> Provider: ...
+    ``api``: which of the service's APIs to speak (OpenAI: ``auto``, ``responses``
+    or ``chat``); an adapter with one API ignores it.
+    """
+
+    def __call__(self, *, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider: ...
 
 
 @dataclass(frozen=True)
@@ -94,15 +98,19 @@ class ProviderEntry:
         return bool(environ.get(self.key_variable) or (self.keyless_server and environ.get(self.base_url_variable)))
 
 
-def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
     from pseudoclaude.llm.anthropic import AnthropicProvider
 
     return AnthropicProvider(model=model, api_key=api_key, base_url=base_url)
 
 
-def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
     from pseudoclaude.llm.openai import OpenAIProvider
 
+    if api == "responses":
+        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="responses")
+    if api == "chat":
+        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="chat")
     return OpenAIProvider(model=model, api_key=api_key, base_url=base_url)
 
 
@@ -188,10 +196,14 @@ def build_provider(
     model: str,
     api_key: str | None,
     base_url: str | None,
+    api: str = "auto",
     providers: Sequence[ProviderEntry] = PROVIDERS,
 ) -> Provider:
-    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily)."""
-    return provider_entry(name, providers).adapter(model=model, api_key=api_key, base_url=base_url)
+    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily); ``api`` is passed only when chosen."""
+    adapter = provider_entry(name, providers).adapter
+    if api == "auto":
+        return adapter(model=model, api_key=api_key, base_url=base_url)
+    return adapter(model=model, api_key=api_key, base_url=base_url, api=api)
 
 
 def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
