@@ -323,13 +323,21 @@ def _thinking_part(item: Mapping[str, Any]) -> Thinking:
 
 
 def _usage_from(payload: Mapping[str, Any]) -> Usage:
-    """Responses usage -> ``Usage``: cached tokens split out of the input, reasoning kept inside the output."""
+    """Responses usage -> ``Usage``: cache reads and writes split out of the input, reasoning kept inside the output."""
     prompt = _int(payload.get("input_tokens"))
     details = payload.get("input_tokens_details")
-    cached = min(_int(details.get("cached_tokens")) if isinstance(details, Mapping) else 0, prompt)
+    details = details if isinstance(details, Mapping) else {}
+    cached = min(_int(details.get("cached_tokens")), prompt)
+    written = min(_int(details.get("cache_write_tokens")), prompt - cached)
     output = payload.get("output_tokens_details")
     reasoning = _int(output.get("reasoning_tokens")) if isinstance(output, Mapping) else 0
-    return Usage(input_tokens=prompt - cached, output_tokens=_int(payload.get("output_tokens")), cache_read_tokens=cached, reasoning_tokens=reasoning)
+    return Usage(
+        input_tokens=prompt - cached - written,
+        output_tokens=_int(payload.get("output_tokens")),
+        cache_read_tokens=cached,
+        cache_write_tokens=written,
+        reasoning_tokens=reasoning,
+    )
 
 
 def _int(value: Any) -> int:

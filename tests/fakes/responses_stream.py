@@ -145,12 +145,12 @@ class ResponsesStreamer:
 
     def _usage(self, reply: Reply) -> dict[str, Any]:
         uncached = reply.input_tokens if reply.input_tokens is not None else approx_tokens(self.body)
-        prompt = uncached + reply.cache_read_tokens
+        prompt = uncached + reply.cache_read_tokens + reply.cache_write_tokens
         reasoning = reply.reasoning_tokens if self.reasons else 0
         output = reply.output_tokens + reasoning
         return {
             "input_tokens": prompt,
-            "input_tokens_details": {"cached_tokens": reply.cache_read_tokens},
+            "input_tokens_details": {"cached_tokens": reply.cache_read_tokens, "cache_write_tokens": reply.cache_write_tokens},
             "output_tokens": output,
             "output_tokens_details": {"reasoning_tokens": reasoning},
             "total_tokens": prompt + output,
