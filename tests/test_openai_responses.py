@@ -236,3 +236,14 @@ def test_a_tampered_reasoning_item_is_refused() -> None:
     with FakeOpenAIServer([Reply(text="ok")]) as server:
         events, error = _round(server, _request(history))
     assert isinstance(error, BadRequest) and "could not be verified" in str(error)
+
+
+def test_an_organization_refused_summaries_is_asked_again_without_them_and_never_again() -> None:
+    with FakeOpenAIServer([Reply(text="one", thinking="t"), Reply(text="two", thinking="t")], verified=False) as server:
+        provider = _provider(server.url)
+        first, error = collect_stream(provider, _request(effort="high"))
+        second, again = collect_stream(provider, _request(effort="high"))
+    assert error is None and again is None
+    assert _completed(first).message.text == "one" and _completed(second).message.text == "two"
+    assert [body["reasoning"] for body in server.requests] == [{"effort": "high", "summary": "auto"}, {"effort": "high"}, {"effort": "high"}]
+    assert not any(isinstance(e, ThinkingChunk) for e in first) and _completed(first).message.thinking

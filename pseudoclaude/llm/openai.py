@@ -89,6 +89,7 @@ class OpenAIProvider:
         self._official = base_url is None or "api.openai.com" in base_url
         self._timeout = timeout
         self._client: Any = None
+        self._summaries = True
 
     def _sdk_client(self) -> Any:
         if self._client is None:
@@ -116,11 +117,21 @@ class OpenAIProvider:
         return self._stream_chat(request)
 
     async def _stream_responses(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+        """One Responses call; asked again once without a reasoning summary when the organization may not have one."""
+        try:
+            async for event in self._responses_once(request):
+                yield event
+        except _SummaryRefused:
+            self._summaries = False
+            async for event in self._responses_once(request):
+                yield event
+
+    async def _responses_once(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._sdk_client()
         assembler = ResponsesAssembler()
         started = False
         try:
-            body = to_responses_request(request)
+            body = to_responses_request(request, summaries=self._summaries)
             async with client.responses.with_streaming_response.create(**body) as response:
                 started = True
                 if response.headers.get("content-type", "").startswith("application/json"):
@@ -135,6 +146,8 @@ class OpenAIProvider:
         except ProviderError:
             raise
         except Exception as exc:
+            if self._summaries and _refuses_summary(exc):
+                raise _SummaryRefused from None
             error = self._normalize(exc, started=started)
             if error is None:
                 raise
@@ -221,6 +234,18 @@ class OpenAIProvider:
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return text if len(text) <= 500 else text[:500] + "..."
+
+
+class _SummaryRefused(Exception):
+    """OpenAI refused ``reasoning.summary`` (an organization not verified for summaries): ask without one."""
+
+
+def _refuses_summary(exc: Exception) -> bool:
+    sdk = importlib.import_module("openai")
+    if not isinstance(exc, sdk.APIStatusError) or exc.status_code != 400:
+        return False
+    body = exc.body if isinstance(exc.body, dict) else {}
+    return body.get("param") == "reasoning.summary" or "reasoning summar" in str(body.get("message") or "").lower()
 
 
 async def _sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:

@@ -67,8 +67,12 @@ def takes_responses(model: str) -> bool:
     return info is not None and info.provider == PROVIDER and info.reasoning in RESPONSES_STYLES
 
 
-def to_responses_request(request: Request) -> dict[str, Any]:
-    """The keyword arguments of ``responses.create`` for ``request`` (streaming, stateless)."""
+def to_responses_request(request: Request, *, summaries: bool = True) -> dict[str, Any]:
+    """The keyword arguments of ``responses.create`` for ``request`` (streaming, stateless).
+
+    ``summaries``: whether to ask for a reasoning summary (an organization OpenAI
+    has not verified is refused one; the adapter then asks without).
+    """
     body: dict[str, Any] = {"model": request.model}
     if request.system:
         body["instructions"] = request.system
@@ -78,10 +82,11 @@ def to_responses_request(request: Request) -> dict[str, Any]:
         body["tools"] = [_wire_tool(tool) for tool in request.tools]
         if request.tool_choice != "auto":
             body["tool_choice"] = request.tool_choice
-    reasoning = _reasoning(request)
+    reasoning = _reasoning(request, summaries)
     body["max_output_tokens"] = _output_cap(request, reasoning)
     if reasoning is not None:
-        body["reasoning"] = reasoning
+        if reasoning:
+            body["reasoning"] = reasoning
         body["include"] = ["reasoning.encrypted_content"]
     body["store"] = False
     body["prompt_cache_key"] = _cache_key(request)
@@ -89,7 +94,7 @@ def to_responses_request(request: Request) -> dict[str, Any]:
     return body
 
 
-def _reasoning(request: Request) -> dict[str, str] | None:
+def _reasoning(request: Request, summaries: bool) -> dict[str, str] | None:
     """``reasoning`` for a model that takes it: the effort, and a summary unless thinking is off."""
     info = model_info(request.model)
     style = info.reasoning if info is not None and info.provider == PROVIDER else ""
@@ -97,12 +102,13 @@ def _reasoning(request: Request) -> dict[str, str] | None:
         return None
     if request.thinking == "disabled":
         return {"effort": "low"}
+    summary = {"summary": "auto"} if summaries else {}
     if request.effort is None:
-        return {"summary": "auto"}
+        return summary
     effort: str = request.effort
     if effort == "max":
         effort = "xhigh" if style == "effort_xhigh" else "high"
-    return {"effort": effort, "summary": "auto"}
+    return {"effort": effort, **summary}
 
 
 def _output_cap(request: Request, reasoning: Mapping[str, str] | None) -> int:

@@ -71,9 +71,12 @@ class FakeOpenAIServer:
         require_key: bool = True,
         usage_chunk: bool = True,
         ignores_stream: bool = False,
+        verified: bool = True,
     ) -> None:
         """``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
-        ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``."""
+        ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``;
+        ``verified=False`` an organization OpenAI refuses reasoning summaries."""
+        self.verified = verified
         self.context_window = context_window
         self.require_key = require_key
         self.usage_chunk = usage_chunk
@@ -162,7 +165,7 @@ class FakeOpenAIServer:
             return self._reject(exchange, 401, Invalid(message, None, "invalid_api_key")), {}
         if body is None:
             return self._reject(exchange, 400, Invalid("We could not parse the JSON body of your request.")), {}
-        problem = check_responses_body(body, self.issued) if path == RESPONSES_PATH else check_body(body)
+        problem = check_responses_body(body, self.issued, verified=self.verified) if path == RESPONSES_PATH else check_body(body)
         if problem is not None:
             return self._reject(exchange, 400, problem), body
         tokens = approx_tokens(body)

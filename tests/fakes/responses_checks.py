@@ -35,8 +35,16 @@ def is_reasoning_model(model: str) -> bool:
     return name.startswith(REASONING_PREFIXES) and not name.startswith("gpt-5-chat")
 
 
-def check_responses_body(body: Any, issued: Collection[str]) -> Invalid | None:
-    """The first problem with ``body``; ``issued``: the encrypted contents this server handed out."""
+SUMMARY_UNVERIFIED = (
+    "Your organization must be verified to generate reasoning summaries. Please go to: "
+    "https://platform.openai.com/settings/organization/general and click on Verify Organization. "
+    "If you just verified, it can take up to 15 minutes for access to propagate."
+)
+
+
+def check_responses_body(body: Any, issued: Collection[str], *, verified: bool = True) -> Invalid | None:
+    """The first problem with ``body``; ``issued``: the encrypted contents this server handed out;
+    ``verified``: whether the organization may have reasoning summaries."""
     if not isinstance(body, Mapping):
         return Invalid("Invalid type for body: expected an object.", None, "invalid_type")
     for key in body:
@@ -52,6 +60,9 @@ def check_responses_body(body: Any, issued: Collection[str]) -> Invalid | None:
             "integer_below_min_value",
         )
     store = body.get("store", True)
+    reasoning = body.get("reasoning")
+    if not verified and isinstance(reasoning, Mapping) and reasoning.get("summary") is not None:
+        return Invalid(SUMMARY_UNVERIFIED, "reasoning.summary", "unsupported_value")
     return (
         check_reasoning(str(body["model"]), body.get("reasoning"))
         or check_include(body.get("include"), store)
