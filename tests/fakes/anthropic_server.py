@@ -24,6 +24,7 @@ import itertools
 import threading
 from typing import Any
 
+from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.script import (
@@ -234,7 +235,7 @@ def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cu
         "usage": {**usage, "output_tokens": 1},
     }
     events: list[Event] = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
-    index = 0
+    index = _thinking_events(events, reply, body)
     if reply.text:
         events.append(_block_start(index, {"type": "text", "text": ""}))
         for piece in split_text(reply.text, reply.text_chunks):
@@ -254,6 +255,25 @@ def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cu
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def _thinking_events(events: list[Event], reply: Reply, body: dict[str, Any]) -> int:
+    """The reply's thinking blocks (only when the request asked for thinking); the next block index."""
+    if not thinking_type(body):
+        return 0
+    index = 0
+    if reply.thinking:
+        events.append(_block_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
+        for piece in split_text(reply.thinking, reply.text_chunks):
+            events.append(_delta(index, {"type": "thinking_delta", "thinking": piece}))
+        events.append(_delta(index, {"type": "signature_delta", "signature": signature(reply.thinking)}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    if reply.redacted_thinking:
+        events.append(_block_start(index, {"type": "redacted_thinking", "data": redacted_data(reply.redacted_thinking)}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    return index
 
 
 def _block_start(index: int, block: dict[str, Any]) -> Event:

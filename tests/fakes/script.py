@@ -24,9 +24,17 @@ class Call:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful streamed answer: text (split into ``text_chunks`` deltas), then tool calls."""
+    """A successful streamed answer: reasoning, text (split into ``text_chunks`` deltas), then tool calls.
+
+    ``thinking``: readable reasoning, sent only when the request asked for it
+    (Anthropic: a signed ``thinking`` block; the OpenAI fake may use it as its
+    reasoning summary). ``redacted_thinking``: Anthropic also sends a
+    ``redacted_thinking`` block whose data hides this text.
+    """
 
     text: str = ""
+    thinking: str = ""
+    redacted_thinking: str = ""
     calls: tuple[Call, ...] = ()
     input_tokens: int | None = None
     output_tokens: int = 20
