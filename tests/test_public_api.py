@@ -20,7 +20,7 @@ PUBLIC = {
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",
-        "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
+        "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
