@@ -10,7 +10,8 @@ scenario reads as the sequence of requests the agent *should* have made.
 
 Faults come from the shared script format: ``HttpError`` (a refused request),
 ``StreamError`` (an ``error`` event inside an open stream), ``CutStream`` (the
-connection drops inside a tool call's JSON, or right after its start).
+connection drops inside a tool call's JSON, or right after its start), ``StallStream``
+(some deltas, then only pings: the client is interrupted mid-stream; ``stalled`` is set).
 
 Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
 (the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from typing import Any
 
 from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
@@ -31,6 +33,7 @@ from tests.fakes.script import (
     CutStream,
     HttpError,
     Reply,
+    StallStream,
     Script,
     ScriptCursor,
     StreamError,
@@ -80,6 +83,7 @@ class FakeAnthropicServer:
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
+        self.stalled = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._http = FakeHTTPServer(self._handle)
@@ -136,6 +140,8 @@ class FakeAnthropicServer:
             self._send_stream_error(ex, step, body)
         elif isinstance(step, CutStream):
             self._send_cut(ex, step, body)
+        elif isinstance(step, StallStream):
+            self._send_stall(ex, step, body)
         else:
             self._stream(ex, self._events(step, body))
             ex.end_stream()
@@ -168,6 +174,25 @@ class FakeAnthropicServer:
         message = DEFAULT_MESSAGES.get(step.error_type, "Internal server error")
         ex.send_event("error", error_body(step.error_type, message))
         ex.end_stream()
+
+    def _send_stall(self, ex: Exchange, step: StallStream, body: dict[str, Any]) -> None:
+        ex.start_stream({"request-id": "req_fake"})
+        deltas = 0
+        for name, data in self._events(step.reply, body):
+            if name == "content_block_delta":
+                if deltas >= step.after_deltas:
+                    break
+                deltas += 1
+            ex.send_event(name, data)
+        self.stalled.set()
+        deadline = time.monotonic() + step.seconds
+        try:
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                ex.send_event("ping", {"type": "ping"})
+        except OSError:
+            return
+        ex.cut()
 
     def _send_cut(self, ex: Exchange, step: CutStream, body: dict[str, Any]) -> None:
         events = self._events(step.reply, body, split_for_cut=step.call_index)

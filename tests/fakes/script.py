@@ -79,7 +79,19 @@ class CutStream:
     name_only: bool = False
 
 
-Step = Union[Reply, HttpError, StreamError, CutStream]
+@dataclass(frozen=True)
+class StallStream:
+    """A 200 stream that sends ``after_deltas`` deltas of ``reply`` (thinking deltas count), then only pings for ``seconds``.
+
+    For interrupting a client in the middle of a stream (the Anthropic fake sets ``stalled`` when it gets there).
+    """
+
+    reply: Reply
+    after_deltas: int = 2
+    seconds: float = 30.0
+
+
+Step = Union[Reply, HttpError, StreamError, CutStream, StallStream]
 Responder = Callable[[Mapping[str, Any]], Step]
 Script = Union[Sequence[Step], Responder]
 
