@@ -14,6 +14,12 @@ This module is on the start-up path: it imports nothing heavy.
 ``auto`` (OpenAI's reasoning models through the Responses API, every other
 model and every server at a base URL through Chat Completions), ``responses``
 (a compatible server that speaks the Responses API) or ``chat``.
+
+Reasoning: ``effort`` (``--effort``, ``PSEUDOCLAUDE_EFFORT``, the ``effort``
+setting: low, medium, high or max; unset means the provider's default, no
+reasoning requested), ``max_thinking_tokens`` (``--max-thinking-tokens``,
+``MAX_THINKING_TOKENS`` as Claude Code reads it, ``maxThinkingTokens``) and
+``thinking`` (``--thinking adaptive|disabled``).
 """
 
 from __future__ import annotations
@@ -25,7 +31,10 @@ from pathlib import Path
 from enum import Enum
 from typing import Any, Mapping, Sequence
 
-from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+
+THINKING_MODES = ("adaptive", "disabled")
+MIN_THINKING_TOKENS = 1024
 
 
 
@@ -56,6 +65,9 @@ class Flags:
     permission_mode: str | None = None
     allowed_tools: tuple[str, ...] = ()
     max_turns: int | None = None
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    thinking: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,9 @@ class Settings:
     settings_layers: tuple[Mapping[str, Any], ...] = ()
     settings_paths: tuple[Path, ...] = ()
     api_key: str | None = field(default=None, repr=False)
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    thinking: str | None = None
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -180,7 +195,22 @@ def load_settings(
         settings_layers=files.layers,
         settings_paths=files.paths,
         api_key=api_key,
+        **_reasoning(flags, env, files),
     )
+
+
+def _reasoning(flags: Flags, env: Mapping[str, str], files: SettingsFiles) -> dict[str, Any]:
+    """``effort``, ``max_thinking_tokens`` and ``thinking``, checked (see the module docstring)."""
+    effort = flags.effort or env.get("PSEUDOCLAUDE_EFFORT") or _str(files.get("effort"))
+    if effort is not None and effort not in EFFORTS:
+        raise ConfigError(f"unknown effort {effort!r}: choose one of {', '.join(EFFORTS)}")
+    tokens = flags.max_thinking_tokens or _int(env.get("MAX_THINKING_TOKENS"), "MAX_THINKING_TOKENS") or _int(files.get("maxThinkingTokens"), "maxThinkingTokens")
+    if tokens is not None and tokens < MIN_THINKING_TOKENS:
+        raise ConfigError(f"the thinking budget must be at least {MIN_THINKING_TOKENS} tokens, not {tokens}")
+    thinking = flags.thinking or _str(files.get("thinking"))
+    if thinking is not None and thinking not in THINKING_MODES:
+        raise ConfigError(f"unknown thinking mode {thinking!r}: choose adaptive or disabled")
+    return {"effort": effort, "max_thinking_tokens": tokens, "thinking": thinking}
 
 
 def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
@@ -124,7 +124,13 @@ def _assemble(
         permission_mode=lambda: str(policy.mode.value),
         approver=approver,
     )
-    config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)
+    config = RunConfig(
+        model=settings.model,
+        system=system,
+        system_suffix=environment_suffix(settings.workspace),
+        max_turns=settings.max_turns,
+        **reasoning_of(settings),
+    )
     pinned = pinned_tools(tools)
     working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned) if replay is not None else WorkingSet(pinned)
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
@@ -164,6 +170,11 @@ def _context_state(
         clearable_tools=clearable,
         working_set=working_set,
     )
+
+
+def reasoning_of(settings: Settings) -> dict[str, Any]:
+    """The run's reasoning settings (``load_settings`` checked their values)."""
+    return {"effort": settings.effort, "max_thinking_tokens": settings.max_thinking_tokens, "thinking": settings.thinking}
 
 
 def tools_text(tools: Iterable[Tool]) -> str:
