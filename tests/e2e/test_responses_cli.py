@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import cli_env, fake_server, run_cli
+from tests.e2e.support import cli_env, fake_server, json_lines, run_cli
 from tests.fakes.openai_server import RESPONSES_PATH
 from tests.fakes.script import Call, CutStream, Reply, StreamError
 
@@ -87,3 +87,25 @@ def test_a_resumed_session_sends_the_same_bytes_for_what_came_before(workspace: 
     expected = [*last_before, reasoning_items(server.requests[3])[-1], answer, {"role": "user", "content": "and now?"}]
     assert resumed == expected
     assert server.requests[2]["prompt_cache_key"] == server.requests[3]["prompt_cache_key"]
+
+
+def test_effort_reaches_the_request_and_the_summary_and_reasoning_tokens_reach_the_output(workspace: Path, tmp_path: Path) -> None:
+    with fake_server("openai", script()) as server:
+        args = ["-p", "count", "--effort", "high", "--output-format", "stream-json", "--permission-mode", "bypass"]
+        proc = run_cli(args, workspace, env(server.url, tmp_path / "home"))
+    assert proc.returncode == 0, proc.stderr
+    assert all(body["reasoning"] == {"effort": "high", "summary": "auto"} for body in server.requests)
+    events = json_lines(proc.stdout)
+    thought = "".join(e["text"] for e in events if e["type"] == "thinking_delta")
+    assert "The notes are in notes.txt." in thought and "Counting needs wc." in thought
+    usage = events[-1]["usage"]
+    assert usage["reasoning_tokens"] == 80 and usage["output_tokens"] == 3 * 20 + 80
+
+
+def test_a_local_server_gets_chat_completions_without_reasoning_fields(workspace: Path, tmp_path: Path) -> None:
+    local = {**cli_env("openai", "", tmp_path / "home"), "PSEUDOCLAUDE_MODEL": "gpt-5"}
+    with fake_server("openai", script()) as server:
+        proc = run_cli(["-p", "count", "--effort", "high", "--permission-mode", "bypass"], workspace, {**local, "OPENAI_BASE_URL": server.url})
+    assert proc.returncode == 0, proc.stderr
+    assert set(server.paths) == {"/v1/chat/completions"} and server.rejections == []
+    assert not any({"reasoning", "include", "input", "reasoning_effort"} & set(body) for body in server.requests)
