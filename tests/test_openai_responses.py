@@ -247,3 +247,23 @@ def test_an_organization_refused_summaries_is_asked_again_without_them_and_never
     assert _completed(first).message.text == "one" and _completed(second).message.text == "two"
     assert [body["reasoning"] for body in server.requests] == [{"effort": "high", "summary": "auto"}, {"effort": "high"}, {"effort": "high"}]
     assert not any(isinstance(e, ThinkingChunk) for e in first) and _completed(first).message.thinking
+
+
+def test_a_server_that_answers_a_whole_response_as_json_still_completes() -> None:
+    whole = {
+        "id": "resp_1", "object": "response", "status": "completed", "model": "gpt-5",
+        "output": [
+            {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Think."}], "encrypted_content": "gAAAAx"},
+            {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Reading.", "annotations": []}]},
+            {"id": "fc_1", "type": "function_call", "status": "completed", "call_id": "call_1", "name": "read", "arguments": "{}"},
+        ],
+        "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5, "output_tokens_details": {"reasoning_tokens": 3}, "total_tokens": 15},
+    }  # fmt: skip
+
+    with FakeHTTPServer(lambda exchange: exchange.send_json(200, whole)) as http:
+        events, error = collect_stream(_provider(f"{http.url}/v1"), _request())
+    assert error is None
+    done = _completed(events)
+    assert (done.message.text, done.message.tool_calls, done.stop_reason) == ("Reading.", (ToolCall("call_1", "read", "{}"),), "tool_use")
+    assert done.message.thinking[0].text == "Think." and done.usage.reasoning_tokens == 3
+    assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "Completed"]
