@@ -267,3 +267,16 @@ def test_a_server_that_answers_a_whole_response_as_json_still_completes() -> Non
     assert (done.message.text, done.message.tool_calls, done.stop_reason) == ("Reading.", (ToolCall("call_1", "read", "{}"),), "tool_use")
     assert done.message.thinking[0].text == "Think." and done.usage.reasoning_tokens == 3
     assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "Completed"]
+
+
+def test_two_message_items_in_one_response_read_as_two_paragraphs() -> None:
+    def handler(exchange: Exchange) -> None:
+        exchange.start_stream()
+        for n, (item, delta) in enumerate([("msg_a", "First."), ("msg_b", "Second.")]):
+            exchange.send_event("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": n, "item_id": item, "output_index": n, "content_index": 0, "delta": delta})
+        exchange.send_event("response.completed", {"type": "response.completed", "sequence_number": 2, "response": {"id": "r", "status": "completed", "output": []}})
+        exchange.end_stream()
+
+    with FakeHTTPServer(handler) as http:
+        events, error = collect_stream(_provider(f"{http.url}/v1"), _request())
+    assert error is None and _completed(events).message.text == "First.\n\nSecond."

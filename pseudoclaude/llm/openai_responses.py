@@ -260,7 +260,10 @@ class ResponsesAssembler:
         delta = event.get("delta")
         if not isinstance(delta, str) or not delta:
             return []
-        self._texted.add(str(event.get("item_id")))
+        item_id = str(event.get("item_id"))
+        if self._texted and item_id not in self._texted:
+            delta = "\n\n" + delta
+        self._texted.add(item_id)
         self._text.append(delta)
         return [TextChunk(delta)]
 
@@ -301,6 +304,8 @@ class ResponsesAssembler:
         elif kind == "message" and str(item.get("id")) not in self._texted:
             text = "".join(str(part.get("text") or part.get("refusal") or "") for part in item.get("content") or () if isinstance(part, Mapping))
             if text:
+                text = "\n\n" + text if self._texted else text
+                self._texted.add(str(item.get("id")))
                 self._text.append(text)
                 return [TextChunk(text)]
         return []
