@@ -138,3 +138,11 @@ def test_failed_error_and_incomplete_endings_parse_as_the_sdk_models() -> None:
                 EVENT_MODELS[event["type"]].model_validate(event)
             endings.append(events[-1]["type"])
     assert endings == ["response.failed", "error", "response.incomplete"]
+
+
+def test_encrypted_reasoning_is_readable_only_by_the_model_that_wrote_it() -> None:
+    with FakeOpenAIServer([Reply(text="ok", thinking="t")]) as server:
+        events = _events(_post(server, _body([USER])))
+        issued = next(e["item"] for e in events if e["type"] == "response.output_item.done")
+        item = {"type": "reasoning", "summary": [], "encrypted_content": issued["encrypted_content"]}
+        assert "could not be decrypted" in _error(server, [USER, item, CALL, OUTPUT], model="o3")

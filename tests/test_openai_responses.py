@@ -280,3 +280,15 @@ def test_two_message_items_in_one_response_read_as_two_paragraphs() -> None:
     with FakeHTTPServer(handler) as http:
         events, error = collect_stream(_provider(f"{http.url}/v1"), _request())
     assert error is None and _completed(events).message.text == "First.\n\nSecond."
+
+
+def test_after_a_model_switch_the_earlier_models_reasoning_is_left_out_not_refused() -> None:
+    first = Reply(text="Reading.", thinking="plan", calls=(Call("read", "{}"),))
+    with FakeOpenAIServer([first, Reply(text="ok"), Reply(text="ok")]) as server:
+        answer = _completed(_round(server, _request(model="gpt-5"))[0]).message
+        history = [Message.user("hi"), answer, Message.tool(answer.tool_calls[0].id, "x")]
+        _round(server, _request(history, model="o3"))
+        _round(server, _request(history, model="gpt-5"))
+    assert server.rejections == []
+    assert [len([i for i in body["input"] if i.get("type") == "reasoning"]) for body in server.requests[1:]] == [0, 1]
+    assert json.loads(answer.thinking[0].opaque)["model"] == "gpt-5"

@@ -128,7 +128,7 @@ class OpenAIProvider:
 
     async def _responses_once(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._sdk_client()
-        assembler = ResponsesAssembler()
+        assembler = ResponsesAssembler(request.model)
         started = False
         try:
             body = to_responses_request(request, summaries=self._summaries)

@@ -11,8 +11,9 @@ Invariants this module keeps:
 * **No state on the server.** ``store: false`` and
   ``include: ["reasoning.encrypted_content"]``: each reasoning item comes back
   encrypted, is kept in the session as a ``Thinking`` part (``opaque``: the
-  item as received, compact JSON) and is sent back in the next request
-  unchanged. Items are sent without their ``id`` (with ``store: false`` an id
+  item as received plus the model that wrote it, compact JSON) and is sent
+  back unchanged in every later request to that model (another model cannot
+  decrypt it, so a model switch leaves it out). Items are sent without their ``id`` (with ``store: false`` an id
   names nothing the server kept), and a reasoning item without encrypted
   content is never sent (the server could not read it).
 * **Every reasoning item is followed by an output item of its turn.** An
@@ -77,7 +78,7 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
     if request.system:
         body["instructions"] = request.system
     suffix = [{"role": "developer", "content": request.system_suffix}] if request.system_suffix else []
-    body["input"] = [*suffix, *_input_items(request.messages)]
+    body["input"] = [*suffix, *_input_items(request.messages, request.model)]
     if request.tools:
         body["tools"] = [_wire_tool(tool) for tool in request.tools]
         if request.tool_choice != "auto":
@@ -141,13 +142,13 @@ def _wire_tool(tool: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _input_items(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def _input_items(messages: Sequence[Message], model: str) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "tool":
             items.append(_call_output(message))
         elif message.role == "assistant":
-            items.extend(_assistant_items(message))
+            items.extend(_assistant_items(message, model))
         else:
             items.append({"role": "user", "content": message.text})
     return items
@@ -163,14 +164,14 @@ def _call_output(message: Message) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": result.call_id, "output": content}
 
 
-def _assistant_items(message: Message) -> list[dict[str, Any]]:
+def _assistant_items(message: Message, model: str) -> list[dict[str, Any]]:
     """The turn's reasoning items zipped with its output items, each reasoning item before an output item."""
     outputs: list[dict[str, Any]] = []
     if message.text:
         outputs.append({"role": "assistant", "content": message.text})
     for call in message.tool_calls:
         outputs.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments or "{}"})
-    reasoning = [item for item in map(_reasoning_item, message.thinking) if item is not None]
+    reasoning = [item for item in (_reasoning_item(part, model) for part in message.thinking) if item is not None]
     items: list[dict[str, Any]] = []
     for index, output in enumerate(outputs):
         if index < len(reasoning):
@@ -179,8 +180,12 @@ def _assistant_items(message: Message) -> list[dict[str, Any]]:
     return items
 
 
-def _reasoning_item(part: Thinking) -> dict[str, Any] | None:
-    """The reasoning item to send back for ``part``; None for another provider's part or an unreadable one."""
+def _reasoning_item(part: Thinking, model: str) -> dict[str, Any] | None:
+    """The reasoning item to send back for ``part``; None for another provider's or model's part, or an unreadable one.
+
+    Encrypted reasoning can only be read by the model that wrote it: after a
+    model switch the earlier turns' reasoning is left out rather than refused.
+    """
     if part.provider != PROVIDER or part.kind != REASONING or not part.opaque:
         return None
     try:
@@ -188,6 +193,8 @@ def _reasoning_item(part: Thinking) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     if not isinstance(item, dict) or not isinstance(item.get("encrypted_content"), str):
+        return None
+    if item.get("model", model) != model:
         return None
     summary = item.get("summary")
     return {"type": REASONING, "summary": summary if isinstance(summary, list) else [], "encrypted_content": item["encrypted_content"]}
@@ -215,7 +222,8 @@ class _PendingCall:
 class ResponsesAssembler:
     """Turns parsed Responses stream events into stream events and one final message."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str = "") -> None:
+        self._model = model
         self._text: list[str] = []
         self._texted: set[str] = set()
         self._calls: dict[str, _PendingCall] = {}
@@ -300,7 +308,7 @@ class ResponsesAssembler:
             call.done = item.get("status") != "incomplete"
             return events
         if kind == REASONING:
-            self._thinking.append(_thinking_part(item))
+            self._thinking.append(_thinking_part(item, self._model))
         elif kind == "message" and str(item.get("id")) not in self._texted:
             text = "".join(str(part.get("text") or part.get("refusal") or "") for part in item.get("content") or () if isinstance(part, Mapping))
             if text:
@@ -325,11 +333,13 @@ class ResponsesAssembler:
         return [Completed(message=message, usage=_usage_from(usage if isinstance(usage, Mapping) else {}), stop_reason=stop)]
 
 
-def _thinking_part(item: Mapping[str, Any]) -> Thinking:
-    """A reasoning item as a ``Thinking`` part: its summary to read, the item itself to send back."""
+def _thinking_part(item: Mapping[str, Any], model: str) -> Thinking:
+    """A reasoning item as a ``Thinking`` part: its summary to read, the item itself (and the model that wrote it) to send back."""
     summary = [part for part in item.get("summary") or () if isinstance(part, Mapping)]
     text = "\n\n".join(str(part.get("text") or "") for part in summary if part.get("text"))
     kept = {key: item[key] for key in ("type", "id", "summary", "encrypted_content") if key in item}
+    if model:
+        kept["model"] = model
     return Thinking(PROVIDER, REASONING, text, json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
 
 

@@ -86,7 +86,7 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
         self.paths: list[str] = []
-        self.issued: set[str] = set()
+        self.issued: dict[str, str] = {}
         self._cursor = ScriptCursor(script)
         self._lock = threading.Lock()
         self._serial = 0
@@ -138,9 +138,9 @@ class FakeOpenAIServer:
         elif isinstance(step, Reply):
             streamer.reply(step)
 
-    def _issue(self, encrypted: str) -> None:
+    def _issue(self, encrypted: str, model: str) -> None:
         with self._lock:
-            self.issued.add(encrypted)
+            self.issued[encrypted] = model
 
     def _admit(self, exchange: Exchange) -> tuple[Step | None, dict[str, Any]]:
         """Record and validate the request; answer the invalid ones here. Returns the script step or None."""

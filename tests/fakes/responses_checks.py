@@ -11,7 +11,7 @@ and reasoning parameters on a model that does not reason.
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping
+from typing import Any, Mapping
 
 from tests.fakes.openai_checks import TOOL_NAME, Invalid
 
@@ -42,8 +42,8 @@ SUMMARY_UNVERIFIED = (
 )
 
 
-def check_responses_body(body: Any, issued: Collection[str], *, verified: bool = True) -> Invalid | None:
-    """The first problem with ``body``; ``issued``: the encrypted contents this server handed out;
+def check_responses_body(body: Any, issued: Mapping[str, str], *, verified: bool = True) -> Invalid | None:
+    """The first problem with ``body``; ``issued``: the encrypted contents this server handed out, and to which model;
     ``verified``: whether the organization may have reasoning summaries."""
     if not isinstance(body, Mapping):
         return Invalid("Invalid type for body: expected an object.", None, "invalid_type")
@@ -68,7 +68,7 @@ def check_responses_body(body: Any, issued: Collection[str], *, verified: bool =
         or check_include(body.get("include"), store)
         or check_function_tools(body.get("tools"))
         or check_responses_tool_choice(body.get("tool_choice"), body.get("tools"))
-        or check_input(body.get("input"), store, issued)
+        or check_input(body.get("input"), store, issued, str(body["model"]))
     )
 
 
@@ -144,7 +144,7 @@ def check_responses_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     return Invalid(f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and 'required'.", "tool_choice", "invalid_value")
 
 
-def check_input(items: Any, store: Any, issued: Collection[str]) -> Invalid | None:
+def check_input(items: Any, store: Any, issued: Mapping[str, str], model: str) -> Invalid | None:
     if isinstance(items, str):
         return None
     if not isinstance(items, list):
@@ -152,7 +152,7 @@ def check_input(items: Any, store: Any, issued: Collection[str]) -> Invalid | No
     calls: set[str] = set()
     answered: set[str] = set()
     for i, item in enumerate(items):
-        problem = _check_item(i, item, items, store, issued)
+        problem = _check_item(i, item, items, store, issued, model)
         if problem is not None:
             return problem
         kind = _kind(item)
@@ -171,7 +171,7 @@ def _kind(item: Mapping[str, Any]) -> str:
     return str(item.get("type") or "message")
 
 
-def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Collection[str]) -> Invalid | None:
+def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping[str, str], model: str) -> Invalid | None:
     where = f"input[{i}]"
     if not isinstance(item, Mapping):
         return Invalid(f"Invalid type for '{where}': expected an object.", where, "invalid_type")
@@ -195,11 +195,11 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Collect
                 return Invalid(f"Missing required parameter: '{where}.{key}'.", f"{where}.{key}", "missing_required_parameter")
         return None
     if kind == "reasoning":
-        return _check_reasoning_item(i, item, items, store, issued)
+        return _check_reasoning_item(i, item, items, store, issued, model)
     return Invalid(f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', and 'reasoning'.", f"{where}.type", "invalid_value")
 
 
-def _check_reasoning_item(i: int, item: Mapping[str, Any], items: list[Any], store: Any, issued: Collection[str]) -> Invalid | None:
+def _check_reasoning_item(i: int, item: Mapping[str, Any], items: list[Any], store: Any, issued: Mapping[str, str], model: str) -> Invalid | None:
     where = f"input[{i}]"
     name = item.get("id") or where
     if not isinstance(item.get("summary"), list):
@@ -207,8 +207,12 @@ def _check_reasoning_item(i: int, item: Mapping[str, Any], items: list[Any], sto
     encrypted = item.get("encrypted_content")
     if encrypted is None and store is False:
         return Invalid(f"Reasoning item {name} has no encrypted_content: with `store` false it cannot be resolved.", "input", None)
-    if encrypted is not None and encrypted not in issued:
-        return Invalid(f"The encrypted content for item {name} could not be verified.", "input", "invalid_encrypted_content")
+    if encrypted is not None and issued.get(encrypted) != model:
+        return Invalid(
+            f"The encrypted content for item {name} could not be verified. Reason: Encrypted content could not be decrypted or parsed.",
+            "input",
+            "invalid_encrypted_content",
+        )
     following = items[i + 1] if i + 1 < len(items) else None
     is_output = isinstance(following, Mapping) and (
         _kind(following) == "function_call" or (_kind(following) == "message" and following.get("role") == "assistant")

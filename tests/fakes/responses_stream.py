@@ -21,11 +21,11 @@ from tests.fakes.http import Exchange
 from tests.fakes.responses_checks import is_reasoning_model
 from tests.fakes.script import Call, CutStream, Reply, StreamError, approx_tokens, split_text
 
-Issue = Callable[[str], None]
+Issue = Callable[[str, str], None]
 
 
 class ResponsesStreamer:
-    """Writes one answer to a ``POST /v1/responses`` request; ``issue`` records each encrypted content handed out."""
+    """Writes one answer to a ``POST /v1/responses`` request; ``issue`` records each encrypted content handed out, and for which model."""
 
     def __init__(self, exchange: Exchange, body: Mapping[str, Any], serial: int, issue: Issue) -> None:
         self.exchange = exchange
@@ -103,7 +103,7 @@ class ResponsesStreamer:
         if self.encrypted:
             secret = hashlib.sha256(f"{self.serial}:{item_id}:{reply.thinking}".encode()).hexdigest()
             item["encrypted_content"] = f"gAAAAAfake{secret}"
-            self.issue(item["encrypted_content"])
+            self.issue(item["encrypted_content"], str(self.body.get("model")))
         self._done(item)
 
     def _message(self, text: str, chunks: int, *, finish: bool = True) -> None:
