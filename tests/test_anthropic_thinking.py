@@ -168,3 +168,11 @@ def test_no_thinking_is_streamed_when_the_request_did_not_ask() -> None:
     _, [(events, error)] = serve([Reply(text="plain", thinking="hidden")], request([Message.user("x")], effort=None))
     assert error is None and completed(events).message.thinking == ()
     assert not any(isinstance(e, ThinkingChunk) for e in events)
+
+
+def test_a_nearly_full_window_shrinks_the_budget_so_prompt_and_max_tokens_still_fit() -> None:
+    big = Message.user("x" * 560_000)
+    sent = body(request([big], model="claude-opus-4-1", effort="high"))
+    assert 1024 <= sent["thinking"]["budget_tokens"] < sent["max_tokens"]
+    assert 560_000 // 3 + sent["max_tokens"] <= 200_000
+    assert first_problem(sent) is None

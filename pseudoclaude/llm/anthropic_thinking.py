@@ -10,8 +10,10 @@ The mapping (the model table's ``reasoning`` style decides):
 | none / unknown  | nothing: the setting is dropped (the CLI shows a one-line notice)      |
 
 Thinking tokens are output tokens and count against ``max_tokens``, so
-``max_tokens`` grows by the budget (capped at the model's maximum output) and
-the budget shrinks to stay below it; a budget that cannot reach the API's
+``max_tokens`` grows by the budget, capped at the model's maximum output and
+at what the context window leaves after the prompt (estimated generously at
+3 bytes a token: the API rejects prompt + ``max_tokens`` over the window),
+and the budget shrinks to stay below it; a budget that cannot reach the API's
 1,024 minimum is not requested at all. ``display: summarized`` because newer
 models omit the thinking text unless asked.
 
@@ -25,6 +27,7 @@ model, so an unthought round is valid there.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from pseudoclaude.llm.messages import Thinking
@@ -43,7 +46,7 @@ def thinking_params(request: Request) -> dict[str, Any]:
     style = info.reasoning if info is not None and info.provider == ANTHROPIC.name else ""
     if not request.wants_thinking or style not in ("budget", "adaptive", "adaptive_only"):
         return {}
-    cap = info.max_output_tokens if info is not None else 0
+    cap = _room(request, info.max_output_tokens, info.context_window) if info is not None else 0
     effort = request.effort or DEFAULT_EFFORT
     if style == "adaptive_only" or (style == "adaptive" and not request.max_thinking_tokens):
         return {
@@ -54,10 +57,19 @@ def thinking_params(request: Request) -> dict[str, Any]:
     budget = max(MIN_BUDGET, request.max_thinking_tokens or BUDGETS[effort])
     max_tokens = _capped(request.max_tokens + budget, cap, request.max_tokens)
     room = max_tokens - request.max_tokens
-    budget = min(budget, room if room >= MIN_BUDGET else max_tokens - 1)
+    budget = min(budget, room if room >= MIN_BUDGET else max_tokens // 2)
     if budget < MIN_BUDGET:
         return {}
     return {"max_tokens": max_tokens, "thinking": {"type": "enabled", "budget_tokens": budget}}
+
+
+def _room(request: Request, max_output: int, window: int) -> int:
+    """The most ``max_tokens`` may be: the model's output limit and what the window leaves after the prompt."""
+    prompt = len(request.system) + len(request.system_suffix)
+    prompt += sum(len(json.dumps(m.to_dict(), ensure_ascii=False)) for m in request.messages)
+    prompt += sum(len(t.description) + len(json.dumps(dict(t.input_schema))) for t in request.tools)
+    left = max(1, window - prompt // 3)
+    return min(max_output, left) if max_output > 0 else left
 
 
 def _capped(wanted: int, cap: int, floor: int) -> int:

@@ -136,7 +136,7 @@ async def _context(repl: Repl, arg: str) -> bool:
 async def _cost(repl: Repl, arg: str) -> bool:
     status = repl.status
     repl.console.print(
-        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out · "
+        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · "
         f"estimated cost ${status.cost_usd:.4f} ({status.model})"
     )
     return False
