@@ -8,14 +8,17 @@ reasoning carried across tool rounds, faults and a resume.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.support import cli_env, fake_server, json_lines, run_cli
+from tests.e2e.support import cli_command, cli_env, fake_server, json_lines, run_cli
 from tests.fakes.openai_server import RESPONSES_PATH
-from tests.fakes.script import Call, CutStream, Reply, StreamError
+from tests.fakes.script import Call, CutStream, Reply, StallStream, StreamError
 
 pytestmark = pytest.mark.slow
 
@@ -109,3 +112,22 @@ def test_a_local_server_gets_chat_completions_without_reasoning_fields(workspace
     assert proc.returncode == 0, proc.stderr
     assert set(server.paths) == {"/v1/chat/completions"} and server.rejections == []
     assert not any({"reasoning", "include", "input", "reasoning_effort"} & set(body) for body in server.requests)
+
+
+def test_interrupting_while_the_model_reasons_leaves_a_session_that_resumes(workspace: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    stall = StallStream(Reply(thinking="a long chain of thought " * 20, text="never"), after_deltas=2)
+    with fake_server("openai", [*script()[:1], stall, Reply(text="Back.")]) as server:
+        args = ["-p", "count", "--effort", "max", "--output-format", "stream-json", "--permission-mode", "bypass"]
+        proc = subprocess.Popen(cli_command(*args), cwd=workspace, env=env(server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert server.stalled.wait(60), "the reasoning stream never started"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert any(e.get("type") == "thinking_delta" for e in json_lines(out))
+        resumed = run_cli(["--continue", "-p", "go on", "--permission-mode", "bypass"], workspace, env(server.url, home))
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout == "Back.\n"
+    assert server.rejections == []
+    assert len(reasoning_items(server.requests[-1])) == 1

@@ -29,6 +29,7 @@ from tests.fakes.script import (
     Reply,
     Script,
     ScriptCursor,
+    StallStream,
     Step,
     StreamError,
     approx_tokens,
@@ -87,6 +88,7 @@ class FakeOpenAIServer:
         self.rejections: list[tuple[int, str]] = []
         self.paths: list[str] = []
         self.issued: dict[str, str] = {}
+        self.stalled = threading.Event()
         self._cursor = ScriptCursor(script)
         self._lock = threading.Lock()
         self._serial = 0
@@ -135,6 +137,8 @@ class FakeOpenAIServer:
             streamer.error_after(step)
         elif isinstance(step, CutStream):
             streamer.cut(step)
+        elif isinstance(step, StallStream):
+            streamer.stall(step, self.stalled)
         elif isinstance(step, Reply):
             streamer.reply(step)
 

@@ -15,11 +15,13 @@ whole response and its usage (``input_tokens_details.cached_tokens``,
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 from typing import Any, Callable, Mapping
 
 from tests.fakes.http import Exchange
 from tests.fakes.responses_checks import is_reasoning_model
-from tests.fakes.script import Call, CutStream, Reply, StreamError, approx_tokens, split_text
+from tests.fakes.script import Call, CutStream, Reply, StallStream, StreamError, approx_tokens, split_text
 
 Issue = Callable[[str, str], None]
 
@@ -77,6 +79,25 @@ class ResponsesStreamer:
         if not step.name_only:
             half = call.arguments[: max(1, len(call.arguments) // 2)]
             self._send("response.function_call_arguments.delta", item_id=item["id"], output_index=len(self.output), delta=half)
+        self.exchange.cut()
+
+    def stall(self, step: StallStream, stalled: threading.Event) -> None:
+        """The reasoning summary's first ``after_deltas`` deltas, then silence (the model thinking) until cut."""
+        self._open()
+        item_id = f"rs_fake{self.serial}_0"
+        self._added({"id": item_id, "type": "reasoning", "summary": []})
+        if self.summary:
+            self._send("response.reasoning_summary_part.added", item_id=item_id, output_index=0, summary_index=0, part={"type": "summary_text", "text": ""})
+            for piece in split_text(step.reply.thinking, 6)[: step.after_deltas]:
+                self._send("response.reasoning_summary_text.delta", item_id=item_id, output_index=0, summary_index=0, delta=piece)
+        stalled.set()
+        deadline = time.monotonic() + step.seconds
+        try:
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                self.exchange.send_chunk(b": keep-alive\n\n")
+        except OSError:
+            return
         self.exchange.cut()
 
     def _open(self) -> None:
