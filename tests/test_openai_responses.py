@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from pseudoclaude.llm.errors import BadRequest, ProviderError, RateLimited, ServerError, StreamCut
+from pseudoclaude.llm.errors import BadRequest, Overloaded, PromptTooLong, ProviderError, RateLimited, ServerError, StreamCut
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec
 from pseudoclaude.llm.models import cost_usd
 from pseudoclaude.llm.openai import OpenAIProvider
@@ -18,7 +18,7 @@ from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk
 from tests.fakes.collect import collect_stream
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.openai_server import RESPONSES_PATH, FakeOpenAIServer
-from tests.fakes.script import Call, CutStream, Reply, Step, StreamError
+from tests.fakes.script import Call, CutStream, HttpError, Reply, Step, StreamError
 
 KEY = "sk-test-secret-0123456789"
 READ = ToolSpec("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
@@ -292,3 +292,13 @@ def test_after_a_model_switch_the_earlier_models_reasoning_is_left_out_not_refus
     assert server.rejections == []
     assert [len([i for i in body["input"] if i.get("type") == "reasoning"]) for body in server.requests[1:]] == [0, 1]
     assert json.loads(answer.thinking[0].opaque)["model"] == "gpt-5"
+
+
+def test_http_errors_and_an_overflowing_prompt_map_as_on_chat_completions() -> None:
+    with FakeOpenAIServer([HttpError(429, "rate_limit", retry_after=2), HttpError(503, "overloaded")]) as server:
+        limited, overloaded = _round(server, _request())[1], _round(server, _request())[1]
+    assert isinstance(limited, RateLimited) and limited.retry_after == 2
+    assert isinstance(overloaded, Overloaded)
+    with FakeOpenAIServer([Reply(text="never")], context_window=10) as server:
+        assert isinstance(_round(server, _request())[1], PromptTooLong)
+    assert server.paths == [RESPONSES_PATH]
