@@ -146,3 +146,10 @@ def test_encrypted_reasoning_is_readable_only_by_the_model_that_wrote_it() -> No
         issued = next(e["item"] for e in events if e["type"] == "response.output_item.done")
         item = {"type": "reasoning", "summary": [], "encrypted_content": issued["encrypted_content"]}
         assert "could not be decrypted" in _error(server, [USER, item, CALL, OUTPUT], model="o3")
+
+
+def test_unknown_fields_inside_an_item_are_refused() -> None:
+    with FakeOpenAIServer([]) as server:
+        assert _error(server, [USER, {**CALL, "model": "gpt-5"}, OUTPUT]) == "Unknown parameter: 'input[1].model'."
+        reasoning = {"type": "reasoning", "summary": [], "encrypted_content": "x", "status": "completed"}
+        assert _error(server, [USER, reasoning, CALL, OUTPUT]) == "Unknown parameter: 'input[1].status'."

@@ -1,7 +1,7 @@
 """Request validation of the fake OpenAI Responses endpoint: the checks the real service makes.
 
 Each check returns an ``Invalid`` with the service's own wording, or None.
-Modelled: unknown parameters (a Chat Completions field sent here, or the
+Modelled: unknown parameters, at the top and inside items (a Chat Completions field sent here, or the
 reverse), the pairing of ``function_call`` and ``function_call_output`` items,
 reasoning items (in place: followed by an output item of their turn; carrying
 encrypted content this server issued, since with ``store: false`` nothing else
@@ -27,7 +27,12 @@ EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SUMMARIES = ("auto", "concise", "detailed")
 INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results")
 REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
-OUTPUT_TYPES = ("function_call", "message")
+ITEM_FIELDS = {
+    "message": frozenset({"type", "role", "content", "id", "status"}),
+    "function_call": frozenset({"type", "call_id", "name", "arguments", "id", "status"}),
+    "function_call_output": frozenset({"type", "call_id", "output", "id", "status"}),
+    "reasoning": frozenset({"type", "id", "summary", "encrypted_content", "content"}),
+}
 
 
 def is_reasoning_model(model: str) -> bool:
@@ -176,6 +181,9 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
     if not isinstance(item, Mapping):
         return Invalid(f"Invalid type for '{where}': expected an object.", where, "invalid_type")
     kind = _kind(item)
+    for key in item:
+        if kind in ITEM_FIELDS and key not in ITEM_FIELDS[kind]:
+            return Invalid(f"Unknown parameter: '{where}.{key}'.", f"{where}.{key}", "unknown_parameter")
     if isinstance(item.get("id"), str) and store is False and not item.get("encrypted_content"):
         return Invalid(
             f"Item with id '{item['id']}' not found. Items are not persisted when `store` is set to false. "
