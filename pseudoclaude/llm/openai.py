@@ -29,6 +29,7 @@ error-object rules are ``openai_wire.error_from_body``):
 | stream broken, or ended without ``[DONE]``      | StreamCut         |
 | Responses: ended without ``response.completed`` | StreamCut         |
 | Responses: ``error`` / ``response.failed`` event | by code, as above |
+| Responses: 400 on ``reasoning.summary``          | none: asked again once without a summary |
 
 A partial stream never produces ``Completed``; the API key never appears in
 a message (and long proxy pages are cut to 500 characters).
