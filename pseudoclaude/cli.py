@@ -69,6 +69,9 @@ def main_command(
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
     allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", help="Allow rules such as 'run_command(git status)' (repeatable).")] = None,
+    effort: Annotated[Optional[str], typer.Option("--effort", help="How hard the model thinks: low | medium | high | max (models without reasoning ignore it).")] = None,
+    max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
+    thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
@@ -93,11 +96,15 @@ def main_command(
         max_turns=max_turns,
         max_budget_usd=max_budget_usd,
         trust_workspace=trust_workspace,
+        effort=effort,
+        max_thinking_tokens=max_thinking_tokens,
+        thinking=thinking,
     )
     try:
         settings = load_settings(workspace, flags)
     except ConfigError as error:
         raise fail(str(error), EXIT_USAGE) from None
+    _effort_notice(settings.model, settings.effort)
     if print_prompt is None:
         from pseudoclaude.tui import run_repl, settle_workspace_trust
 
@@ -149,6 +156,15 @@ def trust_command(
     from pseudoclaude.commands import review_trust
 
     raise typer.Exit(review_trust(forget=forget))
+
+
+def _effort_notice(model: str, effort: str | None) -> None:
+    """One line on stderr when the model does not take the effort setting (it is dropped, never a 400)."""
+    from pseudoclaude.llm import effort_notice
+
+    notice = effort_notice(model, effort)
+    if notice:
+        sys.stderr.write(f"pseudoclaude: {notice}\n")
 
 
 def _split_rules(values: list[str]) -> list[str]:

@@ -17,6 +17,17 @@ from the user's own environment unless the folder is trusted (the default
 endpoint is used instead, with one notice). ``PSEUDOCLAUDE_HOME`` is never read
 from ``.env``: a repository cannot choose where the user's settings live.
 This module is on the start-up path: it imports nothing heavy.
+
+``openai_api`` (``PSEUDOCLAUDE_OPENAI_API``, the ``openaiApi`` setting):
+``auto`` (OpenAI's reasoning models through the Responses API, every other
+model and every server at a base URL through Chat Completions), ``responses``
+(a compatible server that speaks the Responses API) or ``chat``.
+
+Reasoning: ``effort`` (``--effort``, ``PSEUDOCLAUDE_EFFORT``, the ``effort``
+setting: low, medium, high or max; unset means the provider's default, no
+reasoning requested), ``max_thinking_tokens`` (``--max-thinking-tokens``,
+``MAX_THINKING_TOKENS`` as Claude Code reads it, ``maxThinkingTokens``) and
+``thinking`` (``--thinking adaptive|disabled``).
 """
 
 from __future__ import annotations
@@ -28,9 +39,15 @@ from pathlib import Path
 from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
-from pseudoclaude.llm import PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, visible
 
+THINKING_MODES = ("adaptive", "disabled")
+MIN_THINKING_TOKENS = 1024
+
+
+
+OPENAI_APIS = ("auto", "responses", "chat")
 
 
 class PermissionMode(str, Enum):
@@ -59,6 +76,9 @@ class Flags:
     max_turns: int | None = None
     max_budget_usd: float | None = None
     trust_workspace: bool = False
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    thinking: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,11 +93,15 @@ class Settings:
     permission_mode: str
     allowed_tools: tuple[str, ...]
     max_turns: int | None
+    openai_api: str = "auto"
     settings_layers: tuple[Mapping[str, Any], ...] = ()
     settings_paths: tuple[Path, ...] = ()
     trust: WorkspaceTrust = WorkspaceTrust()
     api_key: str | None = field(default=None, repr=False)
     max_budget_usd: float | None = None
+    effort: str | None = None
+    max_thinking_tokens: int | None = None
+    thinking: str | None = None
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -192,10 +216,12 @@ def load_settings(
         allowed_tools=flags.allowed_tools,
         max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns"),
         max_budget_usd=flags.max_budget_usd or _dollars(files.get("maxBudgetUsd"), "maxBudgetUsd"),
+        openai_api=_openai_api(env, files),
         settings_layers=files.layers,
         settings_paths=files.paths,
         trust=trust,
         api_key=api_key,
+        **_reasoning(flags, env, files),
     )
 
 
@@ -229,6 +255,20 @@ def trusted_settings_files(
     layers = (files.layers[0], *(filter_layer(source, layer, approved) for source, layer in project))
     trust = WorkspaceTrust(workspace, entries, ignored, pending, trusted_by)
     return SettingsFiles(files.paths, layers), trust
+
+
+def _reasoning(flags: Flags, env: Mapping[str, str], files: SettingsFiles) -> dict[str, Any]:
+    """``effort``, ``max_thinking_tokens`` and ``thinking``, checked (see the module docstring)."""
+    effort = flags.effort or env.get("PSEUDOCLAUDE_EFFORT") or _str(files.get("effort"))
+    if effort is not None and effort not in EFFORTS:
+        raise ConfigError(f"unknown effort {effort!r}: choose one of {', '.join(EFFORTS)}")
+    tokens = flags.max_thinking_tokens or _int(env.get("MAX_THINKING_TOKENS"), "MAX_THINKING_TOKENS") or _int(files.get("maxThinkingTokens"), "maxThinkingTokens")
+    if tokens is not None and tokens < MIN_THINKING_TOKENS:
+        raise ConfigError(f"the thinking budget must be at least {MIN_THINKING_TOKENS} tokens, not {tokens}")
+    thinking = flags.thinking or _str(files.get("thinking"))
+    if thinking is not None and thinking not in THINKING_MODES:
+        raise ConfigError(f"unknown thinking mode {thinking!r}: choose adaptive or disabled")
+    return {"effort": effort, "max_thinking_tokens": tokens, "thinking": thinking}
 
 
 def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
@@ -293,6 +333,13 @@ def _unique(entries: Iterable[TrustEntry]) -> Iterable[TrustEntry]:
 def _sessions_dir(flag: Path | None, files: SettingsFiles, home: Path) -> Path:
     configured = files.get("sessionsDir")
     return flag or (Path(configured).expanduser() if configured else home / "sessions")
+
+
+def _openai_api(env: Mapping[str, str], files: SettingsFiles) -> str:
+    api = env.get("PSEUDOCLAUDE_OPENAI_API") or _str(files.get("openaiApi")) or "auto"
+    if api not in OPENAI_APIS:
+        raise ConfigError(f"unknown OpenAI API {api!r}: choose one of {', '.join(OPENAI_APIS)}")
+    return api
 
 
 def _provider_entry(

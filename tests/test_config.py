@@ -87,3 +87,24 @@ def test_the_sessions_command_and_load_settings_agree_on_the_sessions_dir(tmp_pa
     (tmp_path / "home" / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(tmp_path)]}))
     assert resolve_sessions_dir(tmp_path, environ=env) == load_settings(tmp_path, environ=env).sessions_dir == tmp_path / "elsewhere"
     assert resolve_sessions_dir(tmp_path, tmp_path / "flag", environ=env) == tmp_path / "flag"
+
+
+def test_effort_comes_from_flag_then_environment_then_settings(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (tmp_path / ".pseudoclaude").mkdir()
+    (tmp_path / ".pseudoclaude" / "settings.json").write_text(json.dumps({"effort": "low", "maxThinkingTokens": 2048}))
+    env = {"ANTHROPIC_API_KEY": "k", "PSEUDOCLAUDE_HOME": str(home)}
+    assert settings_for(tmp_path, env).effort == "low"
+    assert settings_for(tmp_path, env).max_thinking_tokens == 2048
+    assert settings_for(tmp_path, {**env, "PSEUDOCLAUDE_EFFORT": "medium", "MAX_THINKING_TOKENS": "4096"}).max_thinking_tokens == 4096
+    assert settings_for(tmp_path, {**env, "PSEUDOCLAUDE_EFFORT": "medium"}).effort == "medium"
+    assert settings_for(tmp_path, {**env, "PSEUDOCLAUDE_EFFORT": "medium"}, Flags(effort="max", thinking="disabled")).effort == "max"
+
+
+@pytest.mark.parametrize(
+    ("flags", "fragment"),
+    [(Flags(effort="extreme"), "unknown effort"), (Flags(max_thinking_tokens=1000), "at least 1024"), (Flags(thinking="always"), "unknown thinking mode")],
+)
+def test_bad_reasoning_settings_are_one_clear_error(tmp_path: Path, flags: Flags, fragment: str) -> None:
+    with pytest.raises(ConfigError, match=fragment):
+        settings_for(tmp_path, {"ANTHROPIC_API_KEY": "k", "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}, flags)

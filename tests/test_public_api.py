@@ -16,10 +16,11 @@ PUBLIC = {
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up",
+        "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
-        "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
+        "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",

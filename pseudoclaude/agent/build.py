@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
@@ -95,7 +95,9 @@ def _assemble(
     settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
-    provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
+    provider = build_provider(
+        settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api
+    )
     hook_config = checked.hooks
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
@@ -131,6 +133,7 @@ def _assemble(
         system_suffix=environment_suffix(settings.workspace),
         max_turns=settings.max_turns,
         max_budget_usd=settings.max_budget_usd,
+        **reasoning_of(settings),
     )
     pinned = pinned_tools(tools)
     source = WorkspaceSource(settings.workspace, settings.home, instructions, planning=lambda: policy.mode is PermissionMode.PLAN)
@@ -173,6 +176,11 @@ def _context_state(
         working_set=working_set,
         calibration=Calibration.parse(*replay.calibration) if replay is not None and replay.calibration is not None else None,
     )
+
+
+def reasoning_of(settings: Settings) -> dict[str, Any]:
+    """The run's reasoning settings (``load_settings`` checked their values)."""
+    return {"effort": settings.effort, "max_thinking_tokens": settings.max_thinking_tokens, "thinking": settings.thinking}
 
 
 def tools_text(tools: Iterable[Tool]) -> str:

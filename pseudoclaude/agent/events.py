@@ -20,11 +20,25 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class ThinkingDelta:
+    """A piece of the model's readable reasoning as it streams: shown folded, never part of the answer."""
+
+    text: str
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+
+@dataclass(frozen=True)
 class AssistantMessage:
-    """A whole assistant message, once its stream completed."""
+    """A whole assistant message, once its stream completed.
+
+    ``thinking``: its reasoning parts (``llm.Thinking.to_dict()``: provider,
+    kind, text, opaque), in order; the stream-json printer maps them to
+    Claude Code's ``thinking`` / ``redacted_thinking`` content blocks.
+    """
 
     text: str
     tool_calls: tuple[Mapping[str, Any], ...] = ()
+    thinking: tuple[Mapping[str, Any], ...] = ()
     type: Literal["assistant_message"] = "assistant_message"
 
 
@@ -55,6 +69,7 @@ class UsageReport:
     cache_read_tokens: int
     cache_write_tokens: int
     total: Mapping[str, int] = field(default_factory=dict)
+    reasoning_tokens: int = 0
     type: Literal["usage"] = "usage"
 
 
@@ -100,7 +115,7 @@ class Stop:
 
 
 Event = Union[
-    TextDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
+    TextDelta, ThinkingDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
 ]
 
 

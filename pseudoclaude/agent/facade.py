@@ -16,6 +16,7 @@ which the runner's ``PermissionGate`` does not promise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 from pseudoclaude.agent.events import Event, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
-from pseudoclaude.llm import Message, ToolSpec, Usage
+from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ class AgentStatus:
     cost_usd: float = 0.0
     mode: str = "default"
     session_id: str | None = None
+    effort: str | None = None
 
     @property
     def context_percent(self) -> int:
@@ -145,6 +147,15 @@ class Agent:
         """Switch the permission mode; it applies from the next tool call on."""
         self._policy.mode = mode
 
+    @property
+    def effort(self) -> Effort | None:
+        """The effort the next model call asks for (None: the provider's default)."""
+        return self._runner.config.effort
+
+    def set_effort(self, effort: Effort | None) -> None:
+        """Switch the effort; it applies from the next model call on (thinking blocks already stored stay)."""
+        self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
+
     def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
         """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
         if prompt is not None and not self._session.title:
@@ -199,6 +210,7 @@ class Agent:
             cost_usd=cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
             mode=self._policy.mode.value,
             session_id=self._session.id,
+            effort=self.effort,
         )
 
     def context_breakdown(self) -> ContextBreakdown:

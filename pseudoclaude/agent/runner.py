@@ -33,6 +33,7 @@ from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.compact import CompactSession, ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
+    Effort,
     Message,
     PromptTooLong,
     Provider,
@@ -43,6 +44,8 @@ from pseudoclaude.llm import (
     StreamCut,
     StreamEvent,
     TextChunk,
+    ThinkingChunk,
+    ThinkingMode,
     ToolSpec,
     Usage,
     cost_usd,
@@ -94,6 +97,9 @@ class RunConfig:
     max_tokens: int = 8192
     max_format_errors: int = 3
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    effort: Effort | None = None
+    max_thinking_tokens: int | None = None
+    thinking: ThinkingMode | None = None
 
 
 @dataclass(frozen=True)
@@ -399,8 +405,13 @@ class Runner:
         if self.session is not None:
             self.session.append_usage(usage, context_messages=len(self.conversation))
         self._append(message)
-        yield ev.AssistantMessage(message.text, tuple(call.to_dict() for call in message.tool_calls))
-        yield ev.UsageReport(usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens, self.usage_total.to_dict())
+        yield ev.AssistantMessage(
+            message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)
+        )
+        yield ev.UsageReport(
+            usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
+            self.usage_total.to_dict(), usage.reasoning_tokens,
+        )
         yield message
 
     async def _tool_round(self, message: Message) -> AsyncGenerator[ev.Event | RoundDone, None]:
@@ -439,6 +450,9 @@ class Runner:
             messages=tuple(repair(conversation)),
             tools=self.tool_specs,
             max_tokens=self.config.max_tokens,
+            effort=self.config.effort,
+            max_thinking_tokens=self.config.max_thinking_tokens,
+            thinking=self.config.thinking,
         )
 
     def _mode_instructions(self) -> str:
@@ -469,6 +483,8 @@ def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
     """What the user sees of one provider stream item (a partial tool call shows nothing yet)."""
     if isinstance(item, TextChunk):
         return ev.TextDelta(item.text)
+    if isinstance(item, ThinkingChunk):
+        return ev.ThinkingDelta(item.text)
     if isinstance(item, Retrying):
         return ev.Progress(
             "retry",

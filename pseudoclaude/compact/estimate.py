@@ -47,7 +47,7 @@ def utf8_len(text: str) -> int:
 
 def message_bytes(message: Message) -> int:
     """UTF-8 bytes of everything in ``message`` that reaches the model."""
-    total = len(message.role) + utf8_len(message.text)
+    total = len(message.role) + utf8_len(message.text) + sum(utf8_len(t.text) for t in message.thinking)
     for call in message.tool_calls:
         total += len(call.id) + len(call.name) + utf8_len(call.arguments)
     result = message.tool_result
@@ -163,7 +163,7 @@ class TiktokenEstimator:
         hit = self._cache.get(message)
         if hit is not None:
             return hit
-        tokens = TIKTOKEN_MESSAGE_OVERHEAD + self._tokens(message.text)
+        tokens = TIKTOKEN_MESSAGE_OVERHEAD + self._tokens(message.text) + sum(self._tokens(t.text) for t in message.thinking)
         for call in message.tool_calls:
             tokens += TIKTOKEN_CALL_OVERHEAD + self._tokens(call.name) + self._tokens(call.arguments)
         if message.tool_result is not None:

@@ -23,6 +23,9 @@ Invariants the request keeps:
 Stream assembly: a ``tool_use`` block's arguments are the concatenated
 ``partial_json`` pieces, kept as raw text; ``Completed`` exists only once
 ``message_stop`` arrived, so a half-received call can never be executed.
+``thinking`` blocks (text deltas, then the signature) and ``redacted_thinking``
+blocks become the message's ``Thinking`` parts, in block order; the thinking
+and its request parameters are in ``anthropic_thinking.py``.
 """
 
 from __future__ import annotations
@@ -42,12 +45,14 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     error_for_status,
 )
-from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
+from pseudoclaude.llm.anthropic_thinking import continues_unthought_tool_round, thinking_blocks, thinking_params
+from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
     TextChunk,
+    ThinkingChunk,
     ToolCallStart,
 )
 from pseudoclaude.llm.providers import ANTHROPIC
@@ -73,15 +78,20 @@ def _ephemeral() -> dict[str, str]:
 
 def to_wire_request(request: Request) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``)."""
-    params: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens}
+    thinking = thinking_params(request)
+    turns = _wire_messages(request.messages, with_thinking=bool(thinking))
+    if thinking.get("thinking", {}).get("type") == "enabled" and continues_unthought_tool_round(turns):
+        thinking, turns = {}, _wire_messages(request.messages, with_thinking=False)
+    params: dict[str, Any] = {"model": request.model, "max_tokens": thinking.pop("max_tokens", request.max_tokens)}
     system = _wire_system(request)
     if system:
         params["system"] = system
-    params["messages"] = _wire_messages(request.messages)
+    params["messages"] = turns
     if request.tools:
         params["tools"] = _wire_tools(request.tools)
         if request.tool_choice != "auto":
             params["tool_choice"] = {"type": request.tool_choice}
+    params.update(thinking)
     return params
 
 
@@ -103,23 +113,28 @@ def _wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return out
 
 
-def _wire_messages(messages: Sequence[Message]) -> list[WireMessage]:
-    """Alternating user/assistant turns, the last content block marked for caching."""
+def _wire_messages(messages: Sequence[Message], *, with_thinking: bool) -> list[WireMessage]:
+    """Alternating user/assistant turns, the last content block marked for caching.
+
+    Thinking blocks travel only in a request that asks for thinking: without
+    it the API has no use for them, and an assistant turn holding nothing but
+    thinking would be an empty one.
+    """
     turns: list[WireMessage] = []
     for message in messages:
-        role, blocks = _blocks_of(message)
+        role, blocks = _blocks_of(message, with_thinking)
         if not blocks:
             continue
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"] = _merge(turns[-1]["content"], blocks)
         else:
             turns.append({"role": role, "content": blocks})
-    if turns:
+    if turns and turns[-1]["content"][-1]["type"] not in ("thinking", "redacted_thinking"):
         turns[-1]["content"][-1]["cache_control"] = _ephemeral()
     return turns
 
 
-def _blocks_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
+def _blocks_of(message: Message, with_thinking: bool) -> tuple[str, list[dict[str, Any]]]:
     if message.role == "tool":
         result = message.tool_result
         if result is None:
@@ -131,10 +146,14 @@ def _blocks_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
             block["is_error"] = True
         return "user", [block]
     blocks: list[dict[str, Any]] = []
+    if with_thinking and message.role == "assistant":
+        blocks.extend(thinking_blocks(message.thinking))
     if message.text:
         blocks.append({"type": "text", "text": message.text})
     if message.role == "assistant":
         blocks.extend(_tool_use_block(call) for call in message.tool_calls)
+    if blocks and all(b["type"] in ("thinking", "redacted_thinking") for b in blocks):
+        return message.role, []
     return message.role, blocks
 
 
@@ -189,6 +208,18 @@ class _PendingCall:
 
 
 @dataclass
+class _PendingThinking:
+    """A thinking block still streaming: its text pieces and (arriving last) its signature."""
+
+    kind: str
+    pieces: list[str] = field(default_factory=list)
+    opaque: str = ""
+
+    def part(self) -> Thinking:
+        return Thinking(provider=ANTHROPIC.name, kind=self.kind, text="".join(self.pieces), opaque=self.opaque)
+
+
+@dataclass
 class StreamAssembler:
     """Folds raw Messages stream events into neutral ``StreamEvent``s.
 
@@ -199,6 +230,7 @@ class StreamAssembler:
 
     text_parts: list[str] = field(default_factory=list)
     tools: dict[int, _PendingCall] = field(default_factory=dict)
+    thinking: dict[int, _PendingThinking] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     stop_reason: str = "end_turn"
     done: bool = False
@@ -221,7 +253,18 @@ class StreamAssembler:
         return []
 
     def _block_start(self, index: int, block: Any) -> list[StreamEvent]:
-        if getattr(block, "type", None) == "tool_use":
+        kind = getattr(block, "type", None)
+        if kind == "thinking":
+            pending = self.thinking[index] = _PendingThinking("thinking", opaque=str(getattr(block, "signature", "") or ""))
+            text = str(getattr(block, "thinking", "") or "")
+            if text:
+                pending.pieces.append(text)
+                return [ThinkingChunk(text)]
+            return []
+        if kind == "redacted_thinking":
+            self.thinking[index] = _PendingThinking("redacted_thinking", opaque=str(getattr(block, "data", "") or ""))
+            return []
+        if kind == "tool_use":
             tool = _PendingCall(ordinal=len(self.tools), id=str(block.id), name=str(block.name))
             self.tools[index] = tool
             return [ToolCallStart(index=tool.ordinal, id=tool.id, name=tool.name)]
@@ -237,6 +280,11 @@ class StreamAssembler:
             return [TextChunk(delta.text)]
         if kind == "input_json_delta" and index in self.tools:
             self.tools[index].pieces.append(delta.partial_json or "")
+        if kind == "thinking_delta" and index in self.thinking and delta.thinking:
+            self.thinking[index].pieces.append(delta.thinking)
+            return [ThinkingChunk(delta.thinking)]
+        if kind == "signature_delta" and index in self.thinking:
+            self.thinking[index].opaque += delta.signature or ""
         return []
 
     def _take_usage(self, usage: Any) -> None:
@@ -261,5 +309,6 @@ class StreamAssembler:
             cache_read_tokens=self.usage.get("cache_read_input_tokens", 0),
             cache_write_tokens=self.usage.get("cache_creation_input_tokens", 0),
         )
-        message = Message.assistant(text="".join(self.text_parts), tool_calls=calls)
+        thinking = tuple(self.thinking[i].part() for i in sorted(self.thinking))
+        message = Message.assistant(text="".join(self.text_parts), tool_calls=calls, thinking=thinking)
         return [Completed(message=message, usage=usage, stop_reason=self.stop_reason)]

@@ -7,7 +7,9 @@ calls, or a ``tool`` message carrying exactly one ``ToolResult``.
 
 Tool-call arguments are kept as the raw JSON text the model produced, so a
 malformed argument string can travel back to the model unchanged and a replayed
-session re-sends exactly the bytes it sent before.
+session re-sends exactly the bytes it sent before. Reasoning (``Thinking``) is
+kept the same way: what the provider needs back travels as an opaque string the
+rest of the code never parses.
 """
 
 from __future__ import annotations
@@ -82,10 +84,53 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
+class Thinking:
+    """Reasoning an assistant turn produced before its answer, kept to be sent back unchanged.
+
+    Providers require it back verbatim (Anthropic rejects an edited thinking
+    block in a tool-use turn; OpenAI's encrypted reasoning item is what lets a
+    stateless request continue its reasoning), so nothing but the adapter
+    that made a part reads ``opaque``, and no other provider ever receives it.
+
+    ``provider``: the adapter that produced it (``"anthropic"``, ``"openai"``).
+    ``kind``: the provider's block type: Anthropic ``"thinking"`` or
+    ``"redacted_thinking"``, OpenAI ``"reasoning"``. ``text``: what a person
+    may read (the thinking text, or a reasoning summary; empty when redacted);
+    shown folded, never sent as answer text. ``opaque``: what the provider needs
+    back, as a string: Anthropic the ``signature`` of a thinking block or the
+    ``data`` of a redacted one; OpenAI the reasoning item as received, as JSON
+    text (id, encrypted_content, summary).
+    """
+
+    provider: str
+    kind: str
+    text: str = ""
+    opaque: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"provider": self.provider, "kind": self.kind}
+        if self.text:
+            out["text"] = self.text
+        if self.opaque:
+            out["opaque"] = self.opaque
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Thinking:
+        return cls(
+            provider=str(data.get("provider", "")),
+            kind=str(data.get("kind", "")),
+            text=str(data.get("text", "")),
+            opaque=str(data.get("opaque", "")),
+        )
+
+
+@dataclass(frozen=True)
 class Message:
     """One entry of the conversation.
 
-    ``user``: ``text``. ``assistant``: ``text`` and/or ``tool_calls``.
+    ``user``: ``text``. ``assistant``: ``text`` and/or ``tool_calls``, and
+    the ``thinking`` that came before them (in the order received).
     ``tool``: exactly one ``tool_result`` (and no text).
     """
 
@@ -93,14 +138,20 @@ class Message:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     tool_result: ToolResult | None = None
+    thinking: tuple[Thinking, ...] = ()
 
     @classmethod
     def user(cls, text: str) -> Message:
         return cls(role="user", text=text)
 
     @classmethod
-    def assistant(cls, text: str = "", tool_calls: tuple[ToolCall, ...] | list[ToolCall] = ()) -> Message:
-        return cls(role="assistant", text=text, tool_calls=tuple(tool_calls))
+    def assistant(
+        cls,
+        text: str = "",
+        tool_calls: tuple[ToolCall, ...] | list[ToolCall] = (),
+        thinking: tuple[Thinking, ...] | list[Thinking] = (),
+    ) -> Message:
+        return cls(role="assistant", text=text, tool_calls=tuple(tool_calls), thinking=tuple(thinking))
 
     @classmethod
     def tool(cls, call_id: str, content: str, is_error: bool = False, *, shaped: bool = False, full_output: str | None = None) -> Message:
@@ -114,6 +165,8 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"role": self.role}
+        if self.thinking:
+            out["thinking"] = [t.to_dict() for t in self.thinking]
         if self.text:
             out["text"] = self.text
         if self.tool_calls:
@@ -133,6 +186,7 @@ class Message:
             text=str(data.get("text", "")),
             tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls", ())),
             tool_result=ToolResult.from_dict(result) if result is not None else None,
+            thinking=tuple(Thinking.from_dict(t) for t in data.get("thinking", ())),
         )
 
 
@@ -143,12 +197,16 @@ class Usage:
     ``input_tokens`` are the prompt tokens that were neither read from nor
     written to the prompt cache (Anthropic's meaning). OpenAI's
     ``prompt_tokens`` includes cached tokens; its adapter subtracts them.
+    ``output_tokens`` include reasoning (both providers bill it as output);
+    ``reasoning_tokens`` is the part of them spent reasoning, when the
+    provider says (OpenAI does; Anthropic does not, so it stays 0 there).
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @property
     def prompt_tokens(self) -> int:
@@ -161,15 +219,19 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
     def to_dict(self) -> dict[str, int]:
-        return {
+        out = {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
         }
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Usage:
@@ -178,6 +240,7 @@ class Usage:
             int(data.get("output_tokens", 0)),
             int(data.get("cache_read_tokens", 0)),
             int(data.get("cache_write_tokens", 0)),
+            int(data.get("reasoning_tokens", 0)),
         )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry
+from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
 
@@ -23,6 +23,8 @@ class ModelInfo:
     input_per_mtok: float = 0.0
     output_per_mtok: float = 0.0
     encoding: str | None = None
+    reasoning: ReasoningStyle = ""
+    max_output_tokens: int = 0
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
@@ -30,7 +32,15 @@ def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
     for entry in providers:
         row = entry.model_row(model)
         if row is not None:
-            return ModelInfo(row.context_window, entry.name, row.input_per_mtok, row.output_per_mtok, row.encoding)
+            return ModelInfo(
+                row.context_window,
+                entry.name,
+                row.input_per_mtok,
+                row.output_per_mtok,
+                row.encoding,
+                row.reasoning,
+                row.max_output_tokens,
+            )
     return None
 
 
@@ -52,6 +62,19 @@ def encoding_for(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> 
     """The tiktoken encoding of ``model``; None when the estimator should count bytes."""
     info = model_info(model, providers)
     return info.encoding if info else None
+
+
+def reasoning_style(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ReasoningStyle:
+    """How ``model`` takes the effort setting; ``""`` (it does not) for unknown models."""
+    info = model_info(model, providers)
+    return info.reasoning if info else ""
+
+
+def effort_notice(model: str, effort: str | None, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The one-line notice when an effort is set for a model that does not take it, else None."""
+    if effort is None or reasoning_style(model, providers):
+        return None
+    return f"{model} does not take an effort setting: effort {effort} is ignored"
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:

@@ -1,10 +1,17 @@
 """The OpenAI (and OpenAI-compatible) provider, over the official ``openai`` SDK.
 
+Two APIs, one adapter: OpenAI's reasoning models (the model table's
+``effort`` rows) go through the Responses API (``openai_responses.py``), the
+only one that carries their reasoning between turns; every other model, and
+every OpenAI-compatible server at a base URL (Ollama, vLLM, llama.cpp,
+LiteLLM), goes through Chat Completions (``openai_wire.py``), unless the
+adapter is told ``api="responses"`` for a server that speaks it.
+
 The SDK builds and sends the request (auth, headers, timeouts, status errors);
 the SSE body is read line by line here rather than through the SDK's chunk
 iterator, because the iterator ends the same way whether the server sent
-``data: [DONE]`` or the body simply stopped, and only the former is a finished
-answer. Translation lives in ``openai_wire.py``.
+``data: [DONE]`` (Responses: ``response.completed``) or the body simply
+stopped, and only the former is a finished answer.
 
 Error mapping (no SDK exception ever leaves ``stream``; the status and
 error-object rules are ``openai_wire.error_from_body``):
@@ -20,6 +27,9 @@ error-object rules are ``openai_wire.error_from_body``):
 | other ``error`` object inside the stream        | BadRequest / ServerError |
 | connect failure / timeout before the stream     | ConnectionFailed  |
 | stream broken, or ended without ``[DONE]``      | StreamCut         |
+| Responses: ended without ``response.completed`` | StreamCut         |
+| Responses: ``error`` / ``response.failed`` event | by code, as above |
+| Responses: 400 on ``reasoning.summary``          | none: asked again once without a summary |
 
 A partial stream never produces ``Completed``; the API key never appears in
 a message (and long proxy pages are cut to 500 characters).
@@ -33,7 +43,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any, AsyncGenerator, AsyncIterator
+from typing import Any, AsyncGenerator, AsyncIterator, Literal
 
 from pseudoclaude.llm.errors import (
     AuthError,
@@ -41,6 +51,12 @@ from pseudoclaude.llm.errors import (
     ProviderError,
     StreamCut,
     parse_retry_after,
+)
+from pseudoclaude.llm.openai_responses import (
+    ResponsesAssembler,
+    response_as_events,
+    takes_responses,
+    to_responses_request,
 )
 from pseudoclaude.llm.openai_wire import (
     StreamAssembler,
@@ -55,19 +71,26 @@ __all__ = ["OpenAIProvider"]
 
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 
+WireApi = Literal["auto", "responses", "chat"]
+"""Which API the adapter speaks: ``auto`` lets the model table decide on OpenAI itself (Chat Completions elsewhere)."""
+
 
 class OpenAIProvider:
-    """Chat Completions streaming against OpenAI or any server at ``base_url`` that speaks it."""
+    """Responses or Chat Completions streaming against OpenAI, or any server at ``base_url`` that speaks them."""
 
     name = OPENAI.name
 
-    def __init__(self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0) -> None:
+    def __init__(
+        self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0, api: WireApi = "auto"
+    ) -> None:
         self.model = model
+        self.api = api
         self._api_key = api_key
         self._base_url = base_url
         self._official = base_url is None or "api.openai.com" in base_url
         self._timeout = timeout
         self._client: Any = None
+        self._summaries = True
 
     def _sdk_client(self) -> Any:
         if self._client is None:
@@ -83,7 +106,57 @@ class OpenAIProvider:
                 raise AuthError(f"no OpenAI API key: set {OPENAI.key_variable} (or a base URL for a local server)") from None
         return self._client
 
-    async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+    def takes_responses(self, model: str) -> bool:
+        """Whether a request for ``model`` goes through the Responses API."""
+        if self.api != "auto":
+            return self.api == "responses"
+        return self._official and takes_responses(model)
+
+    def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+        if self.takes_responses(request.model):
+            return self._stream_responses(request)
+        return self._stream_chat(request)
+
+    async def _stream_responses(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+        """One Responses call; asked again once without a reasoning summary when the organization may not have one."""
+        try:
+            async for event in self._responses_once(request):
+                yield event
+        except _SummaryRefused:
+            self._summaries = False
+            async for event in self._responses_once(request):
+                yield event
+
+    async def _responses_once(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
+        client = self._sdk_client()
+        assembler = ResponsesAssembler(request.model)
+        started = False
+        try:
+            body = to_responses_request(request, summaries=self._summaries)
+            async with client.responses.with_streaming_response.create(**body) as response:
+                started = True
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    for whole in response_as_events(json.loads(await response.text())):
+                        for event in assembler.feed(whole):
+                            yield event
+                else:
+                    async for data in _sse_data(response.iter_lines()):
+                        for event in assembler.feed(self._scrubbed_event(_chunk(data))):
+                            yield event
+                closing = assembler.finish()
+        except ProviderError:
+            raise
+        except Exception as exc:
+            if self._summaries and _refuses_summary(exc):
+                raise _SummaryRefused from None
+            error = self._normalize(exc, started=started)
+            if error is None:
+                raise
+            raise error from None
+        for event in closing:
+            yield event
+
+    async def _stream_chat(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         client = self._sdk_client()
         assembler = StreamAssembler()
         started = False
@@ -142,6 +215,15 @@ class OpenAIProvider:
             return error_from_body(None, self._scrubbed(exc.body, exc.message))
         return None
 
+    def _scrubbed_event(self, event: dict[str, Any]) -> dict[str, Any]:
+        """``event``, with the message of an ``error`` or ``response.failed`` event made safe to show."""
+        if event.get("type") == "error":
+            return {**event, "message": self._scrub(str(event.get("message") or "error inside the stream"))}
+        response = event.get("response")
+        if event.get("type") != "response.failed" or not isinstance(response, dict) or response.get("error") is None:
+            return event
+        return {**event, "response": {**response, "error": self._scrubbed(response["error"], "the response failed")}}
+
     def _scrubbed(self, error: object, fallback: str) -> dict[str, Any]:
         """An error object whose message is safe to show: no key, readable length."""
         body = dict(error) if isinstance(error, dict) else {"message": str(error or fallback)}
@@ -153,6 +235,18 @@ class OpenAIProvider:
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return text if len(text) <= 500 else text[:500] + "..."
+
+
+class _SummaryRefused(Exception):
+    """OpenAI refused ``reasoning.summary`` (an organization not verified for summaries): ask without one."""
+
+
+def _refuses_summary(exc: Exception) -> bool:
+    sdk = importlib.import_module("openai")
+    if not isinstance(exc, sdk.APIStatusError) or exc.status_code != 400:
+        return False
+    body = exc.body if isinstance(exc.body, dict) else {}
+    return body.get("param") == "reasoning.summary" or "reasoning summar" in str(body.get("message") or "").lower()
 
 
 async def _sse_data(lines: AsyncIterator[str]) -> AsyncGenerator[str, None]:

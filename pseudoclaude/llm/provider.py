@@ -17,6 +17,14 @@ from pseudoclaude.llm.messages import Message, ToolSpec, Usage
 ToolChoice = Literal["auto", "none"]
 """Whether the model may call the request's tools (``auto``) or must answer in text (``none``)."""
 
+Effort = Literal["low", "medium", "high", "max"]
+"""How hard the model should think; each adapter maps it to its own parameter (see the README)."""
+
+EFFORTS: tuple[Effort, ...] = ("low", "medium", "high", "max")
+
+ThinkingMode = Literal["adaptive", "disabled"]
+"""``disabled``: never ask for reasoning, whatever the effort; ``adaptive``: ask for it (the effort decides how much)."""
+
 
 @dataclass(frozen=True)
 class Request:
@@ -27,6 +35,12 @@ class Request:
     cached prefix stays byte-identical. ``tool_choice`` "none" keeps the tools
     in the request (the cached prefix) while forbidding calls: the summary
     request sends the main loop's tools that way.
+
+    Reasoning: ``effort`` (None: the provider's default, no reasoning
+    parameter sent) and ``max_thinking_tokens`` (an explicit thinking budget,
+    overriding what the effort maps to) ask for it; ``thinking`` "disabled"
+    turns it off whatever they say. An adapter whose model does not take the
+    setting drops it (the model table decides), never sending a 400-bound request.
     """
 
     model: str
@@ -36,10 +50,31 @@ class Request:
     max_tokens: int = 8192
     system_suffix: str = ""
     tool_choice: ToolChoice = "auto"
+    effort: Effort | None = None
+    max_thinking_tokens: int | None = None
+    thinking: ThinkingMode | None = None
+
+    @property
+    def wants_thinking(self) -> bool:
+        """Whether this request asks for reasoning at all."""
+        if self.thinking == "disabled":
+            return False
+        return self.thinking == "adaptive" or self.effort is not None or bool(self.max_thinking_tokens)
 
 
 @dataclass(frozen=True)
 class TextChunk:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingChunk:
+    """A piece of readable reasoning (thinking text or a reasoning summary) as it streams.
+
+    Shown folded, never as answer text; the whole reasoning (with the opaque
+    data the provider needs back) arrives on ``Completed.message.thinking``.
+    """
+
     text: str
 
 
@@ -61,7 +96,7 @@ class Completed:
     stop_reason: str = "end_turn"
 
 
-StreamEvent = Union[TextChunk, ToolCallStart, Completed]
+StreamEvent = Union[TextChunk, ThinkingChunk, ToolCallStart, Completed]
 
 
 class Provider(Protocol):

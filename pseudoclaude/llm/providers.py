@@ -17,9 +17,22 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.llm.provider import Provider
+
+ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh"]
+"""How a model takes the effort setting (``ModelRow.reasoning``).
+
+``""``: it does not (the setting is dropped with a one-line notice).
+``budget``: Anthropic ``thinking: {type: enabled, budget_tokens}``.
+``adaptive``: Anthropic ``thinking: {type: adaptive}`` with ``output_config.effort``
+(an explicit ``max_thinking_tokens`` still sends a budget). ``adaptive_only``:
+the same, and a budget is refused by the API, so it is never sent.
+``effort``: OpenAI ``reasoning.effort`` through the Responses API (the reasoning
+is carried between turns there, not through Chat Completions); ``effort_xhigh``:
+the same, and the model takes ``xhigh``, which ``max`` maps to.
+"""
 
 
 @dataclass(frozen=True)
@@ -28,7 +41,10 @@ class ModelRow:
 
     Rows are tried in order and the first match wins, so specific prefixes
     come before general ones. ``encoding`` names the tiktoken encoding; None
-    means the token estimator uses its byte estimate.
+    means the token estimator uses its byte estimate. ``reasoning``: how the
+    model takes the effort setting (see ``ReasoningStyle``);
+    ``max_output_tokens``: the most it may write in one response, thinking
+    included (0: unknown), which caps a thinking budget.
     """
 
     prefix: str
@@ -37,15 +53,21 @@ class ModelRow:
     output_per_mtok: float = 0.0
     encoding: str | None = None
     exact: bool = False
+    reasoning: ReasoningStyle = ""
+    max_output_tokens: int = 0
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
 
 
 class AdapterFactory(Protocol):
-    """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest)."""
+    """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest).
 
-    def __call__(self, *, model: str, api_key: str | None, base_url: str | None) -> Provider: ...
+    ``api``: which of the service's APIs to speak (OpenAI: ``auto``, ``responses``
+    or ``chat``); an adapter with one API ignores it.
+    """
+
+    def __call__(self, *, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider: ...
 
 
 @dataclass(frozen=True)
@@ -76,15 +98,19 @@ class ProviderEntry:
         return bool(environ.get(self.key_variable) or (self.keyless_server and environ.get(self.base_url_variable)))
 
 
-def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
     from pseudoclaude.llm.anthropic import AnthropicProvider
 
     return AnthropicProvider(model=model, api_key=api_key, base_url=base_url)
 
 
-def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None) -> Provider:
+def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
     from pseudoclaude.llm.openai import OpenAIProvider
 
+    if api == "responses":
+        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="responses")
+    if api == "chat":
+        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="chat")
     return OpenAIProvider(model=model, api_key=api_key, base_url=base_url)
 
 
@@ -99,10 +125,14 @@ ANTHROPIC = ProviderEntry(
     adapter=_anthropic_adapter,
     sdk_module="anthropic",
     models=(
-        ModelRow("claude-opus-4", 200_000, 15.0, 75.0),
-        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0),
-        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0),
-        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000),
+        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000),
+        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
         ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0),
         ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0),
         ModelRow("claude", 200_000, 3.0, 15.0),
@@ -124,11 +154,22 @@ OPENAI = ProviderEntry(
         ModelRow("gpt-4-", 128_000, encoding=_CL100K),
         ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True),
         ModelRow("gpt-3.5", 128_000, encoding=_CL100K),
-        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K),
-        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K),
+        ModelRow("gpt-5-chat", 128_000, 1.25, 10.0, _O200K),
+        ModelRow("gpt-5-mini", 400_000, 0.25, 2.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5-nano", 400_000, 0.05, 0.4, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5.1-codex-max", 400_000, 1.25, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
+        ModelRow("gpt-5.1", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("gpt-5.", 400_000, 1.75, 14.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
+        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
+        ModelRow("codex-mini", 200_000, 1.5, 6.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("o4", 128_000, encoding=_O200K),
-        ModelRow("o3", 200_000, 2.0, 8.0, _O200K),
-        ModelRow("o1", 200_000, 15.0, 60.0, _O200K),
+        ModelRow("o3-pro", 200_000, 20.0, 80.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o3", 200_000, 2.0, 8.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K),
+        ModelRow("o1-pro", 200_000, 150.0, 600.0, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o1", 200_000, 15.0, 60.0, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("chatgpt", 128_000, encoding=_O200K),
         ModelRow("gpt-", 128_000, encoding=_O200K),
     ),
@@ -155,10 +196,14 @@ def build_provider(
     model: str,
     api_key: str | None,
     base_url: str | None,
+    api: str = "auto",
     providers: Sequence[ProviderEntry] = PROVIDERS,
 ) -> Provider:
-    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily)."""
-    return provider_entry(name, providers).adapter(model=model, api_key=api_key, base_url=base_url)
+    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily); ``api`` is passed only when chosen."""
+    adapter = provider_entry(name, providers).adapter
+    if api == "auto":
+        return adapter(model=model, api_key=api_key, base_url=base_url)
+    return adapter(model=model, api_key=api_key, base_url=base_url, api=api)
 
 
 def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:

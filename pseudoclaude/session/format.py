@@ -9,7 +9,9 @@ round-trips exactly.
 
 Versioning: ``MAJOR.MINOR``. A minor bump only adds entry types or fields;
 older readers ignore what they do not know. A different major is refused with
-``SessionFormatError`` rather than misread.
+``SessionFormatError`` rather than misread. 1.3 added ``thinking`` to assistant
+messages (``llm.Thinking.to_dict``: provider, kind, text, opaque) and
+``reasoning_tokens`` to usage; a 1.2 file reads as messages without thinking.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.2"
+FORMAT_VERSION = "1.3"
 FORMAT_MAJOR = 1
 
 META = "meta"

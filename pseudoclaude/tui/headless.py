@@ -3,7 +3,9 @@
 ``text`` prints the final answer; ``json`` prints one result object at the
 end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-json`` prints every runner event as one JSON line as it happens,
 then the result object. Progress and errors go to stderr in ``text`` mode so
-stdout stays the answer alone. A session that stops being saved is one line on
+stdout stays the answer alone. Reasoning: ``thinking_delta`` events as it
+streams, and the assistant message's ``thinking`` parts; ``output_tokens``
+include it (``reasoning_tokens`` says how much, when the provider reports it). A session that stops being saved is one line on
 stderr in every format (and ``session_error`` in the result object).
 """
 
@@ -41,6 +43,8 @@ async def print_events(
         if isinstance(event, UsageReport):
             for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
                 result.usage[key] = result.usage.get(key, 0) + getattr(event, key)
+            if event.reasoning_tokens:
+                result.usage["reasoning_tokens"] = result.usage.get("reasoning_tokens", 0) + event.reasoning_tokens
             result.session_usage = dict(event.total)
         elif isinstance(event, ErrorEvent):
             result.errors.append(event.message)

@@ -11,7 +11,7 @@ raises ``EOFError``. History is one file per workspace under the home folder.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import (
@@ -44,10 +44,13 @@ def history_path(home: Path, workspace: Path) -> Path:
 
 
 class ReplCompleter(Completer):
-    """Slash commands at the start of the line; ``@path`` file mentions anywhere."""
+    """Slash commands at the start of the line, then their fixed arguments; ``@path`` file mentions anywhere."""
 
-    def __init__(self, commands: Sequence[tuple[str, str]], workspace: Path) -> None:
+    def __init__(
+        self, commands: Sequence[tuple[str, str]], workspace: Path, arguments: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
         self.commands = commands
+        self.arguments = arguments or {}
         self.paths = PathCompleter(get_paths=lambda: [str(workspace)], expanduser=False)
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
@@ -56,6 +59,12 @@ class ReplCompleter(Completer):
             for name, help_text in self.commands:
                 if name.startswith(text):
                     yield Completion(name, start_position=-len(text), display_meta=help_text)
+            return
+        name, _, argument = text.partition(" ")
+        if name in self.arguments and " " not in argument:
+            for choice in self.arguments[name]:
+                if choice.startswith(argument):
+                    yield Completion(choice, start_position=-len(argument))
             return
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
@@ -106,6 +115,7 @@ def make_prompt_session(
     home: Path,
     workspace: Path,
     commands: Sequence[tuple[str, str]],
+    arguments: Mapping[str, Sequence[str]] | None = None,
     status: Callable[[], str],
     on_cycle_mode: Callable[[], None],
 ) -> PromptSession[str]:
@@ -116,7 +126,7 @@ def make_prompt_session(
         multiline=True,
         prompt_continuation=lambda width, line, wrapped: " " * (width - 2) + "… ",
         history=FileHistory(str(path)),
-        completer=ReplCompleter(commands, workspace),
+        completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
         key_bindings=key_bindings(on_cycle_mode),
         bottom_toolbar=lambda: FormattedText([("class:bottom-toolbar.text", " " + status())]),

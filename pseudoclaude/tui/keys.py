@@ -11,7 +11,8 @@ terminal and is tested directly:
 * typed text collects in a one-line buffer; Enter queues it for the next turn;
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
-* Shift+Tab cycles the permission mode.
+* Shift+Tab cycles the permission mode;
+* Ctrl+O folds or unfolds the model's thinking.
 """
 
 from __future__ import annotations
@@ -52,12 +53,14 @@ class TurnKeys:
         on_interrupt: Callable[[], None],
         on_cycle_mode: Callable[[], None] = lambda: None,
         on_change: Callable[[], None] = lambda: None,
+        on_toggle_thinking: Callable[[], None] = lambda: None,
     ) -> None:
         self.queue = queue
         self.queued = queued
         self.on_interrupt = on_interrupt
         self.on_cycle_mode = on_cycle_mode
         self.on_change = on_change
+        self.on_toggle_thinking = on_toggle_thinking
         self.buffer = ""
         self.approval: PendingApproval | None = None
 
@@ -74,6 +77,8 @@ class TurnKeys:
             self.on_interrupt()
         elif key == "s-tab":
             self.on_cycle_mode()
+        elif key == "c-o":
+            self.on_toggle_thinking()
         elif self.approval is not None:
             self._approval_key(self.approval, key, data)
         else:

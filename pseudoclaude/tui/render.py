@@ -24,11 +24,13 @@ from pseudoclaude.agent import (
     Progress,
     Stop,
     TextDelta,
+    ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
     UsageReport,
 )
 from pseudoclaude.tui.markdown import MarkdownStream
+from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
 Footer = Callable[[], list[RenderableType]]
@@ -56,6 +58,7 @@ class TurnView:
         footer: Footer = list,
         clock: Callable[[], float] = time.monotonic,
         label: str = "Working",
+        show_thinking: bool = False,
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
@@ -71,9 +74,15 @@ class TurnView:
         self.stop: Stop | None = None
         self.errors: list[str] = []
         self._spinner = Spinner("dots", style="cyan")
+        self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
 
     def handle(self, event: Event) -> None:
         self._label_for(event)
+        if isinstance(event, ThinkingDelta):
+            self.streamed_chars += len(event.text)
+            self.thinking.feed(event.text)
+            return
+        self._close_thinking()
         if isinstance(event, TextDelta):
             self.streamed_chars += len(event.text)
             self.markdown.feed(event.text)
@@ -103,6 +112,12 @@ class TurnView:
             if event.reason not in ("end_turn", "error") and event.message:
                 self.console.print(Text(f"■ {event.message}", style="yellow"))
 
+    def _close_thinking(self) -> None:
+        """Print the finished thought, folded, before whatever comes after it."""
+        block = self.thinking.close()
+        if block is not None:
+            self.console.print(block)
+
     def _label_for(self, event: Event) -> None:
         """The spinner says "Compacting" from the "compacting" notice until the next event (the summary is done)."""
         compacting = isinstance(event, Progress) and event.kind == "compacting"
@@ -114,6 +129,7 @@ class TurnView:
 
     def finish(self, *, interrupted: bool = False) -> None:
         """Print what is still live; an interrupt also closes the running tools' blocks."""
+        self._close_thinking()
         self.markdown.finish()
         if interrupted:
             for started in self.running.values():
@@ -133,6 +149,9 @@ class TurnView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         parts: list[RenderableType] = []
+        thought = self.thinking.live()
+        if thought is not None:
+            parts.append(thought)
         tail = self.markdown.tail()
         if tail is not None:
             parts.append(tail)

@@ -81,9 +81,10 @@ class Repl:
         self.queue: list[str] = []
         self.shell_context: list[str] = []
         self.status = initial_status(settings)
+        self.show_thinking = False
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
-        from pseudoclaude.tui.slash import COMMANDS, dispatch
+        from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
         from pseudoclaude.tui.input import make_prompt_session
 
         self.banner()
@@ -96,6 +97,7 @@ class Repl:
             home=self.settings.home,
             workspace=self.settings.workspace,
             commands=[(c.name, c.help) for c in COMMANDS],
+            arguments=ARGUMENT_CHOICES,
             status=self.status_text,
             on_cycle_mode=self.cycle_mode,
         )
@@ -260,7 +262,7 @@ class Repl:
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
-        view = TurnView(self.console, label=label)
+        view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
         task = asyncio.ensure_future(self._consume(events(), view))
         live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
         agent = self.agent
@@ -270,6 +272,7 @@ class Repl:
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
             on_change=lambda: _refresh(live),
+            on_toggle_thinking=lambda: self._toggle_thinking(view),
         )
         view.footer = keys.footer
         self.approver.keys = keys
@@ -294,6 +297,10 @@ class Repl:
         view.finish(interrupted=interrupted)
         self.refresh_status()
         return view
+
+    def _toggle_thinking(self, view: TurnView) -> None:
+        view.thinking.toggle()
+        self.show_thinking = view.thinking.expanded
 
     async def _consume(self, events: AsyncIterator[Event], view: TurnView) -> None:
         from pseudoclaude.agent import SessionWriteFailed

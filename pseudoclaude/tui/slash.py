@@ -136,9 +136,32 @@ async def _context(repl: Repl, arg: str) -> bool:
 async def _cost(repl: Repl, arg: str) -> bool:
     status = repl.status
     repl.console.print(
-        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out · "
+        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · "
         f"estimated cost ${status.cost_usd:.4f} ({status.model})"
     )
+    return False
+
+
+EFFORT_CHOICES = ("low", "medium", "high", "max", "off")
+
+
+async def _effort(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.llm import EFFORTS, effort_notice
+
+    if not arg:
+        current = repl.settings.effort or "off (the provider's default)"
+        repl.console.print(f"Effort: [bold]{current}[/]. Set with /effort {'|'.join(EFFORT_CHOICES)}; higher thinks longer and costs more output tokens.")
+        return False
+    if arg not in EFFORT_CHOICES:
+        repl.console.print(f"[red]✗ unknown effort {arg!r}: choose one of {', '.join(EFFORT_CHOICES)}[/]")
+        return False
+    effort = next((e for e in EFFORTS if e == arg), None)
+    repl.settings = dataclasses.replace(repl.settings, effort=effort)
+    if repl.agent is not None:
+        repl.agent.set_effort(effort)
+    repl.refresh_status()
+    notice = effort_notice(repl.settings.model, effort)
+    repl.console.print(f"[yellow]{notice}[/]" if notice else f"Effort set to [bold]{arg}[/].")
     return False
 
 
@@ -194,16 +217,19 @@ COMMANDS: tuple[Command, ...] = (
     Command("/model", "show or switch the model [name]", _model),
     Command("/context", "what fills the context window", _context),
     Command("/cost", "tokens and estimated cost of this session", _cost),
+    Command("/effort", "show or set how hard the model thinks [low|medium|high|max|off]", _effort),
     Command("/permissions", "show rules, switch mode [default|accept-edits|plan|bypass]", _permissions),
     Command("/memory", "show memory files, or save a fact [--user] [fact]", _memory),
     Command("/init", "study the repository and write PSEUDOCLAUDE.md", _init),
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
+ARGUMENT_CHOICES = {"/effort": EFFORT_CHOICES, "/permissions": ("default", "accept-edits", "plan", "bypass")}
 KEYS = (
     ("Enter", "send · Alt+Enter or a trailing \\ inserts a newline"),
     ("Esc / Ctrl-C", "interrupt the agent · Ctrl-C twice on an empty prompt exits"),
     ("Shift+Tab", "cycle permission mode"),
+    ("Ctrl-O", "fold or unfold the model's thinking (during a turn)"),
     ("Ctrl-R / Ctrl-G", "search history / edit the input in $EDITOR"),
     ("@path / !cmd", "mention a file / run a shell command (output goes to the next message)"),
     ("# fact", "remember a fact for this project (next sessions see it)"),

@@ -16,7 +16,7 @@ def format_status(info: AgentStatus) -> str:
     from pseudoclaude.tui.render import compact_number
 
     parts = [
-        info.model,
+        info.model + (f" · effort {info.effort}" if info.effort else ""),
         f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)",
         f"↑ {compact_number(info.tokens_in)} ↓ {compact_number(info.tokens_out)}",
         f"${info.cost_usd:.3f}",
@@ -38,4 +38,5 @@ def initial_status(settings: Settings) -> AgentStatus:
         context_window=budget.context_window,
         auto_threshold=budget.auto_threshold,
         mode=settings.permission_mode,
+        effort=settings.effort,
     )

@@ -10,7 +10,8 @@ scenario reads as the sequence of requests the agent *should* have made.
 
 Faults come from the shared script format: ``HttpError`` (a refused request),
 ``StreamError`` (an ``error`` event inside an open stream), ``CutStream`` (the
-connection drops inside a tool call's JSON, or right after its start).
+connection drops inside a tool call's JSON, or right after its start), ``StallStream``
+(some deltas, then only pings: the client is interrupted mid-stream; ``stalled`` is set).
 
 Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
 (the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
@@ -30,9 +31,11 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from dataclasses import replace
 from typing import Any
 
+from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.prompt_cache import PromptCache
@@ -40,6 +43,7 @@ from tests.fakes.script import (
     CutStream,
     HttpError,
     Reply,
+    StallStream,
     Script,
     ScriptCursor,
     StreamError,
@@ -92,6 +96,7 @@ class FakeAnthropicServer:
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
+        self.stalled = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._http = FakeHTTPServer(self._handle)
@@ -149,6 +154,8 @@ class FakeAnthropicServer:
             self._send_stream_error(ex, step, body)
         elif isinstance(step, CutStream):
             self._send_cut(ex, step, body)
+        elif isinstance(step, StallStream):
+            self._send_stall(ex, step, body)
         else:
             self._stream(ex, self._events(self._cached(step, body, cacheable), body))
             ex.end_stream()
@@ -192,6 +199,25 @@ class FakeAnthropicServer:
         message = DEFAULT_MESSAGES.get(step.error_type, "Internal server error")
         ex.send_event("error", error_body(step.error_type, message))
         ex.end_stream()
+
+    def _send_stall(self, ex: Exchange, step: StallStream, body: dict[str, Any]) -> None:
+        ex.start_stream({"request-id": "req_fake"})
+        deltas = 0
+        for name, data in self._events(step.reply, body):
+            if name == "content_block_delta":
+                if deltas >= step.after_deltas:
+                    break
+                deltas += 1
+            ex.send_event(name, data)
+        self.stalled.set()
+        deadline = time.monotonic() + step.seconds
+        try:
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                ex.send_event("ping", {"type": "ping"})
+        except OSError:
+            return
+        ex.cut()
 
     def _send_cut(self, ex: Exchange, step: CutStream, body: dict[str, Any]) -> None:
         events = self._events(step.reply, body, split_for_cut=step.call_index)
@@ -259,7 +285,7 @@ def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cu
         "usage": {**usage, "output_tokens": 1},
     }
     events: list[Event] = [("message_start", {"type": "message_start", "message": start}), ("ping", {"type": "ping"})]
-    index = 0
+    index = _thinking_events(events, reply, body)
     if reply.text:
         events.append(_block_start(index, {"type": "text", "text": ""}))
         for piece in split_text(reply.text, reply.text_chunks):
@@ -279,6 +305,25 @@ def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cu
     events.append(("message_delta", {"type": "message_delta", "delta": delta, "usage": final_usage}))
     events.append(("message_stop", {"type": "message_stop"}))
     return events
+
+
+def _thinking_events(events: list[Event], reply: Reply, body: dict[str, Any]) -> int:
+    """The reply's thinking blocks (only when the request asked for thinking); the next block index."""
+    if not thinking_type(body):
+        return 0
+    index = 0
+    if reply.thinking:
+        events.append(_block_start(index, {"type": "thinking", "thinking": "", "signature": ""}))
+        for piece in split_text(reply.thinking, reply.text_chunks):
+            events.append(_delta(index, {"type": "thinking_delta", "thinking": piece}))
+        events.append(_delta(index, {"type": "signature_delta", "signature": signature(reply.thinking)}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    if reply.redacted_thinking:
+        events.append(_block_start(index, {"type": "redacted_thinking", "data": redacted_data(reply.redacted_thinking)}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    return index
 
 
 def _block_start(index: int, block: dict[str, Any]) -> Event:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Mapping
 
+from tests.fakes import anthropic_thinking_rules as thinking
+
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_CACHE_BREAKPOINTS = 4
@@ -37,7 +39,10 @@ def problems(body: Any) -> Iterator[str]:
     yield from _system_problems(body.get("system"))
     yield from _tool_problems(body.get("tools"))
     yield from _tool_choice_problems(body.get("tool_choice"), body.get("tools"))
-    yield from _message_problems(body["messages"])
+    yield from thinking.config_problems(body)
+    yield from _message_problems(body["messages"], thinking.thinking_type(body) == "enabled")
+    if isinstance(body["messages"], list):
+        yield from thinking.tool_round_problems(body, body["messages"], _blocks)
     found = _count_cache_control(body)
     if found > MAX_CACHE_BREAKPOINTS:
         yield f"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found {found}."
@@ -109,7 +114,7 @@ def _blocks(message: Mapping[str, Any]) -> list[Any]:
     return list(content) if isinstance(content, list) else []
 
 
-def _message_problems(messages: Any) -> Iterator[str]:
+def _message_problems(messages: Any, budget_mode: bool) -> Iterator[str]:
     if not isinstance(messages, list) or not messages:
         yield "messages: at least one message is required"
         return
@@ -136,23 +141,26 @@ def _message_problems(messages: Any) -> Iterator[str]:
                 "except for the optional final assistant message"
             )
             return
-        yield from _block_problems(i, role, blocks, seen_ids)
+        yield from _block_problems(i, role, blocks, seen_ids, budget_mode)
         if role == "assistant":
             yield from _pairing_after(i, blocks, messages[i + 1] if i + 1 < len(messages) else None, last)
         elif i > 0:
             yield from _pairing_before(i, blocks, _blocks(messages[i - 1]))
 
 
-def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str]) -> Iterator[str]:
+def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool) -> Iterator[str]:
     after_other = False
     for j, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         where = f"messages.{i}.content.{j}"
-        if kind == "text":
+        if kind in thinking.THINKING_TYPES:
+            yield from thinking.block_problems(where, role, block, after_other, budget_mode)
+        elif kind == "text":
             if not block.get("text"):
                 yield f"{where}.text: text content blocks must be non-empty"
             after_other = True
         elif kind == "tool_use":
+            after_other = True
             if role != "assistant":
                 yield f"{where}: tool_use blocks may only appear in assistant messages"
             block_id = block.get("id")

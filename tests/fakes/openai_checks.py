@@ -19,6 +19,18 @@ ORPHAN_TOOL_MESSAGE = (
 )
 
 
+CHAT_PARAMETERS = frozenset(
+    {
+        "audio", "frequency_penalty", "function_call", "functions", "logit_bias", "logprobs", "max_completion_tokens",
+        "max_tokens", "messages", "metadata", "modalities", "model", "n", "parallel_tool_calls", "prediction",
+        "presence_penalty", "prompt_cache_key", "reasoning_effort", "response_format", "safety_identifier", "seed",
+        "service_tier", "stop", "store", "stream", "stream_options", "temperature", "tool_choice", "tools",
+        "top_logprobs", "top_p", "user", "verbosity", "web_search_options",
+    }
+)  # fmt: skip
+"""What Chat Completions accepts; anything else (a Responses field such as ``input`` or ``reasoning``) is refused."""
+
+
 @dataclass(frozen=True)
 class Invalid:
     message: str
@@ -29,6 +41,9 @@ class Invalid:
 def check_body(body: Any) -> Invalid | None:
     if not isinstance(body, Mapping):
         return Invalid("Invalid type for body: expected an object.", None, "invalid_type")
+    for key in body:
+        if key not in CHAT_PARAMETERS:
+            return Invalid(f"Unrecognized request argument supplied: {key}", None, None)
     if not body.get("model"):
         return Invalid("you must provide a model parameter", None, None)
     if "messages" not in body:

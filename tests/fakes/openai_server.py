@@ -1,4 +1,4 @@
-"""A wire-level fake of OpenAI Chat Completions on 127.0.0.1.
+"""A wire-level fake of OpenAI Chat Completions (and the Responses API) on 127.0.0.1.
 
 It speaks what the SDK expects, byte for byte in shape: ``POST
 /v1/chat/completions``, the real error JSON (``{"error": {"message", "type",
@@ -8,6 +8,9 @@ validated as strictly as the service does (see ``openai_checks.py``); every
 body is recorded, valid or not. Script steps (``tests/fakes/script.py``) pick
 the answer to each valid request, including faults: HTTP errors, an error
 object inside an open stream, and a connection cut mid tool call.
+``POST /v1/responses`` is served from the same script by
+``responses_stream.py`` and validated by ``responses_checks.py``; ``paths``
+records which endpoint each request went to.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any, Callable, Mapping
 
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.openai_checks import Invalid, check_body
+from tests.fakes.responses_checks import check_responses_body
+from tests.fakes.responses_stream import ResponsesStreamer
 from tests.fakes.script import (
     Call,
     CutStream,
@@ -24,6 +29,7 @@ from tests.fakes.script import (
     Reply,
     Script,
     ScriptCursor,
+    StallStream,
     Step,
     StreamError,
     approx_tokens,
@@ -31,6 +37,7 @@ from tests.fakes.script import (
 )
 
 CHAT_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 NewId = Callable[[], str]
 _NEUTRAL_TO_FINISH = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter"}
 _STREAM_ERROR_TYPES = {"overloaded_error": "server_error", "api_error": "server_error"}
@@ -65,9 +72,12 @@ class FakeOpenAIServer:
         require_key: bool = True,
         usage_chunk: bool = True,
         ignores_stream: bool = False,
+        verified: bool = True,
     ) -> None:
         """``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
-        ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``."""
+        ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``;
+        ``verified=False`` an organization OpenAI refuses reasoning summaries."""
+        self.verified = verified
         self.context_window = context_window
         self.require_key = require_key
         self.usage_chunk = usage_chunk
@@ -76,6 +86,9 @@ class FakeOpenAIServer:
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
+        self.paths: list[str] = []
+        self.issued: dict[str, str] = {}
+        self.stalled = threading.Event()
         self._cursor = ScriptCursor(script)
         self._lock = threading.Lock()
         self._serial = 0
@@ -107,6 +120,8 @@ class FakeOpenAIServer:
         serial = self._next_serial()
         if isinstance(step, HttpError):
             self._send_http_error(exchange, step, body)
+        elif exchange.path.split("?")[0] == RESPONSES_PATH:
+            self._respond(exchange, step, body, serial)
         elif isinstance(step, StreamError):
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).error_after(step)
         elif isinstance(step, CutStream):
@@ -115,6 +130,21 @@ class FakeOpenAIServer:
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).reply(step)
         else:
             exchange.send_json(200, _completion(step, body, serial, self._next_call_id))
+
+    def _respond(self, exchange: Exchange, step: Step, body: Mapping[str, Any], serial: int) -> None:
+        streamer = ResponsesStreamer(exchange, body, serial, self._issue)
+        if isinstance(step, StreamError):
+            streamer.error_after(step)
+        elif isinstance(step, CutStream):
+            streamer.cut(step)
+        elif isinstance(step, StallStream):
+            streamer.stall(step, self.stalled)
+        elif isinstance(step, Reply):
+            streamer.reply(step)
+
+    def _issue(self, encrypted: str, model: str) -> None:
+        with self._lock:
+            self.issued[encrypted] = model
 
     def _admit(self, exchange: Exchange) -> tuple[Step | None, dict[str, Any]]:
         """Record and validate the request; answer the invalid ones here. Returns the script step or None."""
@@ -126,7 +156,9 @@ class FakeOpenAIServer:
             body = None
         unparsed = {"_unparsed": exchange.raw_body.decode("utf-8", "replace")}
         self.requests.append(body if isinstance(body, dict) else unparsed)
-        if exchange.method != "POST" or exchange.path.split("?")[0] != CHAT_PATH:
+        path = exchange.path.split("?")[0]
+        self.paths.append(path)
+        if exchange.method != "POST" or path not in (CHAT_PATH, RESPONSES_PATH):
             return self._reject(exchange, 404, Invalid(f"Invalid URL ({exchange.method} {exchange.path})")), {}
         auth = exchange.headers.get("authorization", "")
         if self.require_key and (not auth.startswith("Bearer ") or not auth[7:].strip()):
@@ -137,7 +169,7 @@ class FakeOpenAIServer:
             return self._reject(exchange, 401, Invalid(message, None, "invalid_api_key")), {}
         if body is None:
             return self._reject(exchange, 400, Invalid("We could not parse the JSON body of your request.")), {}
-        problem = check_body(body)
+        problem = check_responses_body(body, self.issued, verified=self.verified) if path == RESPONSES_PATH else check_body(body)
         if problem is not None:
             return self._reject(exchange, 400, problem), body
         tokens = approx_tokens(body)
@@ -146,7 +178,8 @@ class FakeOpenAIServer:
                 f"This model's maximum context length is {self.context_window} tokens. However, your messages "
                 f"resulted in {tokens} tokens. Please reduce the length of the messages."
             )
-            return self._reject(exchange, 400, Invalid(message, "messages", "context_length_exceeded")), body
+            param = "input" if path == RESPONSES_PATH else "messages"
+            return self._reject(exchange, 400, Invalid(message, param, "context_length_exceeded")), body
         return self._cursor.next_step(body), body
 
     def _reject(self, exchange: Exchange, status: int, problem: Invalid) -> None:

@@ -24,9 +24,19 @@ class Call:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful streamed answer: text (split into ``text_chunks`` deltas), then tool calls."""
+    """A successful streamed answer: reasoning, text (split into ``text_chunks`` deltas), then tool calls.
+
+    ``thinking``: readable reasoning, sent only when the request asked for it
+    (Anthropic: a signed ``thinking`` block; the OpenAI fake may use it as its
+    reasoning summary). ``redacted_thinking``: Anthropic also sends a
+    ``redacted_thinking`` block whose data hides this text.
+    ``reasoning_tokens``: what the reasoning cost, added to the output tokens as the
+    services count it (the OpenAI Responses fake).
+    """
 
     text: str = ""
+    thinking: str = ""
+    redacted_thinking: str = ""
     calls: tuple[Call, ...] = ()
     input_tokens: int | None = None
     output_tokens: int = 20
@@ -34,6 +44,7 @@ class Reply:
     cache_write_tokens: int = 0
     text_chunks: int = 3
     stop_reason: str | None = None
+    reasoning_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,19 @@ class CutStream:
     name_only: bool = False
 
 
-Step = Union[Reply, HttpError, StreamError, CutStream]
+@dataclass(frozen=True)
+class StallStream:
+    """A 200 stream that sends ``after_deltas`` deltas of ``reply`` (thinking deltas count), then only pings for ``seconds``.
+
+    For interrupting a client in the middle of a stream (the Anthropic fake sets ``stalled`` when it gets there).
+    """
+
+    reply: Reply
+    after_deltas: int = 2
+    seconds: float = 30.0
+
+
+Step = Union[Reply, HttpError, StreamError, CutStream, StallStream]
 Responder = Callable[[Mapping[str, Any]], Step]
 Script = Union[Sequence[Step], Responder]
 
