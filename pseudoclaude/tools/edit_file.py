@@ -15,6 +15,7 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import (
     atomic_write,
+    check_regular,
     diff_counts,
     os_error,
     read_text,
@@ -69,6 +70,7 @@ class EditFileTool:
         if not path.exists():
             raise ToolError(f"{shown} does not exist; use write_file to create it")
         try:
+            check_regular(path, shown)
             require_fresh(ctx, path, shown)
             text = read_text(path, shown)
             count = text.count(old_string)

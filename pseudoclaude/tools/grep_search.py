@@ -3,7 +3,8 @@
 Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
 which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
-not in a git repository), binary files (a NUL byte) skipped, one line at a
+not in a git repository), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
+(never opened in a way that could block), one line at a
 time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
 meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
 excludes; an explicitly named file is always searched.
@@ -27,6 +28,7 @@ from typing import AsyncGenerator, AsyncIterator, Iterator, Literal
 import pathspec
 
 from pseudoclaude.tools.base import ToolError
+from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.shell import stop_group
 from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
 
@@ -111,7 +113,11 @@ def python_search(query: Query) -> Iterator[FileHits]:
 
 def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
     try:
-        data = path.read_bytes()
+        f = open_if_regular(path)
+        if f is None:
+            return None
+        with f:
+            data = f.read()
     except OSError:
         return None
     if b"\x00" in data:
