@@ -30,6 +30,7 @@ PUBLIC = {
     },
     "pseudoclaude.tui": {
         "run_repl", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+        "safe_console",
     },
 }
 

@@ -14,6 +14,7 @@ from pseudoclaude.tui.repl import run_repl
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
+    from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
@@ -23,6 +24,7 @@ _LAZY = {
     "print_events": "headless",
     "render_session_list": "sessions_view",
     "render_transcript": "sessions_view",
+    "safe_console": "safeconsole",
 }
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
@@ -36,4 +38,5 @@ __all__ = [
     "render_session_list",
     "render_transcript",
     "run_repl",
+    "safe_console",
 ]

@@ -4,15 +4,29 @@
 end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-json`` prints every runner event as one JSON line as it happens,
 then the result object. Progress and errors go to stderr in ``text`` mode so
 stdout stays the answer alone.
+
+Nothing untrusted reaches the terminal raw: in ``text`` mode the answer and
+the notices are neutralized (``textsafe.for_terminal``: ESC shown as ``^[``);
+the JSON modes escape the C0 controls by JSON's own rules, and the C1 and
+bidi characters, which ``ensure_ascii=False`` would leave raw, as ``\\u`` too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
 from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
+from pseudoclaude.textsafe import for_terminal
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u202a-\u202e\u2066-\u2069]")
+
+
+def json_line(value: object) -> str:
+    """``value`` as one JSON line, readable (non-ASCII kept) yet with no character a terminal would act on."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)) + "\n"
 
 
 @dataclass
@@ -34,7 +48,7 @@ async def print_events(
     result = HeadlessResult()
     async for event in events:
         if output_format == "stream-json":
-            out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+            out.write(json_line(event_to_dict(event)))
             out.flush()
         if isinstance(event, UsageReport):
             for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
@@ -43,7 +57,7 @@ async def print_events(
         elif isinstance(event, ErrorEvent):
             result.errors.append(event.message)
         elif isinstance(event, Progress) and output_format == "text":
-            err.write(f"[{event.kind}] {event.message}\n")
+            err.write(f"[{event.kind}] {for_terminal(event.message)}\n")
         elif isinstance(event, Stop):
             result.stop = event
     summary = {
@@ -58,8 +72,8 @@ async def print_events(
         "error": (result.stop.message if result.stop and not result.ok else None),
     }
     if output_format in ("json", "stream-json"):
-        out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        out.write(json_line(summary))
     elif result.stop is not None and result.stop.final_text:
-        out.write(result.stop.final_text.rstrip("\n") + "\n")
+        out.write(for_terminal(result.stop.final_text.rstrip("\n")) + "\n")
     out.flush()
     return result
