@@ -38,7 +38,8 @@ async def in_thread(fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) ->
         try:
             result = context.run(fn, *args, **kwargs)
         except BaseException as error:  # handed to the awaiting task, like to_thread does
-            _post(loop, deliver, lambda: future.set_exception(error))
+            failure = error
+            _post(loop, deliver, lambda: future.set_exception(failure))
         else:
             _post(loop, deliver, lambda: future.set_result(result))
 
