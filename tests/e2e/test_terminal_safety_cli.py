@@ -38,7 +38,8 @@ def test_no_raw_escape_reaches_stdout_or_stderr(output_format: str, tmp_path: Pa
     ws = tmp_path / "ws"
     ws.mkdir()
     with fake_server("anthropic", hostile_script()) as server:
-        proc = run_cli(["-p", "go", "--output-format", output_format, "--permission-mode", "bypass"], ws, cli_env("anthropic", server.url, tmp_path / "home"))
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        proc = run_cli(["-p", "go", "--output-format", output_format, "--permission-mode", "bypass"], ws, env)
     assert proc.returncode == 0, proc.stderr
     assert not _RAW.search(proc.stdout) and not _RAW.search(proc.stderr), repr(proc.stdout)
     if output_format == "text":
@@ -65,3 +66,15 @@ def test_reading_a_fifo_is_refused_and_the_run_ends(tmp_path: Path) -> None:
     assert "pipe is a FIFO (named pipe), not a regular file" in json.dumps(server.requests[1]["messages"])
     session = next((tmp_path / "home").rglob("session.jsonl")).read_text()
     assert session.endswith("\n") and all(json.loads(line) for line in session.splitlines())
+
+
+def test_sessions_show_spells_out_the_escapes_of_a_recorded_session(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with fake_server("anthropic", hostile_script()) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        assert run_cli(["-p", "go", "--permission-mode", "bypass"], ws, env).returncode == 0
+    session_id = next((tmp_path / "home").rglob("session.jsonl")).parent.name
+    shown = run_cli(["sessions", "show", session_id], ws, env)
+    assert shown.returncode == 0, shown.stderr
+    assert not _RAW.search(shown.stdout) and "^[]52;c;cm0gLXJmIH4=" in shown.stdout
