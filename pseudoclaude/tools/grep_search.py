@@ -34,7 +34,10 @@ from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
-_RG_LINE_LIMIT = 64 * 1024 * 1024
+_RG_LINE_LIMIT = 1024 * 1024
+_TAIL_BYTES = 4096
+_TYPE = re.compile(rb'"type":"(\w+)"')
+_LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
 
 
 @dataclass(frozen=True)
@@ -207,9 +210,51 @@ async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> As
             yield FileHits(path, 1)
 
 
+async def _message(stream: asyncio.StreamReader) -> tuple[bytes, int, bytes]:
+    """One line of ripgrep's output: ``(line, 0, b"")`` when it fits ``_RG_LINE_LIMIT``, else ``(head, size, tail)``.
+
+    A file with a 500 MB line makes ripgrep print a 500 MB JSON message; only
+    its first block and its last ``_TAIL_BYTES`` (where the line number is) are kept.
+    """
+    try:
+        return await stream.readuntil(b"\n"), 0, b""
+    except asyncio.IncompleteReadError as error:
+        return error.partial, 0, b""
+    except asyncio.LimitOverrunError as error:
+        head = await stream.read(error.consumed)
+    size, tail = len(head), head[-_TAIL_BYTES:]
+    while True:
+        try:
+            piece = await stream.readuntil(b"\n")
+        except asyncio.IncompleteReadError as error:
+            piece = error.partial
+        except asyncio.LimitOverrunError as error:
+            piece = await stream.read(error.consumed)
+            size, tail = size + len(piece), (tail + piece)[-_TAIL_BYTES:]
+            continue
+        return head, size + len(piece), (tail + piece)[-_TAIL_BYTES:]
+
+
+def _oversized(head: bytes, size: int, tail: bytes) -> Line | None:
+    """The match or context line of an oversized message, as a placeholder (None for any other message)."""
+    kind, number = _TYPE.search(head[:200]), _LINE_NUMBER.search(tail)
+    if kind is None or number is None or kind.group(1) not in (b"match", b"context"):
+        return None
+    return Line(int(number.group(1)), f"… [line of about {size:,} bytes, too long to show]", kind.group(1) == b"match")
+
+
 async def _parse_json(stream: asyncio.StreamReader, cwd: Path) -> AsyncIterator[FileHits]:
     current: FileHits | None = None
-    while raw := await stream.readline():
+    while True:
+        raw, size, tail = await _message(stream)
+        if not raw:
+            return
+        if size:
+            line = _oversized(raw, size, tail)
+            if line is not None and current is not None:
+                current.lines.append(line)
+                current.count += line.is_match
+            continue
         message = json.loads(raw)
         kind, data = message.get("type"), message.get("data", {})
         if kind == "begin":

@@ -139,3 +139,12 @@ def test_a_long_multibyte_line_is_cut_at_characters_not_bytes(ctx: ToolContext, 
 def test_a_line_just_over_the_limit_still_counts_characters(ctx: ToolContext, workspace: Path) -> None:
     (workspace / "long.txt").write_text("z" * 2500 + "\n")
     assert "z" * 2000 + "… [line cut: 500 more characters]" in run(ReadFileTool(), ctx, path="long.txt").content
+
+
+def test_grep_through_ripgrep_survives_a_huge_single_line(ctx: ToolContext, workspace: Path) -> None:
+    with open(workspace / "huge.txt", "wb") as f:
+        f.write(b"x" * 5_000_000 + b" needle\nshort needle\n")
+    out = run(GrepTool(rg_path="auto"), ctx, pattern="needle", output_mode="content")
+    header, first, second = out.content.splitlines()
+    assert header == "2 matching lines in 1 file:" and second == "huge.txt:2:short needle"
+    assert first.startswith("huge.txt:1:… [line of about 5,000,") and first.endswith(" bytes, too long to show]")
