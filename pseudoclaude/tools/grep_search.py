@@ -9,6 +9,10 @@ time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
 meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
 excludes; an explicitly named file is always searched.
 
+Memory stays bounded: a file over ``WHOLE_FILE_BYTES`` is searched line by
+line, and a line over ``LONG_LINE_BYTES`` in overlapping blocks and shown as
+a placeholder with its size, as ripgrep's oversized records are.
+
 Each ``FileHits`` carries, per file, the matching lines and (with context) the
 lines around them; the caller caps what it shows.
 """
@@ -21,9 +25,10 @@ import json
 import os
 import re
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncGenerator, AsyncIterator, Iterator, Literal
+from typing import AsyncGenerator, AsyncIterator, BinaryIO, Iterator, Literal
 
 import pathspec
 
@@ -35,6 +40,9 @@ from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
 _RG_LINE_LIMIT = 1024 * 1024
+WHOLE_FILE_BYTES = 16 * 1024 * 1024
+LONG_LINE_BYTES = 1024 * 1024
+_OVERLAP_CHARS = 4096
 _TAIL_BYTES = 4096
 _TYPE = re.compile(rb'"type":"(\w+)"')
 _LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
@@ -120,6 +128,8 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
         if f is None:
             return None
         with f:
+            if os.fstat(f.fileno()).st_size > WHOLE_FILE_BYTES:
+                return _search_stream(path, f, regex, query)
             data = f.read()
     except OSError:
         return None
@@ -142,6 +152,54 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
         matched = set(matches)
         hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
     return hits
+
+
+def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:
+    """A large file, line by line in bounded memory; a line over ``LONG_LINE_BYTES`` is searched in overlapping blocks."""
+    hits = FileHits(path, 0)
+    before: deque[Line] = deque(maxlen=query.context)
+    after = 0
+    for number, (text, matched) in enumerate(_stream_lines(f, regex), start=1):
+        if text is None:
+            return None
+        if matched:
+            hits.count += 1
+            if query.mode == "content":
+                hits.lines.extend(before)
+                before.clear()
+                hits.lines.append(Line(number, text, True))
+                after = query.context
+        elif after and query.mode == "content":
+            hits.lines.append(Line(number, text, False))
+            after -= 1
+        elif query.context:
+            before.append(Line(number, text, False))
+    return hits if hits.count else None
+
+
+def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | None, bool]]:
+    """``(text, matched)`` per line; text None at a NUL byte (a binary file: stop)."""
+    while raw := f.readline(LONG_LINE_BYTES):
+        if b"\x00" in raw:
+            yield None, False
+            return
+        if raw.endswith(b"\n") or len(raw) < LONG_LINE_BYTES:
+            text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+            yield text, regex.search(text) is not None
+            continue
+        size, matched, carry = len(raw), False, ""
+        while raw:
+            block = carry + raw.decode("utf-8", errors="replace").removesuffix("\n")
+            matched = matched or regex.search(block) is not None
+            carry = block[-_OVERLAP_CHARS:]
+            if raw.endswith(b"\n"):
+                break
+            raw = f.readline(LONG_LINE_BYTES)
+            if b"\x00" in raw:
+                yield None, False
+                return
+            size += len(raw)
+        yield f"… [line of about {size:,} bytes, too long to show]", matched
 
 
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:

@@ -148,3 +148,30 @@ def test_grep_through_ripgrep_survives_a_huge_single_line(ctx: ToolContext, work
     header, first, second = out.content.splitlines()
     assert header == "2 matching lines in 1 file:" and second == "huge.txt:2:short needle"
     assert first.startswith("huge.txt:1:… [line of about 5,000,") and first.endswith(" bytes, too long to show]")
+
+
+def test_the_python_engine_streams_a_large_file_with_the_same_results_as_ripgrep(ctx: ToolContext, workspace: Path) -> None:
+    rows = [f"row {i} {'needle' if i % 50_000 == 7 else 'hay'} {'pad' * 20}\n" for i in range(250_000)]
+    (workspace / "large.txt").write_text("".join(rows))
+    assert (workspace / "large.txt").stat().st_size > 16 * 1024 * 1024
+    args = {"pattern": "needle", "output_mode": "content", "context": 2}
+    python = run(GrepTool(rg_path=None), ctx, **args)
+    assert python.content == run(GrepTool(rg_path="auto"), ctx, **args).content
+    assert python.content.startswith("5 matching lines in 1 file:\nlarge.txt-6-row 5 hay") and python.content.count("needle") == 5
+
+
+def test_the_python_engine_finds_a_match_deep_in_a_huge_line_in_bounded_memory(ctx: ToolContext, workspace: Path) -> None:
+    with open(workspace / "huge.txt", "wb") as f:
+        f.write(b"x" * 30_000_000 + b"needle" + b"x" * 1000 + b"\nshort needle\n")
+    tracemalloc.start()
+    try:
+        out = run(GrepTool(rg_path=None), ctx, pattern="needle", output_mode="content")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16_000_000
+    assert out.content.splitlines() == [
+        "2 matching lines in 1 file:",
+        "huge.txt:1:… [line of about 30,001,007 bytes, too long to show]",
+        "huge.txt:2:short needle",
+    ]
