@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 
 from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
+from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import HookReply
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"pseudoclaude: {message}\n")
+    sys.stderr.write(f"pseudoclaude: {for_terminal(message)}\n")
     sys.stderr.flush()
 
 
@@ -92,26 +93,22 @@ def _sessions_dir(explicit: Path | None) -> Path:
 
 
 def show_session_list(sessions_dir: Path | None) -> int:
-    from rich.console import Console
-
     from pseudoclaude.session import list_sessions
-    from pseudoclaude.tui import render_session_list
+    from pseudoclaude.tui import render_session_list, safe_console
 
     infos = list_sessions(_sessions_dir(sessions_dir), Path.cwd().resolve())
-    render_session_list(Console(), infos)
+    render_session_list(safe_console(), infos)
     return EXIT_OK
 
 
 def show_session(session_id: str, sessions_dir: Path | None) -> int:
-    from rich.console import Console
-
     from pseudoclaude.session import (
         SessionError,
         load_replay,
         resolve_session_id,
         session_folder,
     )
-    from pseudoclaude.tui import render_transcript
+    from pseudoclaude.tui import render_transcript, safe_console
 
     folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
     try:
@@ -119,7 +116,7 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
     except SessionError as error:
         _error(str(error))
         return EXIT_USAGE
-    render_transcript(Console(), replay)
+    render_transcript(safe_console(), replay)
     return EXIT_OK
 
 
@@ -157,8 +154,8 @@ def test_hooks(event: str, tool: str) -> int:
         print(f"\n[{number}] {run.command}\n    {status} after {run.duration_s:.2f}s")
         for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
             if text.strip():
-                print(f"    {name}: " + text.rstrip("\n").replace("\n", "\n            "))
-        print(f"    => {describe_reply(event, reply)}")
+                print(f"    {name}: " + for_terminal(text.rstrip("\n")).replace("\n", "\n            "))
+        print(f"    => {for_terminal(describe_reply(event, reply))}")
     return EXIT_FAILED if any(reply.warning for _, reply in results) else EXIT_OK
 
 

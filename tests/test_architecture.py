@@ -6,8 +6,8 @@ or a top-level module (``pseudoclaude.cli``). The rules:
 
 * **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> llm,
   as the table ``MAY_IMPORT`` says; compact, tools and session do not import
-  each other. ``config``, ``exitcodes`` and the root package (``__version__``)
-  may be imported by all. Every import counts, lazy ones inside functions too.
+  each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text) and the root
+  package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
 * **Faces.** A module of one unit imports another unit through its face
   (``from pseudoclaude.llm import Message``), never through a submodule
   (``pseudoclaude.llm.messages``): the ``__init__``'s ``__all__`` is the contract.
@@ -36,7 +36,7 @@ PACKAGES = (
     "pseudoclaude.tui",
 )
 
-IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy", "pseudoclaude.trust"}
+IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy", "pseudoclaude.trust", "pseudoclaude.textsafe"}
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
@@ -56,6 +56,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.trust": set(),
     "pseudoclaude.exitcodes": set(),
     "pseudoclaude.lazy": set(),
+    "pseudoclaude.textsafe": set(),
     "pseudoclaude": set(),
 }
 

@@ -31,6 +31,7 @@ PUBLIC = {
     },
     "pseudoclaude.tui": {
         "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+        "safe_console",
     },
 }
 

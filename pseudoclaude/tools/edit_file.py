@@ -17,6 +17,7 @@ from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTrai
 from pseudoclaude.tools.edit_hints import not_found_hint, occurrences_hint
 from pseudoclaude.tools.files import (
     atomic_write,
+    check_regular,
     diff_counts,
     os_error,
     read_text,
@@ -72,6 +73,7 @@ class EditFileTool:
         if not path.exists():
             raise ToolError(f"{shown} does not exist; use write_file to create it")
         try:
+            check_regular(path, shown)
             require_fresh(ctx, path, shown)
             text = read_text(path, shown)
             count = text.count(old_string)

@@ -10,6 +10,12 @@ Writes are atomic: a temporary file in the same folder, flushed and fsynced,
 then ``os.replace``; readers see the old file or the new one, never half of
 one. An existing file keeps its permission bits; a new one gets the usual
 ``0o666 & ~umask``.
+
+Only regular files are read or replaced: a FIFO nobody writes would block the
+read forever, a device (``/dev/zero``) never ends, a socket cannot be opened.
+``check_regular`` refuses them by ``stat`` before anything is opened, and
+``open_regular`` opens with ``O_NONBLOCK`` and checks again on the open
+descriptor, so a file swapped for a FIFO in between cannot block either.
 """
 
 from __future__ import annotations
@@ -20,16 +26,77 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
+from pseudoclaude.textsafe import quote_name
 from pseudoclaude.tools.base import FileStamp, ToolContext, ToolError
 
 DIFF_LIMIT_CHARS = 200_000
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def stamp_of(path: Path) -> FileStamp:
-    """The stamp of ``path`` as it is now."""
+def file_kind(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO (named pipe)", "a character device", ...); None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def not_regular(shown: str, kind: str) -> ToolError:
+    return ToolError(f"{shown} is {kind}, not a regular file; only regular files can be read or changed")
+
+
+def check_regular(path: Path, shown: str) -> None:
+    """Refuse ``path`` unless it is a regular file (symlinks followed); a missing file passes (the caller decides)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise os_error("open", shown, error) from None
+    kind = file_kind(mode)
+    if kind is not None:
+        raise not_regular(shown, kind)
+
+
+def open_regular(path: Path, shown: str) -> BinaryIO:
+    """``path`` opened for reading without ever blocking on it; ``ToolError`` unless it is a regular file."""
+    check_regular(path, shown)
+    f = open_if_regular(path)
+    if f is None:
+        kind = file_kind(os.stat(path).st_mode) or "not a regular file"
+        raise not_regular(shown, kind)
+    return f
+
+
+def open_if_regular(path: Path) -> BinaryIO | None:
+    """``path`` opened for reading when it is a regular file, else None (never blocks: ``O_NONBLOCK``, then ``fstat``)."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def stamp_of(path: Path, shown: str | None = None) -> FileStamp:
+    """The stamp of ``path`` as it is now (``shown`` names it in an error)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_regular(path, shown if shown is not None else quote_name(str(path))) as f:
         info = os.fstat(f.fileno())
         while block := f.read(1 << 20):
             digest.update(block)
@@ -41,13 +108,13 @@ def require_fresh(ctx: ToolContext, path: Path, shown: str) -> None:
     known = ctx.file_stamps.get(path)
     if known is None:
         raise ToolError(f"{shown} exists but has not been read in this session: read it with read_file first, then retry")
-    now = stamp_of(path)
+    now = stamp_of(path, shown)
     if now.size != known.size or now.sha256 != known.sha256:
         raise ToolError(f"{shown} has changed on disk since you read it: read it again with read_file, then retry")
 
 
-def record_stamp(ctx: ToolContext, path: Path) -> FileStamp:
-    stamp = stamp_of(path)
+def record_stamp(ctx: ToolContext, path: Path, shown: str | None = None) -> FileStamp:
+    stamp = stamp_of(path, shown)
     ctx.file_stamps[path] = stamp
     return stamp
 
@@ -75,8 +142,9 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def read_text(path: Path, shown: str) -> str:
-    """The UTF-8 text of ``path``; a clear error for binary or undecodable files."""
-    data = path.read_bytes()
+    """The UTF-8 text of ``path``; a clear error for binary or undecodable files, and for what is not a regular file."""
+    with open_regular(path, shown) as f:
+        data = f.read()
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; it cannot be edited as text")
     try:

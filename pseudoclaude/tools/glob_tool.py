@@ -7,16 +7,17 @@ skipped (see ``walk``). The list is capped and says how many were left out.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from pathlib import Path
 from typing import Any, Mapping
 
+from pseudoclaude.textsafe import NAME_QUOTING_NOTE
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.walk import glob_to_regex, walk_files
+from pseudoclaude.tools.threads import in_thread
 
 MAX_RESULTS = 200
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -52,7 +53,7 @@ class GlobTool:
         root = resolve_path(ctx, checked.get("path", "."), for_write=False)
         if not root.is_dir():
             raise ToolError(f"{display_path(ctx, root)} is not a folder" if root.exists() else f"{display_path(ctx, root)} does not exist")
-        found = await asyncio.to_thread(_find, ctx, root, pattern)
+        found = await in_thread(_find, ctx, root, pattern)
         return _render(ctx, root, pattern, found)
 
 
@@ -97,6 +98,8 @@ def _render(ctx: ToolContext, root: Path, pattern: str, found: list[tuple[float,
     body = "\n".join(shown) + "\n"
     if len(found) > MAX_RESULTS:
         body += f"… {len(found) - MAX_RESULTS} more not shown; narrow the pattern or the path\n"
+    if any(path.startswith('"') for path in shown):
+        body += f"(note: {NAME_QUOTING_NOTE})\n"
     return ToolOutput(
         body,
         summary=f"glob {pattern}: {len(found)} file{'s' if len(found) != 1 else ''}",

@@ -11,14 +11,16 @@ output budget (``ToolContext.budget``), like a command's output.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shutil
+import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, Mapping
 
+from pseudoclaude.textsafe import NAME_QUOTING_NOTE
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
+from pseudoclaude.tools.files import check_regular
 from pseudoclaude.tools.grep_search import (
     EngineFailed,
     FileHits,
@@ -31,6 +33,7 @@ from pseudoclaude.tools.grep_search import (
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.shell import open_spill_file
+from pseudoclaude.tools.threads import in_thread
 
 MAX_FILES = 200
 MAX_CONTENT_LINES = 300
@@ -80,6 +83,8 @@ class GrepTool:
         root = resolve_path(ctx, checked.get("path", "."), for_write=False)
         if not root.exists():
             raise ToolError(f"{display_path(ctx, root)} does not exist")
+        if not root.is_dir():
+            check_regular(root, display_path(ctx, root))
         query = Query(
             pattern=checked["pattern"],
             root=root,
@@ -99,17 +104,28 @@ class GrepTool:
                 except (EngineFailed, FileNotFoundError, PermissionError):
                     collector.discard()
                     collector = _Collector(ctx, mode, query.context)
-                    await asyncio.to_thread(_collect_python, query, collector)
+                    await _search_in_thread(query, collector)
             else:
-                await asyncio.to_thread(_collect_python, query, collector)
+                await _search_in_thread(query, collector)
         except BaseException:
             collector.discard()
             raise
         return collector.output(query, display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace")
 
 
-def _collect_python(query: Query, collector: _Collector) -> None:
+async def _search_in_thread(query: Query, collector: _Collector) -> None:
+    """The Python engine on a daemon thread (``threads.in_thread``), told to stop when the search is cancelled."""
+    stop = threading.Event()
+    try:
+        await in_thread(_collect_python, query, collector, stop)
+    finally:
+        stop.set()
+
+
+def _collect_python(query: Query, collector: _Collector, stop: threading.Event) -> None:
     for hits in python_search(query):
+        if stop.is_set():
+            return
         collector.add(hits)
 
 
@@ -135,10 +151,12 @@ class _Collector:
         self.spill_path: Path | None = None
         self.spill_error: str | None = None
         self.spill_full = False
+        self._discarded = False
         self.files = 0
         self.matches = 0
         self.hidden_files = 0
         self.hidden_matches = 0
+        self.quoted_names = False
 
     def add(self, hits: FileHits) -> None:
         self.files += 1
@@ -147,13 +165,18 @@ class _Collector:
         if self._mode == "content":
             self._add_lines(hits)
             return
-        shown = display_path(self._ctx, hits.path)
+        shown = self._name(hits)
         entry = f"{shown}:{hits.count}" if self._mode == "count" else shown
         if not self._show(entry, self.files > MAX_FILES):
             self.hidden_files += 1
 
-    def _add_lines(self, hits: FileHits) -> None:
+    def _name(self, hits: FileHits) -> str:
         shown = display_path(self._ctx, hits.path)
+        self.quoted_names = self.quoted_names or shown.startswith('"')
+        return shown
+
+    def _add_lines(self, hits: FileHits) -> None:
+        shown = self._name(hits)
         previous: int | None = None
         shown_matches = 0
         for line in hits.lines:
@@ -185,6 +208,8 @@ class _Collector:
         return fits
 
     def _start_spill(self) -> None:
+        if self._discarded:
+            return
         if self._ctx.spill_dir is None:
             self.spill_error = "the complete list was not saved (this session keeps no files)"
             return
@@ -210,7 +235,8 @@ class _Collector:
         self._spilled += len(encoded)
 
     def discard(self) -> None:
-        """Close and remove the spill file (the search is being redone or failed)."""
+        """Close and remove the spill file (the search is being redone or failed); none is opened after."""
+        self._discarded = True
         self.close()
         if self.spill_path is not None:
             with contextlib.suppress(OSError):
@@ -245,6 +271,8 @@ class _Collector:
             else:
                 body += f"… {self.hidden_files} more files not shown; narrow the pattern, path or glob"
             body += f"; {self._where_complete()}\n"
+        if self.quoted_names:
+            body += f"(note: {NAME_QUOTING_NOTE})\n"
         found = f"{self.files} file{plural}" if self._mode == "files_with_matches" else f"{self.matches} lines in {self.files} file{plural}"
         path = str(self.spill_path) if cut and self.spill_path is not None else None
         return ToolOutput(body, summary=f"grep {query.pattern}: {found}", display=display, shaped=cut, full_output=path)

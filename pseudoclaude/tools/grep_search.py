@@ -3,10 +3,15 @@
 Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
 which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
-not in a git repository), binary files (a NUL byte) skipped, one line at a
+not in a git repository), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
+(never opened in a way that could block), one line at a
 time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
 meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
 excludes; an explicitly named file is always searched.
+
+Memory stays bounded: a file over ``WHOLE_FILE_BYTES`` is searched line by
+line, and a line over ``LONG_LINE_BYTES`` in overlapping blocks and shown as
+a placeholder with its size, as ripgrep's oversized records are.
 
 Each ``FileHits`` carries, per file, the matching lines and (with context) the
 lines around them; the caller caps what it shows.
@@ -20,19 +25,27 @@ import json
 import os
 import re
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncGenerator, AsyncIterator, Iterator, Literal
+from typing import AsyncGenerator, AsyncIterator, BinaryIO, Iterator, Literal
 
 import pathspec
 
 from pseudoclaude.tools.base import ToolError
+from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.shell import stop_group
 from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
-_RG_LINE_LIMIT = 64 * 1024 * 1024
+_RG_LINE_LIMIT = 1024 * 1024
+WHOLE_FILE_BYTES = 16 * 1024 * 1024
+LONG_LINE_BYTES = 1024 * 1024
+_OVERLAP_CHARS = 4096
+_TAIL_BYTES = 4096
+_TYPE = re.compile(rb'"type":"(\w+)"')
+_LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
 
 
 @dataclass(frozen=True)
@@ -111,7 +124,13 @@ def python_search(query: Query) -> Iterator[FileHits]:
 
 def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
     try:
-        data = path.read_bytes()
+        f = open_if_regular(path)
+        if f is None:
+            return None
+        with f:
+            if os.fstat(f.fileno()).st_size > WHOLE_FILE_BYTES:
+                return _search_stream(path, f, regex, query)
+            data = f.read()
     except OSError:
         return None
     if b"\x00" in data:
@@ -133,6 +152,54 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
         matched = set(matches)
         hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
     return hits
+
+
+def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:
+    """A large file, line by line in bounded memory; a line over ``LONG_LINE_BYTES`` is searched in overlapping blocks."""
+    hits = FileHits(path, 0)
+    before: deque[Line] = deque(maxlen=query.context)
+    after = 0
+    for number, (text, matched) in enumerate(_stream_lines(f, regex), start=1):
+        if text is None:
+            return None
+        if matched:
+            hits.count += 1
+            if query.mode == "content":
+                hits.lines.extend(before)
+                before.clear()
+                hits.lines.append(Line(number, text, True))
+                after = query.context
+        elif after and query.mode == "content":
+            hits.lines.append(Line(number, text, False))
+            after -= 1
+        elif query.context:
+            before.append(Line(number, text, False))
+    return hits if hits.count else None
+
+
+def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | None, bool]]:
+    """``(text, matched)`` per line; text None at a NUL byte (a binary file: stop)."""
+    while raw := f.readline(LONG_LINE_BYTES):
+        if b"\x00" in raw:
+            yield None, False
+            return
+        if raw.endswith(b"\n") or len(raw) < LONG_LINE_BYTES:
+            text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+            yield text, regex.search(text) is not None
+            continue
+        size, matched, carry = len(raw), False, ""
+        while raw:
+            block = carry + raw.decode("utf-8", errors="replace").removesuffix("\n")
+            matched = matched or regex.search(block) is not None
+            carry = block[-_OVERLAP_CHARS:]
+            if raw.endswith(b"\n"):
+                break
+            raw = f.readline(LONG_LINE_BYTES)
+            if b"\x00" in raw:
+                yield None, False
+                return
+            size += len(raw)
+        yield f"… [line of about {size:,} bytes, too long to show]", matched
 
 
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
@@ -201,9 +268,51 @@ async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> As
             yield FileHits(path, 1)
 
 
+async def _message(stream: asyncio.StreamReader) -> tuple[bytes, int, bytes]:
+    """One line of ripgrep's output: ``(line, 0, b"")`` when it fits ``_RG_LINE_LIMIT``, else ``(head, size, tail)``.
+
+    A file with a 500 MB line makes ripgrep print a 500 MB JSON message; only
+    its first block and its last ``_TAIL_BYTES`` (where the line number is) are kept.
+    """
+    try:
+        return await stream.readuntil(b"\n"), 0, b""
+    except asyncio.IncompleteReadError as error:
+        return error.partial, 0, b""
+    except asyncio.LimitOverrunError as error:
+        head = await stream.read(error.consumed)
+    size, tail = len(head), head[-_TAIL_BYTES:]
+    while True:
+        try:
+            piece = await stream.readuntil(b"\n")
+        except asyncio.IncompleteReadError as error:
+            piece = error.partial
+        except asyncio.LimitOverrunError as error:
+            piece = await stream.read(error.consumed)
+            size, tail = size + len(piece), (tail + piece)[-_TAIL_BYTES:]
+            continue
+        return head, size + len(piece), (tail + piece)[-_TAIL_BYTES:]
+
+
+def _oversized(head: bytes, size: int, tail: bytes) -> Line | None:
+    """The match or context line of an oversized message, as a placeholder (None for any other message)."""
+    kind, number = _TYPE.search(head[:200]), _LINE_NUMBER.search(tail)
+    if kind is None or number is None or kind.group(1) not in (b"match", b"context"):
+        return None
+    return Line(int(number.group(1)), f"… [line of about {size:,} bytes, too long to show]", kind.group(1) == b"match")
+
+
 async def _parse_json(stream: asyncio.StreamReader, cwd: Path) -> AsyncIterator[FileHits]:
     current: FileHits | None = None
-    while raw := await stream.readline():
+    while True:
+        raw, size, tail = await _message(stream)
+        if not raw:
+            return
+        if size:
+            line = _oversized(raw, size, tail)
+            if line is not None and current is not None:
+                current.lines.append(line)
+                current.count += line.is_match
+            continue
         message = json.loads(raw)
         kind, data = message.get("type"), message.get("data", {})
         if kind == "begin":

@@ -1,20 +1,24 @@
 """list_dir: one folder's entries, sorted, folders marked with ``/``, capped.
 
 Symlinks are shown as ``name -> target`` and never followed: listing a link
-must not reveal what lies outside the workspace.
+must not reveal what lies outside the workspace. A name (or link target) with
+control characters is shown as a JSON string literal (``textsafe.quote_name``),
+so a crafted name cannot fake entries or reach the terminal, and the model can
+pass it back as it is.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from pseudoclaude.textsafe import NAME_QUOTING_NOTE, quote_name
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
-from pseudoclaude.tools.files import os_error
+from pseudoclaude.tools.files import file_kind, os_error
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.threads import in_thread
 
 MAX_ENTRIES = 500
 
@@ -46,7 +50,7 @@ class ListDirTool:
         if not folder.is_dir():
             raise ToolError(f"{shown} is a file, not a folder; use read_file to read it")
         try:
-            lines = await asyncio.to_thread(_entries, folder)
+            lines = await in_thread(_entries, folder)
         except OSError as error:
             raise os_error("list", shown, error) from None
         if not lines:
@@ -54,6 +58,8 @@ class ListDirTool:
         body = f"{shown}/\n" + "\n".join(lines[:MAX_ENTRIES]) + "\n"
         if len(lines) > MAX_ENTRIES:
             body += f"… {len(lines) - MAX_ENTRIES} more entries not shown; use glob to narrow down\n"
+        if any(line.startswith('  "') for line in lines[:MAX_ENTRIES]):
+            body += f"(note: {NAME_QUOTING_NOTE})\n"
         return ToolOutput(body, summary=f"Listed {shown}: {len(lines)} entries", display={"path": shown, "entries": len(lines)})
 
 
@@ -62,16 +68,23 @@ def _entries(folder: Path) -> list[str]:
     with os.scandir(folder) as it:
         entries = sorted(it, key=lambda e: e.name)
     for entry in entries:
+        name = quote_name(entry.name)
         try:
             if entry.is_symlink():
-                lines.append(f"  {entry.name} -> {os.readlink(entry.path)}")
+                lines.append(f"  {name} -> {quote_name(os.readlink(entry.path))}")
             elif entry.is_dir(follow_symlinks=False):
-                lines.append(f"  {entry.name}/")
+                lines.append(f"  {name}/")
             else:
-                lines.append(f"  {entry.name}  ({_size(entry.stat(follow_symlinks=False).st_size)})")
+                lines.append(f"  {name}  ({_kind_or_size(entry)})")
         except OSError:
-            lines.append(f"  {entry.name}  (unreadable)")
+            lines.append(f"  {name}  (unreadable)")
     return lines
+
+
+def _kind_or_size(entry: os.DirEntry[str]) -> str:
+    info = entry.stat(follow_symlinks=False)
+    kind = file_kind(info.st_mode)
+    return _size(info.st_size) if kind is None else kind
 
 
 def _size(size: int) -> str:

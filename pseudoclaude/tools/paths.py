@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pseudoclaude.textsafe import quote_name
 from pseudoclaude.tools.base import ToolContext, ToolError
 
 _PROC = Path("/proc")
@@ -44,7 +45,7 @@ def resolve_path(ctx: ToolContext, raw: str, *, for_write: bool) -> Path:
         extra = ""
         if len(roots) > 1:
             extra = " (allowed: " + ", ".join(str(r) for r in roots) + ")"
-        target = f"{raw!r}" if str(resolved) == raw else f"{raw!r} (resolves to {resolved})"
+        target = f"{raw!r}" if str(resolved) == raw else f"{raw!r} (resolves to {quote_name(str(resolved))})"
         raise ToolError(f"refused: cannot {where} {target}: it is outside the workspace {workspace}{extra}")
     return resolved
 
@@ -58,11 +59,15 @@ def allowed_roots(ctx: ToolContext, *, for_write: bool) -> list[Path]:
 
 
 def display_path(ctx: ToolContext, path: Path) -> str:
-    """``path`` relative to the workspace when inside it, else absolute: short and unambiguous for the model."""
+    """``path`` relative to the workspace when inside it, else absolute: short and unambiguous for the model.
+
+    A name with control characters comes as a JSON string literal (``textsafe.quote_name``): it cannot
+    inject lines or terminal escapes into a tool's output, and the model can pass it back as it is.
+    """
     workspace = _real(ctx.workspace)
     if _within(path, workspace) and path != workspace:
-        return path.relative_to(workspace).as_posix()
-    return str(path)
+        return quote_name(path.relative_to(workspace).as_posix())
+    return quote_name(str(path))
 
 
 def _real(path: Path) -> Path:

@@ -9,7 +9,11 @@ file of blank lines cannot make a page many times the budget. The result ends
 with a line giving the range shown, the file's total line count and, when
 lines remain, the exact ``offset`` to continue from. The page is the shaped
 output (``shaped=True``): context governance keeps it as it is. The file is
-streamed, never loaded whole.
+streamed, never loaded whole, and so is each line: at most ``LINE_READ_BYTES``
+of a line are held (the rest is skipped in blocks and counted), so a file of
+one 500 MB line costs no more memory than a short one. Only regular files are
+read: a FIFO, a device or a socket is refused before it is opened
+(``files.open_regular``).
 
 Reading records a ``FileStamp``, which is what later allows
 ``write_file``/``edit_file`` to change the file, and logs the read in
@@ -23,20 +27,23 @@ makes the stamp stale (the next write is refused), never the text.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO, Iterator, Mapping
 
+from pseudoclaude.textsafe import quote_name
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import OutputBudget, PriorRead, ToolContext, ToolError, ToolOutput, ToolTraits
-from pseudoclaude.tools.files import os_error, record_stamp
+from pseudoclaude.tools.files import open_regular, os_error, record_stamp
 from pseudoclaude.tools.output import SNIFF_BYTES, guess_type, looks_binary
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.threads import in_thread
 
 LINE_LIMIT_CHARS = 2000
+LINE_READ_BYTES = LINE_LIMIT_CHARS * 4 + 4
 MIN_LINE_BYTES = 16
+_SKIP_BLOCK_BYTES = 1 << 20
 _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
 
 _SCHEMA: dict[str, Any] = {
@@ -58,7 +65,7 @@ class ReadFileTool:
         "the lines shown and the file's total line count. A file of up to about "
         f"{_DESCRIBED_PAGE_KB} KB comes whole in one call (less in small context windows); a longer file comes in pages, "
         "and the last line then gives the offset to continue from. `limit` caps the number of lines. Lines longer than "
-        f"{LINE_LIMIT_CHARS} characters are cut. Binary files are refused. Reading the same lines of an unchanged file "
+        f"{LINE_LIMIT_CHARS} characters are cut. Binary files, FIFOs and devices are refused. Reading the same lines of an unchanged file "
         "again returns a short note pointing at the earlier result instead of the same text. "
         "Read a file before changing it with write_file or edit_file."
     )
@@ -72,7 +79,7 @@ class ReadFileTool:
         offset: int = checked.get("offset", 1)
         limit: int | None = checked.get("limit")
         key = (path, offset, limit)
-        output, logged = await asyncio.to_thread(_read, ctx, path, shown, offset, limit, ctx.read_log.get(key))
+        output, logged = await in_thread(_read, ctx, path, shown, offset, limit, ctx.read_log.get(key))
         if logged is not None:
             ctx.read_log[key] = logged
         return output
@@ -86,13 +93,13 @@ def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | No
         raise ToolError(f"{shown} does not exist" + _near_miss(path))
     cap = ctx.budget.read_bytes
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, shown) as f:
             sample = f.read(SNIFF_BYTES + 4)
             size = os.fstat(f.fileno()).st_size
             if looks_binary(sample):
                 kind = guess_type(sample, path.name)
                 raise ToolError(f"{shown} is a binary file ({size:,} bytes, looks like {kind}); read_file only reads text")
-            stamp = record_stamp(ctx, path)
+            stamp = record_stamp(ctx, path, shown)
             if earlier is not None and earlier.stamp == stamp:
                 return _unchanged(shown, earlier), None
             f.seek(0)
@@ -143,13 +150,13 @@ def _collect(f: BinaryIO, offset: int, limit: int | None, cap: int) -> _Page:
     page = _Page()
     used = 0
     number = 0
-    for raw in f:
+    for raw, skipped in _lines(f):
         number += 1
         if number < offset:
             continue
         if (limit is not None and len(page.lines) >= limit) or page.byte_capped:
             break
-        text = _line_text(raw)
+        text = _line_text(raw, skipped)
         cost = max(MIN_LINE_BYTES, len(text.encode("utf-8")) + 1)
         if used + cost > cap and page.lines:
             page.byte_capped = True
@@ -173,8 +180,26 @@ def _count_rest(f: BinaryIO) -> int:
     return count + (1 if last and last != b"\n" else 0)
 
 
-def _line_text(raw: bytes) -> str:
+def _lines(f: BinaryIO) -> Iterator[tuple[bytes, int]]:
+    """Each line's first ``LINE_READ_BYTES`` bytes, and how many more bytes the line had (read and dropped)."""
+    while head := f.readline(LINE_READ_BYTES):
+        skipped = 0
+        if len(head) == LINE_READ_BYTES and not head.endswith(b"\n"):
+            while block := f.readline(_SKIP_BLOCK_BYTES):
+                if block.endswith(b"\n"):
+                    skipped += len(block.rstrip(b"\r\n"))
+                    break
+                skipped += len(block)
+        yield head, skipped
+
+
+def _line_text(raw: bytes, skipped: int = 0) -> str:
+    """The line as shown: cut at ``LINE_LIMIT_CHARS`` characters, saying how much more there was."""
     text = raw.decode("utf-8", errors="replace").rstrip("\n").rstrip("\r")
+    if skipped:
+        kept = text[:LINE_LIMIT_CHARS]
+        more = len(raw.rstrip(b"\r\n")) - len(kept.encode("utf-8")) + skipped
+        return kept + f"… [line cut: {max(more, 1):,} more bytes]"
     if len(text) > LINE_LIMIT_CHARS:
         text = text[:LINE_LIMIT_CHARS] + f"… [line cut: {len(text) - LINE_LIMIT_CHARS:,} more characters]"
     return text
@@ -189,4 +214,4 @@ def _near_miss(path: Path) -> str:
         similar = sorted(p.name for p in parent.iterdir() if p.stem.lower() == stem and p.name != path.name)
     except OSError:
         return ""
-    return f"; did you mean {', '.join(similar[:3])}?" if similar else ""
+    return f"; did you mean {', '.join(quote_name(name) for name in similar[:3])}?" if similar else ""

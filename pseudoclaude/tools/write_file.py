@@ -13,7 +13,9 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import (
     atomic_write,
+    check_regular,
     diff_counts,
+    open_regular,
     os_error,
     record_stamp,
     require_fresh,
@@ -53,8 +55,10 @@ class WriteFileTool:
         old = ""
         try:
             if existed:
+                check_regular(path, shown)
                 require_fresh(ctx, path, shown)
-                old = path.read_bytes().decode("utf-8", errors="replace")
+                with open_regular(path, shown) as f:
+                    old = f.read().decode("utf-8", errors="replace")
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, content.encode("utf-8"))
             record_stamp(ctx, path)

@@ -15,6 +15,7 @@ from pseudoclaude.tui.trust_prompt import settle_workspace_trust
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
+    from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
@@ -24,6 +25,7 @@ _LAZY = {
     "print_events": "headless",
     "render_session_list": "sessions_view",
     "render_transcript": "sessions_view",
+    "safe_console": "safeconsole",
 }
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
@@ -38,4 +40,5 @@ __all__ = [
     "render_transcript",
     "run_repl",
     "settle_workspace_trust",
+    "safe_console",
 ]

@@ -7,15 +7,29 @@ stdout stays the answer alone. Reasoning: ``thinking_delta`` events as it
 streams, and the assistant message's ``thinking`` parts; ``output_tokens``
 include it (``reasoning_tokens`` says how much, when the provider reports it). A session that stops being saved is one line on
 stderr in every format (and ``session_error`` in the result object).
+
+Nothing untrusted reaches the terminal raw: in ``text`` mode the answer and
+the notices are neutralized (``textsafe.for_terminal``: ESC shown as ``^[``);
+the JSON modes escape the C0 controls by JSON's own rules, and the C1 and
+bidi characters, which ``ensure_ascii=False`` would leave raw, as ``\\u`` too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
 from pseudoclaude.agent import ErrorEvent, Event, Progress, SessionWriteFailed, Stop, UsageReport, event_to_dict
+from pseudoclaude.textsafe import for_terminal
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u202a-\u202e\u2066-\u2069]")
+
+
+def json_line(value: object) -> str:
+    """``value`` as one JSON line, readable (non-ASCII kept) yet with no character a terminal would act on."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)) + "\n"
 
 
 @dataclass
@@ -38,7 +52,7 @@ async def print_events(
     result = HeadlessResult()
     async for event in events:
         if output_format == "stream-json":
-            out.write(json.dumps(event_to_dict(event), ensure_ascii=False) + "\n")
+            out.write(json_line(event_to_dict(event)))
             out.flush()
         if isinstance(event, UsageReport):
             for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"):
@@ -53,7 +67,7 @@ async def print_events(
             err.write(f"pseudoclaude: error: {event.message}\n")
             err.flush()
         elif isinstance(event, Progress) and output_format == "text":
-            err.write(f"[{event.kind}] {event.message}\n")
+            err.write(f"[{event.kind}] {for_terminal(event.message)}\n")
         elif isinstance(event, Stop):
             result.stop = event
     summary = {
@@ -69,8 +83,8 @@ async def print_events(
         "session_error": result.session_error,
     }
     if output_format in ("json", "stream-json"):
-        out.write(json.dumps(summary, ensure_ascii=False) + "\n")
+        out.write(json_line(summary))
     elif result.stop is not None and result.stop.final_text:
-        out.write(result.stop.final_text.rstrip("\n") + "\n")
+        out.write(for_terminal(result.stop.final_text.rstrip("\n")) + "\n")
     out.flush()
     return result

@@ -14,6 +14,10 @@ linear in the answer's length:
   tick rather than per block), and renders the tail on demand, cropped to its
   last ``tail_lines`` lines, so a redraw costs the same however long the
   answer is.
+
+The answer is the model's text, untrusted: every block and the tail are
+neutralized (``textsafe.for_terminal``) before Rich lays them out, so an
+escape sequence in the answer is shown (``^[]0;...``), never obeyed.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.markdown import Markdown
 from rich.syntax import Syntax
 from rich.text import Text
+
+from pseudoclaude.textsafe import for_terminal
 
 CHUNK_LINES = 80
 CODE_THEME = "monokai"
@@ -138,8 +144,8 @@ def _starts_block(line: str) -> bool:
 
 def render_block(block: Block) -> RenderableType:
     if block.kind == "code":
-        return Syntax(block.text, block.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
-    return Markdown(block.text, code_theme=CODE_THEME)
+        return Syntax(for_terminal(block.text), block.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
+    return Markdown(for_terminal(block.text), code_theme=CODE_THEME)
 
 
 class MarkdownStream:
@@ -197,7 +203,7 @@ class MarkdownStream:
     def _render_tail(self, lines: list[str]) -> RenderableType | None:
         if not lines:
             return None
-        shown = lines[-self.tail_lines :]
+        shown = [for_terminal(line) for line in lines[-self.tail_lines :]]
         if self._splitter.in_code:
             return Syntax("\n".join(shown), self._splitter.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
         if len(lines) > len(shown):
@@ -207,7 +213,7 @@ class MarkdownStream:
     def _markdown(self, texts: list[str]) -> RenderableType:
         separator = "\n" if self._printed else ""
         self._printed += len(texts)
-        return _Spaced(Markdown("\n\n".join(texts), code_theme=CODE_THEME), bool(separator))
+        return _Spaced(Markdown(for_terminal("\n\n".join(texts)), code_theme=CODE_THEME), bool(separator))
 
 
 class _Spaced:

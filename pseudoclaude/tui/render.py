@@ -5,7 +5,9 @@ tool blocks, notices) is printed to the console once and scrolls away; what
 is still moving (the answer's growing tail, running tools with their spinners,
 the "working" line, the footer with queued input or an approval question) is
 the view's own renderable, which a ``rich.live.Live`` redraws. The view only
-reads events and prints; it owns no input and no agent.
+reads events and prints; it owns no input and no agent. Every text an event
+carries is untrusted (the model's, a tool's, a hook's) and is shown through
+``textsafe.for_terminal``; the console under it is a ``SafeConsole``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pseudoclaude.agent import (
     ToolCallStarted,
     UsageReport,
 )
+from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
@@ -105,12 +108,12 @@ class TurnView:
         elif isinstance(event, ErrorEvent):
             self.markdown.finish()
             self.errors.append(event.message)
-            self.console.print(Text(f"✗ {event.error}: {event.message}", style="bold red"))
+            self.console.print(Text(for_terminal(f"✗ {event.error}: {event.message}"), style="bold red"))
         elif isinstance(event, Stop):
             self.stop = event
             self.markdown.finish()
             if event.reason not in ("end_turn", "error") and event.message:
-                self.console.print(Text(f"■ {event.message}", style="yellow"))
+                self.console.print(Text(for_terminal(f"■ {event.message}"), style="yellow"))
 
     def _close_thinking(self) -> None:
         """Print the finished thought, folded, before whatever comes after it."""
@@ -166,5 +169,5 @@ class TurnView:
 def progress_line(event: Progress) -> Text:
     icon = {"compact": "⟳", "compacting": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
-    return Text(f"{icon} {event.message}", style=style)
+    return Text(f"{icon} {for_terminal(event.message)}", style=style)
 

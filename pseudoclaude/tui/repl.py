@@ -38,11 +38,10 @@ TICK_S = 0.08
 
 
 def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool) -> int:
-    from rich.console import Console
-
+    from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
-    repl = Repl(settings, Console(highlight=False))
+    repl = Repl(settings, safe_console(highlight=False))
     stopped_by: list[int] = []
 
     async def main() -> int:

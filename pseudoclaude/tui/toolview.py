@@ -8,7 +8,9 @@ Which argument a title shows is each tool's declared ``key_argument``:
 ``keys`` maps tool names to it (``ToolRegistry.display_keys()`` of the
 session's tools); without it, the built-in tools' declarations are used.
 What a finished call shows below its summary follows from its ``display``
-(a diff, a command's output tail, a todo list), whatever the tool.
+(a diff, a command's output tail, a todo list), whatever the tool. All of it
+(arguments from the model, summaries, output, diffs of file content) is
+untrusted and shown through ``textsafe.for_terminal``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any, Mapping
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+
+from pseudoclaude.textsafe import for_terminal
 
 DIFF_LINES = 12
 OUTPUT_LINES = 6
@@ -36,7 +40,7 @@ def key_argument(name: str, arguments: Mapping[str, Any], keys: Mapping[str, str
     value = arguments.get(key) if key else None
     if value is None:
         value = next((v for v in arguments.values() if isinstance(v, str)), "")
-    text = " ".join(str(value).split())
+    text = for_terminal(" ".join(str(value).split()))
     return text if len(text) <= _ARGUMENT_LIMIT else text[: _ARGUMENT_LIMIT - 1] + "…"
 
 
@@ -61,7 +65,7 @@ def tool_block(
 ) -> RenderableType:
     """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
     lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green", keys=keys)]
-    body: list[Text] = [Text(summary or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
+    body: list[Text] = [Text(for_terminal(summary) or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
@@ -79,7 +83,7 @@ def tool_block(
 
 def diff_lines(diff: str, limit: int = DIFF_LINES) -> list[Text]:
     """A unified diff, coloured, without its file headers, cut to ``limit`` lines."""
-    rows = [row for row in diff.splitlines() if not row.startswith(("---", "+++"))]
+    rows = [row for row in for_terminal(diff).splitlines() if not row.startswith(("---", "+++"))]
     shown = [_diff_row(row) for row in rows[:limit]]
     if len(rows) > limit:
         shown.append(Text(f"… +{len(rows) - limit} lines", style="dim"))
@@ -103,7 +107,7 @@ def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0, f
     only its tail; ``full_output``: the file that holds all of it. The count
     line says how many of how many lines are hidden, so it adds up.
     """
-    rows = content.rstrip("\n").splitlines()
+    rows = for_terminal(content).rstrip("\n").splitlines()
     if rows and rows[-1].startswith("[") and rows[-1].endswith("]"):
         rows = rows[:-1]
     if rows == ["(no output)"] or not rows:
@@ -112,7 +116,7 @@ def output_tail(content: str, limit: int = OUTPUT_LINES, total_lines: int = 0, f
     total = max(len(rows), total_lines)
     hidden = total - len(shown)
     if hidden > 0:
-        where = f" (full output: {full_output})" if full_output else ""
+        where = f" (full output: {for_terminal(full_output)})" if full_output else ""
         shown.insert(0, Text(f"… {hidden:,} of {total:,} lines hidden{where}", style="dim"))
     return shown
 
@@ -121,4 +125,4 @@ def _todo_line(item: Mapping[str, Any]) -> Text:
     status = str(item.get("status", ""))
     mark = {"completed": "☒", "in_progress": "◐"}.get(status, "☐")
     style = "dim strike" if status == "completed" else ("bold" if status == "in_progress" else "")
-    return Text(f"{mark} {item.get('content', '')}", style=style)
+    return Text(f"{mark} {for_terminal(str(item.get('content', '')))}", style=style)
