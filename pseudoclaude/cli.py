@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from pseudoclaude import __version__
 from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+if TYPE_CHECKING:
+    from pseudoclaude.agent import PromptChoice
+
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 app = typer.Typer(
     add_completion=False,
@@ -61,58 +64,131 @@ def main_command(
     resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
-    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", help="Allow rules such as 'run_command(git status)' (repeatable).")] = None,
+    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", "--allowedTools", help="Allow rules such as 'Bash(git status)' or 'run_command(git status)', comma- or space-separated (repeatable).")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
+    disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
+    tools: Annotated[Optional[str], typer.Option("--tools", help="Only these tools ('' none, 'default' all), e.g. 'Read,Grep'.")] = None,
+    input_format: Annotated[str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")] = "text",
+    include_partial: Annotated[bool, typer.Option("--include-partial-messages", help="stream-json: also print partial text as stream_event lines.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Accepted for Claude Code compatibility (stream-json always prints every message).")] = False,
+    system_prompt: Annotated[Optional[str], typer.Option("--system-prompt", help="Replace the system prompt (empty: keep ours).")] = None,
+    system_prompt_file: Annotated[Optional[Path], typer.Option("--system-prompt-file", help="Replace the system prompt with this file's text.")] = None,
+    append_system_prompt: Annotated[Optional[str], typer.Option("--append-system-prompt", help="Text appended to the system prompt.")] = None,
+    permission_prompt_tool: Annotated[Optional[str], typer.Option("--permission-prompt-tool", help="'stdio': ask the Agent SDK's can_use_tool callback (with --input-format stream-json).")] = None,
+    settings_value: Annotated[Optional[str], typer.Option("--settings", help="Extra settings: JSON text or a JSON file (strongest layer).")] = None,
+    setting_sources: Annotated[Optional[str], typer.Option("--setting-sources", hidden=True)] = None,
+    mcp_config: Annotated[Optional[list[str]], typer.Option("--mcp-config", help="Accepted; MCP servers are not supported yet (a warning names them).")] = None,
+    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", hidden=True)] = False,
+    add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
+    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Not supported: PseudoClaude names its sessions (see docs/headless.md).")] = None,
+    fork_session: Annotated[bool, typer.Option("--fork-session", help="Not supported yet (see docs/headless.md).")] = False,
+    include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
+    fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from pseudoclaude.config import ConfigError, Flags, load_settings
 
     if output_format not in OUTPUT_FORMATS:
-        raise fail(f"unknown --output-format {output_format!r}: use text, json or stream-json", EXIT_USAGE)
-    mode = "bypass" if skip_permissions else permission_mode
+        raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
+    from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
+
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session)
+    if problem:
+        raise fail(problem, EXIT_USAGE)
+    mode = "bypass" if skip_permissions else _mode_name(permission_mode)
     flags = Flags(
         model=model,
         provider=provider,
         context_window=context_window,
         sessions_dir=sessions_dir,
         permission_mode=mode,
-        allowed_tools=tuple(_split_rules(allowed_tools or [])),
+        allowed_tools=tuple(split_tool_rules(allowed_tools or [])),
         max_turns=max_turns,
     )
+    claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:
-        settings = load_settings(Path.cwd(), flags)
+        settings, warnings = with_claude_flags(load_settings(Path.cwd(), flags), claude)
+        prompt_choice = _prompt_choice(system_prompt, system_prompt_file, append_system_prompt)
     except ConfigError as error:
+        _error_result(output_format, str(error))
         raise fail(str(error), EXIT_USAGE) from None
+    for warning in warnings:
+        sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
+    if print_prompt is None and input_format == "stream-json":
+        print_prompt = ""
     if print_prompt is None:
         from pseudoclaude.tui import run_repl
 
         raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
     prompt = print_prompt
-    if prompt == "-":
+    if prompt == "-" and input_format != "stream-json":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
-    if not prompt.strip() and not (resume or continue_latest):
+    if input_format != "stream-json" and not prompt.strip() and not (resume or continue_latest):
+        _error_result(output_format, "no prompt given")
         raise fail("no prompt given: pass it after -p or pipe it on stdin", EXIT_USAGE)
     from pseudoclaude.commands import run_print
+    from pseudoclaude.tui import HeadlessOptions
 
-    raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest))
+    mcp_names = tuple(_mcp_names(mcp_config or []))
+    options = HeadlessOptions(input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice)
+    raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
-def _split_rules(values: list[str]) -> list[str]:
-    """``--allowed-tools "read_file,run_command(git status)"``: split on commas outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if char == "," and depth == 0:
-                rules.append(current.strip())
-                current = ""
-            else:
-                current += char
-        rules.append(current.strip())
-    return [rule for rule in rules if rule]
+# --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
+
+_CLAUDE_MODES = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
+
+
+def _mode_name(mode: str | None) -> str | None:
+    """Claude Code's permission-mode names beside ours (``acceptEdits`` -> ``accept-edits``)."""
+    return _CLAUDE_MODES.get(mode, mode) if mode is not None else None
+
+
+def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool) -> str | None:
+    """Why this combination of Claude Code flags cannot run, or None."""
+    if input_format not in ("text", "stream-json"):
+        return f"unknown --input-format {input_format!r}: use text or stream-json"
+    if input_format == "stream-json" and output_format != "stream-json":
+        return "--input-format stream-json needs --output-format stream-json"
+    if prompt_tool is not None and (prompt_tool != "stdio" or input_format != "stream-json"):
+        return "--permission-prompt-tool: only 'stdio' with --input-format stream-json is supported (MCP permission tools are not)"
+    if session_id is not None:
+        return "--session-id is not supported: PseudoClaude names its own sessions (the init line and the result carry the id; resume it with --resume)"
+    if fork:
+        return "--fork-session is not supported yet: resume the session itself with --resume"
+    return None
+
+
+def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, append: str | None) -> PromptChoice:
+    from pseudoclaude.agent import PromptChoice
+    from pseudoclaude.config import ConfigError
+
+    if system_prompt_file is not None:
+        try:
+            system_prompt = system_prompt_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"--system-prompt-file: cannot read {system_prompt_file}: {error}") from None
+    return PromptChoice(system_prompt or None, append or None)
+
+
+def _mcp_names(configs: list[str]) -> list[str]:
+    from pseudoclaude.tui.claude_flags import mcp_server_names
+
+    return mcp_server_names(configs)
+
+
+def _error_result(output_format: str, message: str) -> None:
+    """A configuration error as Claude Code's result object, for a reader that waits for one."""
+    if output_format in ("json", "stream-json"):
+        import json
+
+        from pseudoclaude.tui import error_result
+
+        sys.stdout.write(json.dumps(error_result(message)) + "\n")
+        sys.stdout.flush()
 
 
 @sessions_app.command("list")
@@ -139,12 +215,13 @@ def sessions_show(
 @hooks_app.command("test")
 def hooks_test(
     event: Annotated[str, typer.Argument(help="SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact or Stop.")],
-    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse.")] = "run_command",
+    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse (ours or Claude Code's).")] = "run_command",
+    raw_input: Annotated[Optional[str], typer.Option("--input", help='The payload body as JSON, e.g. \'{"tool_name": "Write", "tool_input": {"file_path": ".env"}}\'.')] = None,
 ) -> None:
     """Run the configured hooks of EVENT with a sample payload and show what each returned."""
     from pseudoclaude.commands import test_hooks
 
-    raise typer.Exit(test_hooks(event, tool))
+    raise typer.Exit(test_hooks(event, tool, raw_input))
 
 
 _PROMPT_OPTIONS = ("-p", "--print")

@@ -154,6 +154,7 @@ def load_settings(
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
     mode = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
+    mode = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass"}.get(mode, mode)  # Claude Code's names
     if mode not in {m.value for m in PermissionMode}:
         raise ConfigError(f"unknown permission mode {mode!r}: choose one of {', '.join(m.value for m in PermissionMode)}")
     return Settings(

@@ -22,7 +22,7 @@ PUBLIC = {
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
-        "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
+        "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
@@ -30,6 +30,8 @@ PUBLIC = {
     },
     "pseudoclaude.tui": {
         "run_repl", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+        "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
+        "our_mode", "print_claude",
     },
 }
 

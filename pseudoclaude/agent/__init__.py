@@ -27,7 +27,7 @@ from pseudoclaude.agent.events import (
 )
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
@@ -57,6 +57,7 @@ _LAZY = {
     "Runner": "runner",
     "SessionHooks": "hooks",
     "build_agent": "build",
+    "PromptChoice": "build",
     "sample_data": "hooks",
     "subject_of": "hooks",
 }
@@ -84,6 +85,7 @@ __all__ = [
     "NoCompaction",
     "PLAIN_CONTEXT_EVENTS",
     "Progress",
+    "PromptChoice",
     "RunConfig",
     "Runner",
     "SessionHooks",

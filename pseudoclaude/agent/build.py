@@ -57,15 +57,32 @@ def check_configuration(settings: Settings, tools: ToolRegistry) -> CheckedConfi
     return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), hooks)
 
 
+@dataclass(frozen=True)
+class PromptChoice:
+    """Claude Code's ``--system-prompt`` (replaces ours when not empty) and ``--append-system-prompt``."""
+
+    replace: str | None = None
+    append: str | None = None
+
+    def apply(self, ours: str) -> str:
+        base = self.replace if self.replace else ours
+        return f"{base}\n\n{self.append}" if self.append else base
+
+
 def build_agent(
-    settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Approver | None = None
+    settings: Settings,
+    *,
+    resume_id: str | None = None,
+    continue_latest: bool = False,
+    approver: Approver | None = None,
+    prompt: PromptChoice = PromptChoice(),
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
     tools = ToolRegistry()
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt)
     except BaseException:
         session.close()
         raise
@@ -91,7 +108,13 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
 
 
 def _assemble(
-    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
+    settings: Settings,
+    tools: ToolRegistry,
+    checked: CheckedConfiguration,
+    session: AgentSession,
+    replay: Replay | None,
+    approver: Approver | None,
+    prompt: PromptChoice = PromptChoice(),
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url)
@@ -111,7 +134,7 @@ def _assemble(
     if remembered is None:
         remembered = memory.snapshot()
         session.append_memory(remembered)
-    system = stable_system_prompt(settings.workspace, "\n\n".join(part for part in (instructions.text, remembered) if part))
+    system = prompt.apply(stable_system_prompt(settings.workspace, "\n\n".join(part for part in (instructions.text, remembered) if part)))
     hooks = SessionHooks(
         hook_config,
         workspace=settings.workspace,

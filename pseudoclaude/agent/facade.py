@@ -16,15 +16,17 @@ which the runner's ``PermissionGate`` does not promise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncGenerator, Sequence
+from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
 from pseudoclaude.agent.events import Event
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Message, ToolSpec, Usage
+from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
@@ -120,6 +122,22 @@ class Agent:
     @property
     def mode(self) -> PermissionMode:
         return self._policy.mode
+
+    @property
+    def model(self) -> str:
+        return self._model()
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace()
+
+    def set_model(self, model: str) -> None:
+        """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window)."""
+        self._set_model(model)
+
+    def tool_traits(self) -> Mapping[str, ToolTraits]:
+        """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""
+        return {name: tool.traits for name, tool in self._tools().items()}
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on."""
@@ -238,6 +256,15 @@ class Agent:
 
     def _model(self) -> str:
         return self._runner.config.model
+
+    def _workspace(self) -> Path:
+        return self._runner.tool_context.workspace
+
+    def _set_model(self, model: str) -> None:
+        self._runner.config = dataclasses.replace(self._runner.config, model=model)
+
+    def _tools(self) -> Mapping[str, Tool]:
+        return self._runner.tools
 
     def _usage(self) -> Usage:
         return self._runner.usage_total

@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import Approver
 
 MAX_STOP_CONTINUATIONS = 3
@@ -142,14 +143,16 @@ class SessionHooks:
         """``Stop``: ``blocked`` means continue, with ``reason`` as the next instruction."""
         return await self.fire("Stop", {"stop_hook_active": active, "last_assistant_message": last_text})
 
-    async def pre_tool(self, name: str, arguments: Mapping[str, Any]) -> HookOutcome:
-        outcome = await self.fire("PreToolUse", {"tool_name": name, "tool_input": dict(arguments)}, name)
+    async def pre_tool(self, name: str, arguments: Mapping[str, Any], traits: ToolTraits | None = None) -> HookOutcome:
+        outcome = await self.fire("PreToolUse", tool_data(name, arguments, traits), name)
         if outcome.halt:
             self.halted = outcome.halt
         return outcome
 
-    async def post_tool(self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any]) -> HookOutcome:
-        data = {"tool_name": name, "tool_input": dict(arguments), "tool_response": dict(response)}
+    async def post_tool(
+        self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None = None
+    ) -> HookOutcome:
+        data = {**tool_data(name, arguments, traits), "tool_response": tool_response(arguments, response, traits)}
         outcome = await self.fire("PostToolUse", data, name)
         if outcome.halt:
             self.halted = outcome.halt
@@ -180,6 +183,36 @@ class SessionHooks:
         if self.session_id:
             base["PSEUDOCLAUDE_SESSION_ID"] = self.session_id
         return base
+
+
+def tool_data(name: str, arguments: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
+    """A tool event's body in Claude Code's shape, so its hook scripts work unchanged.
+
+    ``tool_name`` is Claude Code's name for the tool (``Bash``, ``Write``...; ours
+    for a tool it lacks) and ``tool_input`` carries each argument under Claude
+    Code's name (``file_path``) and, where that differs, under ours (``path``)
+    too; ``pseudoclaude_tool_name`` keeps our name.
+    """
+    if traits is None:
+        return {"tool_name": name, "tool_input": dict(arguments), "pseudoclaude_tool_name": name}
+    return {
+        "tool_name": traits.claude_name(name),
+        "tool_input": {**dict(arguments), **traits.to_claude(arguments)},
+        "pseudoclaude_tool_name": name,
+    }
+
+
+def tool_response(arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
+    """``PostToolUse``'s ``tool_response``: ours (``content``, ``is_error``, ``summary``) plus the keys Claude Code's
+    scripts read most: ``stdout``/``stderr`` of a command, ``filePath`` of a file tool."""
+    body = dict(response)
+    if traits is None:
+        return body
+    if traits.kind == "execute":
+        body.update(stdout=response.get("content", ""), stderr="", interrupted=False)
+    elif traits.path_arguments and isinstance(path := arguments.get(traits.path_arguments[0]), str):
+        body["filePath"] = path
+    return body
 
 
 def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
@@ -223,16 +256,31 @@ SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
 }
 
 
-def sample_data(event: str, tool: str = "run_command") -> dict[str, Any]:
-    """A plausible payload body for ``event`` (tool events use ``tool``)."""
+def sample_data(event: str, tool: str = "run_command", tool_input: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A plausible payload body for ``event``; tool events name ``tool`` (ours or Claude Code's) as a real call would.
+
+    ``tool_input`` replaces the sample arguments (Claude Code's names are read back
+    to ours first, as an SDK's input would be).
+    """
     data = dict(SAMPLE_DATA[event])
-    if event in ("PreToolUse", "PostToolUse"):
-        data = {"tool_name": tool, **data}
-    return data
+    if event not in ("PreToolUse", "PostToolUse"):
+        return data
+    found = builtin_registry().find(tool)
+    traits = found.traits if found is not None else None
+    name = found.name if found is not None else tool
+    arguments = dict(data["tool_input"] if tool_input is None else tool_input)
+    if traits is not None:
+        arguments = traits.from_claude(arguments)
+    body = tool_data(name, arguments, traits)
+    if event == "PostToolUse":
+        body["tool_response"] = tool_response(arguments, data["tool_response"], traits)
+    return body
 
 
 def subject_of(event: str, data: Mapping[str, Any]) -> str | None:
     """What a matcher is compared with for ``event``."""
     key = {"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger"}.get(event)
     value = data.get(key) if key else None
+    if key == "tool_name" and isinstance(ours := data.get("pseudoclaude_tool_name"), str):
+        value = ours
     return value if isinstance(value, str) else None

@@ -16,8 +16,19 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
+    from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver, our_mode
+    from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer, print_claude
 
 _LAZY = {
+    "ClaudeStream": "stream_json",
+    "ControlChannel": "stream_input",
+    "HeadlessOptions": "stream_json",
+    "StdioApprover": "stream_input",
+    "StreamDriver": "stream_input",
+    "error_result": "stream_json",
+    "json_line_writer": "stream_json",
+    "our_mode": "stream_input",
+    "print_claude": "stream_json",
     "cancel_on_termination": "signals",
     "exit_code_for": "signals",
     "print_events": "headless",
@@ -30,6 +41,15 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "ClaudeStream",
+    "ControlChannel",
+    "HeadlessOptions",
+    "StdioApprover",
+    "StreamDriver",
+    "error_result",
+    "json_line_writer",
+    "our_mode",
+    "print_claude",
     "cancel_on_termination",
     "exit_code_for",
     "print_events",

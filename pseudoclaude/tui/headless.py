@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
-from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, UsageReport, event_to_dict
+from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, ToolCallFinished, UsageReport, event_to_dict
 
 
 @dataclass
@@ -44,6 +44,8 @@ async def print_events(
             result.errors.append(event.message)
         elif isinstance(event, Progress) and output_format == "text":
             err.write(f"[{event.kind}] {event.message}\n")
+        elif isinstance(event, ToolCallFinished) and event.denied and output_format == "text":
+            err.write(f"[denied] {event.name}: {event.content}\n")
         elif isinstance(event, Stop):
             result.stop = event
     summary = {

@@ -1,0 +1,277 @@
+"""``--input-format stream-json``: prompts and Claude Code's control protocol as JSON lines on stdin.
+
+This is how the official Claude Agent SDK drives the ``claude`` executable,
+and so how it drives ours: it sends ``control_request`` lines (``initialize``,
+``interrupt``, ``set_permission_mode``, ``set_model``...) and ``user``
+messages, and reads the stream-json output (``stream_json.ClaudeStream``)
+plus a ``control_response`` for each request. Every prompt gets its own run
+and its own ``result``, one after the other, in one session; an
+``interrupt`` cancels the running prompt (the runner closes every tool call,
+so the session stays valid) and its result says so. A request we do not
+implement gets an error response naming it, never silence; SDK hook
+callbacks are refused at ``initialize`` rather than ignored, because a
+guard hook that silently never runs is worse than a session that does not
+start. End of input ends the process once the prompts already sent are
+answered.
+
+With ``--permission-prompt-tool stdio`` a call the permission policy would ask
+about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections import deque
+from contextlib import aclosing
+from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
+
+from pseudoclaude.agent import Event
+from pseudoclaude.tools import ToolTraits, builtin_registry
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, claude_mode
+
+OUR_MODE_NAMES: Mapping[str, str] = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass", "plan": "plan", "default": "default"}
+
+
+class DrivenAgent(StreamAgent, Protocol):
+    """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
+
+    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]: ...
+    def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
+    def set_mode(self, mode: PermissionMode) -> None: ...
+    def set_model(self, model: str) -> None: ...
+
+
+def our_mode(name: str) -> PermissionMode:
+    """A permission mode by Claude Code's name or ours; ``ValueError`` names the choices."""
+    try:
+        return PermissionMode(OUR_MODE_NAMES.get(name, name))
+    except ValueError:
+        raise ValueError(f"unknown permission mode {name!r}: choose one of {', '.join(OUR_MODE_NAMES)}") from None
+
+
+def prompt_text(message: Any) -> str | None:
+    """The text of a ``user`` line's ``message.content`` (a string or text blocks); None if it holds none."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"]
+        return "\n\n".join(text for text in texts if isinstance(text, str)) or None
+    return None
+
+
+class ControlChannel:
+    """Our own control requests to the SDK (``can_use_tool``) and the responses that answer them."""
+
+    def __init__(self, write: Write) -> None:
+        self.write = write
+        self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
+        self._counter = 0
+
+    async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
+        self._counter += 1
+        request_id = f"pc_req_{self._counter}_{os.urandom(3).hex()}"
+        future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.write({"type": "control_request", "request_id": request_id, "request": dict(body)})
+        try:
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def answer(self, line: Mapping[str, Any]) -> None:
+        response = line.get("response")
+        if not isinstance(response, dict):
+            return
+        future = self._pending.get(str(response.get("request_id")))
+        if future is None or future.done():
+            return
+        if response.get("subtype") == "error":
+            future.set_exception(RuntimeError(str(response.get("error", "error"))))
+        else:
+            inner = response.get("response")
+            future.set_result(inner if isinstance(inner, dict) else {})
+
+    def fail_all(self, reason: str) -> None:
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RuntimeError(reason))
+
+
+class StdioApprover:
+    """Asks the SDK's ``can_use_tool`` callback, in Claude Code's tool and argument names, instead of a person."""
+
+    def __init__(self, channel: ControlChannel, traits: Callable[[str], ToolTraits | None] | None = None) -> None:
+        self.channel = channel
+        self.traits = traits or _builtin_traits
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        traits = self.traits(request.tool)
+        name = traits.claude_name(request.tool) if traits is not None else request.tool
+        arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
+        body = {"subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [], "description": request.summary}
+        try:
+            reply = await self.channel.request(body)
+        except RuntimeError as error:
+            return ApprovalAnswer("deny", f"the SDK's permission callback failed: {error}")
+        if reply.get("behavior") == "allow":
+            return ApprovalAnswer("once")
+        return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
+
+
+def _builtin_traits(name: str) -> ToolTraits | None:
+    tool = builtin_registry().get(name)
+    return tool.traits if tool is not None else None
+
+
+class StreamDriver:
+    """Reads stdin lines, answers control requests, runs the prompts one after another."""
+
+    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
+        self.agent = agent
+        self.claude = claude
+        self.channel = channel
+        self.err = err
+        self.prompts: deque[str] = deque()
+        self.turn: asyncio.Task[None] | None = None
+        self.last_ok = True
+        self._wake: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def serve(self) -> bool:
+        """Serve until end of input and the last prompt answered; whether the last result was a success."""
+        _read_lines_in_thread(self._wake, asyncio.get_running_loop())
+        ended = False
+        while not (ended and not self.prompts and self.turn is None):
+            line = await self._wake.get()
+            if line is None:
+                ended = True
+            elif line:
+                await self._handle(line)
+            self._next_turn()
+        self.channel.fail_all("the input ended")
+        return self.last_ok
+
+    async def _handle(self, line: str) -> None:
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            self._warn(f"ignored a stdin line that is not JSON ({error})")
+            return
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "user":
+            text = prompt_text(data.get("message"))
+            if text is None:
+                self._warn("ignored a user message without text content")
+            else:
+                self.prompts.append(text)
+        elif kind == "control_request":
+            await self._control(data)
+        elif kind == "control_response":
+            self.channel.answer(data)
+        elif kind not in ("control_cancel_request", "keep_alive", "update_environment_variables"):
+            self._warn(f"ignored a stdin line of type {kind!r}")
+
+    async def _control(self, data: Mapping[str, Any]) -> None:
+        request_id = str(data.get("request_id", ""))
+        request = data.get("request") if isinstance(data.get("request"), dict) else {}
+        assert isinstance(request, dict)
+        subtype = str(request.get("subtype", ""))
+        try:
+            response = await self._answer(subtype, request)
+        except (ValueError, KeyError) as error:
+            message = str(error.args[0]) if error.args else str(error)
+            self.channel.write({"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": message}})
+            return
+        self.channel.write({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
+
+    async def _answer(self, subtype: str, request: Mapping[str, Any]) -> dict[str, Any]:
+        if subtype == "initialize":
+            if request.get("hooks"):
+                raise ValueError(
+                    "PseudoClaude does not run SDK hook callbacks; put the hooks in a settings file "
+                    "(.pseudoclaude/settings.json or ~/.pseudoclaude/settings.json, Claude Code's format)"
+                )
+            if request.get("agents"):
+                self._warn("SDK agent definitions are ignored: PseudoClaude has no subagents")
+            return {
+                "commands": [{"name": "compact", "description": "Summarize the conversation now", "argumentHint": "[focus]"}],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
+                "account": {},
+            }
+        if subtype == "interrupt":
+            await self._interrupt()
+            return {}
+        if subtype == "set_permission_mode":
+            self.agent.set_mode(our_mode(str(request.get("mode", ""))))
+            return {"mode": claude_mode(self.agent.mode)}
+        if subtype == "set_model":
+            model = request.get("model")
+            if isinstance(model, str) and model and model != "default":
+                self.agent.set_model(model)
+            return {"model": self.agent.model}
+        if subtype == "mcp_status":
+            return {"mcpServers": []}
+        raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
+
+    async def _interrupt(self) -> None:
+        turn = self.turn
+        if turn is None or turn.done():
+            return
+        turn.cancel()
+        await asyncio.gather(turn, return_exceptions=True)
+
+    def _next_turn(self) -> None:
+        if self.turn is not None and self.turn.done():
+            self.turn = None
+        if self.turn is None and self.prompts:
+            self.turn = asyncio.ensure_future(self._run(self.prompts.popleft()))
+            self.turn.add_done_callback(lambda _: self._wake.put_nowait(""))
+
+    async def _run(self, prompt: str) -> None:
+        """One prompt's run; an interrupt (this task cancelled) still prints its result."""
+        self.claude.begin()
+        self.claude.emit(self.claude.init_event())
+        stripped = prompt.strip()
+        if stripped == "/compact" or stripped.startswith("/compact "):
+            events = self.agent.compact(stripped[len("/compact"):].strip() or None)
+        else:
+            events = self.agent.run(prompt)
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    self.claude.feed(event)
+        except asyncio.CancelledError:
+            self.last_ok = False
+            self.claude.finish(interrupted=True)
+            return
+        self.last_ok = not self.claude.finish()["is_error"]
+
+    def _warn(self, message: str) -> None:
+        self.err.write(f"pseudoclaude: {message}\n")
+        self.err.flush()
+
+
+def _read_lines_in_thread(queue: asyncio.Queue[str | None], loop: asyncio.AbstractEventLoop) -> None:
+    """Feed stdin's lines into ``queue`` from a daemon thread (None at end of input); works for pipes and files alike."""
+
+    def pump() -> None:
+        try:
+            for raw in sys.stdin.buffer:
+                loop.call_soon_threadsafe(queue.put_nowait, raw.decode("utf-8", "replace").strip())
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:
+                pass
+
+    threading.Thread(target=pump, name="stdin-stream-json", daemon=True).start()
