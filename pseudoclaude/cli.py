@@ -93,7 +93,7 @@ def main_command(
 
     if output_format not in OUTPUT_FORMATS:
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
-    from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
+    from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
 
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session)
     if problem:
@@ -175,7 +175,7 @@ def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, a
 
 
 def _mcp_names(configs: list[str]) -> list[str]:
-    from pseudoclaude.tui.claude_flags import mcp_server_names
+    from pseudoclaude.tui import mcp_server_names
 
     return mcp_server_names(configs)
 

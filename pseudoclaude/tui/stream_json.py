@@ -150,6 +150,7 @@ class ClaudeStream:
         self.run = _Run()
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
+        self.session_usage: dict[str, int] = {}
 
     # --- what the process prints besides events ---
 
@@ -221,13 +222,15 @@ class ClaudeStream:
             "duration_api_ms": round(run.api_seconds * 1000),
             "num_turns": run.turns,
             "result": stop.final_text if stop is not None else "",
-            "stop_reason": "end_turn" if reason == "end_turn" else None,
+            "stop_reason": reason,
             "session_id": self.agent.session_id,
             "total_cost_usd": round(self.total_cost, 6),
             "usage": claude_usage(run.usage),
             "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
             "permission_denials": list(run.denials),
-            "pseudoclaude": {"stop_reason": reason, "message": stop.message if stop is not None else ""},
+            "turns": stop.turns if stop is not None else run.turns,
+            "error": None if subtype == "success" else errors[-1],
+            "session_usage": dict(self.session_usage),
         }
         if subtype != "success":
             result["errors"] = errors
@@ -268,6 +271,7 @@ class ClaudeStream:
         for key, value in counts.items():
             per_model[key] = per_model.get(key, 0) + value
         self.total_cost += usage_cost(model, counts)
+        self.session_usage = dict(event.total)
         if run.pending is not None:
             self._assistant(run.pending, event)
         run.mark = time.monotonic()

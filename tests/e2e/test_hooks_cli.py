@@ -55,8 +55,10 @@ def test_every_runner_event_fires_with_its_payload_in_a_headless_run(workspace: 
         assert payload["hook_event_name"] == event and payload["session_id"] == session_id
         assert payload["cwd"] == str(workspace) and Path(payload["transcript_path"]).name == "session.jsonl"
     assert payloads["UserPromptSubmit"]["prompt"] == "What do my notes say?"
-    assert payloads["PreToolUse"]["tool_input"] == {"path": "notes.txt"}
+    assert payloads["PreToolUse"]["tool_name"] == "Read" and payloads["PreToolUse"]["pseudoclaude_tool_name"] == "read_file"
+    assert payloads["PreToolUse"]["tool_input"] == {"file_path": "notes.txt", "path": "notes.txt"}
     assert "alpha" in payloads["PostToolUse"]["tool_response"]["content"]
+    assert payloads["PostToolUse"]["tool_response"]["filePath"] == "notes.txt"
     assert payloads["Stop"]["last_assistant_message"] == "It says alpha."
     assert server.rejections == []
 
