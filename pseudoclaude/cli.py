@@ -98,7 +98,7 @@ def main_command(
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session)
     if problem:
         raise fail(problem, EXIT_USAGE)
-    mode = "bypass" if skip_permissions else _mode_name(permission_mode)
+    mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
         provider=provider,
@@ -138,14 +138,6 @@ def main_command(
 
 
 # --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
-
-_CLAUDE_MODES = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass"}
-
-
-def _mode_name(mode: str | None) -> str | None:
-    """Claude Code's permission-mode names beside ours (``acceptEdits`` -> ``accept-edits``)."""
-    return _CLAUDE_MODES.get(mode, mode) if mode is not None else None
-
 
 def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool) -> str | None:
     """Why this combination of Claude Code flags cannot run, or None."""

@@ -31,7 +31,7 @@ PUBLIC = {
     "pseudoclaude.tui": {
         "run_repl", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
-        "our_mode", "print_claude", "ClaudeFlags", "mcp_server_names", "split_tool_rules", "with_claude_flags",
+        "print_claude", "ClaudeFlags", "mcp_server_names", "split_tool_rules", "with_claude_flags",
     },
 }
 

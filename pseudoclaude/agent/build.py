@@ -142,7 +142,7 @@ def _assemble(
         transcript_path=session.jsonl_path,
         source="resume" if replay is not None else "startup",
         notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
-        permission_mode=lambda: str(policy.mode.value),
+        permission_mode=lambda: policy.mode.claude_name,
         approver=approver,
     )
     config = RunConfig(model=settings.model, system=system, system_suffix=environment_suffix(settings.workspace), max_turns=settings.max_turns)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.claude_flags import ClaudeFlags, mcp_server_names, split_tool_rules, with_claude_flags
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
-    from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver, our_mode
+    from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver
     from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer, print_claude
 
 _LAZY = {
@@ -32,7 +32,6 @@ _LAZY = {
     "StreamDriver": "stream_input",
     "error_result": "stream_json",
     "json_line_writer": "stream_json",
-    "our_mode": "stream_input",
     "print_claude": "stream_json",
     "cancel_on_termination": "signals",
     "exit_code_for": "signals",
@@ -57,7 +56,6 @@ __all__ = [
     "StreamDriver",
     "error_result",
     "json_line_writer",
-    "our_mode",
     "print_claude",
     "cancel_on_termination",
     "exit_code_for",

@@ -32,10 +32,7 @@ from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
 from pseudoclaude.agent import Event
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, claude_mode
-
-OUR_MODE_NAMES: Mapping[str, str] = {"acceptEdits": "accept-edits", "bypassPermissions": "bypass", "plan": "plan", "default": "default"}
-
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write
 
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
@@ -44,14 +41,6 @@ class DrivenAgent(StreamAgent, Protocol):
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
-
-
-def our_mode(name: str) -> PermissionMode:
-    """A permission mode by Claude Code's name or ours; ``ValueError`` names the choices."""
-    try:
-        return PermissionMode(OUR_MODE_NAMES.get(name, name))
-    except ValueError:
-        raise ValueError(f"unknown permission mode {name!r}: choose one of {', '.join(OUR_MODE_NAMES)}") from None
 
 
 def prompt_text(message: Any) -> str | None:
@@ -210,8 +199,8 @@ class StreamDriver:
             await self._interrupt()
             return {}
         if subtype == "set_permission_mode":
-            self.agent.set_mode(our_mode(str(request.get("mode", ""))))
-            return {"mode": claude_mode(self.agent.mode)}
+            self.agent.set_mode(PermissionMode.parse(str(request.get("mode", ""))))
+            return {"mode": self.agent.mode.claude_name}
         if subtype == "set_model":
             model = request.get("model")
             if isinstance(model, str) and model and model != "default":

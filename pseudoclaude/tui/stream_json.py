@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event, Progress, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
 
@@ -68,17 +69,10 @@ class StreamAgent(Protocol):
     @property
     def workspace(self) -> Path: ...
     @property
-    def mode(self) -> Any: ...
+    def mode(self) -> PermissionMode: ...
     def tool_traits(self) -> Mapping[str, ToolTraits]: ...
 
 
-CLAUDE_MODE_NAMES: Mapping[str, str] = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
-
-
-def claude_mode(mode: Any) -> str:
-    """Our permission mode under Claude Code's name (``accept-edits`` -> ``acceptEdits``)."""
-    value = str(getattr(mode, "value", mode))
-    return CLAUDE_MODE_NAMES.get(value, value)
 
 
 def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
@@ -164,7 +158,7 @@ class ClaudeStream:
             "tools": [t.claude_name(name) for name, t in traits.items()],
             "mcp_servers": [{"name": name, "status": "failed"} for name in self.mcp_servers],
             "model": self.agent.model,
-            "permissionMode": claude_mode(self.agent.mode),
+            "permissionMode": self.agent.mode.claude_name,
             "slash_commands": list(SLASH_COMMANDS),
             "apiKeySource": "none",
             "output_style": "default",
