@@ -83,7 +83,7 @@ def main_command(
     strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", hidden=True)] = False,
     add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
     session_id: Annotated[Optional[str], typer.Option("--session-id", help="Not supported: PseudoClaude names its sessions (see docs/headless.md).")] = None,
-    fork_session: Annotated[bool, typer.Option("--fork-session", help="Not supported yet (see docs/headless.md).")] = False,
+    fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
 ) -> None:
@@ -95,7 +95,7 @@ def main_command(
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
     from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
 
-    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session)
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session and not (resume or continue_latest))
     if problem:
         raise fail(problem, EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
@@ -119,6 +119,8 @@ def main_command(
         sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
     if print_prompt is None and input_format == "stream-json":
         print_prompt = ""
+    if print_prompt is None and fork_session:
+        raise fail("--fork-session works with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
     if print_prompt is None:
         from pseudoclaude.tui import run_repl
 
@@ -133,7 +135,7 @@ def main_command(
     from pseudoclaude.tui import HeadlessOptions
 
     mcp_names = tuple(_mcp_names(mcp_config or []))
-    options = HeadlessOptions(input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice)
+    options = HeadlessOptions(input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session)
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
@@ -150,7 +152,7 @@ def _unsupported(input_format: str, output_format: str, prompt_tool: str | None,
     if session_id is not None:
         return "--session-id is not supported: PseudoClaude names its own sessions (the init line and the result carry the id; resume it with --resume)"
     if fork:
-        return "--fork-session is not supported yet: resume the session itself with --resume"
+        return "--fork-session needs --resume ID or --continue: it copies that session"
     return None
 
 

@@ -76,11 +76,12 @@ def build_agent(
     continue_latest: bool = False,
     approver: Approver | None = None,
     prompt: PromptChoice = PromptChoice(),
+    fork: bool = False,
 ) -> Agent:
-    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
+    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
     tools = ToolRegistry()
     checked = check_configuration(settings, tools)
-    session, replay = _open_session(settings, resume_id, continue_latest)
+    session, replay = _open_session(settings, resume_id, continue_latest, fork)
     try:
         return _assemble(settings, tools, checked, session, replay, approver, prompt)
     except BaseException:
@@ -88,10 +89,11 @@ def build_agent(
         raise
 
 
-def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool) -> tuple[AgentSession, Replay | None]:
+def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
         create_session,
+        fork_session,
         latest_session_id,
         open_session,
         resolve_session_id,
@@ -104,6 +106,8 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
     if resume_id is None:
         return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider), None
     resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
+    if fork:
+        resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id)
     return open_session(settings.sessions_dir, settings.workspace, resume_id)
 
 

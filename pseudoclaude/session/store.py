@@ -225,6 +225,44 @@ def open_session(
     return session, replay
 
 
+def fork_session(sessions_dir: Path, workspace: Path, source_id: str) -> str:
+    """Copy session ``source_id`` under a new id (``--fork-session``); return the new id.
+
+    The copy holds the same entries (its ``meta`` names the new id and the
+    session it came from) and the same spill files, whose paths are relative to
+    the session folder, so the fork resumes exactly as the original would. The
+    original is only read: a fork can be taken while another process appends to it.
+    """
+    import json
+    import shutil
+
+    source = session_folder(sessions_dir, workspace, source_id)
+    if not (source / JSONL_NAME).is_file():
+        raise SessionNotFound(f"no session {source_id} for workspace {os.path.abspath(workspace)}")
+    parent = workspace_folder(sessions_dir, workspace)
+    try:
+        new_id, created = _allocate_folder(parent)
+        lines = (source / JSONL_NAME).read_bytes().splitlines(keepends=True)
+        first = json.loads(lines[0]) if lines else {}
+        if isinstance(first, dict) and first.get("type") == fmt.META:
+            first.update(session_id=new_id, created=fmt.format_ts(created), forked_from=source_id)
+            lines[0] = (json.dumps(first, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        fd = os.open(parent / new_id / JSONL_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.writelines(lines)
+            out.flush()
+            os.fsync(out.fileno())
+        spill = source / SPILL_NAME
+        for path in spill.iterdir() if spill.is_dir() else ():
+            if path.is_file() and not path.is_symlink():
+                shutil.copyfile(path, parent / new_id / SPILL_NAME / path.name)
+                os.chmod(parent / new_id / SPILL_NAME / path.name, 0o600)
+    except (OSError, ValueError) as error:
+        raise SessionError(f"cannot fork session {source_id}: {getattr(error, 'strerror', None) or error}") from error
+    _fsync_dir(parent / new_id)
+    return new_id
+
+
 def _allocate_folder(parent: Path) -> tuple[str, datetime]:
     """Create ``<parent>/<new id>/tool-results`` (0700); ids are retried until one is free."""
     for _ in range(32):

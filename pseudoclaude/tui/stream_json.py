@@ -57,6 +57,7 @@ class HeadlessOptions:
     permission_prompt_tool: str | None = None
     mcp_servers: tuple[str, ...] = ()
     prompt: PromptChoice = field(default_factory=PromptChoice)
+    fork: bool = False
 
 
 class StreamAgent(Protocol):

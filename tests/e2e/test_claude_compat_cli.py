@@ -161,3 +161,21 @@ def test_stream_json_input_runs_prompts_in_one_session_without_the_sdk(workspace
     assert responses["r1"]["subtype"] == "success" and responses["r2"] == {"subtype": "error", "request_id": "r2", "error": "unsupported control request subtype: teleport"}
     results = [o for o in out if o["type"] == "result"]
     assert [r["result"] for r in results] == ["one", "two"] and results[0]["session_id"] == results[1]["session_id"]
+
+
+def test_fork_session_goes_on_in_a_copy_and_leaves_the_original(workspace: Path, tmp_path: Path) -> None:
+    with fake_server("anthropic", [Reply(text="Noted."), Reply(text="kumquat")]) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        first = json.loads(run_cli(["-p", "Remember the word kumquat.", "--output-format", "json"], workspace, env).stdout)
+        original = next((tmp_path / "home").rglob(f"{first['session_id']}/session.jsonl"))
+        before = original.read_bytes()
+        forked = run_cli(["--resume", first["session_id"], "--fork-session", "-p", "Which word?", "--output-format", "json"], workspace, env)
+        assert forked.returncode == 0, forked.stderr
+        assert "kumquat" in json.dumps(server.requests[1]["messages"])
+    result = json.loads(forked.stdout)
+    assert result["result"] == "kumquat" and result["session_id"] != first["session_id"]
+    assert original.read_bytes() == before
+    copy = next((tmp_path / "home").rglob(f"{result['session_id']}/session.jsonl")).read_text()
+    assert f'"forked_from":"{first["session_id"]}"' in copy and "Which word?" in copy
+    alone = run_cli(["-p", "hi", "--fork-session"], workspace, env)
+    assert alone.returncode == 2 and "needs --resume" in alone.stderr
