@@ -7,6 +7,7 @@ the commands so ``--version`` and ``--help`` stay fast.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -82,7 +83,7 @@ def main_command(
     mcp_config: Annotated[Optional[list[str]], typer.Option("--mcp-config", help="Accepted; MCP servers are not supported yet (a warning names them).")] = None,
     strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", hidden=True)] = False,
     add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
-    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Not supported: PseudoClaude names its sessions (see docs/headless.md).")] = None,
+    session_id: Annotated[Optional[str], typer.Option("--session-id", help="A UUID to name the new session (or the fork) instead of a time-based id.")] = None,
     fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
@@ -95,7 +96,8 @@ def main_command(
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
     from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
 
-    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session and not (resume or continue_latest))
+    resuming = bool(resume or continue_latest)
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
     if problem:
         raise fail(problem, EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
@@ -119,8 +121,8 @@ def main_command(
         sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
     if print_prompt is None and input_format == "stream-json":
         print_prompt = ""
-    if print_prompt is None and fork_session:
-        raise fail("--fork-session works with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
+    if print_prompt is None and (fork_session or session_id):
+        raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
     if print_prompt is None:
         from pseudoclaude.tui import run_repl
 
@@ -135,13 +137,15 @@ def main_command(
     from pseudoclaude.tui import HeadlessOptions
 
     mcp_names = tuple(_mcp_names(mcp_config or []))
-    options = HeadlessOptions(input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session)
+    options = HeadlessOptions(
+        input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session, session_id.lower() if session_id else None
+    )
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
 # --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
 
-def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool) -> str | None:
+def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool, resuming: bool) -> str | None:
     """Why this combination of Claude Code flags cannot run, or None."""
     if input_format not in ("text", "stream-json"):
         return f"unknown --input-format {input_format!r}: use text or stream-json"
@@ -149,10 +153,12 @@ def _unsupported(input_format: str, output_format: str, prompt_tool: str | None,
         return "--input-format stream-json needs --output-format stream-json"
     if prompt_tool is not None and (prompt_tool != "stdio" or input_format != "stream-json"):
         return "--permission-prompt-tool: only 'stdio' with --input-format stream-json is supported (MCP permission tools are not)"
-    if session_id is not None:
-        return "--session-id is not supported: PseudoClaude names its own sessions (the init line and the result carry the id; resume it with --resume)"
-    if fork:
+    if fork and not resuming:
         return "--fork-session needs --resume ID or --continue: it copies that session"
+    if session_id is not None and resuming and not fork:
+        return "--session-id names a new session: with --resume or --continue it needs --fork-session"
+    if session_id is not None and not re.fullmatch(r"[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}", session_id):
+        return f"--session-id must be a UUID, not {session_id!r}"
     return None
 
 

@@ -56,7 +56,7 @@ def run_print(
     channel = ControlChannel(write) if options.input_format == "stream-json" else None
     approver = StdioApprover(channel) if channel is not None and options.permission_prompt_tool == "stdio" else None
     try:
-        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest, approver=approver, prompt=options.prompt, fork=options.fork)
+        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest, approver=approver, prompt=options.prompt, fork=options.fork, session_id=options.session_id)
     except (ConfigError, SessionError) as error:
         _error(str(error))
         if claude_format:

@@ -77,11 +77,12 @@ def build_agent(
     approver: Approver | None = None,
     prompt: PromptChoice = PromptChoice(),
     fork: bool = False,
+    session_id: str | None = None,
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
     tools = ToolRegistry()
     checked = check_configuration(settings, tools)
-    session, replay = _open_session(settings, resume_id, continue_latest, fork)
+    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
     try:
         return _assemble(settings, tools, checked, session, replay, approver, prompt)
     except BaseException:
@@ -89,7 +90,9 @@ def build_agent(
         raise
 
 
-def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False) -> tuple[AgentSession, Replay | None]:
+def _open_session(
+    settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False, new_id: str | None = None
+) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
         create_session,
@@ -104,10 +107,10 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
         if resume_id is None:
             raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
     if resume_id is None:
-        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider), None
+        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=new_id), None
     resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
     if fork:
-        resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id)
+        resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id, new_id)
     return open_session(settings.sessions_dir, settings.workspace, resume_id)
 
 

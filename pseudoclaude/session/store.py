@@ -173,13 +173,15 @@ def session_folder(sessions_dir: Path, workspace: Path, session_id: str) -> Path
 
 
 def create_session(
-    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None
+    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None, session_id: str | None = None
 ) -> Session:
-    """A new, locked session with its ``meta`` entry written."""
+    """A new, locked session with its ``meta`` entry written; ``session_id`` chooses its id (a UUID, refused if taken)."""
     parent = workspace_folder(sessions_dir, workspace)
     try:
         _make_private_dirs(parent)
-        session_id, created = _allocate_folder(parent)
+        session_id, created = _allocate_folder(parent) if session_id is None else _claim_folder(parent, validate_session_id(session_id))
+    except FileExistsError:
+        raise SessionError(f"a session {session_id} already exists in this workspace: resume it with --resume {session_id}") from None
     except OSError as error:
         raise SessionError(f"cannot create a session under {parent}: {error.strerror or error}") from error
     folder = parent / session_id
@@ -225,8 +227,8 @@ def open_session(
     return session, replay
 
 
-def fork_session(sessions_dir: Path, workspace: Path, source_id: str) -> str:
-    """Copy session ``source_id`` under a new id (``--fork-session``); return the new id.
+def fork_session(sessions_dir: Path, workspace: Path, source_id: str, new_id: str | None = None) -> str:
+    """Copy session ``source_id`` under a new id (``--fork-session``; ``new_id`` chooses it); return the new id.
 
     The copy holds the same entries (its ``meta`` names the new id and the
     session it came from) and the same spill files, whose paths are relative to
@@ -241,7 +243,7 @@ def fork_session(sessions_dir: Path, workspace: Path, source_id: str) -> str:
         raise SessionNotFound(f"no session {source_id} for workspace {os.path.abspath(workspace)}")
     parent = workspace_folder(sessions_dir, workspace)
     try:
-        new_id, created = _allocate_folder(parent)
+        new_id, created = _allocate_folder(parent) if new_id is None else _claim_folder(parent, validate_session_id(new_id))
         lines = (source / JSONL_NAME).read_bytes().splitlines(keepends=True)
         first = json.loads(lines[0]) if lines else {}
         if isinstance(first, dict) and first.get("type") == fmt.META:
@@ -257,10 +259,21 @@ def fork_session(sessions_dir: Path, workspace: Path, source_id: str) -> str:
             if path.is_file() and not path.is_symlink():
                 shutil.copyfile(path, parent / new_id / SPILL_NAME / path.name)
                 os.chmod(parent / new_id / SPILL_NAME / path.name, 0o600)
+    except FileExistsError:
+        raise SessionError(f"a session {new_id} already exists in this workspace") from None
     except (OSError, ValueError) as error:
         raise SessionError(f"cannot fork session {source_id}: {getattr(error, 'strerror', None) or error}") from error
     _fsync_dir(parent / new_id)
     return new_id
+
+
+def _claim_folder(parent: Path, session_id: str) -> tuple[str, datetime]:
+    """Create ``<parent>/<session_id>/tool-results`` (0700); ``FileExistsError`` when the id is taken."""
+    os.mkdir(parent / session_id, DIR_MODE)
+    os.chmod(parent / session_id, DIR_MODE)
+    os.mkdir(parent / session_id / SPILL_NAME, DIR_MODE)
+    os.chmod(parent / session_id / SPILL_NAME, DIR_MODE)
+    return session_id, fmt.now()
 
 
 def _allocate_folder(parent: Path) -> tuple[str, datetime]:

@@ -58,6 +58,7 @@ class HeadlessOptions:
     mcp_servers: tuple[str, ...] = ()
     prompt: PromptChoice = field(default_factory=PromptChoice)
     fork: bool = False
+    session_id: str | None = None
 
 
 class StreamAgent(Protocol):

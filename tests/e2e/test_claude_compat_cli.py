@@ -123,7 +123,8 @@ def test_claude_code_flags_are_accepted_with_its_meanings(workspace: Path, tmp_p
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--session-id", "123e4567-e89b-12d3-a456-426614174000"], "--session-id is not supported"),
+        (["--session-id", "../../etc"], "--session-id must be a UUID"),
+        (["--continue", "--session-id", "123e4567-e89b-12d3-a456-426614174000"], "needs --fork-session"),
         (["--input-format", "stream-json", "--output-format", "json"], "needs --output-format stream-json"),
         (["--permission-prompt-tool", "mcp__auth__prompt"], "only 'stdio'"),
         (["--tools", "Read,Teleport"], "unknown tool 'Teleport'"),
@@ -179,3 +180,15 @@ def test_fork_session_goes_on_in_a_copy_and_leaves_the_original(workspace: Path,
     assert f'"forked_from":"{first["session_id"]}"' in copy and "Which word?" in copy
     alone = run_cli(["-p", "hi", "--fork-session"], workspace, env)
     assert alone.returncode == 2 and "needs --resume" in alone.stderr
+
+
+def test_session_id_names_a_new_session_that_resume_finds(workspace: Path, tmp_path: Path) -> None:
+    chosen = "123E4567-E89B-12D3-A456-426614174000"
+    with fake_server("anthropic", [Reply(text="Noted."), Reply(text="kumquat")]) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        first = run_cli(["-p", "Remember kumquat.", "--output-format", "json", "--session-id", chosen], workspace, env)
+        assert json.loads(first.stdout)["session_id"] == chosen.lower()
+        again = run_cli(["-p", "again", "--session-id", chosen], workspace, env)
+        assert again.returncode == 2 and "already exists" in again.stderr
+        resumed = json.loads(run_cli(["--resume", chosen.lower(), "-p", "Which word?", "--output-format", "json"], workspace, env).stdout)
+        assert resumed["session_id"] == chosen.lower() and "kumquat" in json.dumps(server.requests[1]["messages"])
