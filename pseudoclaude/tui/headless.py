@@ -9,10 +9,15 @@ stdout stays the answer alone.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
 from pseudoclaude.agent import ErrorEvent, Event, Progress, Stop, ToolCallFinished, UsageReport, event_to_dict
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters a denial line must not pass to the terminal (the reason quotes the model's arguments)."""
 
 
 @dataclass
@@ -45,7 +50,7 @@ async def print_events(
         elif isinstance(event, Progress) and output_format == "text":
             err.write(f"[{event.kind}] {event.message}\n")
         elif isinstance(event, ToolCallFinished) and event.denied and output_format == "text":
-            err.write(f"[denied] {event.name}: {event.content}\n")
+            err.write(f"[denied] {event.name}: {_CONTROL.sub('?', event.content)}\n")
         elif isinstance(event, Stop):
             result.stop = event
     summary = {

@@ -173,8 +173,8 @@ class StreamDriver:
         subtype = str(request.get("subtype", ""))
         try:
             response = await self._answer(subtype, request)
-        except (ValueError, KeyError) as error:
-            message = str(error.args[0]) if error.args else str(error)
+        except Exception as error:  # every request gets an answer; an unexpected failure is an error response, not a hang
+            message = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error) or type(error).__name__
             self.channel.write({"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": message}})
             return
         self.channel.write({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
