@@ -29,7 +29,7 @@ from collections import deque
 from contextlib import aclosing
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
 
-from pseudoclaude.agent import Event
+from pseudoclaude.agent import ContextBreakdown, Event
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write
@@ -41,6 +41,7 @@ class DrivenAgent(StreamAgent, Protocol):
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
+    def context_breakdown(self) -> ContextBreakdown: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -112,6 +113,32 @@ class StdioApprover:
         if reply.get("behavior") == "allow":
             return ApprovalAnswer("once")
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
+
+
+def context_usage(model: str, view: ContextBreakdown) -> dict[str, Any]:
+    """``/context`` in the shape of the SDK's ``ContextUsageResponse`` (counted by our compaction's estimator)."""
+    categories = [
+        {"name": "System prompt", "tokens": view.system_tokens, "color": "gray"},
+        {"name": "System tools", "tokens": view.tools_tokens, "color": "gray"},
+        {"name": "Messages", "tokens": view.message_tokens, "color": "purple"},
+    ]
+    window = view.context_window or 1
+    return {
+        "categories": categories,
+        "totalTokens": view.estimated_tokens,
+        "maxTokens": view.auto_threshold,
+        "rawMaxTokens": view.context_window,
+        "percentage": round(100 * view.estimated_tokens / window, 1),
+        "model": model,
+        "isAutoCompactEnabled": True,
+        "autoCompactThreshold": view.auto_threshold,
+        "memoryFiles": [{"path": str(f.path), "type": f.scope, "tokens": f.size // 4} for f in view.instruction_files],
+        "mcpTools": [],
+        "agents": [],
+        "gridRows": [],
+        "offloadedResults": view.offloaded_results,
+        "estimator": view.estimator,
+    }
 
 
 def _builtin_traits(name: str) -> ToolTraits | None:
@@ -208,6 +235,8 @@ class StreamDriver:
             return {"model": self.agent.model}
         if subtype == "mcp_status":
             return {"mcpServers": []}
+        if subtype == "get_context_usage":
+            return context_usage(self.agent.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
 
     async def _interrupt(self) -> None:

@@ -179,6 +179,8 @@ def test_control_requests_switch_mode_and_refuse_what_is_not_implemented(cli_pat
     async def body(client: Any) -> None:
         info = await client.get_server_info()
         seen["commands"] = [c["name"] for c in info["commands"]]
+        usage = await client.get_context_usage()
+        seen["usage"] = (usage["rawMaxTokens"], usage["totalTokens"], [c["name"] for c in usage["categories"]])
         await client.set_permission_mode("acceptEdits")
         await client.query("Write it.")
         seen["result"] = (await until_result(client))[-1]
@@ -189,6 +191,7 @@ def test_control_requests_switch_mode_and_refuse_what_is_not_implemented(cli_pat
     with fake_server("anthropic", [Reply(calls=(write,)), Reply(text="Written.")]) as server:
         with_client(options(cli_path, "anthropic", server.url, workspace), body)
     assert seen["commands"] == ["compact"]
+    assert seen["usage"][0] == 200_000 and seen["usage"][1] > 0 and "Messages" in seen["usage"][2]
     assert seen["result"].subtype == "success" and (workspace / "made.txt").read_text() == "made"
 
 
