@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,11 @@ def workspace(tmp_path: Path) -> Path:
 
 def configure(workspace: Path, hooks: dict[str, Any]) -> None:
     (workspace / ".pseudoclaude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+
+
+def bare_env(home: Path) -> dict[str, str]:
+    """No provider at all (``hooks test`` needs none); PYTHONPATH kept so the code under test is the one run."""
+    return {"PSEUDOCLAUDE_HOME": str(home), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
 
 
 def env_for(server: FakeOpenAIServer, home: Path) -> dict[str, str]:
@@ -92,14 +98,14 @@ def test_instructions_and_memory_reach_the_system_prompt(workspace: Path, tmp_pa
 
 
 def test_hooks_test_runs_the_configured_hooks_with_a_sample_payload(workspace: Path, tmp_path: Path) -> None:
-    deny = write_hook(tmp_path, "guard", """grep -q '"tool_name": "run_command"' && { echo 'no shell today' >&2; exit 2; }; exit 0""")
+    deny = write_hook(tmp_path, "guard", """grep -q '"tool_name": "Bash"' && { echo 'no shell today' >&2; exit 2; }; exit 0""")
     configure(workspace, {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": deny}, {"type": "command", "command": "echo '{oops'"}]}]})
-    proc = run_cli(["hooks", "test", "PreToolUse"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    proc = run_cli(["hooks", "test", "PreToolUse"], workspace, bare_env(tmp_path / "home"))
     assert proc.returncode == 1, proc.stderr
-    assert '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "run_command"' in proc.stdout
+    assert '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "Bash"' in proc.stdout and '"pseudoclaude_tool_name": "run_command"' in proc.stdout
     assert "exit 2" in proc.stdout and "=> deny the call: no shell today" in proc.stdout
     assert "=> warning: hook `echo '{oops'` printed invalid JSON" in proc.stdout
-    other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, bare_env(tmp_path / "home"))
     assert other.returncode == 0 and "No PreToolUse hooks are configured for read_file." in other.stdout
-    unknown = run_cli(["hooks", "test", "Notification"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    unknown = run_cli(["hooks", "test", "Notification"], workspace, bare_env(tmp_path / "home"))
     assert unknown.returncode == 2 and "unknown hook event" in unknown.stderr
