@@ -270,6 +270,12 @@ class StreamDriver:
             self.last_ok = False
             self.claude.finish(interrupted=True)
             return
+        except Exception as error:  # a bug must not leave the SDK waiting for a result that never comes
+            self._warn(f"the run failed: {type(error).__name__}: {error}")
+            self.claude.run.errors.append(f"{type(error).__name__}: {error}")
+            self.last_ok = False
+            self.claude.finish()
+            return
         self.last_ok = not self.claude.finish()["is_error"]
 
     def _warn(self, message: str) -> None:

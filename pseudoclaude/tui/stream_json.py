@@ -205,7 +205,7 @@ class ClaudeStream:
         if run.pending is not None:
             self._assistant(run.pending, None)
         stop = run.stop
-        reason = "interrupted" if interrupted or stop is None else stop.reason
+        reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
         errors = list(run.errors)
         if subtype != "success":
