@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -192,3 +194,21 @@ def test_session_id_names_a_new_session_that_resume_finds(workspace: Path, tmp_p
         assert again.returncode == 2 and "already exists" in again.stderr
         resumed = json.loads(run_cli(["--resume", chosen.lower(), "-p", "Which word?", "--output-format", "json"], workspace, env).stdout)
         assert resumed["session_id"] == chosen.lower() and "kumquat" in json.dumps(server.requests[1]["messages"])
+
+
+def test_sigint_during_a_stream_json_run_still_prints_the_result(workspace: Path, tmp_path: Path) -> None:
+    marker = "pseudoclaude-h15-sigint-marker"
+    script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker}"})),))]
+    with fake_server("anthropic", script) as server:
+        proc = subprocess.Popen(cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"), cwd=workspace,
+                                env=cli_env("anthropic", server.url, tmp_path / "home"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        lines = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert [line["type"] for line in lines] == ["system", "assistant"]
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    result = json_lines(out)[-1]
+    assert result["type"] == "result" and result["subtype"] == "error_during_execution" and result["stop_reason"] == "interrupted"
+    assert result["session_id"] == lines[0]["session_id"]
