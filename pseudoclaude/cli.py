@@ -126,7 +126,7 @@ def main_command(
     if print_prompt is None:
         from pseudoclaude.tui import run_repl
 
-        raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
+        raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest, prompt=prompt_choice))
     prompt = print_prompt
     if prompt == "-" and input_format != "stream-json":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
