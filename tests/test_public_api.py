@@ -20,7 +20,7 @@ PUBLIC = {
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair",
-        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
+        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
     },

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
-    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
@@ -48,6 +48,7 @@ _LAZY = {
     "ContextBreakdown": "facade",
     "FactRejected": "memory",
     "HOOK_EVENTS": "hookconfig",
+    "HookCallback": "hooks",
     "HookConfig": "hookconfig",
     "HookReply": "hookrun",
     "INIT_PROMPT": "instructions",
@@ -78,6 +79,7 @@ __all__ = [
     "ContextEngine",
     "FactRejected",
     "HOOK_EVENTS",
+    "HookCallback",
     "HookConfig",
     "HookReply",
     "INIT_PROMPT",

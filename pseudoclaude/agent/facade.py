@@ -30,6 +30,7 @@ from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent.hooks import HookCallback, SessionHooks
     from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
 
@@ -134,6 +135,10 @@ class Agent:
     def set_model(self, model: str) -> None:
         """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window)."""
         self._set_model(model)
+
+    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
+        """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
+        self._hooks().add_callbacks(event, matcher, callbacks, timeout_s)
 
     def tool_traits(self) -> Mapping[str, ToolTraits]:
         """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""
@@ -262,6 +267,9 @@ class Agent:
 
     def _set_model(self, model: str) -> None:
         self._runner.config = dataclasses.replace(self._runner.config, model=model)
+
+    def _hooks(self) -> SessionHooks:
+        return self._runner.hooks
 
     def _tools(self) -> Mapping[str, Tool]:
         return self._runner.tools

@@ -30,16 +30,22 @@ injected into a full context makes it worse), an error or the turn limit.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hookconfig import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import Approver
+
+HookCallback = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
+"""A hook that is a function: the payload in, the JSON a command hook would print out."""
 
 MAX_STOP_CONTINUATIONS = 3
 MAX_CONTEXT_CHARS = 10_000
@@ -84,6 +90,7 @@ class SessionHooks:
     permission_mode: Callable[[], str] = lambda: "default"
     approver: Approver | None = None
     env: Mapping[str, str] | None = None
+    callbacks: dict[str, HookCallback] = field(default_factory=dict)
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
     _pending_context: list[str] = field(default_factory=list, init=False)
@@ -94,15 +101,39 @@ class SessionHooks:
         if not commands:
             return HookOutcome()
         payload = self.payload(event, data)
-        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
         return combine(event, [interpret(run) for run in runs])
 
     async def run_each(self, event: str, data: Mapping[str, Any], subject: str | None = None) -> list[tuple[HookRun, HookReply]]:
         """Every matching hook's raw run and reply (``pseudoclaude hooks test``)."""
         payload = self.payload(event, data)
         commands = self.config.commands(event, subject)
-        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
         return [(run, interpret(run)) for run in runs]
+
+    def add_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
+        """Hooks that are functions rather than commands (the Agent SDK's ``hooks=``), under ``matcher`` like any hook.
+
+        Each callback gets the payload a command would read and answers what a
+        command would print as JSON; its key stands for it where a command line would.
+        """
+        commands = tuple(HookCommand(name, timeout_s or DEFAULT_TIMEOUT_S) for name in callbacks)
+        groups = {**self.config.groups, event: (*self.config.groups.get(event, ()), HookGroup(matcher, commands))}
+        self.config = dataclasses.replace(self.config, groups=groups)
+        self.callbacks.update(callbacks)
+
+    async def _run(self, command: HookCommand, payload: Mapping[str, Any]) -> HookRun:
+        callback = self.callbacks.get(command.command)
+        if callback is None:
+            return await run_hook(command, payload, cwd=self.workspace, env=self._env())
+        started = time.monotonic()
+        try:
+            answer = await asyncio.wait_for(callback(payload), command.timeout_s)
+        except asyncio.TimeoutError:
+            return HookRun(command.command, None, timed_out=True, duration_s=time.monotonic() - started)
+        except Exception as error:  # a failing callback is a warning, as a failing command is
+            return HookRun(command.command, None, error=f"failed: {error}", duration_s=time.monotonic() - started)
+        return HookRun(command.command, 0, stdout=json.dumps(dict(answer)), duration_s=time.monotonic() - started)
 
     def payload(self, event: str, data: Mapping[str, Any]) -> dict[str, Any]:
         return {

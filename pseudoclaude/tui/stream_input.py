@@ -8,10 +8,12 @@ plus a ``control_response`` for each request. Every prompt gets its own run
 and its own ``result``, one after the other, in one session; an
 ``interrupt`` cancels the running prompt (the runner closes every tool call,
 so the session stays valid) and its result says so. A request we do not
-implement gets an error response naming it, never silence; SDK hook
-callbacks are refused at ``initialize`` rather than ignored, because a
-guard hook that silently never runs is worse than a session that does not
-start. End of input ends the process once the prompts already sent are
+implement gets an error response naming it, never silence. SDK hook
+callbacks run where configured hook commands would (a ``hook_callback``
+request each, answered with what a command would print); one we cannot honour
+(an event we do not fire, ``on_failure``) is refused at ``initialize`` rather
+than ignored, because a guard that silently never runs is worse than a session
+that does not start. End of input ends the process once the prompts already sent are
 answered.
 
 With ``--permission-prompt-tool stdio`` a call the permission policy would ask
@@ -29,7 +31,7 @@ from collections import deque
 from contextlib import aclosing
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
 
-from pseudoclaude.agent import ContextBreakdown, Event
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write
@@ -42,6 +44,7 @@ class DrivenAgent(StreamAgent, Protocol):
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
     def context_breakdown(self) -> ContextBreakdown: ...
+    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -62,9 +65,12 @@ class ControlChannel:
         self.write = write
         self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
         self._counter = 0
+        self.closed = False
 
     async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
         """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
+        if self.closed:
+            raise RuntimeError("the SDK's input has ended: it can no longer answer")
         self._counter += 1
         request_id = f"pc_req_{self._counter}_{os.urandom(3).hex()}"
         future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
@@ -89,6 +95,7 @@ class ControlChannel:
             future.set_result(inner if isinstance(inner, dict) else {})
 
     def fail_all(self, reason: str) -> None:
+        self.closed = True
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(RuntimeError(reason))
@@ -167,6 +174,7 @@ class StreamDriver:
             line = await self._wake.get()
             if line is None:
                 ended = True
+                self.channel.fail_all("the input ended")
             elif line:
                 await self._handle(line)
             self._next_turn()
@@ -208,11 +216,7 @@ class StreamDriver:
 
     async def _answer(self, subtype: str, request: Mapping[str, Any]) -> dict[str, Any]:
         if subtype == "initialize":
-            if request.get("hooks"):
-                raise ValueError(
-                    "PseudoClaude does not run SDK hook callbacks; put the hooks in a settings file "
-                    "(.pseudoclaude/settings.json or ~/.pseudoclaude/settings.json, Claude Code's format)"
-                )
+            self._register_hooks(request.get("hooks"))
             if request.get("agents"):
                 self._warn("SDK agent definitions are ignored: PseudoClaude has no subagents")
             return {
@@ -221,6 +225,7 @@ class StreamDriver:
                 "available_output_styles": ["default"],
                 "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
                 "account": {},
+                "hooks_applied": True,
             }
         if subtype == "interrupt":
             await self._interrupt()
@@ -238,6 +243,38 @@ class StreamDriver:
         if subtype == "get_context_usage":
             return context_usage(self.agent.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
+
+    def _register_hooks(self, hooks: Any) -> None:
+        """The SDK's hook callbacks, by event and matcher: each call becomes a ``hook_callback`` request.
+
+        An event we do not fire is refused rather than ignored, and so is
+        ``on_failure`` (a failing hook here is a warning, never a block): a guard
+        the caller relies on must not silently do nothing.
+        """
+        if not hooks:
+            return
+        if not isinstance(hooks, dict):
+            raise ValueError("initialize: hooks must be an object of event -> matchers")
+        unknown = sorted(event for event in hooks if event not in HOOK_EVENTS)
+        if unknown:
+            raise ValueError(f"SDK hooks for {', '.join(unknown)} are not supported (supported: {', '.join(HOOK_EVENTS)})")
+        for event, matchers in hooks.items():
+            for entry in matchers or ():
+                if entry.get("onFailure") not in (None, "continue"):
+                    raise ValueError("SDK hooks with on_failure='block' are not supported: a failing hook is a warning here")
+                ids = [str(i) for i in entry.get("hookCallbackIds") or ()]
+                matcher = entry.get("matcher")
+                timeout = entry.get("timeout")
+                callbacks = {f"sdk-hook:{i}": self._callback(i) for i in ids}
+                self.agent.add_hook_callbacks(
+                    event, None if matcher in (None, "", "*") else str(matcher), callbacks, float(timeout) if timeout else None
+                )
+
+    def _callback(self, callback_id: str) -> HookCallback:
+        async def call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": None})
+
+        return call
 
     async def _interrupt(self) -> None:
         turn = self.turn

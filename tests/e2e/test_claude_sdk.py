@@ -195,13 +195,36 @@ def test_control_requests_switch_mode_and_refuse_what_is_not_implemented(cli_pat
     assert seen["result"].subtype == "success" and (workspace / "made.txt").read_text() == "made"
 
 
-def test_sdk_hook_callbacks_are_refused_not_ignored(cli_path: str, workspace: Path) -> None:
+def test_sdk_hook_callbacks_guard_tool_calls(cli_path: str, workspace: Path) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def guard(data: Any, tool_use_id: Any, context: Any) -> Any:
+        seen.append(data)
+        if "rm -rf" in data["tool_input"].get("command", ""):
+            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}}
+        return {}
+
+    async def after(data: Any, tool_use_id: Any, context: Any) -> Any:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "checked by the SDK"}}
+
+    hooks = {"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[guard])], "PostToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[after])]}
+    (workspace / "build").mkdir()
+    calls = (Call("run_command", json.dumps({"command": "rm -rf build"})), Call("run_command", json.dumps({"command": "echo fine"})))
+    with fake_server("anthropic", [Reply(calls=calls), Reply(text="Done.")]) as server:
+        result = collect("clean", options(cli_path, "anthropic", server.url, workspace, hooks=hooks, permission_mode="bypassPermissions"))[-1]
+        sent = json.dumps(server.requests[-1])
+    assert (workspace / "build").is_dir() and "no rm -rf" in sent and "checked by the SDK" in sent
+    assert [d["tool_input"]["command"] for d in result.permission_denials] == ["rm -rf build"]
+    assert [(p["tool_name"], p["hook_event_name"]) for p in seen] == [("Bash", "PreToolUse"), ("Bash", "PreToolUse")]
+
+
+def test_sdk_hooks_we_cannot_honour_are_refused_not_ignored(cli_path: str, workspace: Path) -> None:
     async def guard(data: Any, tool_use_id: Any, context: Any) -> Any:
         return {}
 
-    hooks = {"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[guard])]}
+    hooks = {"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[guard], on_failure="block")]}
     with fake_server("anthropic", [Reply(text="never")]) as server:
-        with pytest.raises(Exception, match="does not run SDK hook callbacks"):
+        with pytest.raises(Exception, match="a failing hook is a warning here"):
             collect("hi", options(cli_path, "anthropic", server.url, workspace, hooks=hooks))
         assert server.requests == []
 
