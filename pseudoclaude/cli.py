@@ -8,6 +8,7 @@ the commands so ``--version`` and ``--help`` stay fast.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -19,8 +20,9 @@ from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
     from pseudoclaude.config import Settings
+    from pseudoclaude.agent import PromptChoice
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 app = typer.Typer(
     add_completion=False,
@@ -68,13 +70,32 @@ def main_command(
     resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
-    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", help="Allow rules such as 'run_command(git status)' (repeatable).")] = None,
+    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", "--allowedTools", help="Allow rules such as 'Bash(git status)' or 'run_command(git status)', comma- or space-separated (repeatable).")] = None,
     effort: Annotated[Optional[str], typer.Option("--effort", help="How hard the model thinks: low | medium | high | max (models without reasoning ignore it).")] = None,
     max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
+    disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
+    tools: Annotated[Optional[str], typer.Option("--tools", help="Only these tools ('' none, 'default' all), e.g. 'Read,Grep'.")] = None,
+    input_format: Annotated[str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")] = "text",
+    include_partial: Annotated[bool, typer.Option("--include-partial-messages", help="stream-json: also print partial text as stream_event lines.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Accepted for Claude Code compatibility (stream-json always prints every message).")] = False,
+    system_prompt: Annotated[Optional[str], typer.Option("--system-prompt", help="Replace the system prompt (empty: keep ours).")] = None,
+    system_prompt_file: Annotated[Optional[Path], typer.Option("--system-prompt-file", help="Replace the system prompt with this file's text.")] = None,
+    append_system_prompt: Annotated[Optional[str], typer.Option("--append-system-prompt", help="Text appended to the system prompt.")] = None,
+    permission_prompt_tool: Annotated[Optional[str], typer.Option("--permission-prompt-tool", help="'stdio': ask the Agent SDK's can_use_tool callback (with --input-format stream-json).")] = None,
+    settings_value: Annotated[Optional[str], typer.Option("--settings", help="Extra settings: JSON text or a JSON file (strongest layer).")] = None,
+    setting_sources: Annotated[Optional[str], typer.Option("--setting-sources", hidden=True)] = None,
+    mcp_config: Annotated[Optional[list[str]], typer.Option("--mcp-config", help="Accepted; MCP servers are not supported yet (a warning names them).")] = None,
+    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", hidden=True)] = False,
+    add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
+    session_id: Annotated[Optional[str], typer.Option("--session-id", help="A UUID to name the new session (or the fork) instead of a time-based id.")] = None,
+    fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
+    include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
+    fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
@@ -84,7 +105,13 @@ def main_command(
     from pseudoclaude.config import ConfigError, Flags, load_settings
 
     if output_format not in OUTPUT_FORMATS:
-        raise fail(f"unknown --output-format {output_format!r}: use text, json or stream-json", EXIT_USAGE)
+        raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
+    from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
+
+    resuming = bool(resume or continue_latest)
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
+    if problem:
+        raise fail(problem, EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -92,7 +119,7 @@ def main_command(
         context_window=context_window,
         sessions_dir=sessions_dir,
         permission_mode=mode,
-        allowed_tools=tuple(_split_rules(allowed_tools or [])),
+        allowed_tools=tuple(split_tool_rules(allowed_tools or [])),
         max_turns=max_turns,
         max_budget_usd=max_budget_usd,
         trust_workspace=trust_workspace,
@@ -100,28 +127,43 @@ def main_command(
         max_thinking_tokens=max_thinking_tokens,
         thinking=thinking,
     )
+    claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:
-        settings = load_settings(workspace, flags)
+        settings, warnings = with_claude_flags(load_settings(workspace, flags), claude)
+        prompt_choice = _prompt_choice(system_prompt, system_prompt_file, append_system_prompt)
     except ConfigError as error:
+        _error_result(output_format, str(error))
         raise fail(str(error), EXIT_USAGE) from None
     _effort_notice(settings.model, settings.effort)
+    for warning in warnings:
+        sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
+    if print_prompt is None and input_format == "stream-json":
+        print_prompt = ""
+    if print_prompt is None and (fork_session or session_id):
+        raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
     if print_prompt is None:
         from pseudoclaude.tui import run_repl, settle_workspace_trust
 
         try:
-            settings = settle_workspace_trust(settings, lambda trust_all: load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)))
+            settings = settle_workspace_trust(settings, lambda trust_all: with_claude_flags(load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)), claude)[0])
         except ConfigError as error:
             raise fail(str(error), EXIT_USAGE) from None
-        raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest))
+        raise typer.Exit(run_repl(settings, resume_id=resume, continue_latest=continue_latest, prompt=prompt_choice))
     _trust_notices(settings)
     prompt = print_prompt
-    if prompt == "-":
+    if prompt == "-" and input_format != "stream-json":
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
-    if not prompt.strip() and not (resume or continue_latest):
+    if input_format != "stream-json" and not prompt.strip() and not (resume or continue_latest):
+        _error_result(output_format, "no prompt given")
         raise fail("no prompt given: pass it after -p or pipe it on stdin", EXIT_USAGE)
     from pseudoclaude.commands import run_print
+    from pseudoclaude.tui import HeadlessOptions
 
-    raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest))
+    mcp_names = tuple(_mcp_names(mcp_config or []))
+    options = HeadlessOptions(
+        input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session, session_id.lower() if session_id else None
+    )
+    raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
 def _working_folder() -> Path:
@@ -167,20 +209,52 @@ def _effort_notice(model: str, effort: str | None) -> None:
         sys.stderr.write(f"pseudoclaude: {notice}\n")
 
 
-def _split_rules(values: list[str]) -> list[str]:
-    """``--allowed-tools "read_file,run_command(git status)"``: split on commas outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            depth += {"(": 1, ")": -1}.get(char, 0)
-            if char == "," and depth == 0:
-                rules.append(current.strip())
-                current = ""
-            else:
-                current += char
-        rules.append(current.strip())
-    return [rule for rule in rules if rule]
+# --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
+
+def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool, resuming: bool) -> str | None:
+    """Why this combination of Claude Code flags cannot run, or None."""
+    if input_format not in ("text", "stream-json"):
+        return f"unknown --input-format {input_format!r}: use text or stream-json"
+    if input_format == "stream-json" and output_format != "stream-json":
+        return "--input-format stream-json needs --output-format stream-json"
+    if prompt_tool is not None and (prompt_tool != "stdio" or input_format != "stream-json"):
+        return "--permission-prompt-tool: only 'stdio' with --input-format stream-json is supported (MCP permission tools are not)"
+    if fork and not resuming:
+        return "--fork-session needs --resume ID or --continue: it copies that session"
+    if session_id is not None and resuming and not fork:
+        return "--session-id names a new session: with --resume or --continue it needs --fork-session"
+    if session_id is not None and not re.fullmatch(r"[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}", session_id):
+        return f"--session-id must be a UUID, not {session_id!r}"
+    return None
+
+
+def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, append: str | None) -> PromptChoice:
+    from pseudoclaude.agent import PromptChoice
+    from pseudoclaude.config import ConfigError
+
+    if system_prompt_file is not None:
+        try:
+            system_prompt = system_prompt_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"--system-prompt-file: cannot read {system_prompt_file}: {error}") from None
+    return PromptChoice(system_prompt or None, append or None)
+
+
+def _mcp_names(configs: list[str]) -> list[str]:
+    from pseudoclaude.tui import mcp_server_names
+
+    return mcp_server_names(configs)
+
+
+def _error_result(output_format: str, message: str) -> None:
+    """A configuration error as Claude Code's result object, for a reader that waits for one."""
+    if output_format in ("json", "stream-json"):
+        import json
+
+        from pseudoclaude.tui import error_result
+
+        sys.stdout.write(json.dumps(error_result(message)) + "\n")
+        sys.stdout.flush()
 
 
 @sessions_app.command("list")
@@ -207,12 +281,13 @@ def sessions_show(
 @hooks_app.command("test")
 def hooks_test(
     event: Annotated[str, typer.Argument(help="SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact or Stop.")],
-    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse.")] = "run_command",
+    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse (ours or Claude Code's).")] = "run_command",
+    raw_input: Annotated[Optional[str], typer.Option("--input", help='The payload body as JSON, e.g. \'{"tool_name": "Write", "tool_input": {"file_path": ".env"}}\'.')] = None,
 ) -> None:
     """Run the configured hooks of EVENT with a sample payload and show what each returned."""
     from pseudoclaude.commands import test_hooks
 
-    raise typer.Exit(test_hooks(event, tool))
+    raise typer.Exit(test_hooks(event, tool, raw_input))
 
 
 _PROMPT_OPTIONS = ("-p", "--print")

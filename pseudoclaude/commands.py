@@ -11,14 +11,15 @@ import signal
 import sys
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, AsyncIterator
 
 from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent import HookReply
+    from pseudoclaude.agent import Agent, Event, HookReply
+    from pseudoclaude.tui import ControlChannel, HeadlessOptions
 
 
 def _error(message: str) -> None:
@@ -26,21 +27,41 @@ def _error(message: str) -> None:
     sys.stderr.flush()
 
 
-def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id: str | None, continue_latest: bool) -> int:
-    """``pseudoclaude -p``: one task, headless.
+def run_print(
+    settings: Settings, prompt: str, output_format: str, *, resume_id: str | None, continue_latest: bool, options: HeadlessOptions | None = None
+) -> int:
+    """``pseudoclaude -p``: one task, headless (or, with ``--input-format stream-json``, the prompts read from stdin).
 
     ``/compact [focus]`` compacts a resumed session instead; an empty prompt on a
-    resumed session finishes the turn its process left unfinished.
+    resumed session finishes the turn its process left unfinished. ``json`` and
+    ``stream-json`` speak Claude Code's protocol (``tui/stream_json.py``);
+    ``events`` prints our own event stream.
     """
     from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
     from pseudoclaude.session import SessionError
-    from pseudoclaude.tui import cancel_on_termination, exit_code_for, print_events
+    from pseudoclaude.tui import (
+        ControlChannel,
+        HeadlessOptions,
+        StdioApprover,
+        cancel_on_termination,
+        error_result,
+        exit_code_for,
+        json_line_writer,
+        print_events,
+    )
 
+    options = options or HeadlessOptions()
+    claude_format = output_format in ("json", "stream-json")
+    write = json_line_writer(sys.stdout)
+    channel = ControlChannel(write) if options.input_format == "stream-json" else None
+    approver = StdioApprover(channel) if channel is not None and options.permission_prompt_tool == "stdio" else None
     try:
-        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest)
+        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest, approver=approver, prompt=options.prompt, fork=options.fork, session_id=options.session_id)
     except (ConfigError, SessionError) as error:
         _error(str(error))
+        if claude_format:
+            write(error_result(str(error), resume_id or ""))
         return EXIT_USAGE
     for warning in agent.replay_warnings:
         _error(f"warning: {warning}")
@@ -50,13 +71,18 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
     async def go() -> int:
         cancel_on_termination(stopped_by)
         try:
+            if channel is not None:
+                return await _serve_stream(agent, channel, options)
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.compact(stripped[len("/compact"):].strip() or None)
             else:
                 events = agent.run(prompt if stripped else None)
             async with aclosing(events) as stream:
-                result = await print_events(stream, output_format, agent.session_id, sys.stdout, sys.stderr)
+                if claude_format:
+                    code = await _print_claude(agent, stream, output_format, options)
+                    return _unsaved(agent.write_failure) if agent.write_failure is not None else code
+                result = await print_events(stream, "stream-json" if output_format == "events" else output_format, agent.session_id, sys.stdout, sys.stderr)
         finally:
             await agent.aclose()
         if not result.ok:
@@ -80,10 +106,36 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
         return exit_code_for(stopped_by)
 
 
+def _unsaved(write_failure: str) -> int:
+    """Claude Code's result carries ``session_error``; stderr says it too, and the exit code is 3."""
+    _error(f"error: the session could not be saved: {write_failure}")
+    return EXIT_NOT_SAVED
+
+
 def _saved(write_failure: str | None) -> str:
     if write_failure is None:
         return "the session was saved and can be resumed with --continue"
     return f"the session was saved only up to a write failure ({write_failure})"
+
+
+async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_format: str, options: HeadlessOptions) -> int:
+    """One prompt in Claude Code's ``json`` / ``stream-json``: the exit code of its result."""
+    from pseudoclaude.tui import ClaudeStream, json_line_writer, print_claude
+
+    write = json_line_writer(sys.stdout) if output_format == "stream-json" else None
+    claude = ClaudeStream(agent, write, partial=options.include_partial, mcp_servers=options.mcp_servers)
+    claude.emit(claude.init_event())
+    result = await print_claude(events, claude, sys.stdout)
+    return EXIT_OK if not result["is_error"] else EXIT_FAILED
+
+
+async def _serve_stream(agent: Agent, channel: ControlChannel, options: HeadlessOptions) -> int:
+    """``--input-format stream-json``: serve the SDK until its input ends."""
+    from pseudoclaude.tui import ClaudeStream, StreamDriver
+
+    claude = ClaudeStream(agent, channel.write, partial=options.include_partial, mcp_servers=options.mcp_servers)
+    ok = await StreamDriver(agent, claude, channel, sys.stderr).serve()
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def _sessions_dir(explicit: Path | None) -> Path:
@@ -120,8 +172,12 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
     return EXIT_OK
 
 
-def test_hooks(event: str, tool: str) -> int:
-    """``pseudoclaude hooks test EVENT``: run EVENT's hooks with a sample payload, print each answer."""
+def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
+    """``pseudoclaude hooks test EVENT``: run EVENT's hooks with a sample payload, print each answer.
+
+    ``raw_input`` (``--input JSON``) is a payload body to send instead of the
+    sample: a Claude Code ``tool_name``/``tool_input`` is accepted as is.
+    """
     import json
 
     from pseudoclaude.agent import HOOK_EVENTS, HookConfig, SessionHooks, sample_data, subject_of
@@ -141,7 +197,19 @@ def test_hooks(event: str, tool: str) -> int:
     config = HookConfig.from_settings(*files.layers)
     for problem in config.problems:
         _error(f"warning: {problem}")
-    data = sample_data(event, tool)
+    try:
+        given = json.loads(raw_input) if raw_input is not None else {}
+    except json.JSONDecodeError as error:
+        _error(f"--input is not valid JSON: {error}")
+        return EXIT_USAGE
+    if not isinstance(given, dict):
+        _error("--input must be a JSON object (the event's payload fields)")
+        return EXIT_USAGE
+    tool_input = given.pop("tool_input", None)
+    if tool_input is not None and not isinstance(tool_input, dict):
+        _error("--input: tool_input must be a JSON object")
+        return EXIT_USAGE
+    data = {**sample_data(event, str(given.pop("tool_name", tool)), tool_input), **given}
     hooks = SessionHooks(config, workspace=workspace, session_id="hooks-test")
     subject = subject_of(event, data)
     if not config.commands(event, subject):

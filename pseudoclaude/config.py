@@ -58,6 +58,24 @@ class PermissionMode(str, Enum):
     PLAN = "plan"
     BYPASS = "bypass"
 
+    @property
+    def claude_name(self) -> str:
+        """Claude Code's name for the mode (what its hook scripts and the Agent SDK read)."""
+        return _CLAUDE_MODE_NAMES[self.value]
+
+    @classmethod
+    def parse(cls, name: str) -> PermissionMode:
+        """A mode by our name or Claude Code's (``acceptEdits``, ``bypassPermissions``); ``ValueError`` names the choices."""
+        ours = {claude: mine for mine, claude in _CLAUDE_MODE_NAMES.items()}.get(name, name)
+        try:
+            return cls(ours)
+        except ValueError:
+            choices = ", ".join(m.value for m in cls)
+            raise ValueError(f"unknown permission mode {name!r}: choose one of {choices} (or Claude Code's acceptEdits, bypassPermissions)") from None
+
+
+_CLAUDE_MODE_NAMES = {"default": "default", "accept-edits": "acceptEdits", "plan": "plan", "bypass": "bypassPermissions"}
+
 
 class ConfigError(Exception):
     """Bad or missing configuration: one clear line for the user, exit code 2."""
@@ -201,9 +219,11 @@ def load_settings(
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
-    mode = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
-    if mode not in {m.value for m in PermissionMode}:
-        raise ConfigError(f"unknown permission mode {mode!r}: choose one of {', '.join(m.value for m in PermissionMode)}")
+    mode_name = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
+    try:
+        mode = PermissionMode.parse(mode_name).value
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     return Settings(
         workspace=workspace,
         home=home,

@@ -21,9 +21,9 @@ PUBLIC = {
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
-        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
+        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
-        "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
+        "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
@@ -32,6 +32,8 @@ PUBLIC = {
     "pseudoclaude.tui": {
         "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "safe_console",
+        "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
+        "print_claude", "ClaudeFlags", "mcp_server_names", "split_tool_rules", "with_claude_flags",
     },
 }
 

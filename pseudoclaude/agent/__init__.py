@@ -29,11 +29,11 @@ from pseudoclaude.agent.events import (
 )
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.build import build_agent
+    from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
-    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
@@ -50,6 +50,7 @@ _LAZY = {
     "ContextBreakdown": "facade",
     "FactRejected": "memory",
     "HOOK_EVENTS": "hookconfig",
+    "HookCallback": "hooks",
     "HookConfig": "hookconfig",
     "HookReply": "hookrun",
     "INIT_PROMPT": "instructions",
@@ -59,6 +60,7 @@ _LAZY = {
     "Runner": "runner",
     "SessionHooks": "hooks",
     "build_agent": "build",
+    "PromptChoice": "build",
     "sample_data": "hooks",
     "subject_of": "hooks",
 }
@@ -80,6 +82,7 @@ __all__ = [
     "ContextEngine",
     "FactRejected",
     "HOOK_EVENTS",
+    "HookCallback",
     "HookConfig",
     "HookReply",
     "INIT_PROMPT",
@@ -87,6 +90,7 @@ __all__ = [
     "NoCompaction",
     "PLAIN_CONTEXT_EVENTS",
     "Progress",
+    "PromptChoice",
     "RunConfig",
     "Runner",
     "SessionHooks",

@@ -58,24 +58,46 @@ def check_configuration(settings: Settings, tools: ToolRegistry) -> CheckedConfi
     return CheckedConfiguration(Rules.from_settings(*settings.settings_layers), hooks)
 
 
+@dataclass(frozen=True)
+class PromptChoice:
+    """Claude Code's ``--system-prompt`` (replaces ours when not empty) and ``--append-system-prompt``."""
+
+    replace: str | None = None
+    append: str | None = None
+
+    def apply(self, ours: str) -> str:
+        base = self.replace if self.replace else ours
+        return f"{base}\n\n{self.append}" if self.append else base
+
+
 def build_agent(
-    settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Approver | None = None
+    settings: Settings,
+    *,
+    resume_id: str | None = None,
+    continue_latest: bool = False,
+    approver: Approver | None = None,
+    prompt: PromptChoice = PromptChoice(),
+    fork: bool = False,
+    session_id: str | None = None,
 ) -> Agent:
-    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
+    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
     tools = ToolRegistry()
     checked = check_configuration(settings, tools)
-    session, replay = _open_session(settings, resume_id, continue_latest)
+    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt)
     except BaseException:
         session.close()
         raise
 
 
-def _open_session(settings: Settings, resume_id: str | None, continue_latest: bool) -> tuple[AgentSession, Replay | None]:
+def _open_session(
+    settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False, new_id: str | None = None
+) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
         create_session,
+        fork_session,
         latest_session_id,
         open_session,
         resolve_session_id,
@@ -86,13 +108,21 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
         if resume_id is None:
             raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
     if resume_id is None:
-        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider), None
+        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=new_id), None
     resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
+    if fork:
+        resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id, new_id)
     return open_session(settings.sessions_dir, settings.workspace, resume_id)
 
 
 def _assemble(
-    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
+    settings: Settings,
+    tools: ToolRegistry,
+    checked: CheckedConfiguration,
+    session: AgentSession,
+    replay: Replay | None,
+    approver: Approver | None,
+    prompt: PromptChoice = PromptChoice(),
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -116,7 +146,7 @@ def _assemble(
         remembered = memory.snapshot()
         session.append_memory(remembered)
     standing = "\n\n".join(part for part in (instructions.text, remembered) if part)
-    system = stable_system_prompt(settings.workspace, standing)
+    system = prompt.apply(stable_system_prompt(settings.workspace, standing))
     hooks = SessionHooks(
         hook_config,
         workspace=settings.workspace,
@@ -124,7 +154,7 @@ def _assemble(
         transcript_path=session.jsonl_path,
         source="resume" if replay is not None else "startup",
         notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
-        permission_mode=lambda: str(policy.mode.value),
+        permission_mode=lambda: policy.mode.claude_name,
         approver=approver,
     )
     config = RunConfig(

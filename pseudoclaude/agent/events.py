@@ -52,11 +52,15 @@ class ToolCallStarted:
 
 @dataclass(frozen=True)
 class ToolCallFinished:
+    """A call's end: ``content`` is the result the model reads; ``denied`` says the permission gate or a hook refused it."""
+
     call_id: str
     name: str
     is_error: bool
     summary: str
     display: Mapping[str, Any] = field(default_factory=dict)
+    content: str = ""
+    denied: bool = False
     type: Literal["tool_call_finished"] = "tool_call_finished"
 
 

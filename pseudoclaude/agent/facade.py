@@ -21,15 +21,17 @@ import json
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncGenerator, Sequence
+from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
 from pseudoclaude.agent.events import Event, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
+from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent.hooks import HookCallback, SessionHooks
     from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
 
@@ -142,6 +144,26 @@ class Agent:
             "the work goes on in memory, but nothing from here on can be resumed"
         )
         return SessionWriteFailed(str(failure.path), failure.reason, message)
+
+    @property
+    def model(self) -> str:
+        return self._model()
+
+    @property
+    def workspace(self) -> Path:
+        return self._workspace()
+
+    def set_model(self, model: str) -> None:
+        """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window)."""
+        self._set_model(model)
+
+    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
+        """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
+        self._hooks().add_callbacks(event, matcher, callbacks, timeout_s)
+
+    def tool_traits(self) -> Mapping[str, ToolTraits]:
+        """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""
+        return {name: tool.traits for name, tool in self._tools().items()}
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on."""
@@ -280,6 +302,18 @@ class Agent:
 
     def _model(self) -> str:
         return self._runner.config.model
+
+    def _workspace(self) -> Path:
+        return self._runner.tool_context.workspace
+
+    def _set_model(self, model: str) -> None:
+        self._runner.config = dataclasses.replace(self._runner.config, model=model)
+
+    def _hooks(self) -> SessionHooks:
+        return self._runner.hooks
+
+    def _tools(self) -> Mapping[str, Tool]:
+        return self._runner.tools
 
     def _usage(self) -> Usage:
         return self._runner.usage_total

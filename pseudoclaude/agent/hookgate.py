@@ -51,7 +51,7 @@ class HookedGate:
     emit: Emit
 
     async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
-        outcome = await self.hooks.pre_tool(tool.name, args)
+        outcome = await self.hooks.pre_tool(tool.name, args, tool.traits)
         for event in outcome.events:
             await self.emit(event)
         if outcome.blocked or outcome.halt:
@@ -100,7 +100,7 @@ class HookedTool:
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         output = await self.inner.run(args, ctx)
         response = {"content": output.content, "is_error": output.is_error, "summary": output.summary}
-        outcome = await self.hooks.post_tool(self.inner.name, args, response)
+        outcome = await self.hooks.post_tool(self.inner.name, args, response, self.traits)
         for event in outcome.events:
             await self.emit(event)
         notes = [f"PostToolUse hook feedback: {outcome.reason}"] if outcome.blocked and outcome.reason else []

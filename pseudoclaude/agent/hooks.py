@@ -30,15 +30,22 @@ injected into a full context makes it worse), an error or the turn limit.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hookconfig import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import Approver
+
+HookCallback = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
+"""A hook that is a function: the payload in, the JSON a command hook would print out."""
 
 MAX_STOP_CONTINUATIONS = 3
 MAX_CONTEXT_CHARS = 10_000
@@ -83,6 +90,7 @@ class SessionHooks:
     permission_mode: Callable[[], str] = lambda: "default"
     approver: Approver | None = None
     env: Mapping[str, str] | None = None
+    callbacks: dict[str, HookCallback] = field(default_factory=dict)
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
     _pending_context: list[str] = field(default_factory=list, init=False)
@@ -93,15 +101,39 @@ class SessionHooks:
         if not commands:
             return HookOutcome()
         payload = self.payload(event, data)
-        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
         return combine(event, [interpret(run) for run in runs])
 
     async def run_each(self, event: str, data: Mapping[str, Any], subject: str | None = None) -> list[tuple[HookRun, HookReply]]:
         """Every matching hook's raw run and reply (``pseudoclaude hooks test``)."""
         payload = self.payload(event, data)
         commands = self.config.commands(event, subject)
-        runs = await asyncio.gather(*(run_hook(c, payload, cwd=self.workspace, env=self._env()) for c in commands))
+        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
         return [(run, interpret(run)) for run in runs]
+
+    def add_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
+        """Hooks that are functions rather than commands (the Agent SDK's ``hooks=``), under ``matcher`` like any hook.
+
+        Each callback gets the payload a command would read and answers what a
+        command would print as JSON; its key stands for it where a command line would.
+        """
+        commands = tuple(HookCommand(name, timeout_s or DEFAULT_TIMEOUT_S) for name in callbacks)
+        groups = {**self.config.groups, event: (*self.config.groups.get(event, ()), HookGroup(matcher, commands))}
+        self.config = dataclasses.replace(self.config, groups=groups)
+        self.callbacks.update(callbacks)
+
+    async def _run(self, command: HookCommand, payload: Mapping[str, Any]) -> HookRun:
+        callback = self.callbacks.get(command.command)
+        if callback is None:
+            return await run_hook(command, payload, cwd=self.workspace, env=self._env())
+        started = time.monotonic()
+        try:
+            answer = await asyncio.wait_for(callback(payload), command.timeout_s)
+        except asyncio.TimeoutError:
+            return HookRun(command.command, None, timed_out=True, duration_s=time.monotonic() - started)
+        except Exception as error:  # a failing callback is a warning, as a failing command is
+            return HookRun(command.command, None, error=f"failed: {error}", duration_s=time.monotonic() - started)
+        return HookRun(command.command, 0, stdout=json.dumps(dict(answer)), duration_s=time.monotonic() - started)
 
     def payload(self, event: str, data: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -142,14 +174,16 @@ class SessionHooks:
         """``Stop``: ``blocked`` means continue, with ``reason`` as the next instruction."""
         return await self.fire("Stop", {"stop_hook_active": active, "last_assistant_message": last_text})
 
-    async def pre_tool(self, name: str, arguments: Mapping[str, Any]) -> HookOutcome:
-        outcome = await self.fire("PreToolUse", {"tool_name": name, "tool_input": dict(arguments)}, name)
+    async def pre_tool(self, name: str, arguments: Mapping[str, Any], traits: ToolTraits | None = None) -> HookOutcome:
+        outcome = await self.fire("PreToolUse", tool_data(name, arguments, traits), name)
         if outcome.halt:
             self.halted = outcome.halt
         return outcome
 
-    async def post_tool(self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any]) -> HookOutcome:
-        data = {"tool_name": name, "tool_input": dict(arguments), "tool_response": dict(response)}
+    async def post_tool(
+        self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None = None
+    ) -> HookOutcome:
+        data = {**tool_data(name, arguments, traits), "tool_response": tool_response(arguments, response, traits)}
         outcome = await self.fire("PostToolUse", data, name)
         if outcome.halt:
             self.halted = outcome.halt
@@ -180,6 +214,36 @@ class SessionHooks:
         if self.session_id:
             base["PSEUDOCLAUDE_SESSION_ID"] = self.session_id
         return base
+
+
+def tool_data(name: str, arguments: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
+    """A tool event's body in Claude Code's shape, so its hook scripts work unchanged.
+
+    ``tool_name`` is Claude Code's name for the tool (``Bash``, ``Write``...; ours
+    for a tool it lacks) and ``tool_input`` carries each argument under Claude
+    Code's name (``file_path``) and, where that differs, under ours (``path``)
+    too; ``pseudoclaude_tool_name`` keeps our name.
+    """
+    if traits is None:
+        return {"tool_name": name, "tool_input": dict(arguments), "pseudoclaude_tool_name": name}
+    return {
+        "tool_name": traits.claude_name(name),
+        "tool_input": {**dict(arguments), **traits.to_claude(arguments)},
+        "pseudoclaude_tool_name": name,
+    }
+
+
+def tool_response(arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
+    """``PostToolUse``'s ``tool_response``: ours (``content``, ``is_error``, ``summary``) plus the keys Claude Code's
+    scripts read most: ``stdout``/``stderr`` of a command, ``filePath`` of a file tool."""
+    body = dict(response)
+    if traits is None:
+        return body
+    if traits.kind == "execute":
+        body.update(stdout=response.get("content", ""), stderr="", interrupted=False)
+    elif traits.path_arguments and isinstance(path := arguments.get(traits.path_arguments[0]), str):
+        body["filePath"] = path
+    return body
 
 
 def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
@@ -223,16 +287,31 @@ SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
 }
 
 
-def sample_data(event: str, tool: str = "run_command") -> dict[str, Any]:
-    """A plausible payload body for ``event`` (tool events use ``tool``)."""
+def sample_data(event: str, tool: str = "run_command", tool_input: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A plausible payload body for ``event``; tool events name ``tool`` (ours or Claude Code's) as a real call would.
+
+    ``tool_input`` replaces the sample arguments (Claude Code's names are read back
+    to ours first, as an SDK's input would be).
+    """
     data = dict(SAMPLE_DATA[event])
-    if event in ("PreToolUse", "PostToolUse"):
-        data = {"tool_name": tool, **data}
-    return data
+    if event not in ("PreToolUse", "PostToolUse"):
+        return data
+    found = builtin_registry().find(tool)
+    traits = found.traits if found is not None else None
+    name = found.name if found is not None else tool
+    arguments = dict(data["tool_input"] if tool_input is None else tool_input)
+    if traits is not None:
+        arguments = traits.from_claude(arguments)
+    body = tool_data(name, arguments, traits)
+    if event == "PostToolUse":
+        body["tool_response"] = tool_response(arguments, data["tool_response"], traits)
+    return body
 
 
 def subject_of(event: str, data: Mapping[str, Any]) -> str | None:
     """What a matcher is compared with for ``event``."""
     key = {"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger"}.get(event)
     value = data.get(key) if key else None
+    if key == "tool_name" and isinstance(ours := data.get("pseudoclaude_tool_name"), str):
+        value = ours
     return value if isinstance(value, str) else None

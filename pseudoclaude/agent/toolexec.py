@@ -67,7 +67,7 @@ async def run_one(
     if gate is not None:
         decision = await gate.check(tool, args)
         if not decision.allowed:
-            return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied"), False
+            return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
     try:
         return await tool.run(args, context), False
     except ToolError as error:
@@ -108,7 +108,8 @@ class ToolRound:
     async def _one(self, call: ToolCall) -> int:
         output, format_error = await run_one(call, self.tools, self.context, self.gate)
         self._finished[call.id] = output
-        await self.emit(ToolCallFinished(call.id, call.name, output.is_error, output.summary or _first_line(output.content), output.display))
+        summary, denied = output.summary or _first_line(output.content), "denied" in output.display
+        await self.emit(ToolCallFinished(call.id, call.name, output.is_error, summary, output.display, output.content, denied))
         return int(format_error)
 
     def results(self) -> list[Message]:

@@ -33,6 +33,7 @@ from pseudoclaude.session.spill import safe_spill_name, write_spill
 from pseudoclaude.session.store import (
     Session,
     create_session,
+    fork_session,
     open_session,
     session_folder,
     workspace_folder,
@@ -53,6 +54,7 @@ __all__ = [
     "SessionNotFound",
     "WriteFailure",
     "create_session",
+    "fork_session",
     "is_session_id",
     "latest_session_id",
     "list_sessions",

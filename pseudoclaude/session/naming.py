@@ -17,7 +17,8 @@ from pathlib import Path
 
 from pseudoclaude.session.errors import SessionNotFound
 
-SESSION_ID_PATTERN = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")
+SESSION_ID_PATTERN = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Our time-sortable ids, or a lower-case UUID a caller chose (Claude Code's ``--session-id``)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _NAME_LIMIT = 40
 
@@ -45,5 +46,5 @@ def is_session_id(text: str) -> bool:
 
 def validate_session_id(text: str) -> str:
     if not isinstance(text, str) or not is_session_id(text):
-        raise SessionNotFound(f"{text!r} is not a valid session id (expected YYYYMMDD-HHMMSS-xxxxxx)")
+        raise SessionNotFound(f"{text!r} is not a valid session id (expected YYYYMMDD-HHMMSS-xxxxxx or a lower-case UUID)")
     return text

@@ -218,13 +218,15 @@ def session_folder(sessions_dir: Path, workspace: Path, session_id: str) -> Path
 
 
 def create_session(
-    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None
+    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None, session_id: str | None = None
 ) -> Session:
-    """A new, locked session with its ``meta`` entry written."""
+    """A new, locked session with its ``meta`` entry written; ``session_id`` chooses its id (a UUID, refused if taken)."""
     parent = workspace_folder(sessions_dir, workspace)
     try:
         _make_private_dirs(parent)
-        session_id, created = _allocate_folder(parent)
+        session_id, created = _allocate_folder(parent) if session_id is None else _claim_folder(parent, validate_session_id(session_id))
+    except FileExistsError:
+        raise SessionError(f"a session {session_id} already exists in this workspace: resume it with --resume {session_id}") from None
     except OSError as error:
         raise SessionError(f"cannot create a session under {parent}: {error.strerror or error}") from error
     folder = parent / session_id
@@ -305,6 +307,55 @@ def _tighten(path: Path, wanted: int) -> str:
     except OSError as error:
         return f"{path} is open to others (mode {mode:04o}) and could not be made private: {error.strerror or error}"
     return f"{path} was open to others (mode {mode:04o}); made private ({wanted:04o})"
+
+
+def fork_session(sessions_dir: Path, workspace: Path, source_id: str, new_id: str | None = None) -> str:
+    """Copy session ``source_id`` under a new id (``--fork-session``; ``new_id`` chooses it); return the new id.
+
+    The copy holds the same entries (its ``meta`` names the new id and the
+    session it came from) and the same spill files, whose paths are relative to
+    the session folder, so the fork resumes exactly as the original would. The
+    original is only read: a fork can be taken while another process appends to it.
+    """
+    import json
+    import shutil
+
+    source = session_folder(sessions_dir, workspace, source_id)
+    if not (source / JSONL_NAME).is_file():
+        raise SessionNotFound(f"no session {source_id} for workspace {os.path.abspath(workspace)}")
+    parent = workspace_folder(sessions_dir, workspace)
+    try:
+        new_id, created = _allocate_folder(parent) if new_id is None else _claim_folder(parent, validate_session_id(new_id))
+        lines = (source / JSONL_NAME).read_bytes().splitlines(keepends=True)
+        first = json.loads(lines[0]) if lines else {}
+        if isinstance(first, dict) and first.get("type") == fmt.META:
+            first.update(session_id=new_id, created=fmt.format_ts(created), forked_from=source_id)
+            lines[0] = (json.dumps(first, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        fd = os.open(parent / new_id / JSONL_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.writelines(lines)
+            out.flush()
+            os.fsync(out.fileno())
+        spill = source / SPILL_NAME
+        for path in spill.iterdir() if spill.is_dir() else ():
+            if path.is_file() and not path.is_symlink():
+                shutil.copyfile(path, parent / new_id / SPILL_NAME / path.name)
+                os.chmod(parent / new_id / SPILL_NAME / path.name, 0o600)
+    except FileExistsError:
+        raise SessionError(f"a session {new_id} already exists in this workspace") from None
+    except (OSError, ValueError) as error:
+        raise SessionError(f"cannot fork session {source_id}: {getattr(error, 'strerror', None) or error}") from error
+    _fsync_dir(parent / new_id)
+    return new_id
+
+
+def _claim_folder(parent: Path, session_id: str) -> tuple[str, datetime]:
+    """Create ``<parent>/<session_id>/tool-results`` (0700); ``FileExistsError`` when the id is taken."""
+    os.mkdir(parent / session_id, DIR_MODE)
+    os.chmod(parent / session_id, DIR_MODE)
+    os.mkdir(parent / session_id / SPILL_NAME, DIR_MODE)
+    os.chmod(parent / session_id / SPILL_NAME, DIR_MODE)
+    return session_id, fmt.now()
 
 
 def _allocate_folder(parent: Path) -> tuple[str, datetime]:

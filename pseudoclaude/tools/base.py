@@ -218,6 +218,20 @@ class ToolTraits:
     def read_only(self) -> bool:
         return self.kind == "read"
 
+    def claude_name(self, ours: str) -> str:
+        """The name Claude Code gives this tool (its first Claude Code name), else ours."""
+        return self.claude_names[0] if self.claude_names else ours
+
+    def to_claude(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``args`` under Claude Code's argument names (what its hook scripts and SDK callers read)."""
+        theirs = dict(self.claude_arguments)
+        return {theirs.get(key, key): value for key, value in args.items()}
+
+    def from_claude(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Claude Code's argument names back to ours (an SDK's ``updatedInput``); unknown keys pass unchanged."""
+        ours = {theirs: mine for mine, theirs in self.claude_arguments}
+        return {ours.get(key, key): value for key, value in args.items()}
+
     def argument_names(self) -> tuple[str, ...]:
         """Every argument of ours the declaration names (each must exist in the tool's schema)."""
         named = (self.key_argument, *self.path_arguments, *(ours for ours, _ in self.claude_arguments))

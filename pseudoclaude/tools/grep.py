@@ -70,7 +70,10 @@ class GrepTool:
         "left out; the complete list is then saved to a file you can read."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("Grep",), key_argument="pattern", path_arguments=("path",), default_path=".")
+    traits = ToolTraits(
+        kind="read", clearable=True, claude_names=("Grep",), key_argument="pattern", path_arguments=("path",), default_path=".",
+        claude_arguments=(("case_insensitive", "-i"), ("context", "-C")),
+    )
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
         self.rg_path: str | None = shutil.which("rg") if rg_path == "auto" else rg_path

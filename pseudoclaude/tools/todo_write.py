@@ -48,7 +48,7 @@ class TodoWriteTool:
         "Use it for multi-step tasks to plan and show progress."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=False, claude_names=("TodoWrite",))
+    traits = ToolTraits(kind="read", clearable=False, claude_names=("TodoWrite",), claude_arguments=(("items", "todos"),))
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

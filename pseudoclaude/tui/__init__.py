@@ -17,9 +17,24 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
+    from pseudoclaude.tui.claude_flags import ClaudeFlags, mcp_server_names, split_tool_rules, with_claude_flags
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
+    from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver
+    from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer, print_claude
 
 _LAZY = {
+    "ClaudeFlags": "claude_flags",
+    "mcp_server_names": "claude_flags",
+    "split_tool_rules": "claude_flags",
+    "with_claude_flags": "claude_flags",
+    "ClaudeStream": "stream_json",
+    "ControlChannel": "stream_input",
+    "HeadlessOptions": "stream_json",
+    "StdioApprover": "stream_input",
+    "StreamDriver": "stream_input",
+    "error_result": "stream_json",
+    "json_line_writer": "stream_json",
+    "print_claude": "stream_json",
     "cancel_on_termination": "signals",
     "exit_code_for": "signals",
     "print_events": "headless",
@@ -33,6 +48,18 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "ClaudeFlags",
+    "mcp_server_names",
+    "split_tool_rules",
+    "with_claude_flags",
+    "ClaudeStream",
+    "ControlChannel",
+    "HeadlessOptions",
+    "StdioApprover",
+    "StreamDriver",
+    "error_result",
+    "json_line_writer",
+    "print_claude",
     "cancel_on_termination",
     "exit_code_for",
     "print_events",

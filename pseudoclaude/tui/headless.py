@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import AsyncIterator, TextIO
 
-from pseudoclaude.agent import ErrorEvent, Event, Progress, SessionWriteFailed, Stop, UsageReport, event_to_dict
+from pseudoclaude.agent import ErrorEvent, Event, Progress, SessionWriteFailed, Stop, ToolCallFinished, UsageReport, event_to_dict
 from pseudoclaude.textsafe import for_terminal
 
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u202a-\u202e\u2066-\u2069]")
@@ -30,6 +30,8 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u202a-\u202e\u2066-\u2069]")
 def json_line(value: object) -> str:
     """``value`` as one JSON line, readable (non-ASCII kept) yet with no character a terminal would act on."""
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)) + "\n"
+
+
 
 
 @dataclass
@@ -68,6 +70,8 @@ async def print_events(
             err.flush()
         elif isinstance(event, Progress) and output_format == "text":
             err.write(f"[{event.kind}] {for_terminal(event.message)}\n")
+        elif isinstance(event, ToolCallFinished) and event.denied and output_format == "text":
+            err.write(f"[denied] {event.name}: {for_terminal(event.content)}\n")
         elif isinstance(event, Stop):
             result.stop = event
     summary = {

@@ -30,18 +30,19 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
 
-    from pseudoclaude.agent import Agent, Event, MemoryScope, SessionWriteFailed
+    from pseudoclaude.agent import Agent, Event, MemoryScope, PromptChoice, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.tui.render import TurnView
 
 TICK_S = 0.08
 
 
-def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool) -> int:
+def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool, prompt: PromptChoice | None = None) -> int:
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
     repl = Repl(settings, safe_console(highlight=False))
+    repl.prompt_choice = prompt
     stopped_by: list[int] = []
 
     async def main() -> int:
@@ -169,18 +170,22 @@ class Repl:
             self.settings = dataclasses.replace(self.settings, permission_mode=mode.value)
         self.status = dataclasses.replace(self.status, mode=mode.value)
 
+    prompt_choice: PromptChoice | None = None
+    """``--system-prompt`` / ``--append-system-prompt`` of the command line (None: ours unchanged)."""
+
     async def open_agent(self, *, resume_id: str | None = None, continue_latest: bool = False) -> bool:
         """Close the current agent and build a new or resumed one; False (and one line) when that fails."""
         from rich.text import Text
 
-        from pseudoclaude.agent import build_agent
+        from pseudoclaude.agent import PromptChoice, build_agent
         from pseudoclaude.config import ConfigError
         from pseudoclaude.session import SessionError
 
         await self.close_agent()
         try:
             agent = await asyncio.to_thread(
-                build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver
+                build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver,
+                prompt=self.prompt_choice or PromptChoice(),
             )
         except (ConfigError, SessionError) as error:
             self.console.print(Text(f"✗ {error}", style="red"))

@@ -41,7 +41,7 @@ def test_reading_a_spilled_result_is_never_spilled_again(window: int, tmp_path: 
     (ws / "big.txt").write_text("".join(f"{i:06d} " + "z" * 90 + "\n" for i in range(1200)))
     script = ReadSpill()
     with fake_server("anthropic", script) as server:
-        proc = run_cli(["-p", "look", "--output-format", "stream-json", "--permission-mode", "bypass", "--context-window", str(window)],
+        proc = run_cli(["-p", "look", "--output-format", "events", "--permission-mode", "bypass", "--context-window", str(window)],
                        ws, cli_env("anthropic", server.url, tmp_path / "home"))
         assert proc.returncode == 0, proc.stderr
         last_results = [b for b in server.requests[2]["messages"][-1]["content"] if b.get("type") == "tool_result"]
@@ -65,7 +65,7 @@ def test_compact_on_a_resumed_session_summarizes_with_focus_and_the_next_request
         env = cli_env("anthropic", server.url, tmp_path / "home")
         for prompt in ("tell me about parsers", "and lexers", "and grammars"):
             assert run_cli(["--continue", "-p", prompt] if prompt != "tell me about parsers" else ["-p", prompt], ws, env).returncode == 0
-        compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "stream-json", "--context-window", "16000"], ws, env)
+        compact = run_cli(["--continue", "-p", "/compact focus on the grammar discussion", "--output-format", "events", "--context-window", "16000"], ws, env)
         assert compact.returncode == 0, compact.stderr
         summary_request = server.requests[-1]
         assert summary_request["tools"] and "tool_choice" not in summary_request, "the main loop's tool_choice (auto, the default)"

@@ -57,7 +57,7 @@ def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, 
     session = LongSession()
     with fake_server(kind, session, context_window=window) as server:
         proc = subprocess.run(
-            cli_command("-p", "Read the files again and again.", "--output-format", "stream-json",
+            cli_command("-p", "Read the files again and again.", "--output-format", "events",
              "--context-window", str(window), "--max-turns", str(TURNS + 5), "--permission-mode", "bypass"),
             cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
         )
@@ -79,7 +79,7 @@ def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compac
     session = LongSession()
     with fake_server(kind, session, context_window=12_000) as server:
         proc = subprocess.run(
-            cli_command("-p", "Read the files.", "--output-format", "stream-json", "--max-turns", "200", "--permission-mode", "bypass"),
+            cli_command("-p", "Read the files.", "--output-format", "events", "--max-turns", "200", "--permission-mode", "bypass"),
             cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
         )
     events = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -101,7 +101,7 @@ def test_a_resumed_session_keeps_budgeting_against_the_window_the_provider_state
                                cwd=ws, env=env, capture_output=True, text=True, timeout=300)
         assert "too long" in first.stderr
         refused = len(server.rejections)
-        resumed = subprocess.run(cli_command("--continue", "-p", "Keep reading.", "--max-turns", "30", "--output-format", "stream-json", "--permission-mode", "bypass"),
+        resumed = subprocess.run(cli_command("--continue", "-p", "Keep reading.", "--max-turns", "30", "--output-format", "events", "--permission-mode", "bypass"),
                                  cwd=ws, env=env, capture_output=True, text=True, timeout=300)
         assert len(server.rejections) == refused, "the resumed session forgot the window and overflowed again"
     events = json_lines(resumed.stdout)

@@ -37,7 +37,7 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_three_turn_tool_task_in_stream_json(kind: str, workspace: Path, tmp_path: Path) -> None:
     with fake_server(kind, three_turn_script()) as server:
-        proc = run_cli(["-p", "How many lines do my notes have?", "--output-format", "stream-json", "--permission-mode", "bypass"], workspace, cli_env(kind, server.url, tmp_path / "home"))
+        proc = run_cli(["-p", "How many lines do my notes have?", "--output-format", "events", "--permission-mode", "bypass"], workspace, cli_env(kind, server.url, tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
     events = json_lines(proc.stdout)
     types = [e["type"] for e in events]
@@ -68,7 +68,7 @@ def test_text_and_json_output_formats(kind: str, workspace: Path, tmp_path: Path
         out = run_cli(["-p", "hi", "--output-format", "json"], workspace, env)
     result = json.loads(out.stdout)
     assert result["result"] == "Json answer." and result["stop_reason"] == "end_turn" and result["turns"] == 1
-    assert result["usage"]["cache_read_tokens"] == 30 and result["session_id"]
+    assert result["usage"]["cache_read_input_tokens"] == 30 and result["session_id"]
 
 
 def test_prompt_from_stdin(workspace: Path, tmp_path: Path) -> None:

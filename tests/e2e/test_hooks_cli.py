@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,11 @@ def configure(workspace: Path, hooks: dict[str, Any]) -> None:
     (home / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(workspace)]}))
 
 
+def bare_env(home: Path) -> dict[str, str]:
+    """No provider at all (``hooks test`` needs none); PYTHONPATH kept so the code under test is the one run."""
+    return {"PSEUDOCLAUDE_HOME": str(home), **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
+
+
 def env_for(server: FakeOpenAIServer, home: Path) -> dict[str, str]:
     return cli_env("openai", server.url, home)
 
@@ -59,8 +65,10 @@ def test_every_runner_event_fires_with_its_payload_in_a_headless_run(workspace: 
         assert payload["hook_event_name"] == event and payload["session_id"] == session_id
         assert payload["cwd"] == str(workspace) and Path(payload["transcript_path"]).name == "session.jsonl"
     assert payloads["UserPromptSubmit"]["prompt"] == "What do my notes say?"
-    assert payloads["PreToolUse"]["tool_input"] == {"path": "notes.txt"}
+    assert payloads["PreToolUse"]["tool_name"] == "Read" and payloads["PreToolUse"]["pseudoclaude_tool_name"] == "read_file"
+    assert payloads["PreToolUse"]["tool_input"] == {"file_path": "notes.txt", "path": "notes.txt"}
     assert "alpha" in payloads["PostToolUse"]["tool_response"]["content"]
+    assert payloads["PostToolUse"]["tool_response"]["filePath"] == "notes.txt"
     assert payloads["Stop"]["last_assistant_message"] == "It says alpha."
     assert server.rejections == []
 
@@ -94,14 +102,14 @@ def test_instructions_and_memory_reach_the_system_prompt(workspace: Path, tmp_pa
 
 
 def test_hooks_test_runs_the_configured_hooks_with_a_sample_payload(workspace: Path, tmp_path: Path) -> None:
-    deny = write_hook(tmp_path, "guard", """grep -q '"tool_name": "run_command"' && { echo 'no shell today' >&2; exit 2; }; exit 0""")
+    deny = write_hook(tmp_path, "guard", """grep -q '"tool_name": "Bash"' && { echo 'no shell today' >&2; exit 2; }; exit 0""")
     configure(workspace, {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": deny}, {"type": "command", "command": "echo '{oops'"}]}]})
-    proc = run_cli(["hooks", "test", "PreToolUse"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    proc = run_cli(["hooks", "test", "PreToolUse"], workspace, bare_env(tmp_path / "home"))
     assert proc.returncode == 1, proc.stderr
-    assert '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "run_command"' in proc.stdout
+    assert '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "Bash"' in proc.stdout and '"pseudoclaude_tool_name": "run_command"' in proc.stdout
     assert "exit 2" in proc.stdout and "=> deny the call: no shell today" in proc.stdout
     assert "=> warning: hook `echo '{oops'` printed invalid JSON" in proc.stdout
-    other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, bare_env(tmp_path / "home"))
     assert other.returncode == 0 and "No PreToolUse hooks are configured for read_file." in other.stdout
-    unknown = run_cli(["hooks", "test", "Notification"], workspace, {"PSEUDOCLAUDE_HOME": str(tmp_path / "home")})
+    unknown = run_cli(["hooks", "test", "Notification"], workspace, bare_env(tmp_path / "home"))
     assert unknown.returncode == 2 and "unknown hook event" in unknown.stderr

@@ -1,0 +1,119 @@
+"""Claude Code's command-line flags, read with Claude Code's meanings.
+
+A script or the Agent SDK that runs ``claude -p ...`` passes flags we name
+differently or lack; each is mapped here to what PseudoClaude does with it
+(``docs/headless.md`` has the table). Tool lists take Claude Code's names
+(``Bash(git:*) Edit``) as well as ours, separated by commas or spaces.
+``--disallowedTools``, ``--tools`` and ``--settings`` become one more settings
+layer, the command line's, last and so strongest: a deny given on the command
+line holds whatever the files allow. Flags that change nothing here say so on
+stderr instead of being silently dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from pseudoclaude.config import ConfigError, Settings
+from pseudoclaude.tools import builtin_registry
+
+COMMAND_LINE = Path("<command line>")
+
+
+@dataclass(frozen=True)
+class ClaudeFlags:
+    """The Claude Code flags of one invocation, as given (None / empty: not given)."""
+
+    disallowed_tools: tuple[str, ...] = ()
+    tools: str | None = None
+    settings: str | None = None
+    mcp_config: tuple[str, ...] = ()
+    setting_sources: str | None = None
+    add_dirs: tuple[str, ...] = ()
+
+
+def split_tool_rules(values: Sequence[str]) -> list[str]:
+    """``"Bash(git status),Edit Read"``: split on commas and spaces outside parentheses."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            if (char == "," or char.isspace()) and depth == 0:
+                rules.append(current.strip())
+                current = ""
+            else:
+                current += char
+        rules.append(current.strip())
+    return [rule for rule in rules if rule]
+
+
+def with_claude_flags(settings: Settings, flags: ClaudeFlags) -> tuple[Settings, list[str]]:
+    """``settings`` with the command line's layer added; the warnings to print (flags that change nothing)."""
+    warnings: list[str] = []
+    layer: dict[str, Any] = {}
+    if flags.settings:
+        layer = _settings_value(flags.settings)
+    deny = [*split_tool_rules(flags.disallowed_tools), *_tools_outside(flags.tools)]
+    if deny:
+        permissions = dict(layer.get("permissions") or {})
+        permissions["deny"] = [*list(permissions.get("deny") or []), *deny]
+        layer["permissions"] = permissions
+    if flags.mcp_config:
+        names = mcp_server_names(flags.mcp_config)
+        warnings.append(f"MCP servers are not supported yet; not started: {', '.join(names) or '(none)'}")
+    if flags.setting_sources is not None and set(flags.setting_sources.split(",")) - {""} < {"user", "project", "local"}:
+        warnings.append(f"--setting-sources {flags.setting_sources!r} is not supported: every settings file is read")
+    if flags.add_dirs:
+        warnings.append(f"--add-dir is not supported: the tools stay inside {settings.workspace}")
+    if not layer:
+        return settings, warnings
+    updated = dataclasses.replace(
+        settings, settings_layers=(*settings.settings_layers, layer), settings_paths=(*settings.settings_paths, COMMAND_LINE)
+    )
+    return updated, warnings
+
+
+def mcp_server_names(configs: Sequence[str]) -> list[str]:
+    """The server names of ``--mcp-config`` values (JSON text or a file holding it); unreadable ones by their value."""
+    names: list[str] = []
+    for value in configs:
+        try:
+            data = json.loads(value) if value.lstrip().startswith("{") else json.loads(Path(value).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            names.append(value[:60])
+            continue
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        names.extend(str(name) for name in (servers or {}))
+    return names
+
+
+def _settings_value(value: str) -> dict[str, Any]:
+    """``--settings``: JSON text or the path of a JSON file."""
+    try:
+        data = json.loads(value) if value.lstrip().startswith("{") else json.loads(Path(value).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"--settings: cannot read {value[:80]!r} as JSON settings ({error})") from None
+    if not isinstance(data, dict):
+        raise ConfigError("--settings must be a JSON object")
+    return dict(data)
+
+
+def _tools_outside(tools: str | None) -> list[str]:
+    """``--tools A,B``: deny rules for every built-in tool not listed ("" denies all, "default" none)."""
+    if tools is None or tools.strip() == "default":
+        return []
+    registry = builtin_registry()
+    wanted = {registry.canonical_name(name) for name in split_tool_rules([tools])}
+    unknown = sorted(name for name in wanted if name not in registry)
+    if unknown:
+        raise ConfigError(f"--tools: unknown tool {unknown[0]!r}: choose from {', '.join(_names(registry.claude_names(), registry.names()))}")
+    return [name for name in registry.names() if name not in wanted]
+
+
+def _names(claude: Mapping[str, tuple[str, ...]], ours: Sequence[str]) -> list[str]:
+    return [claude[name][0] if name in claude else name for name in ours]

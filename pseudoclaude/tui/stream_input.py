@@ -1,0 +1,338 @@
+"""``--input-format stream-json``: prompts and Claude Code's control protocol as JSON lines on stdin.
+
+This is how the official Claude Agent SDK drives the ``claude`` executable,
+and so how it drives ours: it sends ``control_request`` lines (``initialize``,
+``interrupt``, ``set_permission_mode``, ``set_model``...) and ``user``
+messages, and reads the stream-json output (``stream_json.ClaudeStream``)
+plus a ``control_response`` for each request. Every prompt gets its own run
+and its own ``result``, one after the other, in one session; an
+``interrupt`` cancels the running prompt (the runner closes every tool call,
+so the session stays valid) and its result says so. A request we do not
+implement gets an error response naming it, never silence. SDK hook
+callbacks run where configured hook commands would (a ``hook_callback``
+request each, answered with what a command would print); one we cannot honour
+(an event we do not fire, ``on_failure``) is refused at ``initialize`` rather
+than ignored, because a guard that silently never runs is worse than a session
+that does not start. End of input ends the process once the prompts already sent are
+answered.
+
+With ``--permission-prompt-tool stdio`` a call the permission policy would ask
+about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from collections import deque
+from contextlib import aclosing
+from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
+
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback
+from pseudoclaude.tools import ToolTraits, builtin_registry
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write
+
+class DrivenAgent(StreamAgent, Protocol):
+    """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
+
+    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]: ...
+    def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
+    def set_mode(self, mode: PermissionMode) -> None: ...
+    def set_model(self, model: str) -> None: ...
+    def context_breakdown(self) -> ContextBreakdown: ...
+    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
+
+
+def prompt_text(message: Any) -> str | None:
+    """The text of a ``user`` line's ``message.content`` (a string or text blocks); None if it holds none."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"]
+        return "\n\n".join(text for text in texts if isinstance(text, str)) or None
+    return None
+
+
+class ControlChannel:
+    """Our own control requests to the SDK (``can_use_tool``) and the responses that answer them."""
+
+    def __init__(self, write: Write) -> None:
+        self.write = write
+        self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
+        self._counter = 0
+        self.closed = False
+
+    async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
+        if self.closed:
+            raise RuntimeError("the SDK's input has ended: it can no longer answer")
+        self._counter += 1
+        request_id = f"pc_req_{self._counter}_{os.urandom(3).hex()}"
+        future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.write({"type": "control_request", "request_id": request_id, "request": dict(body)})
+        try:
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def answer(self, line: Mapping[str, Any]) -> None:
+        response = line.get("response")
+        if not isinstance(response, dict):
+            return
+        future = self._pending.get(str(response.get("request_id")))
+        if future is None or future.done():
+            return
+        if response.get("subtype") == "error":
+            future.set_exception(RuntimeError(str(response.get("error", "error"))))
+        else:
+            inner = response.get("response")
+            future.set_result(inner if isinstance(inner, dict) else {})
+
+    def fail_all(self, reason: str) -> None:
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(RuntimeError(reason))
+
+
+class StdioApprover:
+    """Asks the SDK's ``can_use_tool`` callback, in Claude Code's tool and argument names, instead of a person."""
+
+    def __init__(self, channel: ControlChannel, traits: Callable[[str], ToolTraits | None] | None = None) -> None:
+        self.channel = channel
+        self.traits = traits or _builtin_traits
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        traits = self.traits(request.tool)
+        name = traits.claude_name(request.tool) if traits is not None else request.tool
+        arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
+        body = {"subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [], "description": request.summary}
+        try:
+            reply = await self.channel.request(body)
+        except RuntimeError as error:
+            return ApprovalAnswer("deny", f"the SDK's permission callback failed: {error}")
+        if reply.get("behavior") == "allow":
+            return ApprovalAnswer("once")
+        return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
+
+
+def context_usage(model: str, view: ContextBreakdown) -> dict[str, Any]:
+    """``/context`` in the shape of the SDK's ``ContextUsageResponse`` (counted by our compaction's estimator)."""
+    categories = [
+        {"name": "System prompt", "tokens": view.system_tokens, "color": "gray"},
+        {"name": "System tools", "tokens": view.tools_tokens, "color": "gray"},
+        {"name": "Messages", "tokens": view.message_tokens, "color": "purple"},
+    ]
+    window = view.context_window or 1
+    return {
+        "categories": categories,
+        "totalTokens": view.estimated_tokens,
+        "maxTokens": view.auto_threshold,
+        "rawMaxTokens": view.context_window,
+        "percentage": round(100 * view.estimated_tokens / window, 1),
+        "model": model,
+        "isAutoCompactEnabled": True,
+        "autoCompactThreshold": view.auto_threshold,
+        "memoryFiles": [{"path": str(f.path), "type": f.scope, "tokens": f.size // 4} for f in view.instruction_files],
+        "mcpTools": [],
+        "agents": [],
+        "gridRows": [],
+        "offloadedResults": view.offloaded_results,
+        "estimator": view.estimator,
+    }
+
+
+def _builtin_traits(name: str) -> ToolTraits | None:
+    tool = builtin_registry().get(name)
+    return tool.traits if tool is not None else None
+
+
+class StreamDriver:
+    """Reads stdin lines, answers control requests, runs the prompts one after another."""
+
+    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
+        self.agent = agent
+        self.claude = claude
+        self.channel = channel
+        self.err = err
+        self.prompts: deque[str] = deque()
+        self.turn: asyncio.Task[None] | None = None
+        self.last_ok = True
+        self._wake: asyncio.Queue[str | None] = asyncio.Queue()
+
+    async def serve(self) -> bool:
+        """Serve until end of input and the last prompt answered; whether the last result was a success."""
+        _read_lines_in_thread(self._wake, asyncio.get_running_loop())
+        ended = False
+        while not (ended and not self.prompts and self.turn is None):
+            line = await self._wake.get()
+            if line is None:
+                ended = True
+                self.channel.fail_all("the input ended")
+            elif line:
+                await self._handle(line)
+            self._next_turn()
+        self.channel.fail_all("the input ended")
+        return self.last_ok
+
+    async def _handle(self, line: str) -> None:
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            self._warn(f"ignored a stdin line that is not JSON ({error})")
+            return
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "user":
+            text = prompt_text(data.get("message"))
+            if text is None:
+                self._warn("ignored a user message without text content")
+            else:
+                self.prompts.append(text)
+        elif kind == "control_request":
+            await self._control(data)
+        elif kind == "control_response":
+            self.channel.answer(data)
+        elif kind not in ("control_cancel_request", "keep_alive", "update_environment_variables"):
+            self._warn(f"ignored a stdin line of type {kind!r}")
+
+    async def _control(self, data: Mapping[str, Any]) -> None:
+        request_id = str(data.get("request_id", ""))
+        request = data.get("request") if isinstance(data.get("request"), dict) else {}
+        assert isinstance(request, dict)
+        subtype = str(request.get("subtype", ""))
+        try:
+            response = await self._answer(subtype, request)
+        except Exception as error:  # every request gets an answer; an unexpected failure is an error response, not a hang
+            message = str(error.args[0]) if isinstance(error, KeyError) and error.args else str(error) or type(error).__name__
+            self.channel.write({"type": "control_response", "response": {"subtype": "error", "request_id": request_id, "error": message}})
+            return
+        self.channel.write({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
+
+    async def _answer(self, subtype: str, request: Mapping[str, Any]) -> dict[str, Any]:
+        if subtype == "initialize":
+            self._register_hooks(request.get("hooks"))
+            if request.get("agents"):
+                self._warn("SDK agent definitions are ignored: PseudoClaude has no subagents")
+            return {
+                "commands": [{"name": "compact", "description": "Summarize the conversation now", "argumentHint": "[focus]"}],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
+                "account": {},
+                "hooks_applied": True,
+            }
+        if subtype == "interrupt":
+            await self._interrupt()
+            return {}
+        if subtype == "set_permission_mode":
+            self.agent.set_mode(PermissionMode.parse(str(request.get("mode", ""))))
+            return {"mode": self.agent.mode.claude_name}
+        if subtype == "set_model":
+            model = request.get("model")
+            if isinstance(model, str) and model and model != "default":
+                self.agent.set_model(model)
+            return {"model": self.agent.model}
+        if subtype == "mcp_status":
+            return {"mcpServers": []}
+        if subtype == "get_context_usage":
+            return context_usage(self.agent.model, self.agent.context_breakdown())
+        raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
+
+    def _register_hooks(self, hooks: Any) -> None:
+        """The SDK's hook callbacks, by event and matcher: each call becomes a ``hook_callback`` request.
+
+        An event we do not fire is refused rather than ignored, and so is
+        ``on_failure`` (a failing hook here is a warning, never a block): a guard
+        the caller relies on must not silently do nothing.
+        """
+        if not hooks:
+            return
+        if not isinstance(hooks, dict):
+            raise ValueError("initialize: hooks must be an object of event -> matchers")
+        unknown = sorted(event for event in hooks if event not in HOOK_EVENTS)
+        if unknown:
+            raise ValueError(f"SDK hooks for {', '.join(unknown)} are not supported (supported: {', '.join(HOOK_EVENTS)})")
+        for event, matchers in hooks.items():
+            for entry in matchers or ():
+                if entry.get("onFailure") not in (None, "continue"):
+                    raise ValueError("SDK hooks with on_failure='block' are not supported: a failing hook is a warning here")
+                ids = [str(i) for i in entry.get("hookCallbackIds") or ()]
+                matcher = entry.get("matcher")
+                timeout = entry.get("timeout")
+                callbacks = {f"sdk-hook:{i}": self._callback(i) for i in ids}
+                self.agent.add_hook_callbacks(
+                    event, None if matcher in (None, "", "*") else str(matcher), callbacks, float(timeout) if timeout else None
+                )
+
+    def _callback(self, callback_id: str) -> HookCallback:
+        async def call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": None})
+
+        return call
+
+    async def _interrupt(self) -> None:
+        turn = self.turn
+        if turn is None or turn.done():
+            return
+        turn.cancel()
+        await asyncio.gather(turn, return_exceptions=True)
+
+    def _next_turn(self) -> None:
+        if self.turn is not None and self.turn.done():
+            self.turn = None
+        if self.turn is None and self.prompts:
+            self.turn = asyncio.ensure_future(self._run(self.prompts.popleft()))
+            self.turn.add_done_callback(lambda _: self._wake.put_nowait(""))
+
+    async def _run(self, prompt: str) -> None:
+        """One prompt's run; an interrupt (this task cancelled) still prints its result."""
+        self.claude.begin()
+        self.claude.emit(self.claude.init_event())
+        stripped = prompt.strip()
+        if stripped == "/compact" or stripped.startswith("/compact "):
+            events = self.agent.compact(stripped[len("/compact"):].strip() or None)
+        else:
+            events = self.agent.run(prompt)
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    self.claude.feed(event)
+        except asyncio.CancelledError:
+            self.last_ok = False
+            self.claude.finish(interrupted=True)
+            return
+        except Exception as error:  # a bug must not leave the SDK waiting for a result that never comes
+            self._warn(f"the run failed: {type(error).__name__}: {error}")
+            self.claude.run.errors.append(f"{type(error).__name__}: {error}")
+            self.last_ok = False
+            self.claude.finish()
+            return
+        self.last_ok = not self.claude.finish()["is_error"]
+
+    def _warn(self, message: str) -> None:
+        self.err.write(f"pseudoclaude: {message}\n")
+        self.err.flush()
+
+
+def _read_lines_in_thread(queue: asyncio.Queue[str | None], loop: asyncio.AbstractEventLoop) -> None:
+    """Feed stdin's lines into ``queue`` from a daemon thread (None at end of input); works for pipes and files alike."""
+
+    def pump() -> None:
+        try:
+            for raw in sys.stdin.buffer:
+                loop.call_soon_threadsafe(queue.put_nowait, raw.decode("utf-8", "replace").strip())
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except RuntimeError:
+                pass
+
+    threading.Thread(target=pump, name="stdin-stream-json", daemon=True).start()

@@ -1,0 +1,402 @@
+"""Claude Code's headless output: ``--output-format json`` and ``stream-json`` in its shapes.
+
+Scripts, dashboards and the official Claude Agent SDK read these objects, so
+the names and nesting are Claude Code's (``docs/headless.md`` lists every
+field): a ``system``/``init`` line first, then ``assistant`` messages whose
+``content`` holds ``text`` and ``tool_use`` blocks (``input`` an object), a
+``user`` message with the ``tool_result`` of each call, ``stream_event`` lines
+of partial text with ``--include-partial-messages``, and one ``result`` object
+per prompt. Tools and their arguments carry Claude Code's names (``Bash``,
+``file_path``), derived from each tool's ``ToolTraits``; a tool Claude Code
+lacks keeps ours. ``session_id`` is on every line.
+
+``ClaudeStream`` watches one agent's events for a whole process: ``begin``
+starts a prompt's run, ``feed`` translates each event, ``finish`` returns the
+result object. It never raises on an event it does not know: it skips it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
+
+from pseudoclaude import __version__
+from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event, Progress, SessionWriteFailed, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.config import PermissionMode
+from pseudoclaude.llm import context_window, cost_usd
+from pseudoclaude.tools import ToolTraits
+
+CLAUDE_CODE_PROTOCOL = "2.0.0"
+"""The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
+
+SLASH_COMMANDS = ("compact",)
+
+RESULT_SUBTYPES: Mapping[str, str] = {
+    "end_turn": "success",
+    "max_turns": "error_max_turns",
+    "max_budget": "error_max_budget_usd",
+    "interrupted": "error_during_execution",
+    "error": "error_during_execution",
+    "context_overflow": "error_during_execution",
+}
+
+Write = Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class HeadlessOptions:
+    """Claude Code's headless flags that shape the protocol rather than the agent."""
+
+    input_format: str = "text"
+    include_partial: bool = False
+    permission_prompt_tool: str | None = None
+    mcp_servers: tuple[str, ...] = ()
+    prompt: PromptChoice = field(default_factory=PromptChoice)
+    fork: bool = False
+    session_id: str | None = None
+
+
+class StreamAgent(Protocol):
+    """What the printer reads of the agent (``agent.Agent`` satisfies it)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def workspace(self) -> Path: ...
+    @property
+    def mode(self) -> PermissionMode: ...
+    def tool_traits(self) -> Mapping[str, ToolTraits]: ...
+
+
+
+
+def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
+    """Our usage counters under Anthropic's / Claude Code's key names."""
+    return {
+        "input_tokens": int(usage.get("input_tokens", 0)),
+        "cache_creation_input_tokens": int(usage.get("cache_write_tokens", 0)),
+        "cache_read_input_tokens": int(usage.get("cache_read_tokens", 0)),
+        "output_tokens": int(usage.get("output_tokens", 0)),
+    }
+
+
+def usage_cost(model: str, usage: Mapping[str, int]) -> float:
+    """The usage's price from the model table (0.0 for a model without prices)."""
+    return cost_usd(
+        model, usage.get("input_tokens", 0), usage.get("output_tokens", 0), usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)
+    )
+
+
+def error_result(message: str, session_id: str = "", subtype: str = "error_during_execution") -> dict[str, Any]:
+    """The result object of a run that could not start (bad configuration, an unknown session)."""
+    return {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": True,
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "num_turns": 0,
+        "result": message,
+        "session_id": session_id,
+        "total_cost_usd": 0.0,
+        "usage": claude_usage({}),
+        "modelUsage": {},
+        "permission_denials": [],
+        "errors": [message],
+        "uuid": str(uuid.uuid4()),
+    }
+
+
+@dataclass
+class _Run:
+    """One prompt's run, as far as the events told it."""
+
+    started: float = field(default_factory=time.monotonic)
+    mark: float = field(default_factory=time.monotonic)
+    api_seconds: float = 0.0
+    turns: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    denials: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    pending: AssistantMessage | None = None
+    streaming: bool = False
+    stop: Stop | None = None
+    session_error: str | None = None
+
+
+class ClaudeStream:
+    """Translates one agent's events into Claude Code's stream-json objects, handed to ``write``.
+
+    ``write`` is None for ``--output-format json``: the events are still watched
+    (for the result's counters and denials) but nothing but the result is printed.
+    """
+
+    def __init__(self, agent: StreamAgent, write: Write | None, *, partial: bool = False, mcp_servers: tuple[str, ...] = ()) -> None:
+        self.agent = agent
+        self.write = write
+        self.partial = partial
+        self.mcp_servers = mcp_servers
+        self.run = _Run()
+        self.total_cost = 0.0
+        self.model_usage: dict[str, dict[str, int]] = {}
+        self.session_usage: dict[str, int] = {}
+
+    # --- what the process prints besides events ---
+
+    def init_event(self) -> dict[str, Any]:
+        """The ``system``/``init`` line: who answers, where, with which tools and mode."""
+        traits = self.agent.tool_traits()
+        return self._stamp({
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(self.agent.workspace),
+            "tools": [t.claude_name(name) for name, t in traits.items()],
+            "mcp_servers": [{"name": name, "status": "failed"} for name in self.mcp_servers],
+            "model": self.agent.model,
+            "permissionMode": self.agent.mode.claude_name,
+            "slash_commands": list(SLASH_COMMANDS),
+            "apiKeySource": "none",
+            "output_style": "default",
+            "agents": [],
+            "skills": [],
+            "plugins": [],
+            "claude_code_version": CLAUDE_CODE_PROTOCOL,
+            "pseudoclaude_version": __version__,
+        })
+
+    def begin(self) -> None:
+        """A new prompt's run starts: its counters start at zero."""
+        self.run = _Run()
+
+    def feed(self, event: Event) -> None:
+        """Watch one event; print what Claude Code would print for it."""
+        run = self.run
+        if run.pending is not None and not isinstance(event, UsageReport):
+            self._assistant(run.pending, None)
+        if isinstance(event, TextDelta):
+            self._partial_text(event.text)
+        elif isinstance(event, AssistantMessage):
+            run.api_seconds += time.monotonic() - run.mark
+            run.turns += 1
+            run.pending = event
+        elif isinstance(event, UsageReport):
+            self._usage(event)
+        elif isinstance(event, ToolCallStarted):
+            run.calls[event.call_id] = (event.name, event.arguments)
+        elif isinstance(event, ToolCallFinished):
+            self._tool_result(event)
+        elif isinstance(event, Progress):
+            self._progress(event)
+        elif isinstance(event, ErrorEvent):
+            run.errors.append(f"{event.error}: {event.message}")
+        elif isinstance(event, SessionWriteFailed):
+            run.session_error = event.message
+        elif isinstance(event, Stop):
+            run.stop = event
+
+    def finish(self, *, interrupted: bool = False) -> dict[str, Any]:
+        """The ``result`` object of the run (also printed when ``write`` is set)."""
+        run = self.run
+        if run.pending is not None:
+            self._assistant(run.pending, None)
+        stop = run.stop
+        reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
+        errors = list(run.errors)
+        if subtype != "success":
+            errors.append(stop.message if stop is not None and stop.message else ("interrupted" if interrupted else "the run did not finish"))
+        result: dict[str, Any] = {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": subtype != "success",
+            "duration_ms": round((time.monotonic() - run.started) * 1000),
+            "duration_api_ms": round(run.api_seconds * 1000),
+            "num_turns": run.turns,
+            "result": stop.final_text if stop is not None else "",
+            "stop_reason": reason,
+            "session_id": self.agent.session_id,
+            "total_cost_usd": round(self.total_cost, 6),
+            "usage": claude_usage(run.usage),
+            "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
+            "permission_denials": list(run.denials),
+            "turns": stop.turns if stop is not None else run.turns,
+            "error": None if subtype == "success" else errors[-1],
+            "session_usage": dict(self.session_usage),
+            "session_error": run.session_error,
+        }
+        if subtype != "success":
+            result["errors"] = errors
+        result = self._stamp(result)
+        self.emit(result)
+        return result
+
+    # --- translation ---
+
+    def _assistant(self, event: AssistantMessage, usage: UsageReport | None) -> None:
+        self.run.pending = None
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": event.text}] if event.text else []
+        for call in event.tool_calls:
+            name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
+            blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
+        stop_reason = "tool_use" if event.tool_calls else "end_turn"
+        if self.partial and self.run.streaming:
+            self._close_partial(event, stop_reason)
+        self.run.streaming = False
+        message = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": self.agent.model,
+            "content": blocks,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": claude_usage(_usage_dict(usage)),
+        }
+        self.emit(self._stamp({"type": "assistant", "message": message, "parent_tool_use_id": None}))
+
+    def _usage(self, event: UsageReport) -> None:
+        run, counts = self.run, _usage_dict(event)
+        for key, value in counts.items():
+            run.usage[key] = run.usage.get(key, 0) + value
+        model = self.agent.model
+        per_model = self.model_usage.setdefault(model, {})
+        for key, value in counts.items():
+            per_model[key] = per_model.get(key, 0) + value
+        self.total_cost += usage_cost(model, counts)
+        self.session_usage = dict(event.total)
+        if run.pending is not None:
+            self._assistant(run.pending, event)
+        run.mark = time.monotonic()
+
+    def _tool_result(self, event: ToolCallFinished) -> None:
+        run = self.run
+        name, arguments = run.calls.get(event.call_id, (event.name, {}))
+        if event.denied:
+            claude_name, claude_input = self._claude_call(name, arguments)
+            run.denials.append({"tool_name": claude_name, "tool_use_id": event.call_id, "tool_input": claude_input})
+        block = {"type": "tool_result", "tool_use_id": event.call_id, "content": event.content or event.summary, "is_error": event.is_error}
+        self.emit(self._stamp({
+            "type": "user",
+            "message": {"role": "user", "content": [block]},
+            "parent_tool_use_id": None,
+            "tool_use_result": {"summary": event.summary, **dict(event.display)},
+        }))
+        run.mark = time.monotonic()
+
+    def _progress(self, event: Progress) -> None:
+        if event.kind == "compacting":
+            data = event.data
+            boundary = {"trigger": data.get("trigger", "auto"), "pre_tokens": data.get("before_tokens", 0)}
+            self.emit(self._stamp({"type": "system", "subtype": "compact_boundary", "compact_metadata": boundary}))
+            return
+        self.emit(self._stamp({"type": "system", "subtype": "notice", "kind": event.kind, "message": event.message, "data": dict(event.data)}))
+
+    def _partial_text(self, text: str) -> None:
+        if not self.partial:
+            return
+        if not self.run.streaming:
+            self.run.streaming = True
+            start = {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": self.agent.model, "content": []}
+            self._stream_event({"type": "message_start", "message": start})
+            self._stream_event({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+        self._stream_event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
+
+    def _close_partial(self, event: AssistantMessage, stop_reason: str) -> None:
+        self._stream_event({"type": "content_block_stop", "index": 0})
+        for index, call in enumerate(event.tool_calls, start=1):
+            name, _ = self._claude_call(str(call.get("name", "")), {})
+            block = {"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": {}}
+            self._stream_event({"type": "content_block_start", "index": index, "content_block": block})
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(self._claude_call(str(call.get("name", "")), _arguments(call))[1])}
+            self._stream_event({"type": "content_block_delta", "index": index, "delta": delta})
+            self._stream_event({"type": "content_block_stop", "index": index})
+        self._stream_event({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}})
+        self._stream_event({"type": "message_stop"})
+
+    def _stream_event(self, event: dict[str, Any]) -> None:
+        self.emit(self._stamp({"type": "stream_event", "event": event, "parent_tool_use_id": None}))
+
+    def _claude_call(self, name: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        traits = self.agent.tool_traits().get(name)
+        if traits is None:
+            return name, dict(arguments)
+        return traits.claude_name(name), traits.to_claude(arguments)
+
+    def _model_entry(self, model: str, usage: Mapping[str, int]) -> dict[str, Any]:
+        return {
+            "inputTokens": usage.get("input_tokens", 0),
+            "outputTokens": usage.get("output_tokens", 0),
+            "cacheReadInputTokens": usage.get("cache_read_tokens", 0),
+            "cacheCreationInputTokens": usage.get("cache_write_tokens", 0),
+            "webSearchRequests": 0,
+            "costUSD": round(usage_cost(model, usage), 6),
+            "contextWindow": context_window(model, None),
+        }
+
+    def _stamp(self, data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "session_id": self.agent.session_id, "uuid": str(uuid.uuid4())}
+
+    def emit(self, data: Mapping[str, Any]) -> None:
+        if self.write is not None:
+            self.write(data)
+
+
+def _arguments(call: Mapping[str, Any]) -> dict[str, Any]:
+    raw = call.get("arguments", "{}")
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except json.JSONDecodeError:
+        return {"_raw": str(raw)[:200]}
+    return dict(value) if isinstance(value, dict) else {"_raw": str(raw)[:200]}
+
+
+def _usage_dict(event: UsageReport | None) -> dict[str, int]:
+    if event is None:
+        return {}
+    return {
+        "input_tokens": event.input_tokens,
+        "output_tokens": event.output_tokens,
+        "cache_read_tokens": event.cache_read_tokens,
+        "cache_write_tokens": event.cache_write_tokens,
+    }
+
+
+async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO) -> dict[str, Any]:
+    """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
+
+    A cancelled run (an interrupt, a signal) still prints its result, then the cancellation goes on.
+    """
+    claude.begin()
+    try:
+        async for event in events:
+            claude.feed(event)
+    except asyncio.CancelledError:
+        _print_result(claude, claude.finish(interrupted=True), out)
+        raise
+    result = claude.finish()
+    _print_result(claude, result, out)
+    return result
+
+
+def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) -> None:
+    if claude.write is None:
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+
+
+def json_line_writer(out: Any) -> Write:
+    """A ``Write`` that prints each object as one JSON line and flushes (a reader sees it at once)."""
+
+    def write(data: Mapping[str, Any]) -> None:
+        out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        out.flush()
+
+    return write
