@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event, Progress, SessionWriteFailed, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.tui.headless import json_line
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
@@ -388,7 +389,7 @@ async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: 
 
 def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) -> None:
     if claude.write is None:
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(json_line(result))
         out.flush()
 
 
@@ -396,7 +397,7 @@ def json_line_writer(out: Any) -> Write:
     """A ``Write`` that prints each object as one JSON line and flushes (a reader sees it at once)."""
 
     def write(data: Mapping[str, Any]) -> None:
-        out.write(json.dumps(data, ensure_ascii=False) + "\n")
+        out.write(json_line(data))
         out.flush()
 
     return write

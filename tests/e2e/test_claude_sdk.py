@@ -71,8 +71,8 @@ async def until_result(client: Any) -> list[Any]:
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_query_with_a_tool_call_yields_claude_code_messages(kind: str, cli_path: str, workspace: Path) -> None:
     script = [
-        Reply(text="Let me read the notes.", calls=(Call("read_file", json.dumps({"path": "notes.txt"})),), cache_read_tokens=40),
-        Reply(text="The notes have 3 lines."),
+        Reply(text="Let me read the notes.", calls=(Call("read_file", json.dumps({"path": "notes.txt"})),)),
+        Reply(text="The notes have 3 lines.", cache_read_tokens=40),
     ]
     with fake_server(kind, script) as server:
         messages = collect("How many lines?", options(cli_path, kind, server.url, workspace, permission_mode="bypassPermissions"))
@@ -85,11 +85,12 @@ def test_query_with_a_tool_call_yields_claude_code_messages(kind: str, cli_path:
     text, use = first.content
     assert isinstance(text, sdk.TextBlock) and text.text == "Let me read the notes."
     assert isinstance(use, sdk.ToolUseBlock) and use.name == "Read" and use.input == {"file_path": "notes.txt"}
-    assert first.usage is not None and first.usage["cache_read_input_tokens"] == 40
+    assert first.usage is not None and first.usage["cache_read_input_tokens"] == 0
     assert isinstance(tool_results, sdk.UserMessage)
     (block,) = tool_results.content
     assert isinstance(block, sdk.ToolResultBlock) and block.tool_use_id == use.id and "gamma" in str(block.content) and not block.is_error
     assert isinstance(last, sdk.AssistantMessage) and last.content == [sdk.TextBlock(text="The notes have 3 lines.")]
+    assert last.usage is not None and last.usage["cache_read_input_tokens"] == 40, "the second request reads what the first wrote"
     assert isinstance(result, sdk.ResultMessage)
     assert result.subtype == "success" and not result.is_error and result.result == "The notes have 3 lines."
     assert result.num_turns == 2 and result.session_id and result.permission_denials == []

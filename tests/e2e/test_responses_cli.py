@@ -94,7 +94,7 @@ def test_a_resumed_session_sends_the_same_bytes_for_what_came_before(workspace: 
 
 def test_effort_reaches_the_request_and_the_summary_and_reasoning_tokens_reach_the_output(workspace: Path, tmp_path: Path) -> None:
     with fake_server("openai", script()) as server:
-        args = ["-p", "count", "--effort", "high", "--output-format", "stream-json", "--permission-mode", "bypass"]
+        args = ["-p", "count", "--effort", "high", "--output-format", "events", "--permission-mode", "bypass"]
         proc = run_cli(args, workspace, env(server.url, tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
     assert all(body["reasoning"] == {"effort": "high", "summary": "auto"} for body in server.requests)
@@ -118,7 +118,7 @@ def test_interrupting_while_the_model_reasons_leaves_a_session_that_resumes(work
     home = tmp_path / "home"
     stall = StallStream(Reply(thinking="a long chain of thought " * 20, text="never"), after_deltas=2)
     with fake_server("openai", [*script()[:1], stall, Reply(text="Back.")]) as server:
-        args = ["-p", "count", "--effort", "max", "--output-format", "stream-json", "--permission-mode", "bypass"]
+        args = ["-p", "count", "--effort", "max", "--output-format", "events", "--permission-mode", "bypass"]
         proc = subprocess.Popen(cli_command(*args), cwd=workspace, env=env(server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert server.stalled.wait(60), "the reasoning stream never started"
         time.sleep(0.5)

@@ -79,7 +79,7 @@ def test_a_full_disk_is_an_event_a_stderr_line_and_exit_3_and_resume_says_what_w
     home = tmp_path / "home"
     with fake_server("anthropic", reads_then_answers()) as server:
         env = limited(cli_env("anthropic", server.url, home), tmp_path)
-        proc = run_cli(["-p", "Count my notes", "--output-format", "stream-json", "--permission-mode", "bypass"], workspace, env)
+        proc = run_cli(["-p", "Count my notes", "--output-format", "events", "--permission-mode", "bypass"], workspace, env)
     assert proc.returncode == 3, proc.stderr
     assert proc.stderr.count("the session can no longer be saved") == 1, proc.stderr
     assert "file too large" in proc.stderr

@@ -58,7 +58,7 @@ def test_reading_a_fifo_is_refused_and_the_run_ends(tmp_path: Path) -> None:
     script = [Reply(calls=(Call("read_file", json.dumps({"path": "pipe"})),)), Reply(text="It is a pipe.")]
     started = time.monotonic()
     with fake_server("anthropic", script) as server:
-        proc = run_cli(["-p", "read pipe", "--output-format", "stream-json"], ws, cli_env("anthropic", server.url, tmp_path / "home"), timeout=60)
+        proc = run_cli(["-p", "read pipe", "--output-format", "events"], ws, cli_env("anthropic", server.url, tmp_path / "home"), timeout=60)
     assert time.monotonic() - started < 30
     assert proc.returncode == 0, proc.stderr
     finished = [e for e in json_lines(proc.stdout) if e["type"] == "tool_call_finished"]
