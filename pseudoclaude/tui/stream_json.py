@@ -243,7 +243,8 @@ class ClaudeStream:
 
     def _assistant(self, event: AssistantMessage, usage: UsageReport | None) -> None:
         self.run.pending = None
-        blocks: list[dict[str, Any]] = [{"type": "text", "text": event.text}] if event.text else []
+        blocks: list[dict[str, Any]] = [block for part in event.thinking if (block := _thinking_block(part))]
+        blocks += [{"type": "text", "text": event.text}] if event.text else []
         for call in event.tool_calls:
             name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
             blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
@@ -391,6 +392,16 @@ def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) 
     if claude.write is None:
         out.write(json_line(result))
         out.flush()
+
+
+def _thinking_block(part: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Claude Code's content block for one reasoning part: Anthropic's as they are, OpenAI's summary as plain thinking."""
+    kind, text, opaque = part.get("kind"), str(part.get("text") or ""), str(part.get("opaque") or "")
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": opaque}
+    if part.get("provider") == "anthropic":
+        return {"type": "thinking", "thinking": text, "signature": opaque}
+    return {"type": "thinking", "thinking": text, "signature": ""} if text else None
 
 
 def json_line_writer(out: Any) -> Write:

@@ -143,3 +143,22 @@ def test_permission_modes_parse_either_name() -> None:
     assert PermissionMode.BYPASS.claude_name == "bypassPermissions"
     with pytest.raises(ValueError, match="acceptEdits"):
         PermissionMode.parse("yolo")
+
+
+def test_reasoning_parts_lead_the_message_as_claude_code_thinking_blocks() -> None:
+    claude, lines = stream()
+    thinking = (
+        {"provider": "anthropic", "kind": "thinking", "text": "Check the file first.", "opaque": "sig-1"},
+        {"provider": "anthropic", "kind": "redacted_thinking", "opaque": "c2VjcmV0"},
+        {"provider": "openai", "kind": "reasoning", "text": "**Plan** read it", "opaque": "{\"encrypted_content\": \"x\"}"},
+        {"provider": "openai", "kind": "reasoning", "opaque": "{\"encrypted_content\": \"y\"}"},
+    )
+    claude.feed(AssistantMessage("Reading.", (), thinking))
+    claude.feed(UsageReport(10, 5, 0, 0, {}))
+    (assistant,) = lines.items
+    assert assistant["message"]["content"] == [
+        {"type": "thinking", "thinking": "Check the file first.", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "c2VjcmV0"},
+        {"type": "thinking", "thinking": "**Plan** read it", "signature": ""},
+        {"type": "text", "text": "Reading."},
+    ], "Anthropic's blocks as they are; OpenAI's summary without its encrypted item; an empty summary left out"
