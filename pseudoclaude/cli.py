@@ -249,10 +249,9 @@ def _mcp_names(configs: list[str]) -> list[str]:
 def _error_result(output_format: str, message: str) -> None:
     """A configuration error as Claude Code's result object, for a reader that waits for one."""
     if output_format in ("json", "stream-json"):
-        from pseudoclaude.tui import error_result
-        from pseudoclaude.tui.headless import json_line
+        from pseudoclaude.tui import error_result, json_line_writer
 
-        sys.stdout.write(json_line(error_result(message)))
+        json_line_writer(sys.stdout)(error_result(message))
         sys.stdout.flush()
 
 
