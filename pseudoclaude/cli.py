@@ -74,6 +74,12 @@ def main_command(
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
+    # --- MCP servers (issue 20) ---
+    mcp_config: Annotated[
+        Optional[list[str]], typer.Option("--mcp-config", help="MCP servers from a JSON file or string ({\"mcpServers\": {...}}); repeatable.")
+    ] = None,
+    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")] = False,
+    # --- end MCP servers ---
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
 ) -> None:
     workspace = _working_folder()
@@ -99,6 +105,8 @@ def main_command(
         effort=effort,
         max_thinking_tokens=max_thinking_tokens,
         thinking=thinking,
+        mcp_config=tuple(mcp_config or ()),
+        strict_mcp_config=strict_mcp_config,
     )
     try:
         settings = load_settings(workspace, flags)
