@@ -91,7 +91,7 @@ class ServerConnection:
             return CallResult(f"The MCP server did not answer within {self.call_timeout_s:g} s; the call may still run there.", True)
         except MCPError as error:
             if "closed" in str(error).lower():
-                self._fail(f"the server stopped ({error})")
+                self._fail("its process exited or closed the connection")
                 raise ServerGone(self.error or str(error)) from None
             return CallResult(f"MCP error: {error}", True)
         except (OSError, EOFError) as error:

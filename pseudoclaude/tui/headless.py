@@ -52,7 +52,7 @@ async def print_events(
             result.session_error = event.message
             err.write(f"pseudoclaude: error: {event.message}\n")
             err.flush()
-        elif isinstance(event, Progress) and output_format == "text":
+        elif isinstance(event, Progress) and (output_format == "text" or event.kind == "warning"):
             err.write(f"[{event.kind}] {event.message}\n")
         elif isinstance(event, Stop):
             result.stop = event
