@@ -16,6 +16,7 @@ which the runner's ``PermissionGate`` does not promise.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from contextlib import aclosing
@@ -104,6 +105,7 @@ class Agent:
     ) -> None:
         self._runner = runner
         self._mcp = mcp
+        self._mcp_start: asyncio.Future[None] | None = None
         self._builtin_tools = tuple(runner.tools.values())
         self._session = session
         self._policy = policy
@@ -241,6 +243,11 @@ class Agent:
     def mcp_servers(self) -> tuple[ServerView, ...]:
         """The MCP servers of this session, their state and tools (``/mcp``)."""
         return self._mcp.views() if self._mcp is not None else ()
+
+    def begin_mcp_servers(self) -> None:
+        """Start the MCP servers in the background now (the REPL, when a session opens); the first turn waits for them."""
+        if self._mcp is not None and self._mcp_start is None:
+            self._mcp_start = asyncio.ensure_future(self._mcp.start())
 
     async def start_mcp_servers(self) -> tuple[str, ...]:
         """Start the MCP servers now (the first turn does it otherwise); one line for each that failed."""

@@ -55,17 +55,22 @@ class McpServers:
     def __init__(self, specs: Sequence[ServerSpec], workspace: Path, *, startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S, call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S) -> None:
         self._connections = [ServerConnection(spec, workspace, call_timeout_s=call_timeout_s) for spec in specs]
         self._startup_timeout_s = startup_timeout_s
-        self._started = False
+        self._starting: asyncio.Task[None] | None = None
         self._reported: set[str] = set()
 
     def __bool__(self) -> bool:
         return bool(self._connections)
 
     async def start(self) -> None:
-        """Start every server and wait until each is ready or failed (the start-up timeout bounds it)."""
-        if self._started:
-            return
-        self._started = True
+        """Start every server and wait until each is ready or failed (the start-up timeout bounds it).
+
+        Every caller waits for the same start: the REPL begins it in the background
+        when the session opens, and the first turn waits for it to finish."""
+        if self._starting is None:
+            self._starting = asyncio.ensure_future(self._start_all())
+        await asyncio.shield(self._starting)
+
+    async def _start_all(self) -> None:
         for connection in self._connections:
             connection.start()
         await asyncio.gather(*(c.wait_ready(self._startup_timeout_s) for c in self._connections))
@@ -100,4 +105,7 @@ class McpServers:
         )
 
     async def aclose(self) -> None:
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+            await asyncio.gather(self._starting, return_exceptions=True)
         await asyncio.gather(*(c.stop() for c in self._connections), return_exceptions=True)
