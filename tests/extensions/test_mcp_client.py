@@ -182,3 +182,12 @@ def test_slash_mcp_lists_servers_their_state_and_tools(tmp_path: Path) -> None:
     assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__crash" in shown
     assert "gone failed" in shown and "nothing not found" in shown
     assert shown.count("MCP server 'gone'") == 1
+
+
+def test_hook_matchers_select_mcp_tools_by_name() -> None:
+    from pseudoclaude.agent import HookConfig
+
+    hooks = {"PreToolUse": [{"matcher": "mcp__demo__.*", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}
+    config = HookConfig.from_settings({"hooks": hooks})
+    assert [c.command for c in config.commands("PreToolUse", "mcp__demo__echo")] == ["./guard.sh"]
+    assert config.commands("PreToolUse", "mcp__other__echo") == ()
