@@ -250,10 +250,11 @@ class Agent:
             self._mcp_start = asyncio.ensure_future(self._mcp.start())
 
     async def start_mcp_servers(self) -> tuple[str, ...]:
-        """Start the MCP servers now (the first turn does it otherwise); one line for each that failed."""
+        """Start the MCP servers if not yet (every turn calls it), ping the ready ones; one line for each newly failed."""
         if self._mcp is None:
             return ()
         await self._mcp.start()
+        await self._mcp.check_alive()
         return tuple(self._refresh_mcp_tools(force=True))
 
     def permissions(self) -> PermissionView:

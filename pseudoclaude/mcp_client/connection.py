@@ -84,13 +84,14 @@ class ServerConnection:
         if self.state != "ready" or self._session is None:
             raise ServerGone(self.error or f"the server is {self.state}")
         from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
 
         try:
             result = await asyncio.wait_for(self._session.call_tool(tool, dict(arguments)), self.call_timeout_s)
         except asyncio.TimeoutError:
             return CallResult(f"The MCP server did not answer within {self.call_timeout_s:g} s; the call may still run there.", True)
         except MCPError as error:
-            if "closed" in str(error).lower():
+            if error.code == CONNECTION_CLOSED:
                 self._fail("its process exited or closed the connection")
                 raise ServerGone(self.error or str(error)) from None
             return CallResult(f"MCP error: {error}", True)
@@ -98,6 +99,23 @@ class ServerConnection:
             self._fail(f"the connection failed ({type(error).__name__}: {error})")
             raise ServerGone(self.error or str(error)) from None
         return CallResult(_text_of(result), bool(getattr(result, "is_error", False)))
+
+    async def check_alive(self, timeout_s: float = 2.0) -> None:
+        """Ping a ready server; a closed connection fails it now (a slow answer does not: it may be busy)."""
+        if self.state != "ready" or self._session is None:
+            return
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import CONNECTION_CLOSED
+
+        try:
+            await asyncio.wait_for(self._session.send_ping(), timeout_s)
+        except asyncio.TimeoutError:
+            return
+        except MCPError as error:
+            if error.code == CONNECTION_CLOSED:
+                self._fail("its process exited or closed the connection")
+        except (OSError, EOFError) as error:
+            self._fail(f"the connection failed ({type(error).__name__}: {error})")
 
     async def stop(self) -> None:
         self._stop.set()

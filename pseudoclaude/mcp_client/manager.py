@@ -75,6 +75,10 @@ class McpServers:
             connection.start()
         await asyncio.gather(*(c.wait_ready(self._startup_timeout_s) for c in self._connections))
 
+    async def check_alive(self) -> None:
+        """Ping the ready servers (before a turn), so one that died while idle is reported before the model calls it."""
+        await asyncio.gather(*(c.check_alive() for c in self._connections))
+
     def tools(self) -> list[Tool]:
         """The tools of the servers ready now, in declaration order (a duplicate name keeps the first)."""
         found: dict[str, Tool] = {}

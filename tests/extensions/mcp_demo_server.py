@@ -2,7 +2,8 @@
 
 Tools: ``echo`` (its text back), ``token`` (whether ``DEMO_TOKEN`` reached it,
 without printing it), ``big`` (``n`` numbered lines, for the output budget) and
-``crash`` (the process exits at once, as a server dying mid-session would).
+``crash`` (the process exits at once, as a server dying mid-session would) and
+``exit_soon`` (it answers, then exits while idle).
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ def token() -> str:
 def big(n: int) -> str:
     """Return n numbered lines."""
     return "\n".join(f"line {i}" for i in range(1, n + 1))
+
+
+@server.tool()
+def exit_soon() -> str:
+    """Answer, then exit a moment later (a server dying while idle)."""
+    import threading
+
+    threading.Timer(0.2, lambda: os._exit(0)).start()
+    return "bye"
 
 
 @server.tool()

@@ -160,7 +160,7 @@ def test_a_streamable_http_server_serves_its_tools(http_server: str, tmp_path: P
             await servers.aclose()
 
     names, text, notices = asyncio.run(go())
-    assert names == ["mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__token"]
+    assert names == ["mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__exit_soon", "mcp__web__token"]
     assert text == "echo: over http" and notices == []
 
 
@@ -179,7 +179,7 @@ def test_slash_mcp_lists_servers_their_state_and_tools(tmp_path: Path) -> None:
     asyncio.run(go())
     shown = repl.console.file.getvalue()  # type: ignore[attr-defined]
     assert "demo ready  stdio · --mcp-config" in shown
-    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__crash" in shown
+    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__exit_soon, mcp__demo__crash" in shown
     assert "gone failed" in shown and "nothing not found" in shown
     assert shown.count("MCP server 'gone'") == 1
 
@@ -191,3 +191,34 @@ def test_hook_matchers_select_mcp_tools_by_name() -> None:
     config = HookConfig.from_settings({"hooks": hooks})
     assert [c.command for c in config.commands("PreToolUse", "mcp__demo__echo")] == ["./guard.sh"]
     assert config.commands("PreToolUse", "mcp__other__echo") == ()
+
+
+@pytest.mark.slow
+def test_a_server_that_dies_between_turns_is_reported_before_the_next_request(tmp_path: Path) -> None:
+    from pseudoclaude.agent import Progress, build_agent
+    from tests.e2e.support import KEYS, fake_server
+    from tests.fakes.script import Call, Reply
+
+    config = json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [str(DEMO)]}}})
+    script = [Reply(calls=(Call("mcp__demo__exit_soon"),)), Reply(text="It said bye."), Reply(text="Fine without it.")]
+    with fake_server("anthropic", script) as server:
+        environ = {"ANTHROPIC_API_KEY": KEYS["anthropic"], "ANTHROPIC_BASE_URL": server.url, "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}
+        flags = Flags(model="claude-sonnet-4-6", mcp_config=(config,), allowed_tools=("mcp__demo",))
+        agent = build_agent(load_settings(tmp_path, flags, environ=environ))
+
+        async def go() -> list[str]:
+            try:
+                [event async for event in agent.run("say bye")]
+                await asyncio.sleep(1.0)
+                return [e.message for e in [event async for event in agent.run("and now?")] if isinstance(e, Progress) and e.kind == "warning"]
+            finally:
+                await agent.aclose()
+
+        warnings = asyncio.run(go())
+        requests = list(server.requests)
+    assert len(warnings) == 1 and "MCP server 'demo'" in warnings[0] and "exited" in warnings[0]
+    assert "mcp__demo__exit_soon" in tool_names_of(requests[0]) and not [n for n in tool_names_of(requests[2]) if n.startswith("mcp__")]
+
+
+def tool_names_of(request: Mapping[str, Any]) -> list[str]:
+    return [tool["name"] for tool in request.get("tools", [])]
