@@ -147,3 +147,18 @@ def test_a_server_that_cannot_start_is_one_line_and_the_run_goes_on(tmp_path: Pa
 def test_a_bad_mcp_config_is_one_line_and_exit_2(tmp_path: Path, ws: Path) -> None:
     proc = run_cli(["-p", "x", "--mcp-config", "{not json"], ws, cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home"))
     assert proc.returncode == 2 and "--mcp-config" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_mcp_tool_works_through_the_openai_wire_format_too(tmp_path: Path, ws: Path) -> None:
+    config = json.dumps({"mcpServers": {"demo": demo_server()}})
+    script = [Reply(calls=(Call("mcp__demo__echo", json.dumps({"text": "via openai"})),)), Reply(text="Done.")]
+    with fake_server("openai", script) as server:
+        env = cli_env("openai", server.url, tmp_path / "home")
+        proc = run_cli(["-p", "echo", "--output-format", "json", "--mcp-config", config, "--allowed-tools", "mcp__demo__echo"], ws, env)
+        assert server.rejections == []
+        requests = list(server.requests)
+    assert proc.returncode == 0, proc.stderr
+    functions = {tool["function"]["name"]: tool["function"] for tool in requests[0]["tools"]}
+    assert functions["mcp__demo__echo"]["parameters"]["type"] == "object"
+    tool_messages = [m for m in requests[1]["messages"] if m["role"] == "tool"]
+    assert tool_messages[-1]["content"] == "echo: via openai"
