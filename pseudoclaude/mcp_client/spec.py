@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
 Transport = Literal["stdio", "http", "sse"]
@@ -42,13 +42,12 @@ class ServerSpec:
     url: str = ""
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     problem: str | None = None
+    shown: str = ""
 
     @property
     def target(self) -> str:
-        """What the server is, for ``/mcp`` and error lines (no environment or header values)."""
-        if self.transport == "stdio":
-            return " ".join((self.command, *self.args))[:200]
-        return self.url
+        """What the server is, for ``/mcp``: the command line or URL as declared, ``${VAR}`` unexpanded (no secret)."""
+        return self.shown
 
 
 class _Unset(Exception):
@@ -76,12 +75,22 @@ def server_specs(declared: Mapping[str, tuple[str, Mapping[str, Any]]], environ:
 
 
 def _spec(name: str, source: str, raw: Mapping[str, Any], environ: Mapping[str, str]) -> ServerSpec:
+    shown = _declared_target(raw)
     try:
-        return _parse(name, source, raw, environ)
+        return replace(_parse(name, source, raw, environ), shown=shown)
     except _Unset as unset:
-        return ServerSpec(name, source, problem=f"the environment variable {unset.args[0]} is not set (used as ${{{unset.args[0]}}})")
+        return ServerSpec(name, source, problem=f"the environment variable {unset.args[0]} is not set (used as ${{{unset.args[0]}}})", shown=shown)
     except ValueError as error:
-        return ServerSpec(name, source, problem=str(error))
+        return ServerSpec(name, source, problem=str(error), shown=shown)
+
+
+def _declared_target(raw: Any) -> str:
+    if not isinstance(raw, Mapping):
+        return ""
+    if "command" in raw:
+        args: list[Any] = raw["args"] if isinstance(raw.get("args"), list) else []
+        return " ".join(str(part) for part in (raw["command"], *args))[:200]
+    return str(raw.get("url", ""))[:200]
 
 
 def _parse(name: str, source: str, raw: Mapping[str, Any], environ: Mapping[str, str]) -> ServerSpec:
