@@ -76,7 +76,7 @@ def main_command(
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
     # --- MCP servers (issue 20) ---
     mcp_config: Annotated[
-        Optional[list[str]], typer.Option("--mcp-config", help="MCP servers from a JSON file or string ({\"mcpServers\": {...}}); repeatable.")
+        Optional[list[str]], typer.Option("--mcp-config", metavar="FILE|JSON", help="MCP servers from a JSON file or string ({\"mcpServers\": {...}}); repeatable.")
     ] = None,
     strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")] = False,
     # --- end MCP servers ---
