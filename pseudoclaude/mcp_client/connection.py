@@ -21,7 +21,7 @@ import contextlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, Mapping
+from typing import IO, Any, Literal, Mapping, TextIO, cast
 
 from pseudoclaude.mcp_client.spec import ServerSpec
 
@@ -181,7 +181,7 @@ class ServerConnection:
         if spec.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            self._stderr = _append_only(cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")))
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=self.workspace)
             return stdio_client(params, errlog=self._stderr)
         if spec.transport == "sse":
@@ -189,6 +189,16 @@ class ServerConnection:
 
             return sse_client(spec.url, headers=dict(spec.headers) or None)
         return _http_streams(spec.url, dict(spec.headers))
+
+
+def _append_only(stream: TextIO) -> TextIO:
+    """The server writes to the file's end whatever position reading its last line leaves (a shared file offset)."""
+    import fcntl
+    import os
+
+    flags = fcntl.fcntl(stream.fileno(), fcntl.F_GETFL)
+    fcntl.fcntl(stream.fileno(), fcntl.F_SETFL, flags | os.O_APPEND)
+    return stream
 
 
 @contextlib.asynccontextmanager
