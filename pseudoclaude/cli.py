@@ -76,6 +76,12 @@ def main_command(
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
+    # --- MCP servers (issue 20) ---
+    mcp_config: Annotated[
+        Optional[list[str]], typer.Option("--mcp-config", metavar="FILE|JSON", help="MCP servers from a JSON file or string ({\"mcpServers\": {...}}); repeatable.")
+    ] = None,
+    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")] = False,
+    # --- end MCP servers ---
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
     # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
     disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
@@ -126,6 +132,8 @@ def main_command(
         effort=effort,
         max_thinking_tokens=max_thinking_tokens,
         thinking=thinking,
+        mcp_config=tuple(mcp_config or ()),
+        strict_mcp_config=strict_mcp_config,
     )
     claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:

@@ -40,7 +40,7 @@ from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
 from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
-from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, visible
+from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, mcp_json_entries, visible
 
 THINKING_MODES = ("adaptive", "disabled")
 MIN_THINKING_TOKENS = 1024
@@ -97,6 +97,12 @@ class Flags:
     effort: str | None = None
     max_thinking_tokens: int | None = None
     thinking: str | None = None
+    mcp_config: tuple[str, ...] = ()
+    strict_mcp_config: bool = False
+
+
+McpDeclarations = Mapping[str, tuple[str, Mapping[str, Any]]]
+"""MCP servers by name: (where declared, the raw declaration, ``${VAR}`` not expanded yet)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,7 @@ class Settings:
     effort: str | None = None
     max_thinking_tokens: int | None = None
     thinking: str | None = None
+    mcp_servers: McpDeclarations = field(default_factory=dict, repr=False)
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -241,6 +248,7 @@ def load_settings(
         settings_paths=files.paths,
         trust=trust,
         api_key=api_key,
+        mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
         **_reasoning(flags, env, files),
     )
 
@@ -262,7 +270,7 @@ def trusted_settings_files(
     workspace = workspace.resolve()
     files = raw if raw is not None else SettingsFiles.read(workspace, home)
     project = [(_shown(path, workspace), layer) for path, layer in zip(files.paths[1:], files.layers[1:])]
-    entries = tuple(dict.fromkeys([*find_entries(project), *extra]))
+    entries = tuple(dict.fromkeys([*find_entries(project), *mcp_json_entries(read_mcp_json(workspace)), *extra]))
     if not entries:
         return files, WorkspaceTrust(folder=workspace)
     trusted_by = "--trust-workspace" if trust_workspace else ("trustedWorkspaces" if _listed(files.layers[0], workspace) else None)
@@ -275,6 +283,52 @@ def trusted_settings_files(
     layers = (files.layers[0], *(filter_layer(source, layer, approved) for source, layer in project))
     trust = WorkspaceTrust(workspace, entries, ignored, pending, trusted_by)
     return SettingsFiles(files.paths, layers), trust
+
+
+MCP_JSON = ".mcp.json"
+
+
+def read_mcp_json(workspace: Path) -> dict[str, Any]:
+    """The ``mcpServers`` of the project's ``.mcp.json`` (Claude Code's file), unchecked beyond the shape."""
+    return _mcp_servers(read_settings_file(workspace / MCP_JSON), workspace / MCP_JSON)
+
+
+def mcp_declarations(workspace: Path, user: Mapping[str, Any], flags: Flags, trust: WorkspaceTrust) -> McpDeclarations:
+    """The MCP servers of this run: the user's settings, then the trusted ``.mcp.json`` servers, then ``--mcp-config``
+    (a later one with the same name wins); with ``--strict-mcp-config`` only the last."""
+    found: dict[str, tuple[str, Mapping[str, Any]]] = {}
+    if not flags.strict_mcp_config:
+        found.update((name, ("user settings", raw)) for name, raw in _mcp_servers(user, Path("user settings")).items())
+        ignored = {entry.fingerprint for entry in trust.ignored}
+        project = read_mcp_json(workspace)
+        kept = {entry.value for entry in mcp_json_entries(project) if entry.fingerprint not in ignored}
+        found.update((name, (MCP_JSON, raw)) for name, raw in project.items() if name in kept)
+    for value in flags.mcp_config:
+        found.update((name, ("--mcp-config", raw)) for name, raw in _mcp_config(value).items())
+    return found
+
+
+def _mcp_config(value: str) -> dict[str, Any]:
+    """One ``--mcp-config`` value: a JSON object, or a file holding one."""
+    if value.lstrip().startswith("{"):
+        try:
+            document = json.loads(value)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"--mcp-config: not valid JSON ({error})") from None
+        if not isinstance(document, dict):
+            raise ConfigError("--mcp-config must hold a JSON object")
+        return _mcp_servers(document, Path("--mcp-config"))
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"--mcp-config: no such file {path}")
+    return _mcp_servers(read_settings_file(path), path)
+
+
+def _mcp_servers(document: Mapping[str, Any], where: Path) -> dict[str, Any]:
+    servers = document.get("mcpServers", {})
+    if not isinstance(servers, dict) or not all(isinstance(raw, dict) for raw in servers.values()):
+        raise ConfigError(f"{where}: `mcpServers` must be an object of server objects")
+    return servers
 
 
 def _reasoning(flags: Flags, env: Mapping[str, str], files: SettingsFiles) -> dict[str, Any]:

@@ -7,6 +7,7 @@ model's tool calls are checked every time by the permission policy.
 
 Only the entries that raise what the project can do need approval
 (``find_entries``): a hook command (it runs on the user's machine),
+a server of the project's ``.mcp.json`` (it starts a command, or sends the tool calls somewhere),
 ``disableAllHooks`` (it would silence the user's own guard hooks), an allow
 rule or a permission mode other than ``default``/``plan`` (they loosen
 approvals), a ``sessionsDir`` (it moves the transcripts), and a ``*_BASE_URL``
@@ -36,7 +37,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 TRUST_FILE = "trust.json"
 SAFE_MODES = frozenset({"default", "plan"})
-EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint"]
+EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint", "mcp"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -64,6 +65,7 @@ class TrustEntry:
             "mode": f"sets the permission mode to {self.value!r}",
             "sessions": f"keeps the session transcripts in {self.value!r}",
             "endpoint": f"sends {self.detail} to {self.value}",
+            "mcp": f"starts the MCP server {self.value!r}: {_server_target(self.detail)}",
         }[self.kind]
         return visible(f"{text}  ({self.source})")
 
@@ -91,7 +93,26 @@ class WorkspaceTrust:
         )
 
 
-_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL"}
+_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL", "mcp": "MCP servers"}
+
+
+def _server_target(declaration: str) -> str:
+    """What an ``.mcp.json`` server runs or connects to, from its declaration (JSON text)."""
+    try:
+        raw = json.loads(declaration)
+    except json.JSONDecodeError:
+        return declaration[:200]
+    if not isinstance(raw, dict):
+        return declaration[:200]
+    if "command" in raw:
+        args: list[Any] = raw["args"] if isinstance(raw.get("args"), list) else []
+        return "runs " + " ".join(_text(part) for part in (raw["command"], *args))[:300]
+    return f"connects to {_text(raw.get('url'))[:300]}"
+
+
+def mcp_json_entries(servers: Mapping[str, Any], source: str = ".mcp.json") -> list[TrustEntry]:
+    """One entry per server of a project's ``.mcp.json``: its commands come from the repository."""
+    return [TrustEntry("mcp", str(name), source, json.dumps(raw, sort_keys=True, default=str)) for name, raw in servers.items()]
 
 
 def visible(text: str) -> str:

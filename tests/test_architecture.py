@@ -5,7 +5,7 @@ Read from the source with ``ast`` (nothing is imported). A unit is a package
 or a top-level module (``pseudoclaude.cli``). The rules:
 
 * **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> llm,
-  as the table ``MAY_IMPORT`` says; compact, tools and session do not import
+  as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
   each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
 * **Faces.** A module of one unit imports another unit through its face
@@ -30,6 +30,7 @@ PACKAGES = (
     "pseudoclaude.agent",
     "pseudoclaude.compact",
     "pseudoclaude.llm",
+    "pseudoclaude.mcp_client",
     "pseudoclaude.session",
     "pseudoclaude.tools.permissions",
     "pseudoclaude.tools",
@@ -40,7 +41,7 @@ IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitco
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
-_BELOW_AGENT = {"pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
+_BELOW_AGENT = {"pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
     "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
@@ -49,6 +50,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.agent": _BELOW_AGENT,
     "pseudoclaude.compact": {"pseudoclaude.llm"},
     "pseudoclaude.session": {"pseudoclaude.llm"},
+    "pseudoclaude.mcp_client": {"pseudoclaude.tools", "pseudoclaude.llm"},
     "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.llm"},
     "pseudoclaude.tools": {"pseudoclaude.llm"},
     "pseudoclaude.llm": set(),

@@ -27,8 +27,9 @@ PUBLIC = {
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
-        "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
+        "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
     },
+    "pseudoclaude.mcp_client": {"McpServers", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs", "timeouts", "tool_name"},
     "pseudoclaude.tui": {
         "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "safe_console",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
@@ -37,6 +37,9 @@ from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
 from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
+
+if TYPE_CHECKING:
+    from pseudoclaude.mcp_client import McpServers
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,22 @@ def _assemble(
         usage_total=replay.usage_total if replay is not None else Usage(),
     )
     warnings = tuple(replay.warnings) if replay is not None else ()
-    return Agent(runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory)
+    return Agent(
+        runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,
+        mcp=mcp_servers(settings),
+    )
+
+
+def mcp_servers(settings: Settings) -> McpServers | None:
+    """The session's MCP servers (None when none is declared: the SDK is then never imported)."""
+    if not settings.mcp_servers:
+        return None
+    import os
+
+    from pseudoclaude.mcp_client import McpServers, server_specs, timeouts
+
+    startup, call = timeouts(os.environ)
+    return McpServers(server_specs(settings.mcp_servers, os.environ), settings.workspace, startup_timeout_s=startup, call_timeout_s=call)
 
 
 def _context_state(

@@ -16,6 +16,7 @@ which the runner's ``PermissionGate`` does not promise.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from contextlib import aclosing
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
-from pseudoclaude.agent.events import Event, SessionWriteFailed
+from pseudoclaude.agent.events import Event, Progress, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import HookCallback, SessionHooks
     from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
+    from pseudoclaude.mcp_client import McpServers, ServerView
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,12 @@ class Agent:
         replay_warnings: tuple[str, ...] = (),
         instructions: Instructions = Instructions(),
         memory: MemoryStore | None = None,
+        mcp: McpServers | None = None,
     ) -> None:
         self._runner = runner
+        self._mcp = mcp
+        self._mcp_start: asyncio.Future[None] | None = None
+        self._builtin_tools = tuple(runner.tools.values())
         self._session = session
         self._policy = policy
         self._instructions = instructions
@@ -256,6 +262,23 @@ class Agent:
             pinned_tokens=status.pinned_tokens,
         )
 
+    def mcp_servers(self) -> tuple[ServerView, ...]:
+        """The MCP servers of this session, their state and tools (``/mcp``)."""
+        return self._mcp.views() if self._mcp is not None else ()
+
+    def begin_mcp_servers(self) -> None:
+        """Start the MCP servers in the background now (the REPL, when a session opens); the first turn waits for them."""
+        if self._mcp is not None and self._mcp_start is None:
+            self._mcp_start = asyncio.ensure_future(self._mcp.start())
+
+    async def start_mcp_servers(self) -> tuple[str, ...]:
+        """Start the MCP servers if not yet (every turn calls it), ping the ready ones; one line for each newly failed."""
+        if self._mcp is None:
+            return ()
+        await self._mcp.start()
+        await self._mcp.check_alive()
+        return tuple(self._refresh_mcp_tools(force=True))
+
     def permissions(self) -> PermissionView:
         policy = self._policy
         return PermissionView(mode=policy.mode, allow=policy.rules.allow, deny=policy.rules.deny, session_rules=policy.session_rules)
@@ -270,7 +293,25 @@ class Agent:
     # --- The only reads of the runner's and the context engine's state. ---
 
     def _run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        return self._reporting(self._runner.run(prompt))
+        run = self._runner.run(prompt)
+        return self._reporting(self._with_mcp(run) if self._mcp is not None else run)
+
+    async def _with_mcp(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """``events`` after the MCP servers started; a server failing on the way is one warning and its tools go."""
+        for line in await self.start_mcp_servers():
+            yield Progress("warning", line)
+        async with aclosing(events) as stream:
+            async for event in stream:
+                yield event
+                for line in self._refresh_mcp_tools():
+                    yield Progress("warning", line)
+
+    def _refresh_mcp_tools(self, *, force: bool = False) -> list[str]:
+        assert self._mcp is not None
+        notices = self._mcp.take_notices()
+        if notices or force:
+            self._runner.set_tools([*self._builtin_tools, *self._mcp.tools()])
+        return notices
 
     def _compact(self, instructions: str | None) -> AsyncGenerator[Event, None]:
         return self._reporting(self._runner.compact(instructions))
@@ -289,6 +330,8 @@ class Agent:
         try:
             await self._runner.hooks.end(end_reason)
         finally:
+            if self._mcp is not None:
+                await self._mcp.aclose()
             await self._runner.provider.aclose()
 
     def _conversation(self) -> Sequence[Message]:

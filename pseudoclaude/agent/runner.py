@@ -141,6 +141,11 @@ class Runner:
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
 
+    def set_tools(self, tools: Iterable[Tool]) -> None:
+        """Replace the tool set (MCP servers arriving or failing); the next request sends the new list."""
+        self.tools = ToolRegistry(tools).by_name()
+        self.tool_specs = tuple(spec_of(tool) for tool in self.tools.values())
+
     def queue_user_message(self, text: str) -> None:
         """Text the user sent while a turn runs: it joins the conversation before the next model call."""
         self._pending.append(text)

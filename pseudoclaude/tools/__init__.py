@@ -29,10 +29,11 @@ from pseudoclaude.tools.base import (
 from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
 if TYPE_CHECKING:
+    from pseudoclaude.tools.budgeted import budgeted_output
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.shell import stop_group
 
-_LAZY = {"RunCommandTool": "run_command", "stop_group": "shell"}
+_LAZY = {"RunCommandTool": "run_command", "stop_group": "shell", "budgeted_output": "budgeted"}
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
     __getattr__ = lazy_getattr(__name__, _LAZY)
@@ -53,6 +54,7 @@ __all__ = [
     "ToolOutput",
     "ToolRegistry",
     "ToolTraits",
+    "budgeted_output",
     "builtin_registry",
     "default_tools",
     "spec_of",

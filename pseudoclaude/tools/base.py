@@ -170,7 +170,7 @@ class ToolOutput:
     full_output: str | None = None
 
 
-ToolKind = Literal["read", "edit", "execute", "write"]
+ToolKind = Literal["read", "edit", "execute", "write", "network"]
 """What running a tool may change, as the permission policy sees it.
 
 * ``read``: nothing outside the session (reads, searches, the todo list). Runs
@@ -178,7 +178,10 @@ ToolKind = Literal["read", "edit", "execute", "write"]
 * ``edit``: files named by its path arguments. Asks, except in accept-edits mode.
 * ``execute``: anything; its key argument is a shell command line, judged by the
   hard-deny list and command rules. Asks unless a rule allows the command.
-* ``write``: some other lasting change (memory files, the network...). Asks.
+* ``write``: some other lasting change (memory files, an MCP server's tools...). Asks.
+* ``network``: changes nothing here, but the request leaves the machine (a URL can
+  carry data out). Its key argument is a URL, judged by ``domain:`` rules. Asks,
+  in plan mode too (research is what plan mode is for; it is not refused there).
 """
 
 
@@ -209,6 +212,8 @@ class ToolTraits:
     def __post_init__(self) -> None:
         if self.kind not in get_args(ToolKind):
             raise ValueError(f"unknown tool kind {self.kind!r}: choose one of {', '.join(get_args(ToolKind))}")
+        if self.kind == "network" and self.key_argument is None:
+            raise ValueError("a network tool must name the argument holding its URL (key_argument)")
         if self.kind == "execute" and self.key_argument is None:
             raise ValueError("an execute tool must name the argument holding its command line (key_argument)")
         if self.kind == "edit" and not self.path_arguments:

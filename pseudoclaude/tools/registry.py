@@ -32,6 +32,7 @@ def default_tools() -> list[Tool]:
     from pseudoclaude.tools.remember import RememberTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.todo_write import TodoWriteTool
+    from pseudoclaude.tools.web_fetch import WebFetchTool
     from pseudoclaude.tools.write_file import WriteFileTool
 
     return [
@@ -45,6 +46,7 @@ def default_tools() -> list[Tool]:
         TodoWriteTool(),
         RememberTool(),
         RecallTool(),
+        WebFetchTool(),
     ]
 
 

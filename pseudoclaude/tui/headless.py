@@ -68,7 +68,7 @@ async def print_events(
             result.session_error = event.message
             err.write(f"pseudoclaude: error: {event.message}\n")
             err.flush()
-        elif isinstance(event, Progress) and output_format == "text":
+        elif isinstance(event, Progress) and (output_format == "text" or event.kind == "warning"):
             err.write(f"[{event.kind}] {for_terminal(event.message)}\n")
         elif isinstance(event, ToolCallFinished) and event.denied and output_format == "text":
             err.write(f"[denied] {event.name}: {for_terminal(event.content)}\n")

@@ -198,6 +198,7 @@ class Repl:
         if (failed := agent.take_write_failure()) is not None:
             self.show_write_failure(failed)
         self.agent = agent
+        agent.begin_mcp_servers()
         self.refresh_status()
         return True
 

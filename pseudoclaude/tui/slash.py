@@ -205,6 +205,28 @@ async def _memory(repl: Repl, arg: str) -> bool:
     return False
 
 
+async def _mcp(repl: Repl, arg: str) -> bool:
+    """The MCP servers: each one's state and source, its tools or why it failed (starting them if not yet)."""
+    agent = await repl.ensure_agent()
+    if agent is None:
+        return False
+    for line in await agent.start_mcp_servers():
+        repl.console.print(Text(f"! {line}", style="yellow"))
+    servers = agent.mcp_servers()
+    if not servers:
+        repl.console.print("No MCP servers. Declare them in .mcp.json (mcpServers), in your settings, or with --mcp-config.")
+        return False
+    style = {"ready": "green", "failed": "red", "starting": "yellow", "stopped": "dim"}
+    for server in servers:
+        head = Text(f"{server.name} ", style="bold") + Text(server.state, style=style.get(server.state, ""))
+        repl.console.print(head + Text(f"  {server.transport} · {server.source} · {server.target}", style="dim"))
+        if server.error:
+            repl.console.print(Text(f"    {server.error}", style="red"))
+        if server.tools:
+            repl.console.print(Text("    " + ", ".join(server.tools)))
+    return False
+
+
 async def _exit(repl: Repl, arg: str) -> bool:
     return True
 
@@ -221,6 +243,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/permissions", "show rules, switch mode [default|accept-edits|plan|bypass]", _permissions),
     Command("/memory", "show memory files, or save a fact [--user] [fact]", _memory),
     Command("/init", "study the repository and write PSEUDOCLAUDE.md", _init),
+    Command("/mcp", "MCP servers: state, source and tools", _mcp),
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}

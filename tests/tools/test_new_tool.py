@@ -27,11 +27,11 @@ HOME = Path("/home/u")
 
 @dataclass(frozen=True)
 class FetchTool:
-    """Observes the network: read-only, clearable, Claude Code's ``WebFetch``."""
+    """Observes the network: read-only, clearable, Claude Code's ``WebSearch``."""
 
     name: str = "fetch"
     description: str = "Fetch a URL."
-    traits: ToolTraits = ToolTraits(kind="read", clearable=True, claude_names=("WebFetch",), key_argument="url")
+    traits: ToolTraits = ToolTraits(kind="read", clearable=True, claude_names=("WebSearch",), key_argument="url")
 
     @property
     def input_schema(self) -> Mapping[str, Any]:
@@ -109,7 +109,7 @@ def test_rules_may_use_the_claude_code_name_and_match_the_declared_path_argument
     allow = {"allowed_tools": ["ApplyPatch(src/**)"]}
     assert decide(PermissionMode.DEFAULT, PatchTool(), {"target": "src/a.py"}, **allow).source == "rule"
     assert not decide(PermissionMode.DEFAULT, PatchTool(), {"target": "setup.py"}, **allow).allowed
-    deny = Rules.from_settings({"permissions": {"deny": ["WebFetch"]}})
+    deny = Rules.from_settings({"permissions": {"deny": ["WebSearch"]}})
     denied = decide(PermissionMode.BYPASS, FetchTool(), {"url": "https://example.com"}, rules=deny)
     assert not denied.allowed and "`fetch`" in denied.reason
 
@@ -121,7 +121,7 @@ def test_the_transcript_shows_the_declared_key_argument() -> None:
 
 
 def test_a_hook_matcher_with_the_claude_code_name_fires_for_the_tool() -> None:
-    hooks = {"PreToolUse": [{"matcher": "WebFetch|ApplyPatch", "hooks": [{"type": "command", "command": "./check.sh"}]}]}
+    hooks = {"PreToolUse": [{"matcher": "WebSearch|ApplyPatch", "hooks": [{"type": "command", "command": "./check.sh"}]}]}
     config = HookConfig.from_settings({"hooks": hooks}, claude_names=registry().claude_names())
     assert [c.command for c in config.commands("PreToolUse", "fetch")] == ["./check.sh"]
     assert [c.command for c in config.commands("PreToolUse", "patch")] == ["./check.sh"]

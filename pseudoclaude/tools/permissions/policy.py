@@ -5,8 +5,9 @@ Checks run in this order, and the first that decides wins:
 1. the hard-deny list (``execute`` tools only) — every mode, bypass included;
 2. deny rules — every mode, bypass included; they compare what a command
    means (:mod:`argv`) and see inner commands (:mod:`unwrap`, :mod:`hidden`);
-3. plan mode — only tools whose declared kind is ``read`` run; everything
-   else is refused;
+3. plan mode — only tools whose declared kind is ``read`` run; ``network``
+   tools (``web_fetch``) go on to the rules and the approver; everything else
+   is refused;
 4. bypass mode — everything else runs, except a command running code computed
    when the line runs (``eval "$(curl ...)"``, ``$CMD``: :func:`unknown_code_reason`),
    which could hide anything the hard-deny list exists to stop;
@@ -51,7 +52,7 @@ from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructio
 from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
 from pseudoclaude.tools.permissions.readonly import is_read_only
-from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of
+from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
@@ -106,7 +107,7 @@ class PermissionPolicy:
         denied = first_match(self.rules.deny, call, deny=True)
         if denied is not None:
             return Decision(False, f"Denied by the permission rule `{denied}` in the settings (applies in every mode).", "rule")
-        if self.mode is PermissionMode.PLAN:
+        if self.mode is PermissionMode.PLAN and traits.kind != "network":
             return Decision(True, "", "plan") if traits.read_only else Decision(False, self._plan_refusal(tool), "plan")
         if self.mode is PermissionMode.BYPASS:
             unknown = self._unknown_code(call)
@@ -207,7 +208,7 @@ class PermissionPolicy:
 def _headless_refusal(call: Call, suggested: Rule | None, hidden: str | None = None) -> str:
     rule = str(suggested) if suggested is not None else call.tool
     modes = "--permission-mode accept-edits (file edits) or --permission-mode bypass"
-    if call.traits.kind == "execute":
+    if call.traits.kind in ("execute", "network"):
         modes = "--permission-mode bypass"
     why = f" No prefix rule covers this line: {hidden}; write the command without it, or" if hidden else " To allow it,"
     return (
@@ -224,6 +225,9 @@ def _protected_refusal(call: Call, path: Path, why: str) -> str:
 
 
 def _suggested_rule(call: Call) -> Rule | None:
+    if call.traits.kind == "network":
+        host = url_host(call.args.get(call.traits.key_argument or ""))
+        return Rule(call.tool, f"domain:{host}") if host else None
     if call.traits.kind == "execute":
         command = call.command()
         return Rule(call.tool, command.strip()) if isinstance(command, str) and command.strip() else None
@@ -233,6 +237,8 @@ def _suggested_rule(call: Call) -> Rule | None:
 def _summary(call: Call) -> str:
     if call.traits.kind == "execute":
         return str(call.command() or "")
+    if call.traits.kind == "network":
+        return f"{call.tool} {call.args.get(call.traits.key_argument or '', '')}"
     paths = [call.args.get(name) for name in call.traits.path_arguments]
     path = next((p for p in paths if isinstance(p, str)), None)
     return f"{call.tool} {path}" if path is not None else call.tool

@@ -6,6 +6,10 @@ A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
   ``run_command(npm test:*)`` also matches ``npm test -- -x`` but not
   ``npm testing``. A pattern equal to a whole compound command line matches
   that exact line (this is what "always allow" saves).
+* for ``network`` tools (``web_fetch``), ``domain:docs.python.org`` (that host)
+  or ``domain:*.python.org`` (it and its subdomains);
+* MCP tools by name: ``mcp__server__tool``, or every tool of a server with
+  ``mcp__server`` or ``mcp__server__*`` (Claude Code's forms);
 * for file tools, a gitignore-style glob on the workspace-relative ``path``
   (``edit_file(src/**)``); ``~/`` anchors it at the home directory and ``//``
   at the filesystem root.
@@ -46,7 +50,7 @@ from pseudoclaude.tools.permissions.readonly import writing_options
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
-_RULE = re.compile(r"\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_RULE = re.compile(r"\s*([A-Za-z_][\w.-]*\*?)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 
 
@@ -160,18 +164,61 @@ class Call:
 
 def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None:
     """The rule deciding ``call``: for deny, any hit; for allow, a rule covering all of it."""
-    relevant = [r for r in rules if r.tool == call.tool]
+    relevant = [r for r in rules if names_tool(r.tool, call.tool)]
     whole = next((r for r in relevant if r.pattern is None), None)
     if whole is not None or not relevant:
         return whole
     if call.traits.kind == "execute":
         return _command_match(relevant, call, deny=deny)
+    if call.traits.kind == "network":
+        return _domain_match(relevant, call)
     paths = paths_of(call)
     if not paths:
         return None
     for rule in relevant:
         hits = [rule.matches_path(p, workspace=call.workspace, home=call.home) for p in paths]
         if (any(hits) if deny else all(hits)):
+            return rule
+    return None
+
+
+def names_tool(rule_tool: str, tool: str) -> bool:
+    """Whether a rule's tool name covers ``tool``: the same name, or for MCP tools (Claude Code's forms)
+    ``mcp__server`` and ``mcp__server__*`` (every tool of the server) or another ``mcp__...*`` prefix."""
+    if rule_tool == tool:
+        return True
+    if not (rule_tool.startswith("mcp__") and tool.startswith("mcp__")):
+        return False
+    if rule_tool.endswith("*"):
+        return tool.startswith(rule_tool[:-1])
+    return rule_tool.count("__") == 1 and tool.startswith(rule_tool + "__")
+
+
+def url_host(url: Any) -> str | None:
+    """The host of an http(s) URL, lower-cased (None when ``url`` is not one)."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return parts.hostname.lower().rstrip(".") if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _domain_match(rules: list[Rule], call: Call) -> Rule | None:
+    """``domain:docs.python.org`` matches that host; ``domain:*.python.org`` it and every subdomain."""
+    key = call.traits.key_argument
+    host = url_host(call.args.get(key)) if key is not None else None
+    if host is None:
+        return None
+    for rule in rules:
+        pattern = (rule.pattern or "").strip().lower()
+        if not pattern.startswith("domain:"):
+            continue
+        domain = pattern[len("domain:"):].strip().rstrip(".")
+        if host == domain or (domain.startswith("*.") and (host == domain[2:] or host.endswith(domain[1:]))):
             return rule
     return None
 
