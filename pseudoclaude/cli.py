@@ -95,8 +95,6 @@ def main_command(
     permission_prompt_tool: Annotated[Optional[str], typer.Option("--permission-prompt-tool", help="'stdio': ask the Agent SDK's can_use_tool callback (with --input-format stream-json).")] = None,
     settings_value: Annotated[Optional[str], typer.Option("--settings", help="Extra settings: JSON text or a JSON file (strongest layer).")] = None,
     setting_sources: Annotated[Optional[str], typer.Option("--setting-sources", hidden=True)] = None,
-    mcp_config: Annotated[Optional[list[str]], typer.Option("--mcp-config", help="Accepted; MCP servers are not supported yet (a warning names them).")] = None,
-    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", hidden=True)] = False,
     add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
     session_id: Annotated[Optional[str], typer.Option("--session-id", help="A UUID to name the new session (or the fork) instead of a time-based id.")] = None,
     fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,

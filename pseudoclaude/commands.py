@@ -125,7 +125,7 @@ async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_forma
     write = json_line_writer(sys.stdout) if output_format == "stream-json" else None
     claude = ClaudeStream(agent, write, partial=options.include_partial, mcp_servers=options.mcp_servers)
     claude.emit(claude.init_event())
-    result = await print_claude(events, claude, sys.stdout)
+    result = await print_claude(events, claude, sys.stdout, sys.stderr)
     return EXIT_OK if not result["is_error"] else EXIT_FAILED
 
 

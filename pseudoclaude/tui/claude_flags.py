@@ -63,9 +63,6 @@ def with_claude_flags(settings: Settings, flags: ClaudeFlags) -> tuple[Settings,
         permissions = dict(layer.get("permissions") or {})
         permissions["deny"] = [*list(permissions.get("deny") or []), *deny]
         layer["permissions"] = permissions
-    if flags.mcp_config:
-        names = mcp_server_names(flags.mcp_config)
-        warnings.append(f"MCP servers are not supported yet; not started: {', '.join(names) or '(none)'}")
     if flags.setting_sources is not None and set(flags.setting_sources.split(",")) - {""} < {"user", "project", "local"}:
         warnings.append(f"--setting-sources {flags.setting_sources!r} is not supported: every settings file is read")
     if flags.add_dirs:

@@ -34,7 +34,7 @@ from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
 
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
@@ -239,7 +239,7 @@ class StreamDriver:
                 self.agent.set_model(model)
             return {"model": self.agent.model}
         if subtype == "mcp_status":
-            return {"mcpServers": []}
+            return {"mcpServers": mcp_statuses(self.agent)}
         if subtype == "get_context_usage":
             return context_usage(self.agent.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")

@@ -23,14 +23,18 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event, Progress, SessionWriteFailed, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.headless import json_line
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
+
+if TYPE_CHECKING:
+    from pseudoclaude.mcp_client import ServerView
 
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
@@ -74,8 +78,13 @@ class StreamAgent(Protocol):
     @property
     def mode(self) -> PermissionMode: ...
     def tool_traits(self) -> Mapping[str, ToolTraits]: ...
+    def mcp_servers(self) -> tuple[ServerView, ...]: ...
 
 
+def mcp_statuses(agent: StreamAgent) -> list[dict[str, str]]:
+    """Claude Code's ``mcp_servers`` entries: ``connected``, ``pending`` or ``failed`` for each configured server."""
+    status = {"ready": "connected", "starting": "pending"}
+    return [{"name": view.name, "status": status.get(view.state, "failed")} for view in agent.mcp_servers()]
 
 
 def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
@@ -160,7 +169,7 @@ class ClaudeStream:
             "subtype": "init",
             "cwd": str(self.agent.workspace),
             "tools": [t.claude_name(name) for name, t in traits.items()],
-            "mcp_servers": [{"name": name, "status": "failed"} for name in self.mcp_servers],
+            "mcp_servers": mcp_statuses(self.agent),
             "model": self.agent.model,
             "permissionMode": self.agent.mode.claude_name,
             "slash_commands": list(SLASH_COMMANDS),
@@ -371,15 +380,20 @@ def _usage_dict(event: UsageReport | None) -> dict[str, int]:
     }
 
 
-async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO) -> dict[str, Any]:
+async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None) -> dict[str, Any]:
     """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
 
-    A cancelled run (an interrupt, a signal) still prints its result, then the cancellation goes on.
+    Warnings (an MCP server that failed, a setting ignored) also go to ``err``
+    as one line each, as in every output format. A cancelled run (an
+    interrupt, a signal) still prints its result, then the cancellation goes on.
     """
     claude.begin()
     try:
         async for event in events:
             claude.feed(event)
+            if err is not None and isinstance(event, Progress) and event.kind == "warning":
+                err.write(f"[warning] {for_terminal(event.message)}\n")
+                err.flush()
     except asyncio.CancelledError:
         _print_result(claude, claude.finish(interrupted=True), out)
         raise

@@ -25,6 +25,9 @@ class FakeAgent:
     def tool_traits(self) -> Mapping[str, ToolTraits]:
         return {tool.name: tool.traits for tool in builtin_registry()}
 
+    def mcp_servers(self) -> tuple[Any, ...]:
+        return ()
+
 
 @dataclass
 class Lines:
