@@ -17,7 +17,7 @@ from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent import HookReply
+    from pseudoclaude.agent import Expansion, HookReply
 
 
 def _error(message: str) -> None:
@@ -52,6 +52,8 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.compact(stripped[len("/compact"):].strip() or None)
+            elif (expansion := _custom_command(settings, stripped)) is not None:
+                events = agent.run(expansion.prompt, model=expansion.model, allowed_tools=expansion.allowed_tools)
             else:
                 events = agent.run(prompt if stripped else None)
             async with aclosing(events) as stream:
@@ -77,6 +79,19 @@ def run_print(settings: Settings, prompt: str, output_format: str, *, resume_id:
         name = signal.Signals(stopped_by[0]).name if stopped_by else "a signal"
         _error(f"stopped by {name}; {_saved(agent.write_failure)}")
         return exit_code_for(stopped_by)
+
+
+def _custom_command(settings: Settings, line: str) -> Expansion | None:
+    """``-p "/review src/app.py"``: a custom command's prompt (issue 20); notices go to stderr."""
+    from pseudoclaude.agent import load_custom_commands, workspace_trusted
+
+    if not line.startswith("/"):
+        return None
+    commands = load_custom_commands(settings.workspace, settings.home)
+    expansion = commands.expand(line, trusted=workspace_trusted(settings.trust), provider=settings.provider)
+    for notice in expansion.notices if expansion is not None else ():
+        _error(f"warning: {notice}")
+    return expansion
 
 
 def _saved(write_failure: str | None) -> str:

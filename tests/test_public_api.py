@@ -24,6 +24,7 @@ PUBLIC = {
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
+        "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",

@@ -156,11 +156,16 @@ class Agent:
         """Switch the effort; it applies from the next model call on (thinking blocks already stored stay)."""
         self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
 
-    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
+    def run(self, prompt: str | None, *, model: str | None = None, allowed_tools: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
+        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title.
+
+        ``model`` and ``allowed_tools`` (a custom command's front matter) hold for this run only.
+        """
         if prompt is not None and not self._session.title:
             self._session.set_title(" ".join(prompt.split())[:80])
-        return self._run(prompt)
+        if model is None and not allowed_tools:
+            return self._run(prompt)
+        return self._overridden(self._run(prompt), model, allowed_tools)
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]:
         """Summarize the conversation now (``/compact [focus instructions]``)."""
@@ -262,6 +267,23 @@ class Agent:
                 yield event
         if (failed := self.take_write_failure()) is not None:
             yield failed
+
+    async def _overridden(
+        self, events: AsyncGenerator[Event, None], model: str | None, allowed_tools: Sequence[str]
+    ) -> AsyncGenerator[Event, None]:
+        """``events`` with the run's model and extra allow rules in force, restored however the run ends."""
+        config, rules, policy = self._runner.config, self._policy.rules, self._policy
+        if model is not None:
+            self._runner.config = dataclasses.replace(config, model=model)
+        if allowed_tools:
+            policy.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(policy.tools.canonical_name)
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    yield event
+        finally:
+            self._runner.config = dataclasses.replace(self._runner.config, model=config.model)
+            policy.rules = rules
 
     async def _end(self, end_reason: str) -> None:
         try:

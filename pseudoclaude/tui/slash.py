@@ -35,6 +35,8 @@ async def _help(repl: Repl, arg: str) -> bool:
     table.add_column()
     for command in COMMANDS:
         table.add_row(command.name, command.help)
+    for custom in repl.custom_commands.commands:  # issue 20: custom commands
+        table.add_row(custom.name, Text(custom.help))
     for keys, meaning in KEYS:
         table.add_row(keys, meaning)
     repl.console.print(table)
@@ -245,6 +247,19 @@ def suggest(name: str) -> str | None:
     return prefixed[0] if prefixed else None
 
 
+async def _run_custom(repl: Repl, line: str) -> bool:
+    """Send a custom command's expanded prompt (issue 20); False when ``line`` names none."""
+    from pseudoclaude.agent import workspace_trusted
+
+    expansion = repl.custom_commands.expand(line, trusted=workspace_trusted(repl.settings.trust), provider=repl.settings.provider)
+    if expansion is None:
+        return False
+    for notice in expansion.notices:
+        repl.console.print(Text(notice, style="yellow"))
+    await repl.send(expansion.prompt, model=expansion.model, allowed_tools=expansion.allowed_tools)
+    return True
+
+
 async def dispatch(repl: Repl, line: str) -> bool:
     """Run the slash command in ``line``; True means exit."""
     name, _, arg = line.partition(" ")
@@ -252,6 +267,8 @@ async def dispatch(repl: Repl, line: str) -> bool:
     for command in COMMANDS:
         if command.name == name:
             return await command.run(repl, arg.strip())
+    if await _run_custom(repl, line):
+        return False
     hint = suggest(name)
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False
