@@ -35,7 +35,8 @@ from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingS
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
-from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
+from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
+from pseudoclaude.tools import TaskTool, Tool, ToolContext, ToolRegistry, default_tools, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 
@@ -62,11 +63,12 @@ def build_agent(
     settings: Settings, *, resume_id: str | None = None, continue_latest: bool = False, approver: Approver | None = None
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
-    tools = ToolRegistry()
+    subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
+    tools = ToolRegistry([*default_tools(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver)
+        return _assemble(settings, tools, checked, session, replay, approver, subagents)
     except BaseException:
         session.close()
         raise
@@ -92,7 +94,13 @@ def _open_session(settings: Settings, resume_id: str | None, continue_latest: bo
 
 
 def _assemble(
-    settings: Settings, tools: ToolRegistry, checked: CheckedConfiguration, session: AgentSession, replay: Replay | None, approver: Approver | None
+    settings: Settings,
+    tools: ToolRegistry,
+    checked: CheckedConfiguration,
+    session: AgentSession,
+    replay: Replay | None,
+    approver: Approver | None,
+    subagents: Subagents | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -123,7 +131,7 @@ def _assemble(
         session_id=session.id,
         transcript_path=session.jsonl_path,
         source="resume" if replay is not None else "startup",
-        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
+        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems), *(subagents.problems if subagents is not None else ())),
         permission_mode=lambda: str(policy.mode.value),
         approver=approver,
     )
@@ -151,8 +159,10 @@ def _assemble(
         permissions=policy,
         conversation=replay.conversation if replay is not None else (),
         hooks=hooks,
-        usage_total=replay.usage_total if replay is not None else Usage(),
+        usage_total=replay.usage_total + subrun_usage(session.jsonl_path.parent) if replay is not None else Usage(),
     )
+    if subagents is not None:
+        subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))
     warnings = tuple(replay.warnings) if replay is not None else ()
     return Agent(runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory)
 

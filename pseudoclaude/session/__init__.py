@@ -37,6 +37,7 @@ from pseudoclaude.session.store import (
     session_folder,
     workspace_folder,
 )
+from pseudoclaude.session.subrun import Subrun, SubrunRecorder, load_subruns
 from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
@@ -51,12 +52,15 @@ __all__ = [
     "SessionInfo",
     "SessionMeta",
     "SessionNotFound",
+    "Subrun",
+    "SubrunRecorder",
     "WriteFailure",
     "create_session",
     "is_session_id",
     "latest_session_id",
     "list_sessions",
     "load_replay",
+    "load_subruns",
     "open_session",
     "resolve_session_id",
     "safe_spill_name",

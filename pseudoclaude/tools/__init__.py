@@ -31,8 +31,16 @@ from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_
 if TYPE_CHECKING:
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.shell import stop_group
+    from pseudoclaude.tools.task import SubagentResult, Subagents, SubagentType, TaskTool
 
-_LAZY = {"RunCommandTool": "run_command", "stop_group": "shell"}
+_LAZY = {
+    "RunCommandTool": "run_command",
+    "stop_group": "shell",
+    "SubagentResult": "task",
+    "SubagentType": "task",
+    "Subagents": "task",
+    "TaskTool": "task",
+}
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
     __getattr__ = lazy_getattr(__name__, _LAZY)
@@ -46,6 +54,10 @@ __all__ = [
     "OutputBudget",
     "PastMessage",
     "RunCommandTool",
+    "SubagentResult",
+    "SubagentType",
+    "Subagents",
+    "TaskTool",
     "Tool",
     "ToolContext",
     "ToolError",

@@ -138,6 +138,9 @@ class ToolContext:
     instead of the same text; the runner empties it whenever context
     governance changed earlier results, since the note would then point at
     text the model no longer has.
+
+    ``call_id`` is the id of the call being run (a tool round gives each call
+    its own copy of the context; the shared state above is shared by reference).
     """
 
     workspace: Path
@@ -150,6 +153,7 @@ class ToolContext:
     history: HistorySearch | None = None
     turn: int = 0
     read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
+    call_id: str = ""
 
 
 @dataclass(frozen=True)
