@@ -123,6 +123,7 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
     from pseudoclaude.session import (
         SessionError,
         load_replay,
+        load_subruns,
         resolve_session_id,
         session_folder,
     )
@@ -130,11 +131,12 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
 
     folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
     try:
-        replay = load_replay(session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id)))
+        path = session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id))
+        replay = load_replay(path)
     except SessionError as error:
         _error(str(error))
         return EXIT_USAGE
-    render_transcript(Console(), replay)
+    render_transcript(Console(), replay, subruns=load_subruns(path))
     return EXIT_OK
 
 
