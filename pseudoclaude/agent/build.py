@@ -36,7 +36,7 @@ from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
-from pseudoclaude.tools import TaskTool, Tool, ToolContext, ToolRegistry, default_tools, spec_of
+from pseudoclaude.tools import BackgroundJobs, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 
@@ -151,7 +151,8 @@ def _assemble(
         provider=provider,
         tools=tools,
         tool_context=ToolContext(
-            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir)
+            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
+            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
         ),
         config=config,
         session=session,
@@ -163,7 +164,7 @@ def _assemble(
     )
     if subagents is not None:
         subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))
-    warnings = tuple(replay.warnings) if replay is not None else ()
+    warnings = (*replay.warnings, *background_recap(session.jsonl_path.parent)) if replay is not None else ()
     return Agent(runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory)
 
 

@@ -30,6 +30,9 @@ from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
 if TYPE_CHECKING:
+    from pseudoclaude.tools import BackgroundJobs, JobView
+
+if TYPE_CHECKING:
     from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
 
@@ -243,10 +246,31 @@ class Agent:
         policy = self._policy
         return PermissionView(mode=policy.mode, allow=policy.rules.allow, deny=policy.rules.deny, session_rules=policy.session_rules)
 
+    def background_jobs(self) -> tuple[JobView, ...]:
+        """The session's background commands, running or ended (``/tasks``)."""
+        jobs = self._background()
+        return jobs.jobs() if jobs is not None else ()
+
+    async def kill_background(self, job_id: str) -> JobView:
+        """Stop a background command and its process group; ``KeyError`` names the known ids."""
+        jobs = self._background()
+        if jobs is None:
+            raise KeyError("no background commands in this session")
+        return await jobs.kill(job_id)
+
+    def take_background_notices(self) -> tuple[str, ...]:
+        """Background commands that exited on their own since the last call, one line each."""
+        jobs = self._background()
+        return jobs.take_notices() if jobs is not None else ()
+
     async def aclose(self, end_reason: str = "other") -> None:
-        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
+        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session."""
         try:
-            await self._end(end_reason)
+            try:
+                if (jobs := self._background()) is not None:
+                    await jobs.aclose()
+            finally:
+                await self._end(end_reason)
         finally:
             self._session.close()
 
@@ -312,6 +336,9 @@ class Agent:
 
     def _tool_specs(self) -> Sequence[ToolSpec]:
         return self._runner.tool_specs
+
+    def _background(self) -> BackgroundJobs | None:
+        return self._runner.tool_context.background
 
 
 def _folder_bytes(folder: Path | None) -> int:

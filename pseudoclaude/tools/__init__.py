@@ -29,11 +29,15 @@ from pseudoclaude.tools.base import (
 from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
 if TYPE_CHECKING:
+    from pseudoclaude.tools.background import BackgroundJobs, JobView, background_recap
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.shell import stop_group
     from pseudoclaude.tools.task import SubagentResult, Subagents, SubagentType, TaskTool
 
 _LAZY = {
+    "BackgroundJobs": "background",
+    "JobView": "background",
+    "background_recap": "background",
     "RunCommandTool": "run_command",
     "stop_group": "shell",
     "SubagentResult": "task",
@@ -47,6 +51,9 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "BackgroundJobs",
+    "JobView",
+    "background_recap",
     "FactStore",
     "FileStamp",
     "HistorySearch",

@@ -32,6 +32,8 @@ def default_tools() -> list[Tool]:
     from pseudoclaude.tools.remember import RememberTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.todo_write import TodoWriteTool
+    from pseudoclaude.tools.command_output import CommandOutputTool
+    from pseudoclaude.tools.kill_command import KillCommandTool
     from pseudoclaude.tools.write_file import WriteFileTool
 
     return [
@@ -45,6 +47,8 @@ def default_tools() -> list[Tool]:
         TodoWriteTool(),
         RememberTool(),
         RecallTool(),
+        CommandOutputTool(),
+        KillCommandTool(),
     ]
 
 

@@ -120,6 +120,7 @@ class Repl:
                     self.queue.clear()
                     self.console.print(f"[bold cyan]❯[/] {text}")
                 else:
+                    self.show_background_notices()
                     try:
                         text = await prompt.prompt_async()
                     except KeyboardInterrupt:
@@ -207,6 +208,11 @@ class Repl:
         self.agent = agent
         self.refresh_status()
         return True
+
+    def show_background_notices(self) -> None:
+        """Background commands that exited since the last prompt (issue 20)."""
+        for notice in self.agent.take_background_notices() if self.agent is not None else ():
+            self.console.print(f"[magenta]● {notice}[/]")
 
     async def ensure_agent(self) -> Agent | None:
         if self.agent is None and not await self.open_agent():

@@ -207,6 +207,39 @@ async def _memory(repl: Repl, arg: str) -> bool:
     return False
 
 
+async def _tasks(repl: Repl, arg: str) -> bool:
+    """``/tasks`` lists the background commands; ``/tasks kill ID`` stops one (issue 20)."""
+    import time
+
+    agent = repl.agent
+    if arg.startswith("kill"):
+        job_id = arg[len("kill"):].strip()
+        if agent is None or not job_id:
+            repl.console.print("[dim]Usage: /tasks kill ID[/]")
+            return False
+        try:
+            job = await agent.kill_background(job_id)
+        except KeyError as error:
+            repl.console.print(Text(f"✗ {error.args[0]}", style="red"))
+            return False
+        repl.console.print(Text(f"Stopped {job.id}: {job.command}", style="magenta"))
+        return False
+    jobs = agent.background_jobs() if agent is not None else ()
+    if not jobs:
+        repl.console.print("[dim]No background commands in this session.[/]")
+        return False
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("ID", "State", "Time", "Output", "Command"):
+        table.add_column(column, no_wrap=column != "Command", overflow="ellipsis")
+    for job in jobs:
+        state = "running" if job.running else ("killed" if job.killed else f"exit {job.exit_code}")
+        seconds = (job.ended or time.time()) - job.started
+        table.add_row(job.id, state, f"{seconds:.0f}s", f"{job.total_bytes:,} B", Text(job.command))
+    repl.console.print(table)
+    repl.console.print("[dim]/tasks kill ID stops one (with everything it started).[/]")
+    return False
+
+
 async def _exit(repl: Repl, arg: str) -> bool:
     return True
 
@@ -223,6 +256,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/permissions", "show rules, switch mode [default|accept-edits|plan|bypass]", _permissions),
     Command("/memory", "show memory files, or save a fact [--user] [fact]", _memory),
     Command("/init", "study the repository and write PSEUDOCLAUDE.md", _init),
+    Command("/tasks", "background commands; kill one [kill ID]", _tasks),
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
