@@ -36,7 +36,7 @@ from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
-from pseudoclaude.tools import BackgroundJobs, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
+from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 
@@ -64,7 +64,7 @@ def build_agent(
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace."""
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
-    tools = ToolRegistry([*default_tools(), TaskTool(subagents)])
+    tools = ToolRegistry([*default_tools(), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest)
     try:

@@ -65,7 +65,7 @@ class AgentDefinition:
 
 EXPLORE = AgentDefinition(
     "explore",
-    "Read-only agent for finding code and answering questions about the codebase (searches, reads; changes nothing).",
+    "read-only: finds code and answers questions about the codebase.",
     _EXPLORE,
     EXPLORE_TOOLS,
 )

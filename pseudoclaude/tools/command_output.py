@@ -16,7 +16,7 @@ from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTrai
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"id": {"type": "string", "minLength": 1, "description": "The background command's id (bg1, bg2...)."}},
+    "properties": {"id": {"type": "string", "minLength": 1, "description": "bg1, bg2..."}},
     "required": ["id"],
     "additionalProperties": False,
 }
@@ -24,10 +24,7 @@ _SCHEMA: dict[str, Any] = {
 
 class CommandOutputTool:
     name = "command_output"
-    description = (
-        "Read what a background command (run_command with background: true) printed since the last read, and whether it "
-        "is still running or its exit code."
-    )
+    description = "New output of a background command since the last read, and whether it still runs."
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("BashOutput",), key_argument="id", claude_arguments=(("id", "bash_id"),))
 

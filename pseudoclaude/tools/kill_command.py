@@ -13,7 +13,7 @@ from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTrai
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"id": {"type": "string", "minLength": 1, "description": "The background command's id (bg1, bg2...)."}},
+    "properties": {"id": {"type": "string", "minLength": 1, "description": "bg1, bg2..."}},
     "required": ["id"],
     "additionalProperties": False,
 }
@@ -21,7 +21,7 @@ _SCHEMA: dict[str, Any] = {
 
 class KillCommandTool:
     name = "kill_command"
-    description = "Stop a background command started with run_command (background: true), with every process it started."
+    description = "Stop a background command and every process it started."
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("KillShell", "KillBash"), key_argument="id", claude_arguments=(("id", "shell_id"),))
 

@@ -32,8 +32,6 @@ def default_tools() -> list[Tool]:
     from pseudoclaude.tools.remember import RememberTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.todo_write import TodoWriteTool
-    from pseudoclaude.tools.command_output import CommandOutputTool
-    from pseudoclaude.tools.kill_command import KillCommandTool
     from pseudoclaude.tools.write_file import WriteFileTool
 
     return [
@@ -47,8 +45,6 @@ def default_tools() -> list[Tool]:
         TodoWriteTool(),
         RememberTool(),
         RecallTool(),
-        CommandOutputTool(),
-        KillCommandTool(),
     ]
 
 

@@ -43,8 +43,8 @@ _SCHEMA: dict[str, Any] = {
         },
         "background": {
             "type": "boolean",
-            "description": "Run it in the background (servers, watchers, long builds): returns at once with an id for "
-            "command_output and kill_command; no timeout; stopped when the session ends.",
+            "description": "For servers, watchers, long builds: returns at once with an id for command_output and "
+            "kill_command; no timeout.",
         },
     },
     "required": ["command"],

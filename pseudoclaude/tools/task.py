@@ -51,14 +51,9 @@ def _schema(types: Sequence[SubagentType]) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "description": {"type": "string", "minLength": 1, "description": "A short (3-5 word) description of the task."},
-            "prompt": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The complete task for the agent: it sees nothing of this conversation, so say everything it needs "
-                "and what to report back.",
-            },
-            "subagent_type": {"type": "string", "enum": [t.name for t in types], "description": "Which agent runs the task."},
+            "description": {"type": "string", "minLength": 1, "description": "3-5 words."},
+            "prompt": {"type": "string", "minLength": 1, "description": "The whole task and what to report."},
+            "subagent_type": {"type": "string", "enum": [t.name for t in types]},
         },
         "required": ["description", "prompt", "subagent_type"],
         "additionalProperties": False,
@@ -74,10 +69,9 @@ class TaskTool:
         types = tuple(subagents.types())
         listing = "\n".join(f"- {t.name}: {t.description}" for t in types)
         self.description = (
-            "Launch a sub-agent with a fresh context to carry out a self-contained task (searching a codebase, studying a "
-            "question across many files) and return only its final report, so the work does not fill this conversation. "
-            "The agent does not see this conversation: give it a complete prompt and say what to report. Several task calls "
-            "in one message run concurrently. Available agents:\n" + listing
+            "Run a self-contained task (e.g. a wide codebase search) in a sub-agent with a fresh context; only its final "
+            "report comes back. It cannot see this conversation: give a complete prompt. Calls in one message run "
+            "concurrently. Agents:\n" + listing
         )
         self.input_schema: Mapping[str, Any] = _schema(types)
 
