@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import pytest
 
-from pseudoclaude.tools import BackgroundJobs, OutputBudget, RunCommandTool, ToolContext, default_tools
+from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, OutputBudget, RunCommandTool, ToolContext
 from tests.e2e.support import cli_env, fake_server, run_cli
 from tests.fakes.script import Call, Reply, Step
 
@@ -91,7 +91,7 @@ async def cut_and_logged(tmp_path: Path) -> None:
     ctx = ToolContext(workspace=tmp_path, background=jobs, budget=OutputBudget(inline_bytes=2000))
     out = await RunCommandTool().run({"command": "seq 1 20000; sleep 30", "background": True}, ctx)
     assert "bg1" in out.content
-    tools = {t.name: t for t in default_tools()}
+    tools = {t.name: t for t in (CommandOutputTool(), KillCommandTool())}
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and jobs.jobs()[0].total_bytes < 108894:
         await asyncio.sleep(0.05)
