@@ -6,7 +6,8 @@ The invariants:
 
 - **Same permissions.** Every call a sub-agent makes goes to the parent's
   ``PermissionPolicy`` (mode, rules, hard deny, the parent's approver), through
-  one lock so that concurrent sub-runs ask the user one question at a time.
+  one lock so that concurrent sub-runs ask the user one question at a time,
+  and through the parent's ``PreToolUse`` / ``PostToolUse`` hooks.
 - **No recursion.** A sub-agent never gets the ``task`` tool.
 - **Recorded and counted.** Each sub-run writes its own JSONL beside the
   session's (``session.SubrunRecorder``, named by the parent's call id), and
@@ -23,6 +24,7 @@ user's ``<home>/agents/`` and ``~/.claude/agents/`` (the first found wins).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,8 @@ from typing import Any, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.custom_commands import parse_front_matter
+from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.prompt import environment_suffix
 from pseudoclaude.agent.runner import RunConfig, Runner
 from pseudoclaude.llm import Provider, Usage, provider_for_model
@@ -184,6 +188,7 @@ class Subagents:
             ),
             session=recorder,
             permissions=_SerialGate(host.policy, self._lock),
+            hooks=_tool_hooks(parent.hooks),
         )
         try:
             stop = await _consume(runner, prompt)
@@ -201,6 +206,12 @@ class Subagents:
         else:
             chosen = [tool for name in definition.tools if (tool := parent.find(name)) is not None and tool.name != "task"]
         return list({tool.name: tool for tool in chosen}.values())
+
+
+def _tool_hooks(parent: SessionHooks) -> SessionHooks:
+    """The parent's ``PreToolUse`` / ``PostToolUse`` hooks (they judge every tool call, a sub-agent's too); no others."""
+    groups = {event: group for event, group in parent.config.groups.items() if event in ("PreToolUse", "PostToolUse")}
+    return dataclasses.replace(parent, config=HookConfig(groups=groups, claude_names=parent.config.claude_names), notices=())
 
 
 async def _consume(runner: Runner, prompt: str) -> ev.Stop:

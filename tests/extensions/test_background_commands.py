@@ -80,6 +80,12 @@ def test_a_background_server_is_read_killed_and_nothing_survives_the_session(tmp
     state = json.loads(next((tmp_path / "home").rglob("background.json")).read_text())
     assert state["closed"] is True
     assert [(j["id"], j["running"], j["stopped_at_close"]) for j in state["jobs"]] == [("bg1", False, False), ("bg2", False, True)]
+    with fake_server("anthropic", [Reply(text="Resumed.")]) as again:
+        env = {**cli_env("anthropic", again.url, tmp_path / "home"), "HOME": str(tmp_path)}
+        resumed = run_cli(["-p", "what is running?", "--continue"], ws, env)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "bg2" in resumed.stderr and "was running when the session ended; it was stopped" in resumed.stderr
+    assert "bg1" not in resumed.stderr
 
 
 def test_output_past_the_budget_is_cut_and_the_log_keeps_it_all(tmp_path: Path) -> None:
