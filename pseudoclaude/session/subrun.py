@@ -30,8 +30,8 @@ class SubrunRecorder:
         self, session_folder: Path, call_id: str, *, agent: str, description: str, model: str, provider: str, workspace: Path
     ) -> None:
         folder = session_folder / SUBRUNS_DIR
-        self.path = folder / f"{safe_spill_name(call_id)}.jsonl"
-        self.spill_dir = folder / f"{safe_spill_name(call_id)}-results"
+        self.path = folder / f"{_stem(call_id)}.jsonl"
+        self.spill_dir = folder / f"{_stem(call_id)}-results"
         self.write_failure: WriteFailure | None = None
         self._writer = JsonlWriter(self.path)
         try:
@@ -89,3 +89,8 @@ def load_subruns(session_folder: Path) -> list[Subrun]:
             continue
         found.append(Subrun(replay.meta.id, replay))
     return found
+
+
+def _stem(call_id: str) -> str:
+    """A safe, collision-free file stem for a call id (the spill naming, without its extension)."""
+    return safe_spill_name(call_id).removesuffix(".txt")
