@@ -15,7 +15,8 @@ The invariants:
 - **Interrupts reach it.** Cancelling the parent's tool round cancels the
   sub-run's task: its runner records the interrupt and its tools stop.
 
-Agent types: the built-in read-only ``explore``, and Markdown files with
+Agent types: the built-in read-only ``explore`` and ``general-purpose`` (every
+tool but ``task``, Claude Code's default type), and Markdown files with
 front matter (``name``, ``description``, ``tools``, ``model``) whose body is
 the system prompt, in ``.pseudoclaude/agents/``, ``.claude/agents/`` and the
 user's ``<home>/agents/`` and ``~/.claude/agents/`` (the first found wins).
@@ -67,6 +68,15 @@ class AgentDefinition:
     path: Path | None = None
 
 
+_GENERAL = """Your job: carry out the task completely with the tools you have (reading, searching, editing, running
+commands), verify what you changed, and report what you did, what you verified and anything left undone."""
+
+GENERAL = AgentDefinition(
+    "general-purpose",
+    "every tool but task: multi-step research or changes that would otherwise fill this conversation.",
+    _GENERAL,
+)
+
 EXPLORE = AgentDefinition(
     "explore",
     "read-only: finds code and answers questions about the codebase.",
@@ -82,7 +92,7 @@ def agent_dirs(workspace: Path, home: Path, user_home: Path | None = None) -> tu
 
 def load_agents(workspace: Path, home: Path, user_home: Path | None = None) -> tuple[tuple[AgentDefinition, ...], tuple[str, ...]]:
     """The built-in ``explore`` and every readable agent file; problems (one line each) for the rest."""
-    found: dict[str, AgentDefinition] = {EXPLORE.name: EXPLORE}
+    found: dict[str, AgentDefinition] = {EXPLORE.name: EXPLORE, GENERAL.name: GENERAL}
     problems: list[str] = []
     for folder in agent_dirs(workspace, home, user_home):
         for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():

@@ -283,8 +283,9 @@ def suggest(name: str) -> str | None:
 
 async def _run_custom(repl: Repl, line: str) -> bool:
     """Send a custom command's expanded prompt (issue 20); False when ``line`` names none."""
-    from pseudoclaude.agent import workspace_trusted
+    from pseudoclaude.agent import load_custom_commands, workspace_trusted
 
+    repl.custom_commands = load_custom_commands(repl.settings.workspace, repl.settings.home)  # files may change during a session
     expansion = repl.custom_commands.expand(line, trusted=workspace_trusted(repl.settings.trust), provider=repl.settings.provider)
     if expansion is None:
         return False
