@@ -36,6 +36,7 @@ class SubrunRecorder:
         self._writer = JsonlWriter(self.path)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.spill_dir.mkdir(mode=0o700, exist_ok=True)
         except OSError as error:
             self.write_failure = WriteFailure("mkdir", folder, error.strerror or str(error))
         meta = fmt.SessionMeta(

@@ -198,7 +198,9 @@ class BackgroundJobs:
             for v in (job.view(),)
         ]
         try:
-            self.state_path.write_text(json.dumps({"closed": closing, "jobs": rows}, indent=1))
+            fd = os.open(self.state_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(json.dumps({"closed": closing, "jobs": rows}, indent=1))
         except OSError:
             pass
 

@@ -68,6 +68,14 @@ def test_two_task_calls_run_as_sub_agents_with_their_own_histories(workspace: Pa
     assert "Searching." not in final
     result = json.loads(proc.stdout)
     assert result["result"] == "Both sub-agents reported."
+    assert result["session_usage"]["input_tokens"] > result["usage"]["input_tokens"]
+
+    with fake_server("anthropic", [Reply(text="Resumed.")]) as again:
+        env_again = {**cli_env("anthropic", again.url, home), "HOME": str(tmp_path)}
+        resumed = run_cli(["-p", "and now?", "--continue", "--output-format", "json"], workspace, env_again)
+    assert resumed.returncode == 0, resumed.stderr
+    after = json.loads(resumed.stdout)
+    assert after["session_usage"]["input_tokens"] == result["session_usage"]["input_tokens"] + after["usage"]["input_tokens"]
 
     shown = subprocess.run(cli_command("sessions", "show", result["session_id"]), cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
