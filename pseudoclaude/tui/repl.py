@@ -210,9 +210,10 @@ class Repl:
         return True
 
     def show_background_notices(self) -> None:
-        """Background commands that exited since the last prompt (issue 20)."""
+        """Background commands that exited since the last prompt (issue 20): shown, and told to the model with the next message."""
         for notice in self.agent.take_background_notices() if self.agent is not None else ():
             self.console.print(f"[magenta]● {notice}[/]")
+            self.shell_context.append(f"[{notice}; command_output has its last output]")
 
     async def ensure_agent(self) -> Agent | None:
         if self.agent is None and not await self.open_agent():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -50,6 +51,34 @@ def test_tasks_lists_a_background_command_and_kills_it(tmp_path: Path, terminals
         term.send(CTRL_D)
         assert term.exit_code() == 0
     assert "Started in the background as bg1" in request_text(server.requests[1])
+
+
+def test_a_background_command_that_exits_is_announced_and_told_to_the_model(tmp_path: Path, terminals: list[Terminal]) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    script = [
+        Reply(calls=(Call("run_command", json.dumps({"command": "sleep 0.5; exit 3", "background": True})),)),
+        Reply(text="Started."),
+        Reply(text="Noted."),
+    ]
+    with FakeAnthropicServer(script) as server:
+        term = Terminal(["--permission-mode", "bypass"], ws, {**env_for(server.url, tmp_path / "home"), "HOME": str(tmp_path)})
+        terminals.append(term)
+        term.expect_prompt()
+        term.send_line("build in the background")
+        term.expect("Started.")
+        term.expect_prompt()
+        time.sleep(1.0)
+        term.send_line("/tasks")
+        term.expect(r"bg1\s+exit 3")
+        term.expect("bg1 exited with code 3")
+        term.expect_prompt()
+        term.send_line("how did it go?")
+        term.expect("Noted.")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert "background command bg1 exited with code 3" in request_text(server.requests[2])
 
 
 def test_escape_interrupts_running_sub_agents_and_records_it(tmp_path: Path, terminals: list[Terminal]) -> None:
