@@ -20,6 +20,7 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import Agent, Event, HookReply
     from pseudoclaude.tui import ControlChannel, HeadlessOptions
+    from pseudoclaude.agent import Expansion
 
 
 def _error(message: str) -> None:
@@ -76,6 +77,8 @@ def run_print(
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.compact(stripped[len("/compact"):].strip() or None)
+            elif (expansion := _custom_command(settings, stripped)) is not None:
+                events = agent.run(expansion.prompt, model=expansion.model, allowed_tools=expansion.allowed_tools)
             else:
                 events = agent.run(prompt if stripped else None)
             async with aclosing(events) as stream:
@@ -110,6 +113,19 @@ def _unsaved(write_failure: str) -> int:
     """Claude Code's result carries ``session_error``; stderr says it too, and the exit code is 3."""
     _error(f"error: the session could not be saved: {write_failure}")
     return EXIT_NOT_SAVED
+
+
+def _custom_command(settings: Settings, line: str) -> Expansion | None:
+    """``-p "/review src/app.py"``: a custom command's prompt (issue 20); notices go to stderr."""
+    from pseudoclaude.agent import load_custom_commands, workspace_trusted
+
+    if not line.startswith("/"):
+        return None
+    commands = load_custom_commands(settings.workspace, settings.home)
+    expansion = commands.expand(line, trusted=workspace_trusted(settings.trust), provider=settings.provider)
+    for notice in expansion.notices if expansion is not None else ():
+        _error(f"warning: {notice}")
+    return expansion
 
 
 def _saved(write_failure: str | None) -> str:
@@ -157,6 +173,7 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
     from pseudoclaude.session import (
         SessionError,
         load_replay,
+        load_subruns,
         resolve_session_id,
         session_folder,
     )
@@ -164,11 +181,12 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
 
     folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
     try:
-        replay = load_replay(session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id)))
+        path = session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id))
+        replay = load_replay(path)
     except SessionError as error:
         _error(str(error))
         return EXIT_USAGE
-    render_transcript(safe_console(), replay)
+    render_transcript(safe_console(), replay, subruns=load_subruns(path))
     return EXIT_OK
 
 

@@ -24,10 +24,12 @@ PUBLIC = {
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
+        "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
         "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
+        "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool",
     },
     "pseudoclaude.mcp_client": {"McpServers", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs", "timeouts", "tool_name"},
     "pseudoclaude.tui": {

@@ -37,9 +37,15 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
+    from pseudoclaude.agent.custom_commands import CommandSet, CustomCommand, Expansion, load_custom_commands, workspace_trusted
     from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner, SessionRecorder
 
 _LAZY = {
+    "CommandSet": "custom_commands",
+    "CustomCommand": "custom_commands",
+    "Expansion": "custom_commands",
+    "load_custom_commands": "custom_commands",
+    "workspace_trusted": "custom_commands",
     "Agent": "facade",
     "AgentSession": "runner",
     "CompactionEngine": "context",
@@ -70,6 +76,11 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "CommandSet",
+    "CustomCommand",
+    "Expansion",
+    "load_custom_commands",
+    "workspace_trusted",
     "Agent",
     "AgentStatus",
     "AssistantMessage",

@@ -35,7 +35,8 @@ from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingS
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window
 from pseudoclaude.session import Replay
-from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, spec_of
+from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
+from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 if TYPE_CHECKING:
@@ -84,11 +85,12 @@ def build_agent(
     session_id: str | None = None,
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
-    tools = ToolRegistry()
+    subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
+    tools = ToolRegistry([*default_tools(), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver, prompt)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents)
     except BaseException:
         session.close()
         raise
@@ -126,6 +128,7 @@ def _assemble(
     replay: Replay | None,
     approver: Approver | None,
     prompt: PromptChoice = PromptChoice(),
+    subagents: Subagents | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -156,7 +159,7 @@ def _assemble(
         session_id=session.id,
         transcript_path=session.jsonl_path,
         source="resume" if replay is not None else "startup",
-        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems)),
+        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems), *(subagents.problems if subagents is not None else ())),
         permission_mode=lambda: policy.mode.claude_name,
         approver=approver,
     )
@@ -176,7 +179,8 @@ def _assemble(
         provider=provider,
         tools=tools,
         tool_context=ToolContext(
-            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir)
+            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
+            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
         ),
         config=config,
         session=session,
@@ -184,9 +188,11 @@ def _assemble(
         permissions=policy,
         conversation=replay.conversation if replay is not None else (),
         hooks=hooks,
-        usage_total=replay.usage_total if replay is not None else Usage(),
+        usage_total=replay.usage_total + subrun_usage(session.jsonl_path.parent) if replay is not None else Usage(),
     )
-    warnings = tuple(replay.warnings) if replay is not None else ()
+    if subagents is not None:
+        subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))
+    warnings = (*replay.warnings, *background_recap(session.jsonl_path.parent)) if replay is not None else ()
     return Agent(
         runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,
         mcp=mcp_servers(settings),

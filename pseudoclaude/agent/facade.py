@@ -33,6 +33,9 @@ from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rul
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import HookCallback, SessionHooks
+    from pseudoclaude.tools import BackgroundJobs, JobView
+
+if TYPE_CHECKING:
     from pseudoclaude.agent.runner import AgentSession, Runner
     from pseudoclaude.compact import ContextStatus
     from pseudoclaude.mcp_client import McpServers, ServerView
@@ -184,11 +187,16 @@ class Agent:
         """Switch the effort; it applies from the next model call on (thinking blocks already stored stay)."""
         self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
 
-    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title."""
+    def run(self, prompt: str | None, *, model: str | None = None, allowed_tools: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
+        """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title.
+
+        ``model`` and ``allowed_tools`` (a custom command's front matter) hold for this run only.
+        """
         if prompt is not None and not self._session.title:
             self._session.set_title(" ".join(prompt.split())[:80])
-        return self._run(prompt)
+        if model is None and not allowed_tools:
+            return self._run(prompt)
+        return self._overridden(self._run(prompt), model, allowed_tools)
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]:
         """Summarize the conversation now (``/compact [focus instructions]``)."""
@@ -283,10 +291,31 @@ class Agent:
         policy = self._policy
         return PermissionView(mode=policy.mode, allow=policy.rules.allow, deny=policy.rules.deny, session_rules=policy.session_rules)
 
+    def background_jobs(self) -> tuple[JobView, ...]:
+        """The session's background commands, running or ended (``/tasks``)."""
+        jobs = self._background()
+        return jobs.jobs() if jobs is not None else ()
+
+    async def kill_background(self, job_id: str) -> JobView:
+        """Stop a background command and its process group; ``KeyError`` names the known ids."""
+        jobs = self._background()
+        if jobs is None:
+            raise KeyError("no background commands in this session")
+        return await jobs.kill(job_id)
+
+    def take_background_notices(self) -> tuple[str, ...]:
+        """Background commands that exited on their own since the last call, one line each."""
+        jobs = self._background()
+        return jobs.take_notices() if jobs is not None else ()
+
     async def aclose(self, end_reason: str = "other") -> None:
-        """Run the ``SessionEnd`` hooks, then release the provider and the session."""
+        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session."""
         try:
-            await self._end(end_reason)
+            try:
+                if (jobs := self._background()) is not None:
+                    await jobs.aclose()
+            finally:
+                await self._end(end_reason)
         finally:
             self._session.close()
 
@@ -325,6 +354,23 @@ class Agent:
                 yield event
         if (failed := self.take_write_failure()) is not None:
             yield failed
+
+    async def _overridden(
+        self, events: AsyncGenerator[Event, None], model: str | None, allowed_tools: Sequence[str]
+    ) -> AsyncGenerator[Event, None]:
+        """``events`` with the run's model and extra allow rules in force, restored however the run ends."""
+        config, rules, policy = self._runner.config, self._policy.rules, self._policy
+        if model is not None:
+            self._runner.config = dataclasses.replace(config, model=model)
+        if allowed_tools:
+            policy.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(policy.tools.canonical_name)
+        try:
+            async with aclosing(events) as stream:
+                async for event in stream:
+                    yield event
+        finally:
+            self._runner.config = dataclasses.replace(self._runner.config, model=config.model)
+            policy.rules = rules
 
     async def _end(self, end_reason: str) -> None:
         try:
@@ -367,6 +413,9 @@ class Agent:
 
     def _tool_specs(self) -> Sequence[ToolSpec]:
         return self._runner.tool_specs
+
+    def _background(self) -> BackgroundJobs | None:
+        return self._runner.tool_context.background
 
 
 def _folder_bytes(folder: Path | None) -> int:

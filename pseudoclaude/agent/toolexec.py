@@ -10,6 +10,7 @@ Calls run concurrently only when every call of the turn is read-only.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
@@ -69,7 +70,7 @@ async def run_one(
         if not decision.allowed:
             return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
     try:
-        return await tool.run(args, context), False
+        return await tool.run(args, dataclasses.replace(context, call_id=call.id)), False
     except ToolError as error:
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     except (asyncio.CancelledError, KeyboardInterrupt):

@@ -38,6 +38,7 @@ from pseudoclaude.session.store import (
     session_folder,
     workspace_folder,
 )
+from pseudoclaude.session.subrun import Subrun, SubrunRecorder, load_subruns
 from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "SessionInfo",
     "SessionMeta",
     "SessionNotFound",
+    "Subrun",
+    "SubrunRecorder",
     "WriteFailure",
     "create_session",
     "fork_session",
@@ -59,6 +62,7 @@ __all__ = [
     "latest_session_id",
     "list_sessions",
     "load_replay",
+    "load_subruns",
     "open_session",
     "resolve_session_id",
     "safe_spill_name",

@@ -1,6 +1,8 @@
 """The tools the model calls, and the contract every tool keeps (see ``base``).
 
-The built-in tools are imported lazily through ``default_tools()``; importing
+The built-in tools are imported lazily through ``default_tools()``; the
+session-bound ones (``task``, ``command_output``, ``kill_command``) are added by
+``agent.build_agent``, which owns what they need. Importing
 this package stays cheap. So are the two the terminal and the hooks reach
 for directly (the ``run_command`` tool behind ``!command``, and ``stop_group``
 that ends a process group): ``__getattr__`` loads them on first use.
@@ -30,16 +32,38 @@ from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_
 
 if TYPE_CHECKING:
     from pseudoclaude.tools.budgeted import budgeted_output
+    from pseudoclaude.tools.background import BackgroundJobs, JobView, background_recap
+    from pseudoclaude.tools.command_output import CommandOutputTool
+    from pseudoclaude.tools.kill_command import KillCommandTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.shell import stop_group
+    from pseudoclaude.tools.task import SubagentResult, Subagents, SubagentType, TaskTool
 
-_LAZY = {"RunCommandTool": "run_command", "stop_group": "shell", "budgeted_output": "budgeted"}
+_LAZY = {
+    "BackgroundJobs": "background",
+    "CommandOutputTool": "command_output",
+    "KillCommandTool": "kill_command",
+    "JobView": "background",
+    "background_recap": "background",
+    "RunCommandTool": "run_command",
+    "stop_group": "shell",
+    "budgeted_output": "budgeted",
+    "SubagentResult": "task",
+    "SubagentType": "task",
+    "Subagents": "task",
+    "TaskTool": "task",
+}
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error
     __getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = [
+    "BackgroundJobs",
+    "CommandOutputTool",
+    "KillCommandTool",
+    "JobView",
+    "background_recap",
     "FactStore",
     "FileStamp",
     "HistorySearch",
@@ -47,6 +71,10 @@ __all__ = [
     "OutputBudget",
     "PastMessage",
     "RunCommandTool",
+    "SubagentResult",
+    "SubagentType",
+    "Subagents",
+    "TaskTool",
     "Tool",
     "ToolContext",
     "ToolError",

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping, Protocol, Sequence, get_args
+from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get_args
 
 from pseudoclaude.llm import ToolSpec
+
+if TYPE_CHECKING:
+    from pseudoclaude.tools.background import BackgroundJobs
 
 
 class ToolError(Exception):
@@ -90,6 +93,7 @@ class PastMessage:
     tool: str = ""
     arguments: Mapping[str, Any] = field(default_factory=dict)
     call_id: str = ""
+    background: BackgroundJobs | None = None
     is_error: bool = False
 
 
@@ -138,6 +142,10 @@ class ToolContext:
     instead of the same text; the runner empties it whenever context
     governance changed earlier results, since the note would then point at
     text the model no longer has.
+
+    ``call_id`` is the id of the call being run (a tool round gives each call
+    its own copy of the context; the shared state above is shared by reference).
+    ``background`` holds the session's background commands (None: none can be started).
     """
 
     workspace: Path
@@ -150,6 +158,8 @@ class ToolContext:
     history: HistorySearch | None = None
     turn: int = 0
     read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
+    call_id: str = ""
+    background: BackgroundJobs | None = None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,11 @@ _SCHEMA: dict[str, Any] = {
             "maximum": MAX_TIMEOUT_S,
             "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT_S}, max {MAX_TIMEOUT_S}).",
         },
+        "background": {
+            "type": "boolean",
+            "description": "For servers, watchers, long builds: returns at once with an id for command_output and "
+            "kill_command; no timeout.",
+        },
     },
     "required": ["command"],
     "additionalProperties": False,
@@ -69,6 +74,8 @@ class RunCommandTool:
         timeout_s: int = checked.get("timeout", DEFAULT_TIMEOUT_S)
         if not ctx.workspace.is_dir():
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it")
+        if checked.get("background"):
+            return await _start_background(command, ctx)
         opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
         capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener)
         try:
@@ -81,6 +88,22 @@ class RunCommandTool:
             capture.save_now()
             capture.close()
         return _render(command, timeout_s, result)
+
+
+async def _start_background(command: str, ctx: ToolContext) -> ToolOutput:
+    if ctx.background is None:
+        raise ToolError("background commands are not available here; run it in the foreground")
+    try:
+        job = await ctx.background.start(command, ctx.workspace)
+    except OSError as error:
+        raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror or error}") from None
+    first = command.strip().splitlines()[0] if command.strip() else command
+    return ToolOutput(
+        f"Started in the background as {job.id} (process group {job.pid}). Read what it prints with "
+        f'command_output(id="{job.id}"); stop it with kill_command(id="{job.id}"). It is stopped when the session ends.',
+        summary=f"$ {first[:80]} (background {job.id})",
+        display={"command": command, "background_id": job.id, "pid": job.pid},
+    )
 
 
 def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:

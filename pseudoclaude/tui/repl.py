@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.live import Live
 
-    from pseudoclaude.agent import Agent, Event, MemoryScope, PromptChoice, SessionWriteFailed
+    from pseudoclaude.agent import Agent, CommandSet, Event, MemoryScope, PromptChoice, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.tui.render import TurnView
 
@@ -67,6 +67,12 @@ def _warm_imports(provider: str) -> None:
     warm_up(provider)
 
 
+def _no_commands() -> CommandSet:
+    from pseudoclaude.agent import CommandSet
+
+    return CommandSet()
+
+
 class Repl:
     """The REPL's state. The permission mode has one holder: the agent when it exists, ``settings`` before."""
 
@@ -82,12 +88,17 @@ class Repl:
         self.shell_context: list[str] = []
         self.status = initial_status(settings)
         self.show_thinking = False
+        self.custom_commands: CommandSet = _no_commands()
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
         from pseudoclaude.tui.input import make_prompt_session
+        from pseudoclaude.agent import load_custom_commands
 
         self.banner()
+        self.custom_commands = load_custom_commands(self.settings.workspace, self.settings.home)
+        for problem in self.custom_commands.problems:
+            self.console.print(f"[yellow]custom command skipped: {problem}[/]")
         if resume_id is not None or continue_latest:
             if not await self.open_agent(resume_id=resume_id, continue_latest=continue_latest):
                 return EXIT_USAGE
@@ -96,7 +107,7 @@ class Repl:
         prompt = make_prompt_session(
             home=self.settings.home,
             workspace=self.settings.workspace,
-            commands=[(c.name, c.help) for c in COMMANDS],
+            commands=[(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
             arguments=ARGUMENT_CHOICES,
             status=self.status_text,
             on_cycle_mode=self.cycle_mode,
@@ -109,6 +120,7 @@ class Repl:
                     self.queue.clear()
                     self.console.print(f"[bold cyan]❯[/] {text}")
                 else:
+                    self.show_background_notices()
                     try:
                         text = await prompt.prompt_async()
                     except KeyboardInterrupt:
@@ -202,6 +214,12 @@ class Repl:
         self.refresh_status()
         return True
 
+    def show_background_notices(self) -> None:
+        """Background commands that exited since the last prompt (issue 20): shown, and told to the model with the next message."""
+        for notice in self.agent.take_background_notices() if self.agent is not None else ():
+            self.console.print(f"[magenta]● {notice}[/]")
+            self.shell_context.append(f"[{notice}; command_output has its last output]")
+
     async def ensure_agent(self) -> Agent | None:
         if self.agent is None and not await self.open_agent():
             return None
@@ -237,7 +255,7 @@ class Repl:
         if self.agent is not None:
             render_recap(self.console, self.agent.session_id, self.agent.conversation(), last)
 
-    async def send(self, text: str) -> None:
+    async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
         from pseudoclaude.tui.prompt_text import build_prompt
 
         agent = await self.ensure_agent()
@@ -245,7 +263,7 @@ class Repl:
             return
         prompt = build_prompt(text, self.settings.workspace, self.shell_context)
         self.shell_context.clear()
-        await self.run_turn(lambda: agent.run(prompt))
+        await self.run_turn(lambda: agent.run(prompt, model=model, allowed_tools=allowed_tools))
 
     async def run_shell(self, command: str) -> None:
         from pseudoclaude.tui.output import shell_events

@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pseudoclaude.llm import Message
-from pseudoclaude.session import Replay, SessionInfo
+from pseudoclaude.session import Replay, SessionInfo, Subrun
 
 _ARGUMENT_LIMIT = 120
 
@@ -49,8 +49,8 @@ def render_session_list(console: Console, sessions: Sequence[SessionInfo], *, no
     console.print(table)
 
 
-def render_transcript(console: Console, replay: Replay, *, max_result_lines: int = 6) -> None:
-    """Every recorded message, compaction boundaries and replay warnings."""
+def render_transcript(console: Console, replay: Replay, *, max_result_lines: int = 6, subruns: Sequence[Subrun] = ()) -> None:
+    """Every recorded message, compaction boundaries and replay warnings; then each sub-agent's run (issue 20)."""
     meta = replay.meta
     console.print(Text(f"Session {meta.id}", style="bold"))
     details = f"{meta.provider}/{meta.model}" if meta.provider else meta.model
@@ -70,6 +70,13 @@ def render_transcript(console: Console, replay: Replay, *, max_result_lines: int
     )
     for warning in replay.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
+    for subrun in subruns:
+        sub = subrun.replay
+        console.print(Rule(Text(f"sub-agent {sub.meta.title or '?'}  (task call {subrun.call_id}, {sub.meta.model})"), style="blue"))
+        for message in sub.transcript:
+            _render_message(console, message, sub, max_result_lines)
+        used = sub.usage_total
+        console.print(Text(f"sub-agent tokens: {used.prompt_tokens:,} prompt, {used.output_tokens:,} output", style="dim"))
 
 
 def _render_message(console: Console, message: Message, replay: Replay, max_result_lines: int) -> None:

@@ -35,6 +35,8 @@ async def _help(repl: Repl, arg: str) -> bool:
     table.add_column()
     for command in COMMANDS:
         table.add_row(command.name, command.help)
+    for custom in repl.custom_commands.commands:  # issue 20: custom commands
+        table.add_row(custom.name, Text(custom.help))
     for keys, meaning in KEYS:
         table.add_row(keys, meaning)
     repl.console.print(table)
@@ -227,6 +229,39 @@ async def _mcp(repl: Repl, arg: str) -> bool:
     return False
 
 
+async def _tasks(repl: Repl, arg: str) -> bool:
+    """``/tasks`` lists the background commands; ``/tasks kill ID`` stops one (issue 20)."""
+    import time
+
+    agent = repl.agent
+    if arg.startswith("kill"):
+        job_id = arg[len("kill"):].strip()
+        if agent is None or not job_id:
+            repl.console.print("[dim]Usage: /tasks kill ID[/]")
+            return False
+        try:
+            job = await agent.kill_background(job_id)
+        except KeyError as error:
+            repl.console.print(Text(f"✗ {error.args[0]}", style="red"))
+            return False
+        repl.console.print(Text(f"Stopped {job.id}: {job.command}", style="magenta"))
+        return False
+    jobs = agent.background_jobs() if agent is not None else ()
+    if not jobs:
+        repl.console.print("[dim]No background commands in this session.[/]")
+        return False
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("ID", "State", "Time", "Output", "Command"):
+        table.add_column(column, no_wrap=column != "Command", overflow="ellipsis")
+    for job in jobs:
+        state = "running" if job.running else ("killed" if job.killed else f"exit {job.exit_code}")
+        seconds = (job.ended or time.time()) - job.started
+        table.add_row(job.id, state, f"{seconds:.0f}s", f"{job.total_bytes:,} B", Text(job.command))
+    repl.console.print(table)
+    repl.console.print("[dim]/tasks kill ID stops one (with everything it started).[/]")
+    return False
+
+
 async def _exit(repl: Repl, arg: str) -> bool:
     return True
 
@@ -244,6 +279,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/memory", "show memory files, or save a fact [--user] [fact]", _memory),
     Command("/init", "study the repository and write PSEUDOCLAUDE.md", _init),
     Command("/mcp", "MCP servers: state, source and tools", _mcp),
+    Command("/tasks", "background commands; kill one [kill ID]", _tasks),
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
@@ -268,6 +304,20 @@ def suggest(name: str) -> str | None:
     return prefixed[0] if prefixed else None
 
 
+async def _run_custom(repl: Repl, line: str) -> bool:
+    """Send a custom command's expanded prompt (issue 20); False when ``line`` names none."""
+    from pseudoclaude.agent import load_custom_commands, workspace_trusted
+
+    repl.custom_commands = load_custom_commands(repl.settings.workspace, repl.settings.home)  # files may change during a session
+    expansion = repl.custom_commands.expand(line, trusted=workspace_trusted(repl.settings.trust), provider=repl.settings.provider)
+    if expansion is None:
+        return False
+    for notice in expansion.notices:
+        repl.console.print(Text(notice, style="yellow"))
+    await repl.send(expansion.prompt, model=expansion.model, allowed_tools=expansion.allowed_tools)
+    return True
+
+
 async def dispatch(repl: Repl, line: str) -> bool:
     """Run the slash command in ``line``; True means exit."""
     name, _, arg = line.partition(" ")
@@ -275,6 +325,8 @@ async def dispatch(repl: Repl, line: str) -> bool:
     for command in COMMANDS:
         if command.name == name:
             return await command.run(repl, arg.strip())
+    if await _run_custom(repl, line):
+        return False
     hint = suggest(name)
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False

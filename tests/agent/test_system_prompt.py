@@ -21,7 +21,7 @@ from pseudoclaude.tools.run_command import RunCommandTool
 from tests.e2e.support import cli_env, fake_server, run_cli
 from tests.fakes.script import Call, Reply, Step, is_summary_request
 
-PREFIX_TOKEN_LIMIT = 3_000
+PREFIX_TOKEN_LIMIT = 3_500  # issue 20 added task, command_output, kill_command and run_command.background (~350 tokens)
 
 TOPICS: dict[str, tuple[str, ...]] = {
     "keep going until done": ("Keep going until the task is fully done", "ask only when the ambiguity changes the result"),
