@@ -35,7 +35,7 @@ import pathspec
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.shell import stop_group
-from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
+from pseudoclaude.tools.walk import Override, gitignore_verdict, ignore_file, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
@@ -45,6 +45,7 @@ LONG_LINE_BYTES = 1024 * 1024
 _OVERLAP_CHARS = 4096
 _TAIL_BYTES = 4096
 _TYPE = re.compile(rb'"type":"(\w+)"')
+_GLOB_META = re.compile(r"[*?\[\]{}\\]")
 _LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
 
 
@@ -70,6 +71,7 @@ class Query:
     context: int = 0
     case_insensitive: bool = False
     glob: str | None = None
+    ignore_base: Path | None = None
 
 
 class RegexError(ToolError):
@@ -115,7 +117,9 @@ def python_search(query: Query) -> Iterator[FileHits]:
     if query.root.is_file():
         files: Iterator[tuple[Path, str]] = iter([(query.root, query.root.name)])
     else:
-        files = walk_files(query.root, boundary=Path(query.root.anchor), override=make_override(query.glob))
+        files = walk_files(
+            query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base
+        )
     for path, _ in files:
         hits = _search_file(path, regex, prefilter, query)
         if hits is not None:
@@ -204,16 +208,12 @@ def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | N
 
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
     """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
-    if query.root.is_file():
-        cwd, target = query.root.parent, query.root.name
-    else:
-        cwd, target = query.root, "."
-    argv = [rg_path, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude"]
-    argv += ["--no-ignore-global", "--sort", "path", "--no-messages", "--with-filename"]
+    cwd, target, ignore_args = rg_location(query.root, query.ignore_base)
+    argv = [rg_path, *RG_WALK_FLAGS, "--sort", "path", "--with-filename", *ignore_args]
     if query.case_insensitive:
         argv.append("--ignore-case")
     if query.glob:
-        argv += ["--glob", query.glob]
+        argv += ["--glob", rebase_glob(query.glob, target)]
     argv += ["--glob", "!.git"]
     if query.mode == "content":
         argv += ["--json", "--context", str(query.context)]
@@ -252,6 +252,35 @@ async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None
             await stop_group(proc)
     if code == 2 and not found:
         raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500])
+
+
+RG_WALK_FLAGS = (
+    "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
+)  # fmt: skip
+
+
+def rg_location(root: Path, ignore_base: Path | None) -> tuple[Path, str, list[str]]:
+    """ripgrep's working folder, the target to name, and the ``--ignore-file`` arguments.
+
+    ripgrep matches an ``--ignore-file``'s patterns (and ``--glob``) against
+    paths relative to its working folder, so with a ``.pseudoclaudeignore``
+    it runs in the folder that holds it and names the searched folder
+    relative to it (``rebase_glob`` keeps the tool's glob relative to that).
+    """
+    if root.is_file():
+        return root.parent, root.name, []
+    ignore = ignore_file(root, ignore_base)
+    if ignore is None:
+        return root, ".", []
+    return ignore.parent, root.relative_to(ignore.parent).as_posix(), ["--ignore-file", str(ignore)]
+
+
+def rebase_glob(glob: str, target: str) -> str:
+    """``glob`` (relative to the searched folder) relative to ripgrep's working folder, ``target`` being that folder."""
+    negated, body = glob.startswith("!"), glob.removeprefix("!")
+    if target == "." or "/" not in body.rstrip("/"):
+        return glob
+    return ("!" if negated else "") + _GLOB_META.sub(r"\\\g<0>", target) + "/" + body.lstrip("/")
 
 
 async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> AsyncIterator[FileHits]:

@@ -11,6 +11,12 @@ entered); and every symlink, to a file or to a folder. Skipping symlinks is
 also what keeps a walk inside the sandbox: a link pointing out of the
 workspace is never followed (ripgrep does the same without ``-L``).
 
+``ignore_base`` names the folder (the workspace) whose ``.pseudoclaudeignore``
+applies: gitignore syntax, paths relative to that folder, for what the agent
+should not search though git tracks it (vendored code, fixtures, generated
+files). Like a file given to ``rg --ignore-file`` it has the lowest
+precedence: any ``.gitignore`` rule that speaks about a path wins over it.
+
 ``override`` mimics ripgrep's ``--glob``: it sees a path relative to the
 walk's root and says include (True, even if ignored), exclude (False), or no
 opinion (None).
@@ -26,6 +32,7 @@ from typing import Any, Callable, Iterator
 import pathspec
 
 Override = Callable[[str, bool], "bool | None"]
+IGNORE_FILENAME = ".pseudoclaudeignore"
 
 
 @dataclass(frozen=True)
@@ -34,9 +41,15 @@ class _Rules:
     spec: pathspec.PathSpec[Any]
 
 
-def walk_files(root: Path, *, boundary: Path, override: Override | None = None) -> Iterator[tuple[Path, str]]:
+def walk_files(
+    root: Path, *, boundary: Path, override: Override | None = None, ignore_base: Path | None = None
+) -> Iterator[tuple[Path, str]]:
     """Yield ``(path, relative_posix_path)`` for every regular, non-ignored file under ``root``."""
     rules = _parent_rules(root, boundary)
+    own = ignore_file(root, ignore_base)
+    if own is not None:
+        extra = _load(own.parent, own.name)
+        rules = rules if extra is None else [extra, *rules]
     yield from _walk(root, root, rules, override)
 
 
@@ -117,9 +130,17 @@ def _parent_rules(root: Path, boundary: Path) -> list[_Rules]:
     return [rule for folder in reversed(folders) if (rule := _load(folder)) is not None]
 
 
-def _load(folder: Path) -> _Rules | None:
+def ignore_file(root: Path, ignore_base: Path | None) -> Path | None:
+    """``ignore_base``'s ``.pseudoclaudeignore`` when it applies to a walk of ``root`` (a regular file, under it)."""
+    if ignore_base is None or not root.is_relative_to(ignore_base):
+        return None
+    path = ignore_base / IGNORE_FILENAME
+    return path if path.is_file() and not path.is_symlink() else None
+
+
+def _load(folder: Path, name: str = ".gitignore") -> _Rules | None:
     try:
-        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        text = (folder / name).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     return _Rules(folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))

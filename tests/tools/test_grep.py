@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -13,10 +12,11 @@ import pytest
 from pseudoclaude.tools import ToolContext, ToolError
 from pseudoclaude.tools.base import OutputBudget
 from pseudoclaude.tools.grep import MAX_CONTENT_LINES, MAX_FILES, GrepTool
+from pseudoclaude.tools.ripgrep import find_rg
 
 from .conftest import Call
 
-RG = shutil.which("rg")
+RG = find_rg()
 fallback = GrepTool(rg_path=None)
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
 
