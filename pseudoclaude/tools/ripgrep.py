@@ -10,12 +10,10 @@ grep tool falls back to its Python engine (same results, slower).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shutil
 import sys
-import sysconfig
 from pathlib import Path
 
 RG_NAME = "rg.exe" if os.name == "nt" else "rg"
@@ -28,11 +26,7 @@ def find_rg() -> str | None:
 
 @functools.lru_cache(maxsize=4)
 def _find_rg(executable: str, path_env: str) -> str | None:
-    folders = [Path(executable).parent]
-    with contextlib.suppress(Exception):
-        folders.append(Path(sysconfig.get_path("scripts")))
-    for folder in folders:
-        candidate = folder / RG_NAME
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
+    candidate = Path(executable).parent / RG_NAME
+    if executable and candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
     return shutil.which("rg", path=path_env or None)
