@@ -52,6 +52,7 @@ def build_tree(root: Path, files: int, megabytes: int) -> None:
     lines = [f"    {rng.choice(WORDS)}_{i} = {rng.choice(WORDS)}({rng.randrange(1000)})  # {rng.choice(WORDS)}\n" for i in range(4000)]
     big = 3
     average = max(256, (megabytes * 1024 * 1024 - big * 4 * 1024 * 1024) // files)
+    root.mkdir(parents=True, exist_ok=True)
     (root / ".gitignore").write_text("*.tmp\n/dist/\n")
     (root / ".pseudoclaudeignore").write_text("**/fixtures/\n")
     per_package = files // 10
@@ -149,7 +150,7 @@ def main() -> None:
             print(f"built {args.files} files in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         size = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file()) / 1024 / 1024
         count = sum(1 for p in tree.rglob("*") if p.is_file())
-        print(f"tree: {count} files, {size:.0f} MB\n")
+        print(f"tree: {count} files, {size:.0f} MB, median of {args.runs} runs\n", flush=True)
         results = [_run_worker(tree, engine, args.runs) for engine in ("ripgrep", "python")]
     print(table(results))
 
@@ -165,7 +166,7 @@ def table(results: list[dict[str, Any]]) -> str:
     head = "| call | " + " | ".join(r["engine"] for r in results) + " |"
     rows = [head, "|---|" + "---:|" * len(results)]
     for label in results[0]["times"]:
-        rows.append(f"| {label} | " + " | ".join(f"{r['times'][label]:.3f} s" for r in results) + " |")
+        rows.append(f"| {label} | " + " | ".join(f"{r['times'][label] * 1000:.1f} ms" for r in results) + " |")
     rows.append("| peak RSS (this process) | " + " | ".join(f"{r['peak_mb']:.0f} MB" for r in results) + " |")
     rows.append("| peak RSS (rg child) | " + " | ".join(f"{r['rg_peak_mb']:.0f} MB" for r in results) + " |")
     return "\n".join(rows)

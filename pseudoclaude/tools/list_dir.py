@@ -73,7 +73,7 @@ def _entries(folder: Path) -> tuple[list[str], int]:
     lines: list[str] = []
     total = 0
 
-    def counted(it: os.ScandirIterator[str]) -> Iterator[os.DirEntry[str]]:
+    def counted(it: Iterator[os.DirEntry[str]]) -> Iterator[os.DirEntry[str]]:
         nonlocal total
         for entry in it:
             total += 1
