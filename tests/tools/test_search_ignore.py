@@ -30,6 +30,7 @@ def tree(workspace: Path) -> Path:
         "tests/fixtures/big.txt": "needle\n",
         "tests/test_app.py": "needle\n",
         "trace.log": "needle\n",
+        "src/debug.log": "needle\n",
         "src/[odd]/x.py": "needle\n",
     }
     for name, text in files.items():
