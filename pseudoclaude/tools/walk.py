@@ -40,6 +40,12 @@ class _Rules:
     base: Path
     spec: pathspec.PathSpec[Any]
 
+    @property
+    def prefix(self) -> str:
+        """``base`` as a string prefix of the paths below it (string slicing: ``Path.relative_to`` was half the walk's time)."""
+        text = str(self.base)
+        return text if text.endswith(os.sep) else text + os.sep
+
 
 def walk_files(
     root: Path, *, boundary: Path, override: Override | None = None, ignore_base: Path | None = None
@@ -50,13 +56,16 @@ def walk_files(
     if own is not None:
         extra = _load(own.parent, own.name)
         rules = rules if extra is None else [extra, *rules]
-    yield from _walk(root, root, rules, override)
+    yield from _walk(root, "", [(rule.prefix, rule.spec) for rule in rules], override)
 
 
-def _walk(folder: Path, root: Path, rules: list[_Rules], override: Override | None) -> Iterator[tuple[Path, str]]:
+_Prefixed = list[tuple[str, "pathspec.PathSpec[Any]"]]
+
+
+def _walk(folder: Path, rel_folder: str, rules: _Prefixed, override: Override | None) -> Iterator[tuple[Path, str]]:
     own = _load(folder)
     if own is not None:
-        rules = [*rules, own]
+        rules = [*rules, (own.prefix, own.spec)]
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -73,23 +82,24 @@ def _walk(folder: Path, root: Path, rules: list[_Rules], override: Override | No
             continue
         if is_dir and entry.name == ".git":
             continue
-        path = Path(entry.path)
-        rel = path.relative_to(root).as_posix()
+        rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
         verdict = override(rel, is_dir) if override is not None else None
         if verdict is False:
             continue
-        if verdict is None and _ignored(path, is_dir, rules):
+        if verdict is None and _ignored(entry.path, is_dir, rules):
             continue
         if is_dir:
-            yield from _walk(path, root, rules, override)
+            yield from _walk(Path(entry.path), rel, rules, override)
         else:
-            yield path, rel
+            yield Path(entry.path), rel
 
 
-def _ignored(path: Path, is_dir: bool, rules: list[_Rules]) -> bool:
-    for rule in reversed(rules):
-        rel = path.relative_to(rule.base).as_posix() + ("/" if is_dir else "")
-        verdict = gitignore_verdict(rule.spec, rel)
+def _ignored(path: str, is_dir: bool, rules: _Prefixed) -> bool:
+    for prefix, spec in reversed(rules):
+        rel = path[len(prefix) :]
+        if os.sep != "/":
+            rel = rel.replace(os.sep, "/")
+        verdict = gitignore_verdict(spec, rel + "/" if is_dir else rel)
         if verdict is not None:
             return verdict
     return False
