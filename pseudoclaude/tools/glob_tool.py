@@ -77,7 +77,7 @@ class GlobTool:
         return _render(ctx, root, pattern, found, total)
 
 
-Found = tuple[float, str, Path]
+Found = tuple[float, str, str]
 
 
 def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop: threading.Event) -> tuple[list[Found], int]:
@@ -116,7 +116,7 @@ def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop:
     return newest, total
 
 
-def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event) -> Iterator[tuple[Path, str]] | None:
+def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event) -> Iterator[tuple[str, str]] | None:
     """``rg --files`` under ``start`` as ``(path, path relative to start)``; None when ripgrep cannot start."""
     cwd, target, ignore_args = rg_location(start, workspace)
     argv = [rg_path, *RG_WALK_FLAGS, "--files", "--null", *ignore_args, "--glob", "!.git", "--", target]
@@ -127,7 +127,7 @@ def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event)
     return _read_files(proc, cwd, start, stop)
 
 
-def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[Path, str]]:
+def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[str, str]]:
     assert proc.stdout is not None
     prefix = str(start) + os.sep
     pending = b""
@@ -139,7 +139,7 @@ def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: thr
             for raw in names:
                 full = os.path.normpath(os.path.join(cwd, os.fsdecode(raw)))
                 if full.startswith(prefix):
-                    yield Path(full), full[len(prefix) :].replace(os.sep, "/")
+                    yield full, full[len(prefix) :].replace(os.sep, "/")
     finally:
         proc.kill()
         proc.wait()
@@ -161,7 +161,7 @@ def _render(ctx: ToolContext, root: Path, pattern: str, found: list[Found], tota
     where = display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace"
     if not found:
         return ToolOutput(f"No files match {pattern!r} in {where}.", summary=f"glob {pattern}: no files", display={"count": 0})
-    shown = [display_path(ctx, path) for _, _, path in found]
+    shown = [display_path(ctx, Path(path)) for _, _, path in found]
     body = "\n".join(shown) + "\n"
     if total > len(shown):
         body += f"… {total - len(shown)} more not shown (older); narrow the pattern or the path\n"

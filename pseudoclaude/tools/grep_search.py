@@ -115,7 +115,7 @@ def python_search(query: Query) -> Iterator[FileHits]:
     regex = compile_pattern(query)
     prefilter = None if re.search(r"\\[AZz]", query.pattern) else compile_pattern(query, re.MULTILINE)
     if query.root.is_file():
-        files: Iterator[tuple[Path, str]] = iter([(query.root, query.root.name)])
+        files: Iterator[tuple[str, str]] = iter([(str(query.root), query.root.name)])
     else:
         files = walk_files(
             query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base
@@ -126,14 +126,14 @@ def python_search(query: Query) -> Iterator[FileHits]:
             yield hits
 
 
-def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
+def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
     try:
         f = open_if_regular(path)
         if f is None:
             return None
         with f:
             if os.fstat(f.fileno()).st_size > WHOLE_FILE_BYTES:
-                return _search_stream(path, f, regex, query)
+                return _search_stream(Path(path), f, regex, query)
             data = f.read()
     except OSError:
         return None
@@ -148,7 +148,7 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
     matches = [i for i, line in enumerate(lines) if regex.search(line)]
     if not matches:
         return None
-    hits = FileHits(path, len(matches))
+    hits = FileHits(Path(path), len(matches))
     if query.mode == "content":
         wanted: set[int] = set()
         for i in matches:
