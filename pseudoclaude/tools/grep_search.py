@@ -140,8 +140,11 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
     if b"\x00" in data:
         return None
     text = data.decode("utf-8", errors="replace")
-    if prefilter is not None and not prefilter.search(text):
+    found = prefilter.search(text) if prefilter is not None else None
+    if prefilter is not None and found is None:
         return None
+    if found is not None and query.mode == "files_with_matches" and regex.search(_line_at(text, found.start())):
+        return FileHits(Path(path), 1)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -156,6 +159,13 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
         matched = set(matches)
         hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
     return hits
+
+
+def _line_at(text: str, index: int) -> str:
+    """The line of ``text`` holding ``index``: when it matches on its own, a file listing needs no more."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    return text[start : end if end != -1 else len(text)]
 
 
 def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:

@@ -224,3 +224,12 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in (b"Z", b"X")
+
+
+@pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param(RG, id="ripgrep", marks=needs_rg)])
+def test_a_match_only_across_lines_does_not_list_a_file(call: Call, workspace: Path, engine: str | None) -> None:
+    (workspace / "across.txt").write_text("a\nb\n")
+    (workspace / "later.txt").write_text("a\nb\nx a b\n")
+    (workspace / "ahead.txt").write_text("end\nnext\n")
+    assert call(GrepTool(rg_path=engine), pattern=r"a\sb").content == "1 file match 'a\\\\sb':\nlater.txt\n"
+    assert call(GrepTool(rg_path=engine), pattern=r"end(?=\n)").content.startswith("No matches")
