@@ -1,7 +1,8 @@
 """grep: regex search over the workspace, through ripgrep or the Python fallback.
 
-The engine is chosen once, at construction (``GrepTool(rg_path=None)`` forces
-the fallback); both feed the same ``_Collector``, so what the model sees does
+The engine is chosen once, at construction: ``ripgrep.find_rg()`` (the rg of
+the pinned ``ripgrep`` wheel, else the PATH's); ``GrepTool(rg_path=None)``
+forces the fallback; both feed the same ``_Collector``, so what the model sees does
 not depend on whether ripgrep is installed. All results are consumed (memory
 stays bounded: beyond the caps only counts are kept, and the entries go to a
 spill file), so the note about what was left out is exact, and it names the

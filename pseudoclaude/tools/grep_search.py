@@ -3,7 +3,8 @@
 Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
 which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
-not in a git repository), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
+not in a git repository), the workspace's ``.pseudoclaudeignore`` too (ripgrep:
+``--ignore-file``; see ``rg_location``), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
 (never opened in a way that could block), one line at a
 time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
 meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
