@@ -90,10 +90,9 @@ def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop:
     if not start.is_dir():
         return [], 0
     workspace = ctx.workspace.resolve()
-    boundary = workspace if root.is_relative_to(workspace) else root
     files = _rg_files(rg_path, start, workspace, stop) if rg_path is not None else None
     if files is None:
-        files = walk_files(start, boundary=boundary, ignore_base=workspace)
+        files = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace)  # every parent's .gitignore, as rg reads
     total = 0
 
     def matching() -> Iterator[Found]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pseudoclaude.tools import ToolContext
 from pseudoclaude.tools.glob_tool import GlobTool
 from pseudoclaude.tools.grep import GrepTool
 from pseudoclaude.tools.ripgrep import find_rg
@@ -89,3 +91,17 @@ def test_a_pseudoclaudeignore_that_is_a_symlink_is_not_followed(call: Call, tree
     (tree / ".pseudoclaudeignore").unlink()
     (tree / ".pseudoclaudeignore").symlink_to(tree / "rules")
     assert "src/app.py" in listed(call(GrepTool(rg_path=None), pattern="needle"))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_gitignore_above_the_workspace_applies_to_both_tools(tmp_path: Path, engine: str | None) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/.gitignore").write_text("*.log\n")
+    workspace = tmp_path / "repo/sub"
+    workspace.mkdir()
+    (workspace / "kept.txt").write_text("needle\n")
+    (workspace / "hidden.log").write_text("needle\n")
+    ctx = ToolContext(workspace=workspace.resolve())
+    grep = asyncio.run(GrepTool(rg_path=engine).run({"pattern": "needle"}, ctx))
+    glob = asyncio.run(GlobTool(rg_path=engine).run({"pattern": "*"}, ctx))
+    assert listed(grep) == ["kept.txt"] and glob.content == "kept.txt\n"
