@@ -41,7 +41,7 @@ from pseudoclaude.tools.walk import Override, gitignore_verdict, ignore_file, wa
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
 _RG_LINE_LIMIT = 1024 * 1024
-WHOLE_FILE_BYTES = 16 * 1024 * 1024
+WHOLE_FILE_BYTES = 4 * 1024 * 1024  # split into lines, a file costs ~12x its size in str objects: 4 MB peaks near 50 MB
 LONG_LINE_BYTES = 1024 * 1024
 _OVERLAP_CHARS = 4096
 _TAIL_BYTES = 4096

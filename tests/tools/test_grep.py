@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +234,16 @@ def test_a_match_only_across_lines_does_not_list_a_file(call: Call, workspace: P
     (workspace / "ahead.txt").write_text("end\nnext\n")
     assert call(GrepTool(rg_path=engine), pattern=r"a\sb").content == "1 file match 'a\\\\sb':\nlater.txt\n"
     assert call(GrepTool(rg_path=engine), pattern=r"end(?=\n)").content.startswith("No matches")
+
+
+def test_the_python_engine_searches_a_file_of_short_lines_in_bounded_memory(call: Call, workspace: Path) -> None:
+    """Split into lines, a whole file costs ~12x its size; past ``WHOLE_FILE_BYTES`` it is streamed."""
+    (workspace / "many.txt").write_text("x = 1\n" * 2_000_000 + "needle\n")
+    tracemalloc.start()
+    try:
+        out = call(fallback, pattern="needle", output_mode="count")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out.content == "1 matching line in 1 file:\nmany.txt:1\n"
+    assert peak < 60_000_000
