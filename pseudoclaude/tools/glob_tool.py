@@ -26,7 +26,7 @@ from typing import Any, Iterator, Literal, Mapping
 from pseudoclaude.textsafe import NAME_QUOTING_NOTE
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
-from pseudoclaude.tools.grep_search import RG_WALK_FLAGS, rg_location
+from pseudoclaude.tools.grep_search import RG_WALK_FLAGS, EngineFailed, rg_location
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.ripgrep import find_rg
 from pseudoclaude.tools.threads import in_thread
@@ -90,9 +90,18 @@ def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop:
     if not start.is_dir():
         return [], 0
     workspace = ctx.workspace.resolve()
-    files = _rg_files(rg_path, start, workspace, stop) if rg_path is not None else None
-    if files is None:
-        files = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace)  # every parent's .gitignore, as rg reads
+    if rg_path is not None:
+        files = _rg_files(rg_path, start, workspace, stop)
+        if files is not None:
+            try:
+                return _newest(files, literal, regex, stop)
+            except EngineFailed:
+                pass
+    walked = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace)  # every parent's .gitignore, as rg reads
+    return _newest(walked, literal, regex, stop)
+
+
+def _newest(files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], stop: threading.Event) -> tuple[list[Found], int]:
     total = 0
 
     def matching() -> Iterator[Found]:
@@ -127,18 +136,23 @@ def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event)
 
 
 def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[str, str]]:
+    """Paths as ripgrep prints them; ``EngineFailed`` when it printed none and failed (exit 2: a bad binary, a bad flag)."""
     assert proc.stdout is not None
     prefix = str(start) + os.sep
     pending = b""
+    printed = False
     try:
         while chunk := proc.stdout.read(65536):
             if stop.is_set():
                 return
+            printed = True
             *names, pending = (pending + chunk).split(b"\0")
             for raw in names:
                 full = os.path.normpath(os.path.join(cwd, os.fsdecode(raw)))
                 if full.startswith(prefix):
                     yield full, full[len(prefix) :].replace(os.sep, "/")
+        if proc.wait() == 2 and not printed:
+            raise EngineFailed("rg --files failed")
     finally:
         proc.kill()
         proc.wait()

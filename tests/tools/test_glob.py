@@ -129,3 +129,11 @@ def test_both_engines_keep_only_the_newest_and_count_the_rest(call: Call, worksp
 def test_a_missing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, tmp_path: Path) -> None:
     _touch(workspace / "a.py", 1)
     assert call(GlobTool(rg_path=str(tmp_path / "no-such-rg")), pattern="*.py").content == "a.py\n"
+
+
+def test_a_failing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, tmp_path: Path) -> None:
+    failing = tmp_path / "fake-rg"
+    failing.write_text("#!/bin/sh\necho 'error: unknown flag' >&2\nexit 2\n")
+    failing.chmod(0o755)
+    _touch(workspace / "a.py", 1)
+    assert call(GlobTool(rg_path=str(failing)), pattern="*.py").content == "a.py\n"
