@@ -79,7 +79,7 @@ def open_regular(path: Path, shown: str) -> BinaryIO:
     return f
 
 
-def open_if_regular(path: Path) -> BinaryIO | None:
+def open_if_regular(path: Path | str) -> BinaryIO | None:
     """``path`` opened for reading when it is a regular file, else None (never blocks: ``O_NONBLOCK``, then ``fstat``)."""
     fd = os.open(path, _OPEN_FLAGS)
     try:

@@ -1,23 +1,36 @@
 """glob: find files by name pattern, newest first.
 
 Newest first because the files the user (or the model) touched last are the
-likeliest to matter. Ignored files (``.gitignore``), ``.git`` and symlinks are
-skipped (see ``walk``). The list is capped and says how many were left out.
+likeliest to matter. Ignored files (``.gitignore``, ``.pseudoclaudeignore``),
+``.git`` and symlinks are skipped (see ``walk``). The list is capped and says
+how many were left out.
+
+The file list comes from ``rg --files`` when ripgrep is there (several
+times faster on a large tree) or from ``walk.walk_files``, under the same
+ignore rules; the pattern is matched here either way, so both give the same
+answer. Memory stays bounded: paths stream through a heap that keeps only
+the ``MAX_RESULTS`` newest, plus a count of the rest.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 import re
+import stat
+import subprocess
+import threading
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Literal, Mapping
 
 from pseudoclaude.textsafe import NAME_QUOTING_NOTE
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
+from pseudoclaude.tools.grep_search import RG_WALK_FLAGS, EngineFailed, rg_location
 from pseudoclaude.tools.paths import display_path, resolve_path
-from pseudoclaude.tools.walk import glob_to_regex, walk_files
+from pseudoclaude.tools.ripgrep import find_rg
 from pseudoclaude.tools.threads import in_thread
+from pseudoclaude.tools.walk import glob_to_regex, walk_files
 
 MAX_RESULTS = 200
 _GLOB_CHARS = re.compile(r"[*?\[{]")
@@ -38,10 +51,13 @@ class GlobTool:
     description = (
         "Find files whose path matches a glob pattern ('*' within a folder name, '**' across folders, "
         "'{a,b}' alternatives). Results are sorted by modification time, newest first; files ignored "
-        f"by .gitignore and the .git folder are skipped; at most {MAX_RESULTS} paths are listed."
+        f"by .gitignore or .pseudoclaudeignore and the .git folder are skipped; at most {MAX_RESULTS} paths are listed."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".")
+
+    def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
+        self.rg_path: str | None = find_rg() if rg_path == "auto" else rg_path
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)
@@ -53,30 +69,94 @@ class GlobTool:
         root = resolve_path(ctx, checked.get("path", "."), for_write=False)
         if not root.is_dir():
             raise ToolError(f"{display_path(ctx, root)} is not a folder" if root.exists() else f"{display_path(ctx, root)} does not exist")
-        found = await in_thread(_find, ctx, root, pattern)
-        return _render(ctx, root, pattern, found)
+        stop = threading.Event()
+        try:
+            found, total = await in_thread(_find, ctx, root, pattern, self.rg_path, stop)
+        finally:
+            stop.set()
+        return _render(ctx, root, pattern, found, total)
 
 
-def _find(ctx: ToolContext, root: Path, pattern: str) -> list[tuple[float, str, Path]]:
+Found = tuple[float, str, str]
+
+
+def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop: threading.Event) -> tuple[list[Found], int]:
+    """The ``MAX_RESULTS`` newest matching files (newest first, then by path) and how many matched in all."""
     regex = re.compile(glob_to_regex(pattern.removeprefix("./")), re.DOTALL)
     literal = _literal_prefix(pattern.removeprefix("./"))
     start = root / literal if literal else root
     if os.path.realpath(start) != str(start):
         literal, start = "", root
     if not start.is_dir():
-        return []
-    boundary = ctx.workspace.resolve() if root.is_relative_to(ctx.workspace.resolve()) else root
-    found: list[tuple[float, str, Path]] = []
-    for path, rel in walk_files(start, boundary=boundary):
-        full_rel = f"{literal}/{rel}" if literal else rel
-        if regex.fullmatch(full_rel):
+        return [], 0
+    workspace = ctx.workspace.resolve()
+    if rg_path is not None:
+        files = _rg_files(rg_path, start, workspace, stop)
+        if files is not None:
             try:
-                mtime = path.stat().st_mtime
+                return _newest(files, literal, regex, stop)
+            except EngineFailed:
+                pass
+    walked = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace)  # every parent's .gitignore, as rg reads
+    return _newest(walked, literal, regex, stop)
+
+
+def _newest(files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], stop: threading.Event) -> tuple[list[Found], int]:
+    total = 0
+
+    def matching() -> Iterator[Found]:
+        nonlocal total
+        for path, rel in files:
+            if stop.is_set():
+                return
+            full_rel = f"{literal}/{rel}" if literal else rel
+            if not regex.fullmatch(full_rel):
+                continue
+            try:
+                info = os.lstat(path)
             except OSError:
                 continue
-            found.append((mtime, full_rel, path))
-    found.sort(key=lambda item: (-item[0], item[1]))
-    return found
+            if stat.S_ISREG(info.st_mode):
+                total += 1
+                yield info.st_mtime, full_rel, path
+
+    newest = heapq.nsmallest(MAX_RESULTS, matching(), key=lambda item: (-item[0], item[1]))
+    return newest, total
+
+
+def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event) -> Iterator[tuple[str, str]] | None:
+    """``rg --files`` under ``start`` as ``(path, path relative to start)``; None when ripgrep cannot start."""
+    cwd, target, ignore_args = rg_location(start, workspace)
+    argv = [rg_path, *RG_WALK_FLAGS, "--files", "--null", *ignore_args, "--glob", "!.git", "--", target]
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    return _read_files(proc, cwd, start, stop)
+
+
+def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[str, str]]:
+    """Paths as ripgrep prints them; ``EngineFailed`` when it printed none and failed (exit 2: a bad binary, a bad flag)."""
+    assert proc.stdout is not None
+    prefix = str(start) + os.sep
+    pending = b""
+    printed = False
+    try:
+        while chunk := proc.stdout.read(65536):
+            if stop.is_set():
+                return
+            printed = True
+            *names, pending = (pending + chunk).split(b"\0")
+            for raw in names:
+                full = os.path.normpath(os.path.join(cwd, os.fsdecode(raw)))
+                if full.startswith(prefix):
+                    yield full, full[len(prefix) :].replace(os.sep, "/")
+        if proc.wait() == 2 and not printed:
+            raise EngineFailed("rg --files failed")
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
 
 
 def _literal_prefix(pattern: str) -> str:
@@ -90,18 +170,18 @@ def _literal_prefix(pattern: str) -> str:
     return "/".join(literal)
 
 
-def _render(ctx: ToolContext, root: Path, pattern: str, found: list[tuple[float, str, Path]]) -> ToolOutput:
+def _render(ctx: ToolContext, root: Path, pattern: str, found: list[Found], total: int) -> ToolOutput:
     where = display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace"
     if not found:
         return ToolOutput(f"No files match {pattern!r} in {where}.", summary=f"glob {pattern}: no files", display={"count": 0})
-    shown = [display_path(ctx, path) for _, _, path in found[:MAX_RESULTS]]
+    shown = [display_path(ctx, Path(path)) for _, _, path in found]
     body = "\n".join(shown) + "\n"
-    if len(found) > MAX_RESULTS:
-        body += f"… {len(found) - MAX_RESULTS} more not shown; narrow the pattern or the path\n"
+    if total > len(shown):
+        body += f"… {total - len(shown)} more not shown (older); narrow the pattern or the path\n"
     if any(path.startswith('"') for path in shown):
         body += f"(note: {NAME_QUOTING_NOTE})\n"
     return ToolOutput(
         body,
-        summary=f"glob {pattern}: {len(found)} file{'s' if len(found) != 1 else ''}",
-        display={"count": len(found), "shown": len(shown)},
+        summary=f"glob {pattern}: {total} file{'s' if total != 1 else ''}",
+        display={"count": total, "shown": len(shown)},
     )

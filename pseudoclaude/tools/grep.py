@@ -1,7 +1,8 @@
 """grep: regex search over the workspace, through ripgrep or the Python fallback.
 
-The engine is chosen once, at construction (``GrepTool(rg_path=None)`` forces
-the fallback); both feed the same ``_Collector``, so what the model sees does
+The engine is chosen once, at construction: ``ripgrep.find_rg()`` (the rg of
+the pinned ``ripgrep`` wheel, else the PATH's); ``GrepTool(rg_path=None)``
+forces the fallback; both feed the same ``_Collector``, so what the model sees does
 not depend on whether ripgrep is installed. All results are consumed (memory
 stays bounded: beyond the caps only counts are kept, and the entries go to a
 spill file), so the note about what was left out is exact, and it names the
@@ -12,7 +13,6 @@ output budget (``ToolContext.budget``), like a command's output.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, Mapping
@@ -32,6 +32,7 @@ from pseudoclaude.tools.grep_search import (
 )
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.ripgrep import find_rg
 from pseudoclaude.tools.shell import open_spill_file
 from pseudoclaude.tools.threads import in_thread
 
@@ -63,8 +64,8 @@ _SCHEMA: dict[str, Any] = {
 class GrepTool:
     name = "grep"
     description = (
-        "Search file contents with a regular expression. Skips files ignored by .gitignore, the .git folder "
-        "and binary files. output_mode 'files_with_matches' (default) lists matching files, 'content' shows "
+        "Search file contents with a regular expression. Skips files ignored by .gitignore or .pseudoclaudeignore, "
+        "the .git folder and binary files. output_mode 'files_with_matches' (default) lists matching files, 'content' shows "
         "matching lines as path:line:text (context lines as path-line-text), 'count' shows matches per file. "
         f"Results are capped ({MAX_FILES} files, {MAX_CONTENT_LINES} lines, and a size budget) with a count of what was "
         "left out; the complete list is then saved to a file you can read."
@@ -76,7 +77,7 @@ class GrepTool:
     )
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
-        self.rg_path: str | None = shutil.which("rg") if rg_path == "auto" else rg_path
+        self.rg_path: str | None = find_rg() if rg_path == "auto" else rg_path
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)
@@ -95,6 +96,7 @@ class GrepTool:
             context=checked.get("context", 0),
             case_insensitive=checked.get("case_insensitive", False),
             glob=checked.get("glob") or None,
+            ignore_base=ctx.workspace.resolve(),
         )
         compile_pattern(query)
         collector = _Collector(ctx, mode, query.context)

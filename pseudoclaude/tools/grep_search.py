@@ -3,7 +3,8 @@
 Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
 which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
-not in a git repository), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
+not in a git repository), the workspace's ``.pseudoclaudeignore`` too (ripgrep:
+``--ignore-file``; see ``rg_location``), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
 (never opened in a way that could block), one line at a
 time (``\\n`` ends a line), and the ``glob`` filter with ripgrep's ``--glob``
 meaning: without ``!`` it selects files (even ignored ones), with ``!`` it
@@ -35,16 +36,18 @@ import pathspec
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.shell import stop_group
-from pseudoclaude.tools.walk import Override, gitignore_verdict, walk_files
+from pseudoclaude.tools.walk import Override, gitignore_verdict, ignore_file, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
 _RG_LINE_LIMIT = 1024 * 1024
-WHOLE_FILE_BYTES = 16 * 1024 * 1024
+WHOLE_FILE_BYTES = 4 * 1024 * 1024  # split into lines, a file costs ~12x its size in str objects: 4 MB peaks near 50 MB
 LONG_LINE_BYTES = 1024 * 1024
 _OVERLAP_CHARS = 4096
+_BLOCK_BYTES = 1024 * 1024
 _TAIL_BYTES = 4096
 _TYPE = re.compile(rb'"type":"(\w+)"')
+_GLOB_META = re.compile(r"[*?\[\]{}\\]")
 _LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
 
 
@@ -70,6 +73,7 @@ class Query:
     context: int = 0
     case_insensitive: bool = False
     glob: str | None = None
+    ignore_base: Path | None = None
 
 
 class RegexError(ToolError):
@@ -113,38 +117,46 @@ def python_search(query: Query) -> Iterator[FileHits]:
     regex = compile_pattern(query)
     prefilter = None if re.search(r"\\[AZz]", query.pattern) else compile_pattern(query, re.MULTILINE)
     if query.root.is_file():
-        files: Iterator[tuple[Path, str]] = iter([(query.root, query.root.name)])
+        files: Iterator[tuple[str, str]] = iter([(str(query.root), query.root.name)])
     else:
-        files = walk_files(query.root, boundary=Path(query.root.anchor), override=make_override(query.glob))
+        files = walk_files(
+            query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base
+        )
     for path, _ in files:
         hits = _search_file(path, regex, prefilter, query)
         if hits is not None:
             yield hits
 
 
-def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
+def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] | None, query: Query) -> FileHits | None:
     try:
         f = open_if_regular(path)
         if f is None:
             return None
         with f:
             if os.fstat(f.fileno()).st_size > WHOLE_FILE_BYTES:
-                return _search_stream(path, f, regex, query)
+                if prefilter is not None and not _may_match(f, prefilter):
+                    return None
+                f.seek(0)
+                return _search_stream(Path(path), f, regex, query)
             data = f.read()
     except OSError:
         return None
     if b"\x00" in data:
         return None
     text = data.decode("utf-8", errors="replace")
-    if prefilter is not None and not prefilter.search(text):
+    found = prefilter.search(text) if prefilter is not None else None
+    if prefilter is not None and found is None:
         return None
+    if found is not None and query.mode == "files_with_matches" and regex.search(_line_at(text, found.start())):
+        return FileHits(Path(path), 1)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     matches = [i for i, line in enumerate(lines) if regex.search(line)]
     if not matches:
         return None
-    hits = FileHits(path, len(matches))
+    hits = FileHits(Path(path), len(matches))
     if query.mode == "content":
         wanted: set[int] = set()
         for i in matches:
@@ -152,6 +164,34 @@ def _search_file(path: Path, regex: re.Pattern[str], prefilter: re.Pattern[str] 
         matched = set(matches)
         hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
     return hits
+
+
+def _may_match(f: BinaryIO, prefilter: re.Pattern[str]) -> bool:
+    """Whether a large file can match at all: blocks of whole lines, one search each (False for a binary file).
+
+    Searching line by line costs ~1 s per 30 MB; most large files (logs,
+    data) do not match, and this says so at the speed of ``re`` over blocks.
+    A line too long to complete a block ends the check (True: the streaming
+    search handles such lines).
+    """
+    while block := f.read(_BLOCK_BYTES):
+        if not block.endswith(b"\n"):
+            rest = f.readline(LONG_LINE_BYTES)
+            if len(rest) == LONG_LINE_BYTES and not rest.endswith(b"\n"):
+                return True
+            block += rest
+        if b"\x00" in block:
+            return False
+        if prefilter.search(block.decode("utf-8", errors="replace")):
+            return True
+    return False
+
+
+def _line_at(text: str, index: int) -> str:
+    """The line of ``text`` holding ``index``: when it matches on its own, a file listing needs no more."""
+    start = text.rfind("\n", 0, index) + 1
+    end = text.find("\n", index)
+    return text[start : end if end != -1 else len(text)]
 
 
 def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:
@@ -204,16 +244,12 @@ def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | N
 
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
     """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
-    if query.root.is_file():
-        cwd, target = query.root.parent, query.root.name
-    else:
-        cwd, target = query.root, "."
-    argv = [rg_path, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude"]
-    argv += ["--no-ignore-global", "--sort", "path", "--no-messages", "--with-filename"]
+    cwd, target, ignore_args = rg_location(query.root, query.ignore_base)
+    argv = [rg_path, *RG_WALK_FLAGS, "--sort", "path", "--with-filename", *ignore_args]
     if query.case_insensitive:
         argv.append("--ignore-case")
     if query.glob:
-        argv += ["--glob", query.glob]
+        argv += ["--glob", rebase_glob(query.glob, target)]
     argv += ["--glob", "!.git"]
     if query.mode == "content":
         argv += ["--json", "--context", str(query.context)]
@@ -252,6 +288,35 @@ async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None
             await stop_group(proc)
     if code == 2 and not found:
         raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500])
+
+
+RG_WALK_FLAGS = (
+    "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
+)  # fmt: skip
+
+
+def rg_location(root: Path, ignore_base: Path | None) -> tuple[Path, str, list[str]]:
+    """ripgrep's working folder, the target to name, and the ``--ignore-file`` arguments.
+
+    ripgrep matches an ``--ignore-file``'s patterns (and ``--glob``) against
+    paths relative to its working folder, so with a ``.pseudoclaudeignore``
+    it runs in the folder that holds it and names the searched folder
+    relative to it (``rebase_glob`` keeps the tool's glob relative to that).
+    """
+    if root.is_file():
+        return root.parent, root.name, []
+    ignore = ignore_file(root, ignore_base)
+    if ignore is None:
+        return root, ".", []
+    return ignore.parent, root.relative_to(ignore.parent).as_posix(), ["--ignore-file", str(ignore)]
+
+
+def rebase_glob(glob: str, target: str) -> str:
+    """``glob`` (relative to the searched folder) relative to ripgrep's working folder, ``target`` being that folder."""
+    negated, body = glob.startswith("!"), glob.removeprefix("!")
+    if target == "." or "/" not in body.rstrip("/"):
+        return glob
+    return ("!" if negated else "") + _GLOB_META.sub(r"\\\g<0>", target) + "/" + body.lstrip("/")
 
 
 async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> AsyncIterator[FileHits]:

@@ -5,13 +5,18 @@ must not reveal what lies outside the workspace. A name (or link target) with
 control characters is shown as a JSON string literal (``textsafe.quote_name``),
 so a crafted name cannot fake entries or reach the terminal, and the model can
 pass it back as it is.
+
+A folder of 100,000 entries costs no more than one of ``MAX_ENTRIES``: the
+names stream through a bounded heap (the first ones by name), the rest are
+only counted, and only the shown entries are stat'ed.
 """
 
 from __future__ import annotations
 
+import heapq
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from pseudoclaude.textsafe import NAME_QUOTING_NOTE, quote_name
 from pseudoclaude.tools.args import check_args
@@ -50,23 +55,32 @@ class ListDirTool:
         if not folder.is_dir():
             raise ToolError(f"{shown} is a file, not a folder; use read_file to read it")
         try:
-            lines = await in_thread(_entries, folder)
+            lines, total = await in_thread(_entries, folder)
         except OSError as error:
             raise os_error("list", shown, error) from None
         if not lines:
             return ToolOutput(f"{shown}/ is empty.", summary=f"Listed {shown}: empty", display={"path": shown, "entries": 0})
-        body = f"{shown}/\n" + "\n".join(lines[:MAX_ENTRIES]) + "\n"
-        if len(lines) > MAX_ENTRIES:
-            body += f"… {len(lines) - MAX_ENTRIES} more entries not shown; use glob to narrow down\n"
-        if any(line.startswith('  "') for line in lines[:MAX_ENTRIES]):
+        body = f"{shown}/\n" + "\n".join(lines) + "\n"
+        if total > len(lines):
+            body += f"… {total - len(lines)} more entries not shown; use glob to narrow down\n"
+        if any(line.startswith('  "') for line in lines):
             body += f"(note: {NAME_QUOTING_NOTE})\n"
-        return ToolOutput(body, summary=f"Listed {shown}: {len(lines)} entries", display={"path": shown, "entries": len(lines)})
+        return ToolOutput(body, summary=f"Listed {shown}: {total} entries", display={"path": shown, "entries": total})
 
 
-def _entries(folder: Path) -> list[str]:
+def _entries(folder: Path) -> tuple[list[str], int]:
+    """The first ``MAX_ENTRIES`` entries by name, formatted, and how many the folder holds."""
     lines: list[str] = []
+    total = 0
+
+    def counted(it: Iterator[os.DirEntry[str]]) -> Iterator[os.DirEntry[str]]:
+        nonlocal total
+        for entry in it:
+            total += 1
+            yield entry
+
     with os.scandir(folder) as it:
-        entries = sorted(it, key=lambda e: e.name)
+        entries = heapq.nsmallest(MAX_ENTRIES, counted(it), key=lambda e: e.name)
     for entry in entries:
         name = quote_name(entry.name)
         try:
@@ -78,7 +92,7 @@ def _entries(folder: Path) -> list[str]:
                 lines.append(f"  {name}  ({_kind_or_size(entry)})")
         except OSError:
             lines.append(f"  {name}  (unreadable)")
-    return lines
+    return lines, total
 
 
 def _kind_or_size(entry: os.DirEntry[str]) -> str:

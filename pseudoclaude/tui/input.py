@@ -10,6 +10,7 @@ raises ``EOFError``. History is one file per workspace under the home folder.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -35,6 +36,9 @@ STYLE = Style.from_dict(
         "bottom-toolbar.text": "",
     }
 )
+
+
+MAX_PATH_COMPLETIONS = 200  # completion runs on each keystroke: a 25,000-entry folder must not stall typing
 
 
 def history_path(home: Path, workspace: Path) -> Path:
@@ -69,7 +73,7 @@ class ReplCompleter(Completer):
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
             inner = Document(word[1:], len(word) - 1)
-            yield from self.paths.get_completions(inner, complete_event)
+            yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
 
 
 def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:

@@ -177,3 +177,20 @@ def test_instructions_stay_in_the_system_prompt_after_a_layer_2_compaction(tmp_p
 
 def test_init_prompt_asks_for_a_pseudoclaude_md() -> None:
     assert "PSEUDOCLAUDE.md" in INIT_PROMPT and "tests" in INIT_PROMPT
+
+
+def test_the_instruction_scan_reads_only_the_folders_on_the_way_down(tmp_path: Path) -> None:
+    """``/context`` and every compaction re-run it: on a 25,000-file tree it must not walk the tree."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("root rules\n")
+    work = repo / "src" / "app"
+    work.mkdir(parents=True)
+    (work / "CLAUDE.md").write_text("app rules\n")
+    for i in range(50):
+        side = repo / "vendor" / f"lib{i}"
+        side.mkdir(parents=True)
+        (side / "CLAUDE.md").write_text(f"vendor {i} rules\n")
+    loaded = load_instructions(work, tmp_path / "home")
+    assert [f.path for f in loaded.files] == [repo / "CLAUDE.md", work / "CLAUDE.md"]
+    assert "vendor" not in loaded.text

@@ -111,3 +111,29 @@ def test_glob_to_regex(pattern: str, path: str, matches: bool) -> None:
     import re
 
     assert bool(re.fullmatch(glob_to_regex(pattern), path)) is matches
+
+
+@pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param("auto", id="ripgrep")])
+def test_both_engines_keep_only_the_newest_and_count_the_rest(call: Call, workspace: Path, engine: str | None) -> None:
+    total = MAX_RESULTS + 57
+    for i in range(total):
+        _touch(workspace / f"d{i % 7}/f{i:04}.txt", 10_000 + i)
+    _touch(workspace / "d0/other.md", 99_999)
+    out = call(GlobTool(rg_path=engine), pattern="**/*.txt")
+    lines = out.content.splitlines()
+    assert lines[:2] == [f"d{(total - 1) % 7}/f{total - 1:04}.txt", f"d{(total - 2) % 7}/f{total - 2:04}.txt"]
+    assert len(lines) == MAX_RESULTS + 1 and lines[-1].startswith("… 57 more not shown (older)")
+    assert out.display == {"count": total, "shown": MAX_RESULTS}
+
+
+def test_a_missing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, tmp_path: Path) -> None:
+    _touch(workspace / "a.py", 1)
+    assert call(GlobTool(rg_path=str(tmp_path / "no-such-rg")), pattern="*.py").content == "a.py\n"
+
+
+def test_a_failing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, tmp_path: Path) -> None:
+    failing = tmp_path / "fake-rg"
+    failing.write_text("#!/bin/sh\necho 'error: unknown flag' >&2\nexit 2\n")
+    failing.chmod(0o755)
+    _touch(workspace / "a.py", 1)
+    assert call(GlobTool(rg_path=str(failing)), pattern="*.py").content == "a.py\n"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +13,11 @@ import pytest
 from pseudoclaude.tools import ToolContext, ToolError
 from pseudoclaude.tools.base import OutputBudget
 from pseudoclaude.tools.grep import MAX_CONTENT_LINES, MAX_FILES, GrepTool
+from pseudoclaude.tools.ripgrep import find_rg
 
 from .conftest import Call
 
-RG = shutil.which("rg")
+RG = find_rg()
 fallback = GrepTool(rg_path=None)
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
 
@@ -224,3 +225,39 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state not in (b"Z", b"X")
+
+
+@pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param(RG, id="ripgrep", marks=needs_rg)])
+def test_a_match_only_across_lines_does_not_list_a_file(call: Call, workspace: Path, engine: str | None) -> None:
+    (workspace / "across.txt").write_text("a\nb\n")
+    (workspace / "later.txt").write_text("a\nb\nx a b\n")
+    (workspace / "ahead.txt").write_text("end\nnext\n")
+    assert call(GrepTool(rg_path=engine), pattern=r"a\sb").content == "1 file match 'a\\\\sb':\nlater.txt\n"
+    assert call(GrepTool(rg_path=engine), pattern=r"end(?=\n)").content.startswith("No matches")
+
+
+def test_the_python_engine_searches_a_file_of_short_lines_in_bounded_memory(call: Call, workspace: Path) -> None:
+    """Split into lines, a whole file costs ~12x its size; past ``WHOLE_FILE_BYTES`` it is streamed."""
+    (workspace / "many.txt").write_text("x = 1\n" * 2_000_000 + "needle\n")
+    tracemalloc.start()
+    try:
+        out = call(fallback, pattern="needle", output_mode="count")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert out.content == "1 matching line in 1 file:\nmany.txt:1\n"
+    assert peak < 60_000_000
+
+
+@pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param(RG, id="ripgrep", marks=needs_rg)])
+def test_a_large_file_is_checked_block_by_block_and_a_late_match_found(call: Call, workspace: Path, engine: str | None) -> None:
+    body = "".join(f"line {i} of the log é\n" for i in range(400_000))
+    (workspace / "quiet.log").write_text(body)
+    (workspace / "late.log").write_text(body + "the needle\n")
+    (workspace / "binary.log").write_text(body + "needle\n\x00\n")
+    tool = GrepTool(rg_path=engine)
+    assert call(tool, pattern="needle", glob="quiet.log").content.startswith("No matches")
+    assert call(tool, pattern="needle", output_mode="count", glob="late.log").content == "1 matching line in 1 file:\nlate.log:1\n"
+    out = call(tool, pattern="needle", output_mode="content", glob="late.log")
+    assert out.content == "1 matching line in 1 file:\nlate.log:400001:the needle\n"
+    assert call(fallback, pattern="needle", glob="binary.log").content.startswith("No matches")

@@ -38,3 +38,14 @@ def test_capped_with_count(call: Call, workspace: Path) -> None:
 def test_outside_is_refused(call: Call) -> None:
     with pytest.raises(ToolError, match="outside the workspace"):
         call(ls, path="..")
+
+
+def test_a_huge_folder_shows_the_first_names_and_counts_all(call: Call, workspace: Path) -> None:
+    names = [f"f{i:05}" for i in range(3 * MAX_ENTRIES)]
+    for name in reversed(names):
+        (workspace / name).write_text("x")
+    out = call(ListDirTool())
+    shown = [line.split()[0] for line in out.content.splitlines()[1:-1]]
+    assert shown == names[:MAX_ENTRIES]
+    assert out.content.splitlines()[-1].startswith(f"… {2 * MAX_ENTRIES} more entries not shown")
+    assert out.display == {"path": str(workspace), "entries": 3 * MAX_ENTRIES}

@@ -1,0 +1,192 @@
+"""Search on a large tree: ``python bench/bench_search.py [--files 25000] [--mb 200] [--runs 3] [--tree DIR]``.
+
+Generates a reproducible tree (seeded; not a copy of site-packages) of about
+25,000 files and 200 MB: Python, JavaScript and text sources, one file in ten
+binary (a NUL byte), three logs of 4 to 24 MB, and nested ``.gitignore``s
+hiding build output, plus a ``.pseudoclaudeignore``. Then, for each grep
+engine (the bundled ripgrep, the Python fallback), a fresh process runs the
+tools the model would call and reports the median wall time per call and the
+process's peak RSS (ripgrep runs as a child process, not counted):
+
+- grep, a common word (files_with_matches, capped), a string found nowhere,
+  and a regex with a file-type filter (``glob='*.py'``, content mode);
+- glob, ``**/*.py`` (thousands, capped at 200 newest) and a narrow one;
+- ``@path`` completion of the workspace root and of a folder, and the
+  instruction-file scan of ``/context`` (both walk the workspace too).
+
+Targets (issue 14): with ripgrep each call < 0.5 s on a 2-core machine and
+the process < 150 MB; the Python fallback < 300 MB whatever the tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+WORDS = "alpha beta gamma delta value result request handler config session token buffer cache index".split()
+CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    ("grep match (files)", "grep", {"pattern": "TODO"}),
+    ("grep no match", "grep", {"pattern": "zq_absent_marker_qz"}),
+    ("grep regex *.py content", "grep", {"pattern": r"def \w+_handler\(", "glob": "*.py", "output_mode": "content"}),
+    ("glob **/*.py", "glob", {"pattern": "**/*.py"}),
+    ("glob pkg03/**/test_*.py", "glob", {"pattern": "pkg03/**/test_*.py"}),
+]
+
+
+def build_tree(root: Path, files: int, megabytes: int) -> None:
+    """``files`` files of about ``megabytes`` MB under ``root``, the same for the same arguments."""
+    rng = random.Random(14)
+    lines = [f"    {rng.choice(WORDS)}_{i} = {rng.choice(WORDS)}({rng.randrange(1000)})  # {rng.choice(WORDS)}\n" for i in range(4000)]
+    big = [24, 4, 4] if megabytes >= 100 else []  # MB; the first is over the Python engine's whole-file limit (streamed)
+    average = max(256, (megabytes - sum(big)) * 1024 * 1024 // files)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".gitignore").write_text("*.tmp\n/dist/\n")
+    (root / ".pseudoclaudeignore").write_text("**/fixtures/\n")
+    per_package = files // 10
+    for n in range(files):
+        package, sub = divmod(n, per_package)
+        folder = root / f"pkg{package:02}" / f"mod{sub // 100:02}" / ("build" if sub % 97 == 0 else "fixtures" if sub % 89 == 0 else "")
+        folder.mkdir(parents=True, exist_ok=True)
+        if sub == 0:
+            (root / f"pkg{package:02}" / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+        size = int(average * rng.uniform(0.3, 1.7))
+        if n % 10 == 9:
+            (folder / f"blob{n}.bin").write_bytes(rng.randbytes(64) + b"\x00" + b"TODO binary " * (size // 12))
+            continue
+        kind = ("py", "js", "txt", "py")[n % 4]
+        name = f"test_{n}.{kind}" if n % 7 == 0 else f"file{n}.{kind}"
+        chunk = rng.randrange(len(lines) - 200)
+        body = [f"def f{n}_handler(x):\n" if n % 3 == 0 else "# header\n", "# TODO: check\n" if n % 5 == 0 else "\n"]
+        while sum(map(len, body)) < size:
+            body.extend(lines[chunk : chunk + 50])
+        (folder / name).write_text("".join(body))
+    logs = root / "logs"
+    logs.mkdir(exist_ok=True)
+    for i, size_mb in enumerate(big):
+        (logs / f"run{i}.txt").write_text("".join(lines) * (size_mb * 1024 * 1024 // sum(map(len, lines)) + 1))
+
+
+def worker(tree: Path, engine: str, runs: int) -> dict[str, Any]:
+    """Run every call ``runs`` times in this process; wall times (s) and peak memory (MB)."""
+    from pseudoclaude.tools import ToolContext
+    from pseudoclaude.tools.glob_tool import GlobTool
+    from pseudoclaude.tools.grep import GrepTool
+
+    rg = "auto" if engine == "ripgrep" else None
+    tools = {"grep": GrepTool(rg_path=rg), "glob": GlobTool(rg_path=rg)}
+    if engine == "ripgrep" and tools["grep"].rg_path is None:
+        raise SystemExit("no ripgrep: pip install ripgrep==14.1.0")
+    with tempfile.TemporaryDirectory() as spill:
+        ctx = ToolContext(workspace=tree, spill_dir=Path(spill))
+        times: dict[str, float] = {}
+        for label, tool, args in CALLS:
+            times[label] = _median(lambda: asyncio.run(tools[tool].run(args, ctx)), runs)
+    times.update(_walkers(tree, runs))
+    return {"engine": engine, "times": times, "peak_mb": round(peak_rss_mb(), 1)}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS since it started (``VmHWM``).
+
+    Not ``ru_maxrss``: Linux carries the high-water mark of the process image
+    before ``exec`` into it, so a worker started by a parent that had walked
+    the tree reported the parent's peak (and ripgrep's child figure was
+    ours at fork time, not its own: ripgrep itself peaks near 7 MB here).
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _walkers(tree: Path, runs: int) -> dict[str, float]:
+    """``@path`` completion and the instruction scan, on the same tree (engine-independent)."""
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from pseudoclaude.agent.instructions import load_instructions
+    from pseudoclaude.tui.input import ReplCompleter
+
+    completer = ReplCompleter([], tree)
+    deep = tree / "pkg05" / "mod07"
+
+    def complete(text: str) -> Callable[[], object]:
+        return lambda: list(completer.get_completions(Document(text), CompleteEvent(completion_requested=True)))
+
+    return {
+        "@ completion (root)": _median(complete("look at @"), runs),
+        "@ completion (pkg05/mod0)": _median(complete("look at @pkg05/mod0"), runs),
+        "/context instruction scan": _median(lambda: load_instructions(deep, tree / ".home"), runs),
+    }
+
+
+def _median(fn: Callable[[], object], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=25_000)
+    parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--tree", type=Path, help="reuse (or create) the tree here instead of a temporary folder")
+    parser.add_argument("--worker", choices=["ripgrep", "python"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.tree.resolve(), args.worker, args.runs)))
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = (args.tree or Path(scratch) / "tree").resolve()
+        if not tree.exists() or not any(tree.iterdir()):
+            tree.mkdir(parents=True, exist_ok=True)
+            start = time.perf_counter()
+            build_tree(tree, args.files, args.mb)
+            print(f"built {args.files} files in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        size = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file()) / 1024 / 1024
+        count = sum(1 for p in tree.rglob("*") if p.is_file())
+        print(f"tree: {count} files, {size:.0f} MB, median of {args.runs} runs\n", flush=True)
+        results = [_run_worker(tree, engine, args.runs) for engine in ("ripgrep", "python")]
+    print(table(results))
+    print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (ripgrep is multi-threaded: a busy machine slows it most)")
+
+
+def _run_worker(tree: Path, engine: str, runs: int) -> dict[str, Any]:
+    argv = [sys.executable, __file__, "--worker", engine, "--tree", str(tree), "--runs", str(runs)]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=ROOT)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    head = "| call | " + " | ".join(r["engine"] for r in results) + " |"
+    rows = [head, "|---|" + "---:|" * len(results)]
+    for label in results[0]["times"]:
+        rows.append(f"| {label} | " + " | ".join(f"{r['times'][label] * 1000:.1f} ms" for r in results) + " |")
+    rows.append("| peak RSS (this process) | " + " | ".join(f"{r['peak_mb']:.0f} MB" for r in results) + " |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()
