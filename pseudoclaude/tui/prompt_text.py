@@ -1,8 +1,8 @@
 """What a typed message becomes before it is sent.
 
-``@path`` mentions of existing workspace files add a reference line each (the
-model reads the file with its tools, so a mention costs no context until it
-is used); output of ``!command`` runs is prepended as context, once.
+``@path`` mentions of existing workspace files attach their content, within
+the budget of one file read (``tui/attach.py``); output of ``!command`` runs
+is prepended as context, once.
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ def mentioned_files(text: str, workspace: Path) -> list[str]:
 
 
 def build_prompt(text: str, workspace: Path, shell_context: Sequence[str] = ()) -> str:
-    """The message to send: shell context first, the user's text, then file references."""
+    """The message to send: shell context first, the user's text, then the attached files."""
     parts = list(shell_context)
     parts.append(text)
     files = mentioned_files(text, workspace)
     if files:
-        sizes = [f"- {name} ({(workspace / name).stat().st_size:,} bytes)" for name in files]
-        parts.append("Files the user referenced (read them with read_file when needed):\n" + "\n".join(sizes))
+        from pseudoclaude.tui.attach import attach_files, attachments_text
+
+        parts.append(attachments_text(attach_files(files, workspace)))
     return "\n\n".join(parts)
 
 
