@@ -30,6 +30,7 @@ from pseudoclaude.agent.events import (
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.build import PromptChoice, build_agent
+    from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
@@ -40,6 +41,12 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner, SessionRecorder
 
 _LAZY = {
+    "FileChange": "checkpoints",
+    "RestoredFile": "checkpoints",
+    "UserTurn": "checkpoints",
+    "rewind_session": "checkpoints",
+    "session_changes": "checkpoints",
+    "user_turns": "checkpoints",
     "Agent": "facade",
     "AgentSession": "runner",
     "CompactionEngine": "context",
@@ -70,6 +77,12 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "FileChange",
+    "RestoredFile",
+    "UserTurn",
+    "rewind_session",
+    "session_changes",
+    "user_turns",
     "Agent",
     "AgentStatus",
     "AssistantMessage",

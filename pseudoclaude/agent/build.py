@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from pseudoclaude.agent.checkpoints import CheckpointStore, checkpointed
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
@@ -171,7 +172,7 @@ def _assemble(
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
     runner = Runner(
         provider=provider,
-        tools=tools,
+        tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir)
         ),

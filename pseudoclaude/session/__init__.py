@@ -9,6 +9,7 @@ Typical use (the CLI and the runner)::
     session.close()    # releases the lock
 """
 
+from pseudoclaude.session.checkpoints import Checkpoint
 from pseudoclaude.session.errors import (
     SessionError,
     SessionFormatError,
@@ -41,6 +42,7 @@ from pseudoclaude.session.store import (
 from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
+    "Checkpoint",
     "FORMAT_VERSION",
     "FileOps",
     "Replacement",
