@@ -221,11 +221,13 @@ def tools_text(tools: Iterable[Tool]) -> str:
 
 def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
     """The tools whose calls the pinned block reads, from their declared traits: file reads and edits (by their
-    path argument), commands (by their command line) and the todo list (its ``items``)."""
+    path argument), commands (by their command line), the todo list (its ``items``) and a presented plan (``exits_plan``)."""
     roles: dict[str, PinnedTool] = {}
     for tool in tools:
         traits = tool.traits
-        if traits.kind == "execute" and traits.key_argument is not None:
+        if traits.exits_plan and traits.key_argument is not None:
+            roles[tool.name] = PinnedTool("plan", traits.key_argument)
+        elif traits.kind == "execute" and traits.key_argument is not None:
             roles[tool.name] = PinnedTool("execute", traits.key_argument)
         elif "TodoWrite" in traits.claude_names:
             roles[tool.name] = PinnedTool("todo", "items")

@@ -13,12 +13,13 @@ import pseudoclaude.tools as tools_package
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolTraits, default_tools
 
 READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
-             "write_file": False, "edit_file": False, "run_command": False, "remember": False, "recall": True}
+             "write_file": False, "edit_file": False, "run_command": False, "remember": False, "recall": True,
+             "exit_plan_mode": True}
 
 
 def test_default_tools_in_stable_order() -> None:
     assert [tool.name for tool in default_tools()] == [
-        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember", "recall",
+        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember", "recall", "exit_plan_mode",
     ]
 
 
@@ -34,16 +35,18 @@ def test_read_only_declarations() -> None:
 
 def test_tables_derived_from_the_builtin_declarations() -> None:
     registry = ToolRegistry()
-    assert registry.read_only_names() == ("read_file", "glob", "grep", "list_dir", "todo_write", "recall")
+    assert registry.read_only_names() == ("read_file", "glob", "grep", "list_dir", "todo_write", "recall", "exit_plan_mode")
     assert registry.edit_names() == ("write_file", "edit_file")
     assert registry.clearable_names() == {"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file", "recall"}
     assert registry.claude_names() == {
         "run_command": ("Bash",), "edit_file": ("Edit", "MultiEdit"), "write_file": ("Write",), "read_file": ("Read",),
         "glob": ("Glob",), "grep": ("Grep",), "list_dir": ("LS",), "todo_write": ("TodoWrite",),
+        "exit_plan_mode": ("ExitPlanMode",),
     }
     assert registry.display_keys() == {
         "read_file": "path", "write_file": "path", "edit_file": "path", "list_dir": "path",
         "glob": "pattern", "grep": "pattern", "run_command": "command", "recall": "query",
+        "exit_plan_mode": "plan",
     }
 
 
@@ -101,7 +104,7 @@ def test_schema_is_closed_and_lists_required_fields(tool: Tool) -> None:
 def test_registry_lookup_iteration_and_duplicates() -> None:
     registry = ToolRegistry()
     assert registry.get("grep") is not None and registry.get("nope") is None
-    assert "glob" in registry and len(registry) == 10
+    assert "glob" in registry and len(registry) == 11
     assert [tool.name for tool in registry] == registry.names()
     with pytest.raises(ValueError, match="two tools"):
         ToolRegistry([*default_tools(), default_tools()[0]])
