@@ -24,7 +24,7 @@ PUBLIC = {
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
-        "FileChange", "RestoredFile", "UserTurn", "rewind_session", "session_changes", "user_turns",
+        "FileChange", "RestoredFile", "UserTurn", "restore_files", "rewind_session", "session_changes", "user_turns",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",

@@ -30,7 +30,7 @@ from pseudoclaude.agent.events import (
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.build import PromptChoice, build_agent
-    from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, rewind_session, session_changes, user_turns
+    from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
@@ -44,6 +44,7 @@ _LAZY = {
     "FileChange": "checkpoints",
     "RestoredFile": "checkpoints",
     "UserTurn": "checkpoints",
+    "restore_files": "checkpoints",
     "rewind_session": "checkpoints",
     "session_changes": "checkpoints",
     "user_turns": "checkpoints",
@@ -80,6 +81,7 @@ __all__ = [
     "FileChange",
     "RestoredFile",
     "UserTurn",
+    "restore_files",
     "rewind_session",
     "session_changes",
     "user_turns",

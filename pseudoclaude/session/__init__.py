@@ -10,6 +10,7 @@ Typical use (the CLI and the runner)::
 """
 
 from pseudoclaude.session.checkpoints import Checkpoint
+from pseudoclaude.session.firstprompt import first_prompt
 from pseudoclaude.session.errors import (
     SessionError,
     SessionFormatError,
@@ -43,6 +44,7 @@ from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
     "Checkpoint",
+    "first_prompt",
     "FORMAT_VERSION",
     "FileOps",
     "Replacement",

@@ -134,8 +134,11 @@ class Repl:
                 else:
                     await self.send(text)
         finally:
+            last_session = self.agent.session_id if self.agent is not None else None
             await self.close_agent("prompt_input_exit")
-        self.console.print("[dim]Bye.[/]")
+        from pseudoclaude.tui.resume_hint import resume_hint  # h16features: the one exit line (Codex prints it too)
+
+        self.console.print(f"[dim]{resume_hint(last_session)}[/]")
         return EXIT_OK
 
     def banner(self) -> None:
