@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.repl import Repl
 
 FLAG_OR_SESSION = "command line, or changed in this session"
+LAYER_LABELS = ("user", "project", "local")
 
 Getter = Callable[[Mapping[str, Any]], Any]
 
@@ -60,11 +61,11 @@ class Origins:
         if variable is not None and variable in self.dotenv and variable not in self.environ and self.dotenv[variable] == str(value):
             return f".env {variable}"
         if get is not None:
-            for path, layer in reversed(list(zip(self.settings.settings_paths, self.settings.settings_layers))):
+            for label, layer in reversed(list(zip(LAYER_LABELS, self.settings.settings_layers))):
                 found = get(layer)
                 if found is not None:
                     if str(found) == str(value):
-                        return _home_relative(path)
+                        return f"{label} settings"
                     break
         if default is not None and str(value) == str(default):
             return "default"
@@ -105,8 +106,7 @@ def _provider_origin(origins: Origins, settings: Settings) -> str:
 def trust_lines(settings: Settings) -> list[str]:
     """Which settings files exist, and what the project may apply (``settings.trust``)."""
     lines = []
-    labels = ("user", "project", "local")
-    for label, path in zip(labels, settings.settings_paths):
+    for label, path in zip(LAYER_LABELS, settings.settings_paths):
         lines.append(f"{label} settings: {_home_relative(path)}{'' if path.is_file() else ' (none)'}")
     trust = settings.trust
     if trust.trusted_by is not None:
