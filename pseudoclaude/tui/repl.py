@@ -245,7 +245,7 @@ class Repl:
         agent = await self.ensure_agent()
         if agent is None:
             return
-        prompt = build_prompt(text, self.settings.workspace, self.shell_context)
+        prompt = build_prompt(text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
         self.shell_context.clear()
         await self.run_turn(lambda: agent.run(prompt))
 

@@ -47,3 +47,10 @@ def test_a_mention_outside_the_workspace_attaches_nothing(tmp_path: Path) -> Non
     (workspace / "link.txt").symlink_to(tmp_path / "secret.txt")
     prompt = build_prompt("see @../secret.txt and @link.txt", workspace)
     assert "top secret" not in prompt
+
+
+def test_the_budget_shrinks_with_a_small_context_window(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_text("y" * 200_000)
+    large = build_prompt("@big.txt", tmp_path, context_window=200_000)
+    small = build_prompt("@big.txt", tmp_path, context_window=8_000)
+    assert len(small) < len(large) <= 70_000
