@@ -25,6 +25,7 @@ PUBLIC = {
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
         "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",
+        "FileChange", "RestoredFile", "UserTurn", "restore_files", "rewind_session", "session_changes", "user_turns",
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",

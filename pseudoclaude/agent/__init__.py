@@ -30,6 +30,7 @@ from pseudoclaude.agent.events import (
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.build import PromptChoice, build_agent
+    from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
@@ -46,6 +47,13 @@ _LAZY = {
     "Expansion": "custom_commands",
     "load_custom_commands": "custom_commands",
     "workspace_trusted": "custom_commands",
+    "FileChange": "checkpoints",
+    "RestoredFile": "checkpoints",
+    "UserTurn": "checkpoints",
+    "restore_files": "checkpoints",
+    "rewind_session": "checkpoints",
+    "session_changes": "checkpoints",
+    "user_turns": "checkpoints",
     "Agent": "facade",
     "AgentSession": "runner",
     "CompactionEngine": "context",
@@ -81,6 +89,13 @@ __all__ = [
     "Expansion",
     "load_custom_commands",
     "workspace_trusted",
+    "FileChange",
+    "RestoredFile",
+    "UserTurn",
+    "restore_files",
+    "rewind_session",
+    "session_changes",
+    "user_turns",
     "Agent",
     "AgentStatus",
     "AssistantMessage",

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from pseudoclaude.agent.checkpoints import CheckpointStore, checkpointed
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
@@ -177,7 +178,7 @@ def _assemble(
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
     runner = Runner(
         provider=provider,
-        tools=tools,
+        tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
             background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
@@ -244,11 +245,13 @@ def tools_text(tools: Iterable[Tool]) -> str:
 
 def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
     """The tools whose calls the pinned block reads, from their declared traits: file reads and edits (by their
-    path argument), commands (by their command line) and the todo list (its ``items``)."""
+    path argument), commands (by their command line), the todo list (its ``items``) and a presented plan (``exits_plan``)."""
     roles: dict[str, PinnedTool] = {}
     for tool in tools:
         traits = tool.traits
-        if traits.kind == "execute" and traits.key_argument is not None:
+        if traits.exits_plan and traits.key_argument is not None:
+            roles[tool.name] = PinnedTool("plan", traits.key_argument)
+        elif traits.kind == "execute" and traits.key_argument is not None:
             roles[tool.name] = PinnedTool("execute", traits.key_argument)
         elif "TodoWrite" in traits.claude_names:
             roles[tool.name] = PinnedTool("todo", "items")

@@ -41,7 +41,7 @@ from pseudoclaude.compact.manage import (
     manage_context,
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
-from pseudoclaude.compact.pinned import PinnedTool, WorkingSet
+from pseudoclaude.compact.pinned import PinnedTool, WorkingSet, is_user_request
 from pseudoclaude.compact.reattach import FileText, PinnedSource
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
@@ -83,6 +83,7 @@ __all__ = [
     "TiktokenEstimator",
     "Trigger",
     "WorkingSet",
+    "is_user_request",
     "compact_conversation",
     "estimate_messages",
     "expand_to_tool_boundary",

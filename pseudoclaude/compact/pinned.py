@@ -20,7 +20,8 @@ it alone would take more than half the cap), then the files, the last
 failure and the todo list, then the other user messages, newest first, while
 they fit (a repeat of a message already kept, such as "continue", is left
 out). What comes from outside the record follows, each part within its own
-cap (``reattach.py``): the plan written in plan mode, instruction files
+cap (``reattach.py``): the plan (the one presented with ``exit_plan_mode``, else
+the last answer written in plan mode), instruction files
 changed since the session started, and the current text of the newest files.
 """
 
@@ -43,7 +44,7 @@ from pseudoclaude.compact.reattach import (
 from pseudoclaude.compact.summarize import is_summary_message
 from pseudoclaude.llm import Message, ToolCall, ToolResult
 
-PinnedRole = Literal["read", "edit", "execute", "todo"]
+PinnedRole = Literal["read", "edit", "execute", "todo", "plan"]
 TextCounter = Callable[[str], int]
 
 PINNED_HEADER = '<pinned-context note="kept from the session itself, not written by the summary">'
@@ -95,6 +96,7 @@ class WorkingSet:
         self.todos: tuple[str, ...] = ()
         self.failure: Failure | None = None
         self.plan = ""
+        self._plan_presented = False
         self._planning = False
         self._calls: dict[str, ToolCall] = {}
         self._mark: tuple[int, Message] | None = None
@@ -105,13 +107,15 @@ class WorkingSet:
     ) -> WorkingSet:
         """The record of a resumed session: its whole transcript, with ``conversation`` (the replayed one) as seen.
 
-        The transcript does not say which answers were written in plan mode:
+        A plan presented with ``exit_plan_mode`` is in the transcript. Otherwise
+        the transcript does not say which answers were written in plan mode:
         the plan comes back from the newest pinned block (the replayed
         conversation opens with it); one written since is not known.
         """
         working = cls(tools, source)
         working.ingest(transcript)
-        working.plan = _pinned_plan([*transcript, *conversation])
+        if not working._plan_presented:
+            working.plan = _pinned_plan([*transcript, *conversation])
         working.mark(conversation)
         return working
 
@@ -136,12 +140,28 @@ class WorkingSet:
                 self.user_messages.append(message.text)
             elif message.role == "assistant":
                 self._calls.update((call.id, call) for call in message.tool_calls)
-                if self._planning and not message.tool_calls and message.text.strip():
+                presented = self._presented_plan(message)
+                if presented:
+                    self.plan, self._plan_presented = presented, True
+                elif self._planning and not self._plan_presented and not message.tool_calls and message.text.strip():
                     self.plan = message.text
             elif message.tool_result is not None:
                 call = self._calls.pop(message.tool_result.call_id, None)
                 if call is not None:
                     self._result(call, message.tool_result)
+
+    def _presented_plan(self, message: Message) -> str:
+        """The plan an ``exit_plan_mode`` call in ``message`` presents ("" when none): preferred over any plain answer."""
+        for call in reversed(message.tool_calls):
+            tool = self.tools.get(call.name)
+            if tool is not None and tool.role == "plan":
+                try:
+                    value = call.parsed_arguments().get(tool.argument)
+                except ValueError:
+                    continue
+                if isinstance(value, str) and value.strip():
+                    return value
+        return ""
 
     def _result(self, call: ToolCall, result: ToolResult) -> None:
         tool = self.tools.get(call.name)

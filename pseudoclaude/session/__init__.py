@@ -9,6 +9,8 @@ Typical use (the CLI and the runner)::
     session.close()    # releases the lock
 """
 
+from pseudoclaude.session.checkpoints import Checkpoint
+from pseudoclaude.session.firstprompt import first_prompt
 from pseudoclaude.session.errors import (
     SessionError,
     SessionFormatError,
@@ -42,6 +44,8 @@ from pseudoclaude.session.subrun import Subrun, SubrunRecorder, load_subruns
 from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
+    "Checkpoint",
+    "first_prompt",
     "FORMAT_VERSION",
     "FileOps",
     "Replacement",

@@ -12,6 +12,9 @@ older readers ignore what they do not know. A different major is refused with
 ``SessionFormatError`` rather than misread. 1.3 added ``thinking`` to assistant
 messages (``llm.Thinking.to_dict``: provider, kind, text, opaque) and
 ``reasoning_tokens`` to usage; a 1.2 file reads as messages without thinking.
+1.4 added ``checkpoint`` (a file's content before an edit, kept under
+``checkpoints/``) and ``rewind`` (the conversation cut back to a message
+count, files restored or not) entries: see ``session/checkpoints.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.3"
+FORMAT_VERSION = "1.4"
 FORMAT_MAJOR = 1
 
 META = "meta"
@@ -39,6 +42,8 @@ INTERRUPT = "interrupt"
 WINDOW = "window"
 CALIBRATION = "calibration"
 MEMORY = "memory"
+CHECKPOINT = "checkpoint"
+REWIND = "rewind"
 
 WRITE_FAILED = "session_write_failed"
 """The ``kind`` of the ``error`` entry a session appends, when it can, after its writes failed."""

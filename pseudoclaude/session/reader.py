@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 
 from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
+from pseudoclaude.session.checkpoints import Checkpoint, checkpoint_from_entry, rewind_checkpoints
 from pseudoclaude.session.errors import SessionNotFound
 
 JSONL_NAME = "session.jsonl"
@@ -69,6 +70,8 @@ class Replay:
     """The memory snapshot the session started with (None for sessions that recorded none)."""
     calibration: tuple[float, int] | None = None
     """What the token estimator had learned by the last usage report: (bytes per token, samples), None when nothing was recorded."""
+    checkpoints: tuple[Checkpoint, ...] = ()
+    """Files as they were before this session's edits, in order (``session/checkpoints.py``)."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape ``compact.ContextState`` restores from."""
@@ -99,6 +102,8 @@ class _State:
     prefix: tuple[Message, ...] = ()
     boundary_start: int = 0
     boundaries: list[int] = field(default_factory=list)
+    prefixes: list[tuple[Message, ...]] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
     replacements: dict[str, Replacement] = field(default_factory=dict)
     anchor: tuple[int, int] | None = None
     learned_window: int | None = None
@@ -197,7 +202,12 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         state.prefix = prefix
         state.boundary_start = len(state.transcript)
         state.boundaries.append(len(state.transcript))
+        state.prefixes.append(prefix)
         state.anchor = None
+    elif kind == fmt.CHECKPOINT:
+        state.checkpoints.append(checkpoint_from_entry(entry, state.folder, len(state.transcript)))
+    elif kind == fmt.REWIND:
+        _rewind(state, int(entry["messages"]), bool(entry.get("files")))
     elif kind == fmt.TITLE:
         state.title = str(entry["title"])
     elif kind == fmt.MEMORY:
@@ -214,6 +224,20 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
     elif kind == fmt.META:
         if state.meta is None:
             state.meta = fmt.SessionMeta.from_entry(entry, state.folder.name)
+
+
+def _rewind(state: _State, messages: int, files: bool) -> None:
+    """Cut the transcript back to ``messages`` recorded messages; boundaries after the cut are undone."""
+    if not 0 <= messages <= len(state.transcript):
+        raise ValueError(f"rewind to {messages} messages of {len(state.transcript)}")
+    del state.transcript[messages:]
+    while state.boundaries and state.boundaries[-1] > messages:
+        state.boundaries.pop()
+        state.prefixes.pop()
+    state.boundary_start = state.boundaries[-1] if state.boundaries else 0
+    state.prefix = state.prefixes[-1] if state.prefixes else ()
+    state.anchor = None
+    state.checkpoints = rewind_checkpoints(state.checkpoints, messages, files)
 
 
 def _finish(state: _State) -> Replay:
@@ -239,4 +263,5 @@ def _finish(state: _State) -> Replay:
         last_call_at=state.last_call_at,
         memory_snapshot=state.memory_snapshot,
         calibration=state.calibration,
+        checkpoints=tuple(state.checkpoints),
     )

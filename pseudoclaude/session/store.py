@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 from pseudoclaude import __version__
 from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
+from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
@@ -141,6 +142,20 @@ class Session:
     def append_calibration(self, bytes_per_token: float, samples: int) -> None:
         """What the token estimator learned from usage reports (``compact.estimate``): a resume restores it."""
         self._append(fmt.CALIBRATION, {"bytes_per_token": bytes_per_token, "samples": samples})
+
+    @property
+    def checkpoint_folder(self) -> Path:
+        """The folder a checkpoint's blob path is relative to (the session folder)."""
+        return self.folder
+
+    def append_checkpoint(self, path: Path, content: bytes | None, *, turn: int) -> None:
+        """``path`` as it was before an edit (``content`` None: it did not exist); raises ``OSError`` if the blob cannot be saved."""
+        blob = save_blob(self.folder, content) if content is not None else ""
+        self._append(fmt.CHECKPOINT, {"path": str(path), "existed": content is not None, "blob": blob, "turn": turn})
+
+    def append_rewind(self, messages: int, *, files: bool) -> None:
+        """The conversation goes back to its first ``messages`` recorded messages (``files``: the files were restored)."""
+        self._append(fmt.REWIND, {"messages": messages, "files": files})
 
     def append_error(self, kind: str, message: str) -> None:
         self._append(fmt.ERROR, {"kind": kind, "message": message})
@@ -336,11 +351,14 @@ def fork_session(sessions_dir: Path, workspace: Path, source_id: str, new_id: st
             out.writelines(lines)
             out.flush()
             os.fsync(out.fileno())
-        spill = source / SPILL_NAME
-        for path in spill.iterdir() if spill.is_dir() else ():
-            if path.is_file() and not path.is_symlink():
-                shutil.copyfile(path, parent / new_id / SPILL_NAME / path.name)
-                os.chmod(parent / new_id / SPILL_NAME / path.name, 0o600)
+        for name in (SPILL_NAME, CHECKPOINT_DIR):
+            folder = source / name
+            if folder.is_dir() and not (parent / new_id / name).is_dir():
+                os.mkdir(parent / new_id / name, DIR_MODE)
+            for path in folder.iterdir() if folder.is_dir() else ():
+                if path.is_file() and not path.is_symlink():
+                    shutil.copyfile(path, parent / new_id / name / path.name)
+                    os.chmod(parent / new_id / name / path.name, 0o600)
     except FileExistsError:
         raise SessionError(f"a session {new_id} already exists in this workspace") from None
     except (OSError, ValueError) as error:

@@ -208,7 +208,9 @@ class ToolTraits:
     ``path_arguments``: arguments that hold a path, matched by file rules;
     ``default_path`` is the path a call without one refers to.
     ``claude_arguments``: (ours, Claude Code's) pairs where an argument is named
-    differently there; rules read either spelling.
+    differently there; rules read either spelling. ``exits_plan``: calling the
+    tool asks the user to approve a plan and leave plan mode (the policy makes
+    the call that question; ``exit_plan_mode``).
     """
 
     kind: ToolKind
@@ -218,6 +220,7 @@ class ToolTraits:
     path_arguments: tuple[str, ...] = ()
     default_path: str | None = None
     claude_arguments: tuple[tuple[str, str], ...] = ()
+    exits_plan: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in get_args(ToolKind):

@@ -24,6 +24,7 @@ from pseudoclaude.tools.base import Tool, spec_of
 def default_tools() -> list[Tool]:
     """All built-in tools, in their stable order."""
     from pseudoclaude.tools.edit_file import EditFileTool
+    from pseudoclaude.tools.exit_plan_mode import ExitPlanModeTool
     from pseudoclaude.tools.glob_tool import GlobTool
     from pseudoclaude.tools.grep import GrepTool
     from pseudoclaude.tools.list_dir import ListDirTool
@@ -47,6 +48,7 @@ def default_tools() -> list[Tool]:
         RememberTool(),
         RecallTool(),
         WebFetchTool(),
+        ExitPlanModeTool(),
     ]
 
 

@@ -3,7 +3,8 @@
 Keys: Enter sends; Alt+Enter, or a trailing backslash, inserts a newline
 (pasted text arrives as one bracketed paste and stays one message); Ctrl-R
 searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
-in ``$EDITOR``; Shift+Tab cycles the permission mode; Ctrl-C clears the line,
+in ``$EDITOR``; Shift+Tab cycles the permission mode; Esc Esc on an empty
+line opens ``/rewind``; Ctrl-C clears the line,
 or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
 raises ``EOFError``. History is one file per workspace under the home folder.
 """
@@ -94,6 +95,11 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     @bindings.add("escape", "enter", filter=~is_searching)
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
+
+    @bindings.add("escape", "escape", filter=~is_searching)
+    def _rewind(event: KeyPressEvent) -> None:
+        if not event.current_buffer.text:
+            event.app.exit(result="/rewind")
 
     @bindings.add("c-g", filter=~is_searching)
     def _editor(event: KeyPressEvent) -> None:

@@ -134,6 +134,10 @@ class TurnKeys:
 
 def approval_lines(pending: PendingApproval) -> list[RenderableType]:
     request = pending.request
+    if request.kind == "plan":
+        from pseudoclaude.tui.plan_view import plan_lines
+
+        return plan_lines(pending)
     rule = f" ({request.suggested_rule})" if request.suggested_rule is not None else ""
     lines: list[RenderableType] = [
         Text("? ", style="bold yellow") + Text(f"Allow {request.tool}: ", style="bold") + Text(request.summary or request.tool),

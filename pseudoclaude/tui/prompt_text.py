@@ -1,8 +1,8 @@
 """What a typed message becomes before it is sent.
 
-``@path`` mentions of existing workspace files add a reference line each (the
-model reads the file with its tools, so a mention costs no context until it
-is used); output of ``!command`` runs is prepended as context, once.
+``@path`` mentions of existing workspace files attach their content, within
+the budget of one file read (``tui/attach.py``); output of ``!command`` runs
+is prepended as context, once.
 """
 
 from __future__ import annotations
@@ -28,14 +28,20 @@ def mentioned_files(text: str, workspace: Path) -> list[str]:
     return found
 
 
-def build_prompt(text: str, workspace: Path, shell_context: Sequence[str] = ()) -> str:
-    """The message to send: shell context first, the user's text, then file references."""
+def build_prompt(text: str, workspace: Path, shell_context: Sequence[str] = (), *, context_window: int | None = None) -> str:
+    """The message to send: shell context first, the user's text, then the attached files.
+
+    The files share one file read's budget at ``context_window`` (``compact.Budget``: 64 KB at 128k, less below).
+    """
     parts = list(shell_context)
     parts.append(text)
     files = mentioned_files(text, workspace)
     if files:
-        sizes = [f"- {name} ({(workspace / name).stat().st_size:,} bytes)" for name in files]
-        parts.append("Files the user referenced (read them with read_file when needed):\n" + "\n".join(sizes))
+        from pseudoclaude.compact import Budget
+        from pseudoclaude.tui.attach import attach_files, attachments_text
+
+        budget = Budget.for_window(context_window).read_page_bytes
+        parts.append(attachments_text(attach_files(files, workspace, budget)))
     return "\n\n".join(parts)
 
 

@@ -146,8 +146,11 @@ class Repl:
                 else:
                     await self.send(text)
         finally:
+            last_session = self.agent.session_id if self.agent is not None else None
             await self.close_agent("prompt_input_exit")
-        self.console.print("[dim]Bye.[/]")
+        from pseudoclaude.tui.resume_hint import resume_hint  # h16features: the one exit line (Codex prints it too)
+
+        self.console.print(f"[dim]{resume_hint(last_session)}[/]")
         return EXIT_OK
 
     def banner(self) -> None:
@@ -261,7 +264,7 @@ class Repl:
         agent = await self.ensure_agent()
         if agent is None:
             return
-        prompt = build_prompt(text, self.settings.workspace, self.shell_context)
+        prompt = build_prompt(text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
         self.shell_context.clear()
         await self.run_turn(lambda: agent.run(prompt, model=model, allowed_tools=allowed_tools))
 

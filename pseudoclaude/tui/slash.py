@@ -70,32 +70,22 @@ async def _clear(repl: Repl, arg: str) -> bool:
     return False
 
 
+# --- h16features: /resume as a picker (tui/picker.py); /rewind, /diff, /status live in their own modules. ---
 async def _resume(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.session import list_sessions
-    from pseudoclaude.tui.sessions_view import relative_time
+    from pseudoclaude.session import SessionError, list_sessions, resolve_session_id
+    from pseudoclaude.tui.picker import pick, session_items
 
     current = repl.agent.session_id if repl.agent is not None else None
     choice = arg
     if not choice:
-        from datetime import datetime, timezone
-
         infos = [i for i in list_sessions(repl.settings.sessions_dir, repl.settings.workspace) if i.id != current and i.turns > 0]
         if not infos:
             repl.console.print("[dim]No earlier session in this workspace.[/]")
             return False
-        now = datetime.now(timezone.utc)
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("#", "ID", "Updated", "Turns", "Title"):
-            table.add_column(column, no_wrap=column != "Title", overflow="ellipsis")
-        for number, info in enumerate(infos[:20], 1):
-            table.add_row(str(number), info.id, relative_time(info.updated, now), str(info.turns), info.title or "(untitled)")
-        repl.console.print(table)
-        answer = await repl.ask_line("Resume which session? (number or id, Enter to cancel) ")
-        if not answer:
+        picked = await pick(session_items(infos), title=f"Resume which session? ({len(infos)} in this workspace, most recent first)")
+        if picked is None:
             return False
-        choice = infos[int(answer) - 1].id if answer.isdigit() and 0 < int(answer) <= len(infos[:20]) else answer
-    from pseudoclaude.session import SessionError, resolve_session_id
-
+        choice = infos[picked].id
     try:
         choice = resolve_session_id(repl.settings.sessions_dir, repl.settings.workspace, choice)
     except SessionError as error:
@@ -104,6 +94,25 @@ async def _resume(repl: Repl, arg: str) -> bool:
     if await repl.open_agent(resume_id=choice):
         repl.recap()
     return False
+
+
+async def _rewind(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.tui.rewind import rewind_command
+
+    return await rewind_command(repl, arg)
+
+
+async def _diff(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.tui.diff_view import diff_command
+
+    return await diff_command(repl, arg)
+
+
+async def _status(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.tui.status_view import status_command
+
+    return await status_command(repl, arg)
+# --- end h16features ---
 
 
 async def _model(repl: Repl, arg: str) -> bool:
@@ -271,6 +280,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("/compact", "summarize the conversation now [focus instructions]", _compact),
     Command("/clear", "start a new session (the old one stays resumable)", _clear),
     Command("/resume", "pick an earlier session of this workspace [id]", _resume),
+    Command("/rewind", "go back to before one of your messages: conversation, files or both", _rewind),
+    Command("/diff", "what this session changed in the workspace [path]", _diff),
+    Command("/status", "the settings in force and where each came from", _status),
     Command("/model", "show or switch the model [name]", _model),
     Command("/context", "what fills the context window", _context),
     Command("/cost", "tokens and estimated cost of this session", _cost),
@@ -290,7 +302,8 @@ KEYS = (
     ("Shift+Tab", "cycle permission mode"),
     ("Ctrl-O", "fold or unfold the model's thinking (during a turn)"),
     ("Ctrl-R / Ctrl-G", "search history / edit the input in $EDITOR"),
-    ("@path / !cmd", "mention a file / run a shell command (output goes to the next message)"),
+    ("Esc Esc", "on an empty prompt: /rewind"),
+    ("@path / !cmd", "attach a file's content / run a shell command (output goes to the next message)"),
     ("# fact", "remember a fact for this project (next sessions see it)"),
 )
 

@@ -140,6 +140,7 @@ def test_the_tools_that_feed_the_block_are_derived_from_their_traits() -> None:
         "edit_file": PinnedTool("edit", "path"),
         "run_command": PinnedTool("execute", "command"),
         "todo_write": PinnedTool("todo", "items"),
+        "exit_plan_mode": PinnedTool("plan", "plan"),
     }
 
 

@@ -13,12 +13,13 @@ import pseudoclaude.tools as tools_package
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolTraits, default_tools
 
 READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
-             "write_file": False, "edit_file": False, "run_command": False, "remember": False, "recall": True, "web_fetch": False}
+             "write_file": False, "edit_file": False, "run_command": False, "remember": False, "recall": True, "web_fetch": False,
+             "exit_plan_mode": True}
 
 
 def test_default_tools_in_stable_order() -> None:
     assert [tool.name for tool in default_tools()] == [
-        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember", "recall", "web_fetch",
+        "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember", "recall", "web_fetch", "exit_plan_mode",
     ]
 
 
@@ -34,16 +35,18 @@ def test_read_only_declarations() -> None:
 
 def test_tables_derived_from_the_builtin_declarations() -> None:
     registry = ToolRegistry()
-    assert registry.read_only_names() == ("read_file", "glob", "grep", "list_dir", "todo_write", "recall")
+    assert registry.read_only_names() == ("read_file", "glob", "grep", "list_dir", "todo_write", "recall", "exit_plan_mode")
     assert registry.edit_names() == ("write_file", "edit_file")
     assert registry.clearable_names() == {"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file", "recall", "web_fetch"}
     assert registry.claude_names() == {
         "run_command": ("Bash",), "edit_file": ("Edit", "MultiEdit"), "write_file": ("Write",), "read_file": ("Read",),
         "glob": ("Glob",), "grep": ("Grep",), "list_dir": ("LS",), "todo_write": ("TodoWrite",), "web_fetch": ("WebFetch",),
+        "exit_plan_mode": ("ExitPlanMode",),
     }
     assert registry.display_keys() == {
         "read_file": "path", "write_file": "path", "edit_file": "path", "list_dir": "path",
         "glob": "pattern", "grep": "pattern", "run_command": "command", "recall": "query", "web_fetch": "url",
+        "exit_plan_mode": "plan",
     }
 
 

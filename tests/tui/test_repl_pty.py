@@ -200,7 +200,7 @@ def test_resume_picks_an_earlier_session_and_the_next_request_carries_its_histor
         term.expect_prompt()
         term.send_line("/resume")
         term.expect("Resume which session")
-        term.send_line("1")
+        term.send("\r")  # the picker's first row: the most recent other session
         term.expect("Resumed session")
         term.expect_prompt()
         term.send_line("What was the codeword?")

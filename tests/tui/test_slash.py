@@ -65,7 +65,7 @@ def test_mentions_of_workspace_files_become_references(tmp_path: Path) -> None:
     assert mentioned_files(text, tmp_path) == ["src/app.py"]
     prompt = build_prompt(text, tmp_path, [shell_context("ls", "app.py\n[exit code 0]")])
     assert prompt.startswith("I ran this shell command myself:\n$ ls\n```\napp.py")
-    assert prompt.endswith("Files the user referenced (read them with read_file when needed):\n- src/app.py (9 bytes)")
+    assert prompt.endswith('Files the user attached (current content):\n<file path="src/app.py" bytes="9">\nprint(1)\n</file>')
 
 
 def test_context_and_cost_describe_a_built_agent(tmp_path: Path) -> None:

@@ -15,12 +15,18 @@ from pseudoclaude.tools.permissions.rules import Rule
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """One call awaiting a decision; ``suggested_rule`` is what "always" would save."""
+    """One call awaiting a decision; ``suggested_rule`` is what "always" would save.
+
+    ``kind`` "plan": the model asks to leave plan mode with the plan in
+    ``summary``; "always" then means accept-edits, "once" default, and a
+    denial's reason is the user's comments (``plan_exit.py``).
+    """
 
     tool: str
     args: Mapping[str, Any]
     summary: str
     suggested_rule: Rule | None
+    kind: Literal["call", "plan"] = "call"
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,24 @@ _INSTRUCTIONS = {
 }
 
 
-def mode_instructions(mode: PermissionMode, read_only_tools: Sequence[str]) -> str:
-    """Text for the system prompt describing what ``mode`` allows (``read_only_tools``: the session's, in order)."""
+_PRESENT_PLAN = (
+    " When you understand the task, present your plan by calling {tool} with it (Markdown: the steps, the files "
+    "to change, how to verify). The user approves it, and plan mode ends, or sends it back with comments to revise."
+)
+
+
+def mode_instructions(mode: PermissionMode, read_only_tools: Sequence[str], plan_tool: str | None = None) -> str:
+    """Text for the system prompt describing what ``mode`` allows (``read_only_tools``: the session's, in order).
+
+    ``plan_tool``: the session's tool that presents a plan for approval (plan mode ends through it).
+    """
     text = _INSTRUCTIONS[mode]
-    return text.format(read_only=", ".join(read_only_tools)) if mode is PermissionMode.PLAN else text
+    if mode is not PermissionMode.PLAN:
+        return text
+    text = text.format(read_only=", ".join(name for name in read_only_tools if name != plan_tool))
+    if plan_tool is None:
+        return text
+    return text.replace(" When you understand the task, present a concise step-by-step plan and stop; the user will leave plan mode when they approve it.", _PRESENT_PLAN.format(tool=plan_tool))
 
 
 def next_mode(mode: PermissionMode, *, include_bypass: bool = False) -> PermissionMode:

@@ -49,6 +49,7 @@ from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
+from pseudoclaude.tools.permissions.plan_exit import review_plan
 from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
 from pseudoclaude.tools.permissions.readonly import is_read_only
@@ -95,7 +96,8 @@ class PermissionPolicy:
         return tuple(self._session_allow)
 
     def mode_instructions(self) -> str:
-        return mode_instructions(self.mode, self.tools.read_only_names())
+        plan_tool = next((tool.name for tool in self.tools if tool.traits.exits_plan), None)
+        return mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
 
     async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
         traits = tool.traits
@@ -107,6 +109,9 @@ class PermissionPolicy:
         denied = first_match(self.rules.deny, call, deny=True)
         if denied is not None:
             return Decision(False, f"Denied by the permission rule `{denied}` in the settings (applies in every mode).", "rule")
+        if traits.exits_plan:
+            decision, self.mode = await review_plan(self.mode, self.approver, call)
+            return decision
         if self.mode is PermissionMode.PLAN and traits.kind != "network":
             return Decision(True, "", "plan") if traits.read_only else Decision(False, self._plan_refusal(tool), "plan")
         if self.mode is PermissionMode.BYPASS:
@@ -197,10 +202,12 @@ class PermissionPolicy:
 
 
     def _plan_refusal(self, tool: Tool) -> str:
-        read_only = ", ".join(sorted(self.tools.read_only_names()))
+        plan_tool = next((t.name for t in self.tools if t.traits.exits_plan), None)
+        read_only = ", ".join(sorted(name for name in self.tools.read_only_names() if name != plan_tool))
+        present = f"present your plan with {plan_tool}" if plan_tool else "present your plan and stop"
         return (
             f"Plan mode: `{tool.name}` can change files or run commands, so it was not run. "
-            f"Do not try to change anything in plan mode: investigate with {read_only}, then present your plan and stop. "
+            f"Do not try to change anything in plan mode: investigate with {read_only}, then {present}. "
             "The user will leave plan mode to carry it out."
         )
 
