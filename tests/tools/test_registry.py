@@ -104,7 +104,7 @@ def test_schema_is_closed_and_lists_required_fields(tool: Tool) -> None:
 def test_registry_lookup_iteration_and_duplicates() -> None:
     registry = ToolRegistry()
     assert registry.get("grep") is not None and registry.get("nope") is None
-    assert "glob" in registry and len(registry) == 11
+    assert "glob" in registry and len(registry) == 12
     assert [tool.name for tool in registry] == registry.names()
     with pytest.raises(ValueError, match="two tools"):
         ToolRegistry([*default_tools(), default_tools()[0]])
