@@ -33,10 +33,10 @@ SNIPPET_MAX_LINES = 30
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to edit, relative to the workspace or absolute."},
-        "old_string": {"type": "string", "description": "The exact text to replace, including whitespace and indentation."},
-        "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
-        "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring a unique one (default false)."},
+        "path": {"type": "string", "description": "File to edit."},
+        "old_string": {"type": "string"},
+        "new_string": {"type": "string", "description": "Replacement (must differ)."},
+        "replace_all": {"type": "boolean"},
     },
     "required": ["path", "old_string", "new_string"],
     "additionalProperties": False,
@@ -46,10 +46,9 @@ _SCHEMA: dict[str, Any] = {
 class EditFileTool:
     name = "edit_file"
     description = (
-        "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, "
-        "unless replace_all is true, occur exactly once: include enough surrounding lines to make it unique. "
-        "Copy it from read_file's output without the line-number prefix (spaces, number, tab) before each line. "
-        "The file must have been read with read_file in this session. Use write_file to create new files."
+        "Replace exact text in a file read in this session. old_string must match exactly (whitespace included) and, "
+        "unless replace_all (default false), occur once: include enough surrounding lines to make it unique. Copy it "
+        "from read_file's output without the line-number prefix (spaces, number, tab). Create files with write_file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(

@@ -28,7 +28,7 @@ _SCHEMA: dict[str, Any] = {
         "plan": {
             "type": "string",
             "minLength": 1,
-            "description": "The plan to carry out, in Markdown: concise steps, the files to change, how to verify.",
+            "description": "Markdown: concise steps, the files to change, how to verify.",
         },
     },
     "required": ["plan"],
@@ -39,9 +39,8 @@ _SCHEMA: dict[str, Any] = {
 class ExitPlanModeTool:
     name = "exit_plan_mode"
     description = (
-        "In plan mode, when your plan is ready: present it for the user's approval. The user approves it "
-        "(plan mode ends and you carry it out) or sends it back with comments (stay in plan mode and revise). "
-        "Use it only in plan mode, and only for a plan of changes to make, not for questions or research answers."
+        "Plan mode only: present your finished plan of changes (not answers to questions or research) for approval. "
+        "Approved, plan mode ends and you carry it out; sent back with comments, revise it in plan mode."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=False, claude_names=("ExitPlanMode",), key_argument="plan", exits_plan=True)

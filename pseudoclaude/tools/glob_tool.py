@@ -38,8 +38,8 @@ _GLOB_CHARS = re.compile(r"[*?\[{]")
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "description": "Glob pattern relative to path, e.g. '**/*.py' or 'src/*.{ts,tsx}'."},
-        "path": {"type": "string", "description": "Folder to search in (default: the workspace)."},
+        "pattern": {"type": "string", "minLength": 1, "description": "Relative to path, e.g. '**/*.py' or 'src/*.{ts,tsx}'."},
+        "path": {"type": "string", "description": "Folder to search (default: the workspace)."},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -49,9 +49,8 @@ _SCHEMA: dict[str, Any] = {
 class GlobTool:
     name = "glob"
     description = (
-        "Find files whose path matches a glob pattern ('*' within a folder name, '**' across folders, "
-        "'{a,b}' alternatives). Results are sorted by modification time, newest first; files ignored "
-        f"by .gitignore or .pseudoclaudeignore and the .git folder are skipped; at most {MAX_RESULTS} paths are listed."
+        "Find files by glob ('*' within a name, '**' across folders, '{a,b}' alternatives), newest first. Skips "
+        f".gitignore and .pseudoclaudeignore matches and .git; at most {MAX_RESULTS} paths."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".")

@@ -45,16 +45,16 @@ MAX_CONTEXT = 20
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "description": "Regular expression to search for (one line at a time)."},
+        "pattern": {"type": "string", "minLength": 1},
         "path": {"type": "string", "description": "File or folder to search (default: the workspace)."},
-        "glob": {"type": "string", "description": "Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'; prefix with '!' to exclude."},
+        "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'; '!' prefix excludes."},
         "output_mode": {
             "type": "string",
             "enum": ["content", "files_with_matches", "count"],
-            "description": "'files_with_matches' (default): paths only; 'content': matching lines with line numbers; 'count': matches per file.",
+            "description": "'files_with_matches' (default): paths; 'content': path:line:text (context lines path-line-text); 'count': matches per file.",
         },
-        "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines of context around each match (content mode only)."},
-        "case_insensitive": {"type": "boolean", "description": "Ignore case (default false)."},
+        "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": "Lines around each match (content mode)."},
+        "case_insensitive": {"type": "boolean"},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -64,11 +64,9 @@ _SCHEMA: dict[str, Any] = {
 class GrepTool:
     name = "grep"
     description = (
-        "Search file contents with a regular expression. Skips files ignored by .gitignore or .pseudoclaudeignore, "
-        "the .git folder and binary files. output_mode 'files_with_matches' (default) lists matching files, 'content' shows "
-        "matching lines as path:line:text (context lines as path-line-text), 'count' shows matches per file. "
-        f"Results are capped ({MAX_FILES} files, {MAX_CONTENT_LINES} lines, and a size budget) with a count of what was "
-        "left out; the complete list is then saved to a file you can read."
+        "Search file contents with a regular expression, one line at a time. Skips .gitignore and .pseudoclaudeignore "
+        f"matches, .git and binary files. Capped at {MAX_FILES} files, {MAX_CONTENT_LINES} lines and a size budget, with a "
+        "count of what was left out and the complete list saved to a file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(

@@ -40,8 +40,8 @@ _SCHEMA: dict[str, Any] = {
 class ListDirTool:
     name = "list_dir"
     description = (
-        "List a folder's entries sorted by name: folders end with '/', files show their size, "
-        f"symlinks show their target. At most {MAX_ENTRIES} entries. Use glob to search recursively."
+        "List a folder by name: folders end with '/', files show their size, symlinks their target; at most "
+        f"{MAX_ENTRIES} entries. Use glob to search recursively."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("LS",), key_argument="path", path_arguments=("path",), default_path=".")

@@ -49,9 +49,9 @@ _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to read, relative to the workspace or absolute."},
-        "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start from (default 1)."},
-        "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return (default: as many as fit in one call)."},
+        "path": {"type": "string", "description": "File to read."},
+        "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based (default 1)."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Maximum lines (default: as many as fit)."},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -61,13 +61,10 @@ _SCHEMA: dict[str, Any] = {
 class ReadFileTool:
     name = "read_file"
     description = (
-        "Read a text file. Returns lines numbered like `cat -n` (line number, tab, text), then a last line giving "
-        "the lines shown and the file's total line count. A file of up to about "
-        f"{_DESCRIBED_PAGE_KB} KB comes whole in one call (less in small context windows); a longer file comes in pages, "
-        "and the last line then gives the offset to continue from. `limit` caps the number of lines. Lines longer than "
-        f"{LINE_LIMIT_CHARS} characters are cut. Binary files, FIFOs and devices are refused. Reading the same lines of an unchanged file "
-        "again returns a short note pointing at the earlier result instead of the same text. "
-        "Read a file before changing it with write_file or edit_file."
+        "Read a text file: lines numbered like `cat -n` (number, tab, text), then a line with the lines shown and the "
+        f"total. Up to about {_DESCRIBED_PAGE_KB} KB comes whole (less in small context windows); beyond, pages, that line "
+        f"giving the offset to continue from. Lines over {LINE_LIMIT_CHARS} characters are cut; binary files, FIFOs and "
+        "devices refused. Rereading unchanged lines returns a note pointing at the earlier result."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, claude_names=("Read",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))

@@ -39,10 +39,10 @@ _SPLIT_PATH_TOKENS = re.compile(r"[\s'\"=:,;()<>|&]+")
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "minLength": 1, "description": "Text to find (case-insensitive substring, or a regular expression with regex=true)."},
-        "regex": {"type": "boolean", "description": "Treat query as a Python regular expression (default false)."},
-        "path": {"type": "string", "minLength": 1, "description": "A file path: find the results of tool calls whose arguments named it."},
-        "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": f"Lines shown around each matching line (default {DEFAULT_CONTEXT})."},
+        "query": {"type": "string", "minLength": 1, "description": "Case-insensitive substring, or a Python regex with regex=true."},
+        "regex": {"type": "boolean"},
+        "path": {"type": "string", "minLength": 1, "description": "Find results of tool calls whose arguments named this file."},
+        "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": f"Lines around each match (default {DEFAULT_CONTEXT})."},
     },
     "required": [],
     "additionalProperties": False,
@@ -58,13 +58,10 @@ class _Match:
 class RecallTool:
     name = "recall"
     description = (
-        "Search this session's earlier conversation that a compaction replaced with a summary: every message and "
-        "tool result recorded before the latest compaction, complete outputs included. Give query (text, "
-        "case-insensitive; regex=true for a regular expression), path (results of tool calls whose arguments "
-        "named that file), or both. Returns excerpts, newest first, each saying which message and tool call it "
-        f"comes from and before which compaction, with {DEFAULT_CONTEXT} lines of context (context: 0-{MAX_CONTEXT}). "
-        "The answer is capped at the inline output budget (one excerpt at a quarter of it) and says how many "
-        "matches were left out: narrow the query to see them. Nothing to search before the first compaction."
+        "Search this session's messages and complete tool results from before the latest compaction. Give query, path "
+        "or both. Returns excerpts, newest first, each naming its message, tool call and compaction; capped at the inline "
+        "output budget (an excerpt at a quarter of it), with a count of matches left out. Nothing to search before the "
+        "first compaction."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=True, key_argument="query")

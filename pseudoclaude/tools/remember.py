@@ -17,11 +17,11 @@ from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTrai
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "fact": {"type": "string", "minLength": 1, "description": "The fact, one self-contained sentence."},
+        "fact": {"type": "string", "minLength": 1, "description": "One self-contained sentence."},
         "scope": {
             "type": "string",
             "enum": ["project", "user"],
-            "description": "project (default): this workspace only; user: every project of this user.",
+            "description": "project (default): this workspace; user: all projects.",
         },
     },
     "required": ["fact"],
@@ -32,9 +32,8 @@ _SCHEMA: dict[str, Any] = {
 class RememberTool:
     name = "remember"
     description = (
-        "Save a fact to long-term memory so that future sessions know it. Use it only when the user asks you "
-        "to remember something or states a lasting preference (\"always...\", \"from now on...\"). "
-        "Write one self-contained sentence. Scope project (default) for this workspace, user for all projects."
+        "Save a fact to long-term memory for future sessions, only when the user asks you to remember something or "
+        "states a lasting preference (\"always...\", \"from now on...\")."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="write", clearable=False)

@@ -34,12 +34,12 @@ MAX_TIMEOUT_S = 600
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "command": {"type": "string", "minLength": 1, "description": "The bash command line to run."},
+        "command": {"type": "string", "minLength": 1, "description": "Bash command line."},
         "timeout": {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_TIMEOUT_S,
-            "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT_S}, max {MAX_TIMEOUT_S}).",
+            "description": f"Seconds before everything it started is killed (default {DEFAULT_TIMEOUT_S}, max {MAX_TIMEOUT_S}).",
         },
         "background": {
             "type": "boolean",
@@ -55,15 +55,12 @@ _SCHEMA: dict[str, Any] = {
 class RunCommandTool:
     name = "run_command"
     description = (
-        "Run a bash command in the workspace folder; returns its combined stdout and stderr and the exit code. "
-        "Each call is a fresh shell started in the workspace: cd, export and variables do not carry over to the "
-        "next call, so chain them (cd sub && make). stdin is empty: no interactive programs, servers or watch modes "
-        "(a process left holding the output is stopped about a second after bash exits); use quiet, non-interactive "
-        f"flags for long runs. Everything it started is killed after the timeout (default {DEFAULT_TIMEOUT_S} s, "
-        f"max {MAX_TIMEOUT_S} s). Output over the inline limit (6-14 KB, smaller for smaller context windows) "
-        "arrives shortened: a status line (exit code, true size, the file holding the complete output), its first "
-        "lines, the error-like lines of the middle with their line numbers, then its end; read_file or grep that file "
-        "for the rest."
+        "Run a bash command in the workspace; returns combined stdout and stderr and the exit code. Each call is a fresh "
+        "shell: cd, export and variables do not carry over, so chain them (cd sub && make). stdin is empty: no "
+        "interactive programs, servers or watch modes (use background for those; anything left holding the output is "
+        "stopped a second after bash exits). Use quiet, non-interactive flags for long runs. Output over the inline limit "
+        "(6-14 KB, smaller for smaller context windows) arrives shortened: a status line (exit code, true size, the file "
+        "with the complete output), the first lines, the error-like lines of the middle with their line numbers, the end."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="execute", clearable=True, claude_names=("Bash",), key_argument="command")

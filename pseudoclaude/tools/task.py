@@ -69,8 +69,8 @@ class TaskTool:
         types = tuple(subagents.types())
         listing = "\n".join(f"- {t.name}: {t.description}" for t in types)
         self.description = (
-            "Run a self-contained task (e.g. a wide codebase search) in a sub-agent with a fresh context; only its final "
-            "report comes back. It cannot see this conversation: give a complete prompt. Calls in one message run "
+            "Run a self-contained task (e.g. a wide codebase search) in a sub-agent with a fresh context that cannot see "
+            "this conversation: give a complete prompt. Only its final report comes back. Calls in one message run "
             "concurrently. Agents:\n" + listing
         )
         self.input_schema: Mapping[str, Any] = _schema(types)

@@ -22,13 +22,12 @@ _SCHEMA: dict[str, Any] = {
     "properties": {
         "items": {
             "type": "array",
-            "description": "The complete, updated task list (replaces the previous one).",
             "items": {
                 "type": "object",
                 "properties": {
-                    "content": {"type": "string", "minLength": 1, "description": "What to do, imperative and short."},
+                    "content": {"type": "string", "minLength": 1, "description": "Imperative and short."},
                     "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
-                    "id": {"type": "string", "description": "Stable identifier (optional; assigned when missing)."},
+                    "id": {"type": "string", "description": "Optional; assigned when missing."},
                 },
                 "required": ["content", "status"],
                 "additionalProperties": False,
@@ -43,9 +42,7 @@ _SCHEMA: dict[str, Any] = {
 class TodoWriteTool:
     name = "todo_write"
     description = (
-        "Replace the session's task list. Send the whole list each time with each item's status "
-        "(pending, in_progress, completed); keep one item in_progress while working on it. "
-        "Use it for multi-step tasks to plan and show progress."
+        "Replace the session's task list: send the whole list each time; keep one item in_progress while you work on it."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=False, claude_names=("TodoWrite",), claude_arguments=(("items", "todos"),))

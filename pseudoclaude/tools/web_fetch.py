@@ -39,7 +39,7 @@ _DROPPED = ("script", "style", "noscript", "template", "svg", "iframe", "object"
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"url": {"type": "string", "description": "The http:// or https:// URL to fetch."}},
+    "properties": {"url": {"type": "string"}},
     "required": ["url"],
     "additionalProperties": False,
 }
@@ -57,10 +57,9 @@ class Page:
 class WebFetchTool:
     name = "web_fetch"
     description = (
-        "Fetch one http(s) URL and return its content: HTML converted to Markdown, other text as it is. "
-        f"Redirects are followed within the same host (at most {MAX_REDIRECTS}); a redirect to another host returns "
-        f"its URL for you to fetch. Bodies over {MAX_BYTES // (1024 * 1024)} MB and binary files are refused. "
-        "Long pages arrive shortened, with the file holding the complete text. No search: give a URL."
+        "Fetch one http(s) URL (no search): HTML as Markdown, other text as is. Same-host redirects are followed (at most "
+        f"{MAX_REDIRECTS}); another host's URL is returned for you to fetch. Bodies over {MAX_BYTES // (1024 * 1024)} MB "
+        "and binary files are refused; long pages arrive shortened, naming the file with the complete text."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="network", clearable=True, claude_names=("WebFetch",), key_argument="url")

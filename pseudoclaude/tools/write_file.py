@@ -26,8 +26,8 @@ from pseudoclaude.tools.paths import display_path, resolve_path
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to write, relative to the workspace or absolute."},
-        "content": {"type": "string", "description": "The complete new content of the file."},
+        "path": {"type": "string", "description": "File to write."},
+        "content": {"type": "string", "description": "The complete new content."},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -37,9 +37,8 @@ _SCHEMA: dict[str, Any] = {
 class WriteFileTool:
     name = "write_file"
     description = (
-        "Write a file with the given content, creating parent folders as needed. "
-        "Overwriting an existing file requires having read it with read_file in this session "
-        "(and it must not have changed since). Prefer edit_file for changing part of a file."
+        "Write a whole file, creating parent folders. Overwriting an existing file requires having read it in this "
+        "session, unchanged since. Prefer edit_file for changing part of a file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="edit", clearable=True, claude_names=("Write",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))
