@@ -33,7 +33,7 @@ SNIPPET_MAX_LINES = 30
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to edit."},
+        "path": {"type": "string"},
         "old_string": {"type": "string"},
         "new_string": {"type": "string", "description": "Replacement (must differ)."},
         "replace_all": {"type": "boolean"},

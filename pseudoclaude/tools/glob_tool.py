@@ -39,7 +39,7 @@ _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "pattern": {"type": "string", "minLength": 1, "description": "Relative to path, e.g. '**/*.py' or 'src/*.{ts,tsx}'."},
-        "path": {"type": "string", "description": "Folder to search (default: the workspace)."},
+        "path": {"type": "string", "description": "Default: the workspace."},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -49,7 +49,7 @@ _SCHEMA: dict[str, Any] = {
 class GlobTool:
     name = "glob"
     description = (
-        "Find files by glob ('*' within a name, '**' across folders, '{a,b}' alternatives), newest first. Skips "
+        "Find files by glob ('*' within a name, '**' across folders, '{a,b}' alternatives), newest first, skipping "
         f".gitignore and .pseudoclaudeignore matches and .git; at most {MAX_RESULTS} paths."
     )
     input_schema: Mapping[str, Any] = _SCHEMA

@@ -46,7 +46,7 @@ _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "pattern": {"type": "string", "minLength": 1},
-        "path": {"type": "string", "description": "File or folder to search (default: the workspace)."},
+        "path": {"type": "string", "description": "File or folder (default: the workspace)."},
         "glob": {"type": "string", "description": "Only files matching this glob, e.g. '*.py'; '!' prefix excludes."},
         "output_mode": {
             "type": "string",

@@ -30,9 +30,8 @@ MAX_ENTRIES = 500
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "Folder to list (default: the workspace)."},
+        "path": {"type": "string", "description": "Default: the workspace."},
     },
-    "required": [],
     "additionalProperties": False,
 }
 

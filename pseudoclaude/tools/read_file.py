@@ -49,7 +49,7 @@ _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to read."},
+        "path": {"type": "string"},
         "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based (default 1)."},
         "limit": {"type": "integer", "minimum": 1, "description": "Maximum lines (default: as many as fit)."},
     },

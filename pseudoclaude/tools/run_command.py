@@ -34,7 +34,7 @@ MAX_TIMEOUT_S = 600
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "command": {"type": "string", "minLength": 1, "description": "Bash command line."},
+        "command": {"type": "string", "minLength": 1},
         "timeout": {
             "type": "integer",
             "minimum": 1,

@@ -26,7 +26,7 @@ from pseudoclaude.tools.paths import display_path, resolve_path
 _SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "description": "File to write."},
+        "path": {"type": "string"},
         "content": {"type": "string", "description": "The complete new content."},
     },
     "required": ["path", "content"],
