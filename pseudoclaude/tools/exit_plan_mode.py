@@ -39,8 +39,8 @@ _SCHEMA: dict[str, Any] = {
 class ExitPlanModeTool:
     name = "exit_plan_mode"
     description = (
-        "Plan mode only: present your finished plan of changes (not answers to questions or research) for approval. "
-        "Approved, plan mode ends and you carry it out; sent back with comments, revise it in plan mode."
+        "Plan mode only: present your finished plan of changes for approval (not for questions or research). If "
+        "approved, plan mode ends and you carry it out; if sent back with comments, revise it."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=False, claude_names=("ExitPlanMode",), key_argument="plan", exits_plan=True)

@@ -32,6 +32,7 @@ _SCHEMA: dict[str, Any] = {
     "properties": {
         "path": {"type": "string", "description": "Default: the workspace."},
     },
+    "required": [],
     "additionalProperties": False,
 }
 

@@ -44,6 +44,7 @@ _SCHEMA: dict[str, Any] = {
         "path": {"type": "string", "minLength": 1, "description": "Find results of tool calls whose arguments named this file."},
         "context": {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT, "description": f"Lines around each match (default {DEFAULT_CONTEXT})."},
     },
+    "required": [],
     "additionalProperties": False,
 }
 

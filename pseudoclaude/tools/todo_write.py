@@ -27,7 +27,7 @@ _SCHEMA: dict[str, Any] = {
                 "properties": {
                     "content": {"type": "string", "minLength": 1, "description": "Imperative and short."},
                     "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]},
-                    "id": {"type": "string", "description": "Optional; assigned when missing."},
+                    "id": {"type": "string"},
                 },
                 "required": ["content", "status"],
                 "additionalProperties": False,
