@@ -52,7 +52,7 @@ from pseudoclaude.llm.providers import (
     provider_entry,
     warm_up,
 )
-from pseudoclaude.llm.probe import WindowProbe, WindowProber
+from pseudoclaude.llm.probe import LocalServer, WindowProbe, WindowProber, fetch_models, find_local_servers, probe_window
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
@@ -90,6 +90,10 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "UnknownProvider",
+    "LocalServer",
+    "fetch_models",
+    "find_local_servers",
+    "probe_window",
     "WindowProbe",
     "WindowProber",
     "Usage",

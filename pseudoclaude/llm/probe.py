@@ -40,6 +40,7 @@ __all__ = [
     "OLLAMA_DEFAULT_WINDOW",
     "WindowProbe",
     "WindowProber",
+    "fetch_models",
     "find_local_servers",
     "list_models",
     "probe_window",
@@ -99,11 +100,18 @@ def probe_window(base_url: str, model: str, *, api_key: str | None = None, timeo
     return None
 
 
+def fetch_models(base_url: str, *, api_key: str | None = None, headers: Mapping[str, str] | None = None, timeout: float = PROBE_TIMEOUT) -> list[str]:
+    """The model ids ``GET {base}/models`` lists; raises ``OSError`` / ``ValueError`` when the server does not answer it."""
+    data = _fetcher(api_key, timeout, headers)(base_url.rstrip("/") + "/models", None)
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        raise ValueError("the answer is not a model list")
+    return [str(item["id"]) for item in data["data"] if isinstance(item, dict) and "id" in item]
+
+
 def list_models(base_url: str, *, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> list[str] | None:
     """The model ids ``GET {base}/models`` lists, or None when the server does not answer it."""
     try:
-        data = _fetcher(api_key, timeout)(base_url.rstrip("/") + "/models", None)
-        return [str(item["id"]) for item in data.get("data", []) if isinstance(item, dict) and "id" in item]
+        return fetch_models(base_url, api_key=api_key, timeout=timeout)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
 
@@ -145,7 +153,7 @@ def find_local_servers(
     return tuple(found), tried
 
 
-def _fetcher(api_key: str | None, timeout: float) -> Fetch:
+def _fetcher(api_key: str | None, timeout: float, headers: Mapping[str, str] | None = None) -> Fetch:
     def fetch(url: str, body: Mapping[str, Any] | None) -> Any:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(url, data=data, method="POST" if body is not None else "GET")
@@ -154,7 +162,11 @@ def _fetcher(api_key: str | None, timeout: float) -> Fetch:
             request.add_header("content-type", "application/json")
         if api_key:
             request.add_header("authorization", f"Bearer {api_key}")
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (the user's own base URL)
+        for key, value in (headers or {}).items():
+            request.add_header(key, value)
+        host = urllib.parse.urlsplit(url).hostname or ""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if host in ("127.0.0.1", "localhost", "::1") else urllib.request.build_opener()
+        with opener.open(request, timeout=timeout) as response:
             return json.loads(response.read(2_000_000).decode("utf-8"))
 
     return fetch
