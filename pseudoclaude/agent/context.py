@@ -152,10 +152,10 @@ class CompactionEngine:
         if self._probed or not isinstance(self.provider, WindowProber):
             return None
         self._probed = True
+        self._local = self.provider.local_server
         probe = await self.provider.probe_window()
         if probe is None:
             return None
-        self._local = True
         state = self.state
         if probe.tokens < state.context_window:
             state.learn_window(probe.tokens, probe.source)

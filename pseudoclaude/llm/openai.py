@@ -111,6 +111,10 @@ class OpenAIProvider:
         return self._client
 
     # --- local servers (issue 17): the window they run, tool calls written as text ---
+    @property
+    def local_server(self) -> bool:
+        return not self._official and bool(self._base_url)
+
     async def probe_window(self) -> WindowProbe | None:
         """The window the server at the base URL runs this model with (None: official OpenAI, or it does not say)."""
         if self._official or not self._base_url:

@@ -74,6 +74,11 @@ class WindowProbe:
 class WindowProber(Protocol):
     """A provider that can ask its server the window it runs (the OpenAI adapter at a base URL)."""
 
+    @property
+    def local_server(self) -> bool:
+        """Whether requests go to a server at a base URL (one that may cut an over-long prompt silently)."""
+        ...
+
     async def probe_window(self) -> WindowProbe | None: ...
 
 

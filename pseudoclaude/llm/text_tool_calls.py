@@ -32,7 +32,7 @@ from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec
 __all__ = ["Recovered", "recover"]
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
-_FENCED = re.compile(r"```(?:json|tool_call)?[ \t]*\n(.*?)\n?```", re.DOTALL)
+_FENCED = re.compile(r"```(?:json|tool_call|)[ \t]*\n(?P<body>.*?)\n?```|```[^\n`]*\n.*?```", re.DOTALL)
 _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -63,15 +63,21 @@ def recover(message: Message, tools: Sequence[ToolSpec], *, call_id_prefix: str 
         if not matches:
             continue
         calls: list[ToolCall] = []
-        for index, match in enumerate(matches):
-            call = _call(match.group(1), specs, f"{call_id_prefix}{index}")
+        spans: list[tuple[int, int]] = []
+        for match in matches:
+            body = match.group(1)
+            if body is None or (form == "fenced" and not _looks_like_call(body)):
+                continue  # an ordinary code block beside the call
+            call = _call(body, specs, f"{call_id_prefix}{len(calls)}")
             if call is None:
-                if form == "fenced" and not _looks_like_call(match.group(1)):
-                    continue  # an ordinary code block beside the call
                 return None
             calls.append(call)
+            spans.append(match.span())
         if calls:
-            rest = pattern.sub("", message.text).strip()
+            rest, end = "", 0
+            for start, stop in spans:
+                rest, end = rest + message.text[end:start], stop
+            rest = (rest + message.text[end:]).strip()
             return Recovered(Message.assistant(rest, calls, message.thinking), len(calls), form)
     return None
 
