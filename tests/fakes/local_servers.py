@@ -6,7 +6,7 @@ and treats an over-long prompt the way the real one does:
 
 | kind     | window endpoint                         | prompt over the window                      |
 |----------|-----------------------------------------|---------------------------------------------|
-| ollama   | ``/api/show`` (num_ctx, model_info), ``/api/ps`` | dropped silently from the front; usage reports the tokens kept |
+| ollama   | ``/api/show`` (num_ctx, model_info), ``/api/ps`` | whole messages dropped silently from the front; usage reports the tokens kept |
 | llamacpp | ``/props`` (default_generation_settings.n_ctx) | 400 ``exceed_context_size_error``           |
 | vllm     | ``/v1/models`` (max_model_len)           | 400 "maximum context length is N tokens"    |
 
@@ -49,10 +49,14 @@ class FakeLocalServer:
         num_ctx_parameter: int | None = None,
         loaded: bool = False,
         tools_capable: bool = True,
+        reports_window: int | None = None,
     ) -> None:
+        """``reports_window``: what the window endpoints say when it differs from what the server runs (a stale probe)."""
         self.kind, self.model, self.window, self.model_window = kind, model, window, model_window
         self.num_ctx_parameter, self.loaded, self.tools_capable = num_ctx_parameter, loaded, tools_capable
+        self.reports_window = reports_window or window
         self._replies = replies
+        self.truncated_answers: list[str] = []
         self._served = 0
         self.requests: list[dict[str, Any]] = []
         self.kept: list[int] = []
@@ -93,7 +97,7 @@ class FakeLocalServer:
     def _model_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": self.model, "object": "model", "owned_by": self.kind}
         if self.kind == "vllm":
-            entry["max_model_len"] = self.window
+            entry["max_model_len"] = self.reports_window
         return entry
 
     def _family(self, method: str, path: str, exchange: Exchange) -> dict[str, Any] | None:
@@ -104,10 +108,10 @@ class FakeLocalServer:
             capabilities = ["completion", "tools"] if self.tools_capable else ["completion"]
             return {"parameters": parameters, "model_info": {"general.architecture": "qwen2", "qwen2.context_length": self.model_window}, "capabilities": capabilities}
         if self.kind == "ollama" and method == "GET" and path == "/api/ps":
-            running = [{"name": self.model, "model": self.model, "context_length": self.window}] if self.loaded else []
+            running = [{"name": self.model, "model": self.model, "context_length": self.reports_window}] if self.loaded else []
             return {"models": running}
         if self.kind == "llamacpp" and method == "GET" and path == "/props":
-            return {"default_generation_settings": {"n_ctx": self.window, "temperature": 0.8}, "total_slots": 1, "model_path": "/models/x.gguf"}
+            return {"default_generation_settings": {"n_ctx": self.reports_window, "temperature": 0.8}, "total_slots": 1, "model_path": "/models/x.gguf"}
         if self.kind == "lmstudio" and method == "GET" and path == f"/api/v0/models/{self.model}":
             return {"id": self.model, "state": "loaded", "max_context_length": self.model_window, "loaded_context_length": self.window}
         if self.kind == "litellm" and method == "GET" and path == "/model/info":
@@ -127,10 +131,19 @@ class FakeLocalServer:
         if tokens > self.window and self.kind != "ollama":
             message = f"This model's maximum context length is {self.window} tokens. However, you requested {tokens} tokens in the messages."
             return exchange.send_json(400, {"object": "error", "message": message, "type": "BadRequestError", "code": 400})
-        kept = min(tokens, self.window)  # Ollama: the front is cut silently, the rest answered
+        kept = tokens
+        if tokens > self.window:  # Ollama: whole messages dropped from the front, system prompt first, silently
+            messages = list(body.get("messages", []))
+            while messages and prompt_tokens({"messages": messages, "tools": body.get("tools", [])}) > self.window:
+                messages.pop(0)
+            kept = prompt_tokens({"messages": messages, "tools": body.get("tools", [])})
         with self._lock:
             self.kept.append(kept)
         reply = "<summary>the work so far</summary>" if is_summary_request(body) else self._next(body)
+        marker = f"call_local_{len(self.requests):04d}" if isinstance(reply, Mapping) else reply
+        if kept < tokens:
+            with self._lock:
+                self.truncated_answers.append(marker)
         self._stream(exchange, reply, kept)
 
     def _next(self, body: Mapping[str, Any]) -> ReplyItem:
@@ -148,7 +161,7 @@ class FakeLocalServer:
             delta: dict[str, Any] = {"role": "assistant", "content": reply}
             finish = "stop"
         else:
-            call = {"index": 0, "id": f"call_{len(self.requests)}", "type": "function",
+            call = {"index": 0, "id": f"call_local_{len(self.requests):04d}", "type": "function",
                     "function": {"name": reply["name"], "arguments": json.dumps(reply.get("arguments", {}))}}
             delta, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
         exchange.send_event(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
