@@ -154,10 +154,10 @@ class CompactionEngine:
         if self._probed or not isinstance(self.provider, WindowProber):
             return None
         self._probed = True
-        self._local = self.provider.local_server
-        probe = await self.provider.probe_window()
+        probe = await self.provider.probe_window() if self.provider.local_server else None
         if probe is None:
             return None
+        self._local = True  # a server that said what it runs: its counts are checked for a cut prompt from now on
         state = self.state
         if probe.tokens < state.context_window:
             state.learn_window(probe.tokens, probe.source)
