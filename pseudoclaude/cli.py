@@ -19,7 +19,7 @@ from pseudoclaude import __version__
 from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
-    from pseudoclaude.config import Settings
+    from pseudoclaude.config import Flags, Settings
     from pseudoclaude.agent import PromptChoice
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
@@ -106,7 +106,7 @@ def main_command(
         return
     from dataclasses import replace
 
-    from pseudoclaude.config import ConfigError, Flags, load_settings
+    from pseudoclaude.config import ConfigError, Flags, NoProviderConfigured, load_settings
 
     if output_format not in OUTPUT_FORMATS:
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
@@ -135,7 +135,12 @@ def main_command(
     )
     claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:
-        settings, warnings = with_claude_flags(load_settings(workspace, flags), claude)
+        try:
+            loaded = load_settings(workspace, flags)
+        except NoProviderConfigured as missing:
+            flags = _local_server(str(missing), flags, headless=print_prompt is not None or not sys.stdin.isatty())
+            loaded = load_settings(workspace, flags)
+        settings, warnings = with_claude_flags(loaded, claude)
         prompt_choice = _prompt_choice(system_prompt, system_prompt_file, append_system_prompt)
     except ConfigError as error:
         _error_result(output_format, str(error))
@@ -170,6 +175,39 @@ def main_command(
         input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session, session_id.lower() if session_id else None
     )
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
+
+
+def _local_server(message: str, flags: "Flags", *, headless: bool) -> "Flags":
+    """Nothing configured: the flags that use a local server the user accepts (``ConfigError`` otherwise)."""
+    from dataclasses import replace
+
+    from pseudoclaude.first_run import choose_local_server
+
+    def ask(question: str) -> str:
+        sys.stderr.write(question)
+        sys.stderr.flush()
+        return sys.stdin.readline()
+
+    choice = choose_local_server(message, None if headless else ask)
+    os.environ["OPENAI_BASE_URL"] = choice.base_url
+    return replace(flags, provider="openai", model=flags.model or choice.model)
+
+
+@app.command("doctor")
+def doctor_command(
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check this model instead of the configured one.")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai.")] = None,
+    context_window: Annotated[Optional[int], typer.Option("--context-window", min=1, help="The window you would set.")] = None,
+) -> None:
+    """Check the configured provider end to end without spending tokens: one line per check, exit 1 when one fails."""
+    from pseudoclaude.config import Flags
+    from pseudoclaude.doctor import doctor_exit_code, run_doctor
+    from pseudoclaude.textsafe import for_terminal
+
+    checks = run_doctor(_working_folder(), Flags(model=model, provider=provider, context_window=context_window))
+    for check in checks:
+        print(for_terminal(check.line()))
+    raise typer.Exit(doctor_exit_code(checks))
 
 
 def _working_folder() -> Path:

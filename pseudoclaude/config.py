@@ -81,6 +81,10 @@ class ConfigError(Exception):
     """Bad or missing configuration: one clear line for the user, exit code 2."""
 
 
+class NoProviderConfigured(ConfigError):
+    """No key and no base URL anywhere: the CLI looks for a local server before showing this."""
+
+
 @dataclass(frozen=True)
 class Flags:
     """What the command line said; None means 'not given'."""
@@ -425,17 +429,35 @@ def _provider_entry(
             return provider_entry(named, providers)
         except UnknownProvider as error:
             raise ConfigError(str(error)) from None
+    configured = [entry for entry in providers if entry.configured_in(env)]
     inferred = provider_for_model(model, providers) if model else None
     if inferred is not None:
-        return provider_entry(inferred, providers)
-    for entry in providers:
-        if entry.configured_in(env):
-            return entry
+        return _settle_guess(provider_entry(inferred, providers), model or "", configured, env)
+    if configured:
+        return configured[0]
     choices = ", or ".join(
         entry.key_variable + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
         for entry in providers
     )
-    raise ConfigError(f"no model provider is configured: set {choices}, in the environment or in .env")
+    raise NoProviderConfigured(f"no model provider is configured: set {choices}, in the environment or in .env")
+
+
+def _settle_guess(guess: ProviderEntry, model: str, configured: Sequence[ProviderEntry], env: Mapping[str, str]) -> ProviderEntry:
+    """The provider the model name suggests, unless the configuration says otherwise (a gateway such as LiteLLM).
+
+    The guess stands when it is configured, or when nothing is. When the only configured
+    provider is a server at a base URL (which serves whatever names it likes: ``claude-via-litellm``
+    through LiteLLM), that one is used; any other disagreement is an error naming ``--provider``.
+    """
+    if guess in configured or not configured:
+        return guess
+    if len(configured) == 1 and env.get(configured[0].base_url_variable):
+        return configured[0]
+    names = " or ".join(f"--provider {entry.name}" for entry in configured)
+    raise ConfigError(
+        f"the model name {model!r} looks like a {guess.name} model, but {guess.key_variable} is not set and "
+        f"{', '.join(entry.name for entry in configured)} is configured: pass {names} to send it there, or set {guess.key_variable}"
+    )
 
 
 def _str(value: Any) -> str | None:

@@ -44,7 +44,9 @@ FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 _BELOW_AGENT = {"pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
-    "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.doctor": {"pseudoclaude.llm"},
+    "pseudoclaude.first_run": {"pseudoclaude.llm"},
     "pseudoclaude.commands": {"pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.tui": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.agent": _BELOW_AGENT,

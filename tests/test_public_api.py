@@ -17,6 +17,7 @@ PUBLIC = {
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up",
         "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style",
+        "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",

@@ -34,7 +34,7 @@ from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
 from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
-from pseudoclaude.llm import Usage, build_provider, context_window
+from pseudoclaude.llm import Usage, build_provider, context_window, model_info
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
 from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
@@ -217,9 +217,10 @@ def _context_state(
 ) -> ContextState:
     """The session's context state; a resumed one gets back its decisions, anchor, learned window, estimator calibration and clock."""
     window = context_window(settings.model, settings.context_window)
-    if replay is not None and replay.learned_window is not None:
-        window = min(window, replay.learned_window)
-    return ContextState(
+    source = "your setting" if settings.context_window else ("model table" if model_info(settings.model) else "default")
+    if replay is not None and replay.learned_window is not None and replay.learned_window < window:
+        window, source = replay.learned_window, "learned earlier in this session"
+    state = ContextState(
         model=settings.model,
         context_window=window,
         session=session,
@@ -231,6 +232,8 @@ def _context_state(
         working_set=working_set,
         calibration=Calibration.parse(*replay.calibration) if replay is not None and replay.calibration is not None else None,
     )
+    state.window_source = source
+    return state
 
 
 def reasoning_of(settings: Settings) -> dict[str, Any]:

@@ -11,6 +11,7 @@ conversation through, for runs that do not govern context.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
@@ -24,7 +25,15 @@ from pseudoclaude.compact import (
     force_compact,
     manage_context,
 )
-from pseudoclaude.llm import Message, Provider, RetryPolicy, Usage
+from pseudoclaude.compact import Budget
+from pseudoclaude.llm import Message, PromptTruncated, Provider, RetryPolicy, Usage, WindowProber
+
+TRUNCATION_RATIO = 0.5
+"""Without an anchor: a server that counts fewer than this share of the prompt tokens we estimate has cut the prompt."""
+TRUNCATION_GROWTH_SHARE = 0.75
+"""With an anchor: the server must count at least the anchor plus this share of our estimate of the messages added."""
+TRUNCATION_MIN_GAP = 256
+"""...and the gap to our estimate must be this many tokens at least (estimates of small prompts are noisy)."""
 
 
 class ContextEngine(Protocol):
@@ -108,6 +117,10 @@ class CompactionEngine:
         self.provider = provider
         self.memory = memory
         self.retry = retry
+        self._probed = False
+        self._local = False
+        self._sent: Sequence[Message] = ()
+        self._learned_from = "the provider's error"
 
     async def prepare(
         self,
@@ -120,20 +133,74 @@ class CompactionEngine:
         trigger: Trigger = "manual",
     ) -> ContextOutcome:
         memory = self.memory or None
+        notice = await self._probe_window()
         if forced:
-            return await force_compact(
+            outcome = await force_compact(
                 conversation, self.state, self.provider, instructions=instructions, memory=memory, before_summary=before_summary,
                 retry=self.retry, shape=shape, trigger=trigger,
             )
-        return await manage_context(
-            conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry, shape=shape
-        )
+        else:
+            outcome = await manage_context(
+                conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry, shape=shape
+            )
+        self._sent = outcome.conversation
+        return replace(outcome, warnings=(notice, *outcome.warnings)) if notice else outcome
+
+    async def _probe_window(self) -> str | None:
+        """At the first call: ask a local server the window it runs and budget against it (the user's setting caps it).
+
+        Returns the one line to tell the user (how to raise Ollama's window), once.
+        """
+        if self._probed or not isinstance(self.provider, WindowProber):
+            return None
+        self._probed = True
+        probe = await self.provider.probe_window() if self.provider.local_server else None
+        if probe is None:
+            return None
+        self._local = True  # a server that said what it runs: its counts are checked for a cut prompt from now on
+        state = self.state
+        if probe.tokens < state.context_window:
+            state.learn_window(probe.tokens, probe.source)
+        elif probe.tokens > state.context_window and state.window_source in ("model table", "default"):
+            state.budget, state.window_source = Budget.for_window(probe.tokens), probe.source
+        return probe.notice
 
     def observe(self, usage: Usage, conversation_length: int) -> None:
+        """Anchor the estimate to the provider's count; ``PromptTruncated`` when a local server counted far fewer tokens than sent."""
+        self._check_truncation(usage.prompt_tokens, conversation_length)
         self.state.record_usage(usage.prompt_tokens, conversation_length)
 
+    def _check_truncation(self, reported: int, conversation_length: int) -> None:
+        if not self._local or reported <= 0 or conversation_length != len(self._sent):
+            return
+        estimated, floor = self.state.estimate(self._sent), self._truncation_floor()
+        if reported < floor and estimated - reported >= TRUNCATION_MIN_GAP:
+            self._learned_from = "a silently truncated prompt"
+            raise PromptTruncated(
+                f"the server read only {reported:,} of about {estimated:,} prompt tokens: it dropped the front of the prompt "
+                f"(where the system prompt and tools are) to fit a window of about {reported:,} tokens",
+                limit_tokens=reported,
+            )
+
+    def _truncation_floor(self) -> float:
+        """The fewest prompt tokens a server that read all of ``_sent`` can report.
+
+        Anchored (the previous call's exact count, for a conversation this one extends): that
+        count plus most of the estimate of what was added; a server that reports less lost
+        something it had already read. Otherwise a share of the whole estimate.
+        """
+        anchor = self.state.anchor
+        if anchor is not None and anchor[1] <= len(self._sent):
+            return anchor[0] + TRUNCATION_GROWTH_SHARE * self.state.estimator.count(self._sent[anchor[1] :])
+        return TRUNCATION_RATIO * self.state.estimate(self._sent)
+
     def learn_window(self, tokens: int | None) -> bool:
-        return self.state.learn_window(tokens)
+        source, self._learned_from = self._learned_from, "the provider's error"
+        return self.state.learn_window(tokens, source)
+
+    @property
+    def window_source(self) -> str:
+        return self.state.window_source
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
         return self.state.status(conversation)

@@ -55,6 +55,8 @@ class AgentStatus:
     mode: str = "default"
     session_id: str | None = None
     effort: str | None = None
+    window_source: str = ""
+    """Where the window came from: "your setting", "model table", "llama.cpp /props n_ctx (per slot)"..."""
 
     @property
     def context_percent(self) -> int:
@@ -82,6 +84,7 @@ class ContextBreakdown:
     instruction_files: tuple[InstructionFile, ...] = ()
     pinned_tokens: int = 0
     """Tokens of the pinned block (part of ``message_tokens``): what follows a summary, built from the session."""
+    window_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,7 @@ class Agent:
             mode=self._policy.mode.value,
             session_id=self._session.id,
             effort=self.effort,
+            window_source=context.window_source if context is not None else "",
         )
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -268,6 +272,7 @@ class Agent:
             estimator=status.estimator,
             instruction_files=self._instructions.files,
             pinned_tokens=status.pinned_tokens,
+            window_source=status.window_source,
         )
 
     def mcp_servers(self) -> tuple[ServerView, ...]:

@@ -36,6 +36,7 @@ from pseudoclaude.llm import (
     Effort,
     Message,
     PromptTooLong,
+    PromptTruncated,
     Provider,
     ProviderError,
     Request,
@@ -325,7 +326,8 @@ class Runner:
                 raise
             limit = failure.error.limit_tokens
             learned = f"; its window is {limit} tokens, budgeting against that from now on" if self.context.learn_window(limit) else ""
-            yield ev.Progress("overflow", f"the provider said the prompt is too long{learned}; compacting and retrying once")
+            said = failure.error.message if isinstance(failure.error, PromptTruncated) else "the provider said the prompt is too long"
+            yield ev.Progress("overflow", f"{said}{learned}; compacting and retrying once")
             changed = False
             async with aclosing(self._prepare(forced=True, trigger="overflow")) as prepared:
                 async for step in prepared:
@@ -406,7 +408,10 @@ class Runner:
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self.usage_total = self.usage_total + usage
         self.run_usage = self.run_usage + usage
-        self.context.observe(usage, len(self.conversation))
+        try:
+            self.context.observe(usage, len(self.conversation))
+        except PromptTooLong as truncated:  # a server that cut the prompt silently: its answer is never used
+            raise _RunFailed(truncated, "error") from None
         if self.session is not None:
             self.session.append_usage(usage, context_messages=len(self.conversation))
         self._append(message)

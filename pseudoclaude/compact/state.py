@@ -77,6 +77,7 @@ class ContextStatus:
     failures: int
     tripped: bool
     pinned_tokens: int = 0
+    window_source: str = ""
 
 
 @dataclass
@@ -117,6 +118,8 @@ class ContextState:
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
+        self.window_source = "model table"
+        """Where the window came from, as ``/context`` and the status line say it (set by whoever chose it)."""
         self.session = session
         self._overhead = overhead
         self._overhead_tokens: int | None = overhead if isinstance(overhead, int) else None
@@ -142,7 +145,7 @@ class ContextState:
     def auto_threshold(self) -> int:
         return self.budget.auto_threshold
 
-    def learn_window(self, tokens: int | None) -> bool:
+    def learn_window(self, tokens: int | None, source: str = "the provider's error") -> bool:
         """The provider stated a smaller window than we assumed: budget against it from now on.
 
         Only ever shrinks; decisions already made are kept (prefix stability).
@@ -150,6 +153,7 @@ class ContextState:
         if tokens is None or not 0 < tokens < self.budget.context_window:
             return False
         self.budget = Budget.for_window(tokens)
+        self.window_source = source
         if self.session is not None:
             try:
                 self.session.append_window(tokens)
@@ -273,4 +277,5 @@ class ContextState:
             failures=self.failures,
             tripped=self.tripped,
             pinned_tokens=self.count_text(pinned) if pinned else 0,
+            window_source=self.window_source,
         )

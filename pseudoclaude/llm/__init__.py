@@ -12,6 +12,7 @@ from pseudoclaude.llm.errors import (
     ConnectionFailed,
     Overloaded,
     PromptTooLong,
+    PromptTruncated,
     ProviderError,
     RateLimited,
     ServerError,
@@ -51,6 +52,7 @@ from pseudoclaude.llm.providers import (
     provider_entry,
     warm_up,
 )
+from pseudoclaude.llm.probe import LocalServer, WindowProbe, WindowProber, fetch_models, find_local_servers, probe_window
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
@@ -66,6 +68,7 @@ __all__ = [
     "Overloaded",
     "PROVIDERS",
     "PromptTooLong",
+    "PromptTruncated",
     "Provider",
     "ProviderEntry",
     "ProviderError",
@@ -87,6 +90,12 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "UnknownProvider",
+    "LocalServer",
+    "fetch_models",
+    "find_local_servers",
+    "probe_window",
+    "WindowProbe",
+    "WindowProber",
     "Usage",
     "build_provider",
     "context_window",

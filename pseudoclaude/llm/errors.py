@@ -62,6 +62,14 @@ class PromptTooLong(BadRequest):
         self.limit_tokens = limit_tokens if limit_tokens is not None else stated_context_limit(message)
 
 
+class PromptTruncated(PromptTooLong):
+    """The server answered, but counted far fewer prompt tokens than were sent: it cut the front off silently.
+
+    Handled like ``PromptTooLong`` (the window it apparently ran is ``limit_tokens``): the
+    answer to a prompt the model did not see whole is never used.
+    """
+
+
 class RateLimited(ProviderError):
     retryable = True
 

@@ -1,9 +1,10 @@
 """Questions about a model name, answered from the provider table: window, provider, prices, tokenizer.
 
 The rows themselves live on the provider entries (``providers.py``). Unknown
-models fall back to 128,000 tokens (the seed's rule); local servers (Ollama,
-llama.cpp) often run much smaller windows than the model supports, so
-``--context-window`` / ``PSEUDOCLAUDE_CONTEXT_WINDOW`` always wins.
+models fall back to 128,000 tokens (the seed's rule). Local servers often run
+much smaller windows than the model supports: the window they run is asked of
+the server at the first call (``probe.py``, applied by the context engine), and
+``--context-window`` / ``PSEUDOCLAUDE_CONTEXT_WINDOW`` caps it.
 """
 
 from __future__ import annotations

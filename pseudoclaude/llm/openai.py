@@ -64,8 +64,10 @@ from pseudoclaude.llm.openai_wire import (
     error_from_body,
     to_wire_request,
 )
-from pseudoclaude.llm.provider import Request, StreamEvent
+from pseudoclaude.llm.probe import WindowProbe, probe_window
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent
 from pseudoclaude.llm.providers import OPENAI
+from pseudoclaude.llm.text_tool_calls import recover
 
 __all__ = ["OpenAIProvider"]
 
@@ -91,6 +93,8 @@ class OpenAIProvider:
         self._timeout = timeout
         self._client: Any = None
         self._summaries = True
+        self._structured_calls = False
+        self._recovered = 0
 
     def _sdk_client(self) -> Any:
         if self._client is None:
@@ -105,6 +109,34 @@ class OpenAIProvider:
             except sdk.OpenAIError:
                 raise AuthError(f"no OpenAI API key: set {OPENAI.key_variable} (or a base URL for a local server)") from None
         return self._client
+
+    # --- local servers (issue 17): the window they run, tool calls written as text ---
+    @property
+    def local_server(self) -> bool:
+        return not self._official and bool(self._base_url)
+
+    async def probe_window(self) -> WindowProbe | None:
+        """The window the server at the base URL runs this model with (None: official OpenAI, or it does not say)."""
+        if self._official or not self._base_url:
+            return None
+        import asyncio
+
+        return await asyncio.to_thread(probe_window, self._base_url, self.model, api_key=self._api_key)
+
+    def _recovered_calls(self, request: Request, closing: list[StreamEvent]) -> list[StreamEvent]:
+        """``closing`` with tool calls written as text made real (off once the model used the structured field)."""
+        out: list[StreamEvent] = []
+        for event in closing:
+            if isinstance(event, Completed) and event.message.tool_calls:
+                self._structured_calls = True
+            elif isinstance(event, Completed) and not self._structured_calls and event.stop_reason == "end_turn" and request.tool_choice != "none":
+                self._recovered += 1
+                found = recover(event.message, request.tools, call_id_prefix=f"call_text_{self._recovered}_")
+                if found is not None:
+                    event = Completed(found.message, event.usage, "tool_use")
+            out.append(event)
+        return out
+    # --- end local servers ---
 
     def takes_responses(self, model: str) -> bool:
         """Whether a request for ``model`` goes through the Responses API."""
@@ -167,7 +199,7 @@ class OpenAIProvider:
                 done = False
                 if response.headers.get("content-type", "").startswith("application/json"):
                     events = assembler.feed(completion_as_chunk(json.loads(await response.text())))
-                    closing = assembler.finish(done=True)
+                    closing = self._recovered_calls(request, assembler.finish(done=True))
                     for event in [*events, *closing]:
                         yield event
                     return
@@ -180,7 +212,7 @@ class OpenAIProvider:
                         chunk["error"] = self._scrubbed(chunk["error"], "error inside the stream")
                     for event in assembler.feed(chunk):
                         yield event
-                closing = assembler.finish(done=done)
+                closing = self._recovered_calls(request, assembler.finish(done=done))
         except ProviderError:
             raise
         except Exception as exc:

@@ -20,7 +20,7 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     pinned = "user messages, files touched and the newest ones' text, todos, plan, last failure" if b.pinned_tokens else "none until a summary"
     table.add_row("  pinned block", f"{b.pinned_tokens:,}", f"tokens of them ({pinned})")
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", f"bytes on disk ({b.offloaded_results} tool results replaced by previews)")
-    table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}")
+    table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""))
     table.add_row("auto-compaction at", f"{b.auto_threshold:,}", f"tokens = {100 * b.auto_threshold / window:.0f}% (estimator: {b.estimator})")
     console.print(table)
     for file in b.instruction_files:

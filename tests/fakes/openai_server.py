@@ -87,6 +87,7 @@ class FakeOpenAIServer:
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
         self.paths: list[str] = []
+        self.probes: list[str] = []
         self.issued: dict[str, str] = {}
         self.stalled = threading.Event()
         self._cursor = ScriptCursor(script)
@@ -113,6 +114,10 @@ class FakeOpenAIServer:
         self.stop()
 
     def _handle(self, exchange: Exchange) -> None:
+        if exchange.method == "GET" or exchange.path.startswith("/api/"):
+            self.probes.append(exchange.path)  # a window probe (llm/probe.py): OpenAI answers 404, and it is no model request
+            exchange.send_json(404, error_payload(f"Invalid URL ({exchange.method} {exchange.path})"))
+            return
         with self._lock:
             step, body = self._admit(exchange)
         if step is None:

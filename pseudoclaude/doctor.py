@@ -1,0 +1,132 @@
+"""``pseudoclaude doctor``: check the configured provider end to end, spending no tokens.
+
+One line per check, in the order a setup fails: the settings resolve to a
+provider, its key is there (or none is needed), the endpoint answers, it
+knows the model, the window (and where it came from), whether the model takes
+tools (when the server says), and the tokenizer the estimates use. A check
+that cannot pass makes the exit code 1; the checks that depend on it are
+skipped. Nothing here sends a prompt: the endpoint is asked for its model
+list and, for a server at a base URL, for the window it runs (``llm.probe``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Mapping
+
+from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
+from pseudoclaude.llm import WindowProbe, context_window, encoding_for, fetch_models, model_info, probe_window
+
+Verdict = Literal["ok", "fail", "warn", "skip"]
+
+_MARKS = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
+_DEFAULT_ENDPOINTS = {"anthropic": "https://api.anthropic.com/v1", "openai": "https://api.openai.com/v1"}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report."""
+
+    name: str
+    verdict: Verdict
+    detail: str
+
+    def line(self) -> str:
+        return f"{_MARKS[self.verdict]}  {self.name:<10} {self.detail}"
+
+
+def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, str] | None = None) -> list[Check]:
+    """Every check, in order (see the module docstring)."""
+    try:
+        settings = load_settings(workspace, flags, environ)
+    except ConfigError as error:
+        return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER)]
+    where = f" at {settings.base_url}" if settings.base_url else ""
+    checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings)]
+    endpoint = (settings.base_url or _DEFAULT_ENDPOINTS.get(settings.provider, "")).rstrip("/")
+    if settings.provider == "anthropic" and settings.base_url and not endpoint.endswith("/v1"):
+        endpoint += "/v1"
+    models: list[str] | None = None
+    try:
+        models = fetch_models(endpoint, api_key=None if settings.provider == "anthropic" else settings.api_key, headers=_headers(settings), timeout=5.0)
+        checks.append(Check("endpoint", "ok", f"{endpoint} answers ({len(models)} models)"))
+    except (OSError, ValueError) as error:
+        checks.append(Check("endpoint", "fail", f"{endpoint}/models does not answer: {_reason(error)}"))
+    checks.append(_model(settings, models))
+    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key) if settings.base_url and settings.provider == "openai" else None
+    checks.append(_window(settings, probe))
+    checks.append(_tools(settings, probe))
+    checks.append(_tokenizer(settings))
+    return checks
+
+
+_LATER = ("key", "endpoint", "model", "window", "tools", "tokenizer")
+
+
+def _key(settings: Settings) -> Check:
+    from pseudoclaude.llm import provider_entry
+
+    entry = provider_entry(settings.provider)
+    if settings.api_key:
+        return Check("key", "ok", f"{entry.key_variable} is set")
+    return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
+
+
+def _headers(settings: Settings) -> dict[str, str]:
+    if settings.provider == "anthropic":
+        return {"x-api-key": settings.api_key or "", "anthropic-version": "2023-06-01"}
+    return {}
+
+
+def _reason(error: Exception) -> str:
+    reason = getattr(error, "reason", None) or getattr(error, "code", None) or error
+    return str(reason)[:200]
+
+
+def _model(settings: Settings, models: list[str] | None) -> Check:
+    if models is None:
+        return Check("model", "skip", "the endpoint did not answer")
+    name = settings.model
+    if any(listed == name or listed.startswith(name + "-") or listed.split("/")[-1] == name for listed in models):
+        return Check("model", "ok", f"{name} is listed")
+    shown = ", ".join(models[:8]) + (", ..." if len(models) > 8 else "") if models else "none"
+    verdict: Verdict = "fail" if settings.base_url else "warn"
+    return Check("model", verdict, f"{name} is not among the models the endpoint lists ({shown}): pick one with --model")
+
+
+def _window(settings: Settings, probe: WindowProbe | None) -> Check:
+    table = context_window(settings.model)
+    known = "model table" if model_info(settings.model) else "default for an unknown model"
+    if probe is None:
+        if settings.context_window:
+            return Check("window", "ok", f"{settings.context_window:,} tokens (your setting)")
+        verdict: Verdict = "warn" if settings.base_url else "ok"
+        said = "; the server does not say what it runs: set --context-window" if settings.base_url else ""
+        return Check("window", verdict, f"{table:,} tokens ({known}){said}")
+    if settings.context_window and settings.context_window < probe.tokens:
+        return Check("window", "ok", f"{settings.context_window:,} tokens (your setting; the server runs {probe.tokens:,}, {probe.source})")
+    if probe.notice:
+        return Check("window", "warn", f"{probe.tokens:,} tokens ({probe.source}): {probe.notice}")
+    return Check("window", "ok", f"{probe.tokens:,} tokens ({probe.source})")
+
+
+def _tools(settings: Settings, probe: WindowProbe | None) -> Check:
+    if not settings.base_url:
+        return Check("tools", "ok", f"{settings.provider} models take tools in the structured field")
+    if probe is not None and probe.tools is True:
+        return Check("tools", "ok", f"{probe.server} says {settings.model} takes tools")
+    if probe is not None and probe.tools is False:
+        return Check("tools", "fail", f"{probe.server} says {settings.model} does not take tools: pick a model that does")
+    return Check("tools", "warn", "not checked (the server does not say; asking would spend tokens); tool calls written as text are recovered")
+
+
+def _tokenizer(settings: Settings) -> Check:
+    encoding = encoding_for(settings.model)
+    if encoding:
+        return Check("tokenizer", "ok", f"tiktoken {encoding} for estimates")
+    return Check("tokenizer", "ok", f"byte estimate for {settings.model} (no tokenizer known), calibrated by the server's token counts")
+
+
+def doctor_exit_code(checks: list[Check]) -> int:
+    return 1 if any(check.verdict == "fail" for check in checks) else 0
