@@ -8,25 +8,30 @@ names the flags that would have allowed the call.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol
+from typing import Any, Callable, Literal, Mapping, Protocol
 
 from pseudoclaude.tools.permissions.rules import Rule
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """One call awaiting a decision; ``suggested_rule`` is what "always" would save."""
+    """One call awaiting a decision; ``suggested_rule`` is what "always" would save; ``diff`` what an edit would change."""
 
     tool: str
     args: Mapping[str, Any]
     summary: str
     suggested_rule: Rule | None
+    diff: str = ""
 
 
 @dataclass(frozen=True)
 class ApprovalAnswer:
     choice: Literal["once", "always", "deny"]
     reason: str = ""
+
+
+Preview = Callable[[], str]
+"""The change a call would make (a unified diff), computed only when a question shows it; raises ``ToolError`` if the tool would refuse the call."""
 
 
 class Approver(Protocol):
