@@ -19,6 +19,7 @@ from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
 from pseudoclaude.session.listing import (
     SessionInfo,
     latest_session_id,
+    list_all_sessions,
     list_sessions,
     resolve_session_id,
     session_info,
@@ -57,6 +58,7 @@ __all__ = [
     "fork_session",
     "is_session_id",
     "latest_session_id",
+    "list_all_sessions",
     "list_sessions",
     "load_replay",
     "open_session",
