@@ -204,6 +204,15 @@ class Agent:
         """The conversation as the model will see it next (the recap of a resumed session)."""
         return tuple(self._conversation())
 
+    def transcript(self) -> tuple[bool, tuple[Message, ...]]:
+        """What the user said and saw, for a recap: the conversation without a compaction's internal
+        scaffolding (the summary, its acknowledgement, the reminder), and whether an earlier part was summarized."""
+        from pseudoclaude.compact import history_after_meta
+
+        conversation = self._conversation()
+        rest = history_after_meta(conversation)
+        return len(rest) != len(conversation), tuple(rest)
+
     def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
         """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
         assert self._memory is not None

@@ -234,7 +234,8 @@ class Repl:
         from pseudoclaude.tui.history import render_recap
 
         if self.agent is not None:
-            render_recap(self.console, self.agent.session_id, self.agent.conversation(), last)
+            summarized, transcript = self.agent.transcript()
+            render_recap(self.console, self.agent.session_id, transcript, last, summarized=summarized)
 
     async def send(self, text: str) -> None:
         from pseudoclaude.tui.prompt_text import build_prompt

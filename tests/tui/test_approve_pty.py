@@ -1,0 +1,101 @@
+"""The REPL's approval question, a resumed compacted session's recap: in a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.script import Call, Reply
+from tests.tui.terminal import CTRL_D, Terminal, env_for, request_text
+from tests.tui.test_repl_pty import SummaryResponder
+
+pytestmark = pytest.mark.slow
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[Terminal]]:
+    opened: list[Terminal] = []
+    yield opened
+    for terminal in opened:
+        terminal.close()
+
+
+def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str) -> Terminal:
+    terminal = Terminal([*args], workspace, env_for(server.url, home))
+    terminals.append(terminal)
+    return terminal
+
+
+def test_an_edit_question_shows_the_diff_before_asking_and_always_saves_a_folder_rule(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "src").mkdir(parents=True)
+    (workspace / "src" / "app.py").write_text("GREETING = 'hello'\n")
+    edit = {"path": "src/app.py", "old_string": "GREETING = 'hello'", "new_string": "GREETING = 'bonjour'"}
+    script = [
+        Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "src/app.py"})),)),
+        Reply(text="Editing.", calls=(Call("edit_file", json.dumps(edit)),)),
+        Reply(text="Changed the greeting."),
+    ]
+    with FakeAnthropicServer(script) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("Say bonjour")
+        term.expect(r"\[n\] no, and say why")
+        question = _ANSI.sub("", term.raw[term.raw.rfind("Allow edit_file"):])
+        assert "-GREETING = 'hello'" in question and "+GREETING = 'bonjour'" in question
+        assert "saving the rule edit_file(src/**)" in question
+        term.send("a")
+        term.expect("Changed the greeting")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert (workspace / "src" / "app.py").read_text() == "GREETING = 'bonjour'\n"
+    saved = json.loads((workspace / ".pseudoclaude" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["edit_file(src/**)"]
+
+
+def test_a_resumed_compacted_session_does_not_show_the_summary_scaffolding(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    names = ["a.txt", "b.txt", "c.txt", "d.txt"]
+    for name in names:
+        (workspace / name).write_text("".join(f"{name} line {i:04d}: some text to fill the context\n" for i in range(100)))
+    responder = SummaryResponder([
+        *(Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in names),
+        Reply(text="Read all files."),
+        Reply(text="Second answer."),
+        Reply(text="Third answer."),
+    ])
+    with FakeAnthropicServer(responder) as server:
+        term = start(terminals, workspace, server, tmp_path / "home", "--context-window", "20000")
+        term.expect_prompt()
+        for prompt, answer in (("Read the four files", "Read all files"), ("Second question", "Second answer")):
+            term.send_line(prompt)
+            term.expect(answer)
+            term.expect_prompt()
+        term.send_line("/compact")
+        term.expect(r"Context: [\d,]+ → [\d,]+ tokens")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+        again = start(terminals, workspace, server, tmp_path / "home", "--continue", "--context-window", "20000")
+        again.expect("Resumed session")
+        again.expect_prompt()
+        recap = _ANSI.sub("", again.raw)
+        assert "Understood. I have the summary" not in recap and "not the original conversation" not in recap
+        assert "Summary of the earlier conversation" not in recap
+        assert "earlier conversation summarized" in recap and "1 earlier messages" not in recap
+        again.send_line("Third question")
+        again.expect("Third answer")
+        again.expect_prompt()
+        again.send(CTRL_D)
+        assert again.exit_code() == 0
+    assert "Primary request" in request_text(server.requests[-1])
+    assert server.rejections == []
