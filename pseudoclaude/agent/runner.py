@@ -140,6 +140,7 @@ class Runner:
         self.run_usage = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
+        self._partial: list[str] = []
 
     def queue_user_message(self, text: str) -> None:
         """Text the user sent while a turn runs: it joins the conversation before the next model call."""
@@ -172,13 +173,27 @@ class Runner:
             async with aclosing(self._loop()) as stream:
                 async for event in stream:
                     yield event
-        except (asyncio.CancelledError, GeneratorExit):
-            if self.session is not None:
-                self.session.append_interrupt("user")
+        except (asyncio.CancelledError, GeneratorExit) as cut:
+            self._record_interrupt(interrupt_cause(cut))
             raise
         finally:
             if self.session is not None:
                 self.session.sync()
+
+    def _record_interrupt(self, cause: str) -> None:
+        """Keep what the interrupted turn had said, and tell the model it was cut off (as Claude Code does).
+
+        The partial reply joins the conversation (text only: a tool call that
+        had not finished streaming is dropped, so no call is left without a
+        result), then a user-side note naming the cause, so the next prompt is
+        not merged into the interrupted one and the model knows what happened.
+        """
+        partial, self._partial = "".join(self._partial), []
+        if partial.strip():
+            self._append(Message.assistant(partial))
+        self._append(Message.user(INTERRUPTED_BY_USER if cause == "user" else f"[Request interrupted: {cause}]"))
+        if self.session is not None:
+            self.session.append_interrupt(cause)
 
     async def compact(self, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]:
         """``/compact``: force a summary now (the deterministic layers first), then stop."""
@@ -387,17 +402,21 @@ class Runner:
     async def _stream(self) -> AsyncGenerator[ev.Event | Message, None]:
         """One model call through the retry policy; the assistant message is appended, recorded and yielded last."""
         done: Completed | None = None
+        self._partial = []
         try:
             async with aclosing(stream_with_retry(self.provider, self.build_request(), self.config.retry)) as items:
                 async for item in items:
                     if isinstance(item, Completed):
                         done = item
                     elif (event := _stream_event(item)) is not None:
+                        self._partial = [] if isinstance(item, Retrying) else self._partial
+                        self._partial += [item.text] if isinstance(item, TextChunk) else []
                         yield event
         except ProviderError as error:
             raise _RunFailed(error, "error") from None
         if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
+        self._partial = []
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self.usage_total = self.usage_total + usage
         self.run_usage = self.run_usage + usage
@@ -477,6 +496,16 @@ class Runner:
             if message.role == "assistant" and message.text:
                 return message.text
         return ""
+
+
+INTERRUPTED_BY_USER = "[Request interrupted by user]"
+
+
+def interrupt_cause(stop: BaseException) -> str:
+    """Who ended a turn: a cancel carrying a message names it (``SIGTERM``); otherwise the user."""
+    if isinstance(stop, asyncio.CancelledError) and stop.args and isinstance(stop.args[0], str) and stop.args[0]:
+        return stop.args[0]
+    return "user"
 
 
 def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:

@@ -286,6 +286,9 @@ class Repl:
                 ticker = asyncio.ensure_future(self._tick(live, view))
                 try:
                     await asyncio.wait({task})
+                except asyncio.CancelledError as stop:  # SIGTERM: the turn records what stopped it
+                    task.cancel(*stop.args[:1])
+                    raise
                 finally:
                     ticker.cancel()
                     if not task.done():
