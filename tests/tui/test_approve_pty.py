@@ -99,3 +99,31 @@ def test_a_resumed_compacted_session_does_not_show_the_summary_scaffolding(tmp_p
         assert again.exit_code() == 0
     assert "Primary request" in request_text(server.requests[-1])
     assert server.rejections == []
+
+
+def test_escape_mid_answer_keeps_the_partial_reply_and_marks_the_interrupt(tmp_path: Path, terminals: list[Terminal]) -> None:
+    from tests.tui.terminal import ESC, SlowAnthropicServer
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    long_answer = "PARTIAL-START " + " ".join(f"word{n}" for n in range(200))
+    script = [Reply(text=long_answer, text_chunks=100), Reply(text="Fresh answer.")]
+    with SlowAnthropicServer(script, delay=0.05) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("Tell me a long story")
+        term.expect("PARTIAL-START")
+        term.send(ESC)
+        term.expect("Interrupted")
+        term.expect_prompt()
+        term.send_line("Shorter please")
+        term.expect("Fresh answer")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    messages = server.requests[-1]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert "PARTIAL-START" in json.dumps(messages[1]) and "word199" not in json.dumps(messages[1])
+    last = json.dumps(messages[2])
+    assert "[Request interrupted by user]" in last and "Shorter please" in last and "long story" not in last
+    assert server.rejections == []
