@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncGenerator, Iterable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
+from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_events
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
@@ -60,7 +61,7 @@ class SessionRecorder(Protocol):
     """What the runner records; ``pseudoclaude.session.Session`` satisfies it."""
 
     def append_message(self, message: Message) -> None: ...
-    def append_usage(self, usage: Usage, *, context_messages: int) -> None: ...
+    def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None: ...
     def append_error(self, kind: str, message: str) -> None: ...
     def append_interrupt(self, reason: str = "user") -> None: ...
     def sync(self) -> None: ...
@@ -82,6 +83,7 @@ class AgentSession(SessionRecorder, CompactSession, Protocol):
     def title(self) -> str: ...
     def set_title(self, title: str) -> None: ...
     def append_memory(self, snapshot: str) -> None: ...
+    def append_model(self, model: str) -> None: ...
     def close(self) -> None: ...
 
 
@@ -125,6 +127,7 @@ class Runner:
         conversation: Sequence[Message] = (),
         hooks: SessionHooks | None = None,
         usage_total: Usage = Usage(),
+        spent: Spent = Spent(),
     ) -> None:
         self.provider = provider
         self.tools: Mapping[str, Tool] = ToolRegistry(tools).by_name()
@@ -137,6 +140,9 @@ class Runner:
         self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
         self.usage_total = usage_total
+        self.spent = spent
+        self.request_tokens = 0
+        """The estimated input of the model call in flight (0 between calls): the status line's ↑ while a reply streams."""
         self.run_usage = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
@@ -387,6 +393,7 @@ class Runner:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         self.conversation = list(outcome.conversation)
+        self.request_tokens = outcome.after_tokens
         if outcome.changed:
             self.tool_context.read_log.clear()
         if outcome.budget is not None:
@@ -416,13 +423,14 @@ class Runner:
             raise _RunFailed(error, "error") from None
         if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
-        self._partial = []
+        self._partial, self.request_tokens = [], 0
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self.usage_total = self.usage_total + usage
         self.run_usage = self.run_usage + usage
+        self.spent = self.spent.plus(self.config.model, usage)
         self.context.observe(usage, len(self.conversation))
         if self.session is not None:
-            self.session.append_usage(usage, context_messages=len(self.conversation))
+            self.session.append_usage(usage, context_messages=len(self.conversation), model=self.config.model)
         self._append(message)
         yield ev.AssistantMessage(
             message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)

@@ -39,6 +39,7 @@ INTERRUPT = "interrupt"
 WINDOW = "window"
 CALIBRATION = "calibration"
 MEMORY = "memory"
+MODEL = "model"
 
 WRITE_FAILED = "session_write_failed"
 """The ``kind`` of the ``error`` entry a session appends, when it can, after its writes failed."""

@@ -9,6 +9,7 @@ instructions and memory pieces of ``pseudoclaude.agent`` (issue 7).
 from __future__ import annotations
 
 import dataclasses
+import os
 import difflib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Awaitable, Callable
@@ -104,23 +105,64 @@ async def _resume(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _model(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.llm import provider_for_model
+# --- /model (h16approve) ---------------------------------------------------------------------------
 
+
+def known_models() -> tuple[str, ...]:
+    """Every model name the provider table knows (``/model`` lists them; Tab completes them)."""
+    from pseudoclaude.llm import PROVIDERS
+
+    return tuple(dict.fromkeys(row.prefix for entry in PROVIDERS for row in entry.models if not row.prefix.endswith(("-", "."))))
+
+
+async def _model(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.llm import PROVIDERS, provider_for_model
+
+    current_model = repl.agent.model if repl.agent is not None else repl.settings.model
     if not arg:
-        repl.console.print(f"Model: [bold]{repl.settings.model}[/] ({repl.settings.provider}). Switch with /model NAME.")
+        repl.console.print(f"Model: [bold]{current_model}[/] ({repl.settings.provider}). Switch with /model NAME (Tab completes). Known models:")
+        for entry in PROVIDERS:
+            usable = entry.name == repl.settings.provider or entry.configured_in(os.environ)
+            names = ", ".join(row.prefix for row in entry.models if row.prefix in known_models())
+            note = "" if usable else f" [dim](needs {entry.key_variable})[/]"
+            repl.console.print(f"  [bold]{entry.name}[/]{note}: {names}")
         return False
     provider = provider_for_model(arg)
-    if provider is not None and provider != repl.settings.provider:
-        repl.console.print(f"[red]✗ {arg} is a {provider} model; this session uses {repl.settings.provider}. Restart with --model {arg}.[/]")
+    if provider is None:
+        repl.console.print(
+            f"[yellow]! {arg} is not a model PseudoClaude knows: no context window or price for it (cost shows as unknown). "
+            f"Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.[/]"
+        )
+    elif provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
         return False
     current = repl.agent.session_id if repl.agent is not None else None
+    if repl.agent is not None:
+        repl.agent.set_model(arg)  # recorded in the session: a resume goes on with it
     repl.settings = dataclasses.replace(repl.settings, model=arg)
     if current is not None:
         await repl.open_agent(resume_id=current)
     repl.refresh_status()
-    repl.console.print(f"Model set to [bold]{arg}[/].")
+    repl.console.print(f"Model set to [bold]{arg}[/] ({repl.settings.provider}).")
     return False
+
+
+def _switch_provider(repl: Repl, provider: str, model: str) -> bool:
+    """Point the settings at ``provider`` when its key is configured; say what is missing otherwise."""
+    from pseudoclaude.config import ConfigError, Flags, load_settings
+
+    try:
+        other = load_settings(repl.settings.workspace, Flags(model=model, provider=provider))
+    except ConfigError as error:
+        repl.console.print(f"[red]✗ {model} is a {provider} model and {error}. This session stays on {repl.settings.provider}.[/]")
+        return False
+    repl.settings = dataclasses.replace(
+        repl.settings, provider=other.provider, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
+    )
+    repl.console.print(f"[dim]Switching provider to {provider} (its key is configured).[/]")
+    return True
+
+
+# --- end /model ------------------------------------------------------------------------------------
 
 
 async def _context(repl: Repl, arg: str) -> bool:
@@ -135,9 +177,12 @@ async def _context(repl: Repl, arg: str) -> bool:
 
 async def _cost(repl: Repl, arg: str) -> bool:
     status = repl.status
+    if status.cost_usd is not None:
+        cost = f"estimated cost ${status.cost_usd:.4f} ({status.model})"
+    else:
+        cost = f"estimated cost unknown: no price is known for some model of this session (${status.priced_usd:.4f} for the calls with a price)"
     repl.console.print(
-        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · "
-        f"estimated cost ${status.cost_usd:.4f} ({status.model})"
+        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · {cost}"
     )
     return False
 
@@ -224,7 +269,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
-ARGUMENT_CHOICES = {"/effort": EFFORT_CHOICES, "/permissions": ("default", "accept-edits", "plan", "bypass")}
+ARGUMENT_CHOICES = {"/effort": EFFORT_CHOICES, "/permissions": ("default", "accept-edits", "plan", "bypass"), "/model": known_models()}
 KEYS = (
     ("Enter", "send · Alt+Enter or a trailing \\ inserts a newline"),
     ("Esc / Ctrl-C", "interrupt the agent · Ctrl-C twice on an empty prompt exits"),
