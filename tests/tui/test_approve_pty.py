@@ -127,3 +127,44 @@ def test_escape_mid_answer_keeps_the_partial_reply_and_marks_the_interrupt(tmp_p
     last = json.dumps(messages[2])
     assert "[Request interrupted by user]" in last and "Shorter please" in last and "long story" not in last
     assert server.rejections == []
+
+
+def _cost(status: str) -> str:
+    found = re.search(r"\$\d+\.\d+|cost unknown", status)
+    assert found is not None, status
+    return found.group(0)
+
+
+def test_a_model_switch_does_not_reprice_history_and_a_resume_keeps_it(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    script = [Reply(text="First answer."), Reply(text="Second answer."), Reply(text="Third answer.")]
+    with FakeAnthropicServer(script) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("First answer")
+        before = _cost(term.expect_prompt())
+        term.send_line("/model claude-opus-4-1")
+        term.expect("Model set to")
+        after = _cost(term.expect_prompt())
+        assert before == after != "$0.000"
+        term.send_line("/model foo-bar-9")
+        term.expect("not a model PseudoClaude knows")
+        term.expect("Model set to")
+        term.expect_prompt()
+        term.send_line("Second question")
+        term.expect("Second answer")
+        assert _cost(term.expect_prompt()) == "cost unknown"
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+        again = start(terminals, workspace, server, tmp_path / "home", "--continue")
+        again.expect("Resumed session")
+        status = again.expect_prompt()
+        assert "foo-bar-9 · " in again.raw[-400:] and _cost(status) == "cost unknown"
+        again.send_line("Third question")
+        again.expect("Third answer")
+        again.expect_prompt()
+        again.send(CTRL_D)
+        assert again.exit_code() == 0
+    assert [request["model"] for request in server.requests] == ["claude-sonnet-4-5", "foo-bar-9", "foo-bar-9"]
