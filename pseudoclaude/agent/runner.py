@@ -50,6 +50,7 @@ from pseudoclaude.llm import (
     ToolSpec,
     Usage,
     cost_usd,
+    explained,
     model_info,
     stream_with_retry,
 )
@@ -420,7 +421,7 @@ class Runner:
                         self._partial += [item.text] if isinstance(item, TextChunk) else []
                         yield event
         except ProviderError as error:
-            raise _RunFailed(error, "error") from None
+            raise _RunFailed(explained(error, model=self.config.model, provider=self.provider.name), "error") from None
         if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
         self._partial, self.request_tokens = [], 0

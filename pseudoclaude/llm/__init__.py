@@ -10,12 +10,14 @@ from pseudoclaude.llm.errors import (
     AuthError,
     BadRequest,
     ConnectionFailed,
+    ModelNotFound,
     Overloaded,
     PromptTooLong,
     ProviderError,
     RateLimited,
     ServerError,
     StreamCut,
+    explained,
 )
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import (
@@ -92,6 +94,8 @@ __all__ = [
     "build_provider",
     "context_window",
     "cost_usd",
+    "explained",
+    "ModelNotFound",
     "request_cost",
     "effort_notice",
     "encoding_for",

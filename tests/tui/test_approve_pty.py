@@ -168,3 +168,19 @@ def test_a_model_switch_does_not_reprice_history_and_a_resume_keeps_it(tmp_path:
         again.send(CTRL_D)
         assert again.exit_code() == 0
     assert [request["model"] for request in server.requests] == ["claude-sonnet-4-5", "foo-bar-9", "foo-bar-9"]
+
+
+def test_an_unknown_model_404_names_the_model_and_the_provider_and_suggests_model(tmp_path: Path, terminals: list[Terminal]) -> None:
+    from tests.fakes.script import HttpError
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with FakeAnthropicServer([HttpError(404, "not_found", "model: foo-bar-9")]) as server:
+        term = start(terminals, workspace, server, tmp_path / "home", "--model", "foo-bar-9")
+        term.expect_prompt()
+        term.send_line("hello")
+        term.expect(r"model foo-bar-9 not found at anthropic; choose another with /model")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert "BadRequest" not in _ANSI.sub("", term.raw)
