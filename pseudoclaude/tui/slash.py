@@ -12,12 +12,14 @@ import dataclasses
 import os
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from contextlib import aclosing
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
 
 from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent import Event
     from pseudoclaude.tui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -50,13 +52,28 @@ async def _compact(repl: Repl, arg: str) -> bool:
         repl.console.print("[dim]Nothing to compact yet.[/]")
         return False
     before = repl.status
-    await repl.run_turn(lambda: agent.compact(arg or None), label="Compacting")
+    summarized: list[Event] = []
+    await repl.run_turn(lambda: _one_report(agent.compact(arg or None), summarized), label="Compacting")
+    if not summarized:
+        return False
     after = repl.status
     repl.console.print(
-        f"[magenta]Context: {before.context_tokens:,} → {after.context_tokens:,} tokens "
+        f"[magenta]⟳ Context: {before.context_tokens:,} → {after.context_tokens:,} tokens "
         f"({before.context_percent}% → {after.context_percent}% of {after.context_window:,})[/]"
     )
     return False
+
+
+async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> AsyncIterator[Event]:
+    """``/compact``'s events without the summary's own progress line: the command reports the result once, itself."""
+    from pseudoclaude.agent import Progress
+
+    async with aclosing(events) as stream:  # type: ignore[type-var]
+        async for event in stream:
+            if isinstance(event, Progress) and event.kind == "compact":
+                summarized.append(event)
+                continue
+            yield event
 
 
 async def _clear(repl: Repl, arg: str) -> bool:

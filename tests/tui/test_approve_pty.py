@@ -83,6 +83,7 @@ def test_a_resumed_compacted_session_does_not_show_the_summary_scaffolding(tmp_p
         term.send_line("/compact")
         term.expect(r"Context: [\d,]+ → [\d,]+ tokens")
         term.expect_prompt()
+        assert "context compacted:" not in term.raw  # /compact reports its result once
         term.send(CTRL_D)
         assert term.exit_code() == 0
         again = start(terminals, workspace, server, tmp_path / "home", "--continue", "--context-window", "20000")
