@@ -103,3 +103,14 @@ def test_a_long_diff_is_cut_with_a_count() -> None:
     request = ApprovalRequest("write_file", {"path": "a"}, "write_file a", None, diff)
     text = render(question_lines(request, typing_reason=False, reason=""))  # type: ignore[arg-type]
     assert "+line 18" in text and "+line 19" not in text and "… +81 lines" in text
+
+
+def test_a_denied_call_shows_the_reason_in_the_transcript() -> None:
+    from pseudoclaude.tui.toolview import tool_block
+
+    block = tool_block(
+        "run_command", {"command": "gcc x.c"}, is_error=True, summary="denied",
+        display={"denied": "The user denied this call: use the Makefile target instead"},
+    )
+    text = render([block])
+    assert "Denied: The user denied this call: use the Makefile target instead" in text
