@@ -49,6 +49,7 @@ from pseudoclaude.llm import (
     ThinkingMode,
     ToolSpec,
     Usage,
+    UsageSoFar,
     cost_usd,
     explained,
     model_info,
@@ -148,6 +149,7 @@ class Runner:
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
         self._partial: list[str] = []
+        self._reported: Usage | None = None
 
     def queue_user_message(self, text: str) -> None:
         """Text the user sent while a turn runs: it joins the conversation before the next model call."""
@@ -196,6 +198,9 @@ class Runner:
         not merged into the interrupted one and the model knows what happened.
         """
         partial, self._partial = "".join(self._partial), []
+        if self._reported is not None:
+            self._count_usage(self._reported)
+            self._reported = None
         if partial.strip():
             self._append(Message.assistant(partial))
         self._append(Message.user(INTERRUPTED_BY_USER if cause == "user" else f"[Request interrupted: {cause}]"))
@@ -416,22 +421,22 @@ class Runner:
                 async for item in items:
                     if isinstance(item, Completed):
                         done = item
+                    elif isinstance(item, UsageSoFar):
+                        self._reported = item.usage
                     elif (event := _stream_event(item)) is not None:
-                        self._partial = [] if isinstance(item, Retrying) else self._partial
-                        self._partial += [item.text] if isinstance(item, TextChunk) else []
+                        if isinstance(item, Retrying):
+                            self._partial, self._reported = [], None
+                        elif isinstance(item, TextChunk):
+                            self._partial.append(item.text)
                         yield event
         except ProviderError as error:
             raise _RunFailed(explained(error, model=self.config.model, provider=self.provider.name), "error") from None
         if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
-        self._partial, self.request_tokens = [], 0
+        self._partial, self.request_tokens, self._reported = [], 0, None
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
-        self.usage_total = self.usage_total + usage
-        self.run_usage = self.run_usage + usage
-        self.spent = self.spent.plus(self.config.model, usage)
+        self._count_usage(usage)
         self.context.observe(usage, len(self.conversation))
-        if self.session is not None:
-            self.session.append_usage(usage, context_messages=len(self.conversation), model=self.config.model)
         self._append(message)
         yield ev.AssistantMessage(
             message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)
@@ -490,6 +495,14 @@ class Runner:
     def owes_answer(self) -> bool:
         """Whether the conversation ends where the model must speak next."""
         return bool(self.conversation) and (self.conversation[-1].role != "assistant" or bool(self.conversation[-1].tool_calls))
+
+    def _count_usage(self, usage: Usage) -> None:
+        """Add one call's usage to the totals and the cost (at the price of the model that served it), and record it."""
+        self.usage_total = self.usage_total + usage
+        self.run_usage = self.run_usage + usage
+        self.spent = self.spent.plus(self.config.model, usage)
+        if self.session is not None:
+            self.session.append_usage(usage, context_messages=len(self.conversation), model=self.config.model)
 
     def _append(self, message: Message) -> None:
         self.conversation.append(message)

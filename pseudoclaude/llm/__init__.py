@@ -43,6 +43,7 @@ from pseudoclaude.llm.provider import (
     ThinkingMode,
     ToolCallStart,
     ToolChoice,
+    UsageSoFar,
 )
 from pseudoclaude.llm.providers import (
     PROVIDERS,
@@ -80,6 +81,7 @@ __all__ = [
     "ServerError",
     "StreamCut",
     "StreamEvent",
+    "UsageSoFar",
     "TextChunk",
     "Thinking",
     "ThinkingChunk",

@@ -122,6 +122,9 @@ def test_escape_mid_answer_keeps_the_partial_reply_and_marks_the_interrupt(tmp_p
         term.expect_prompt()
         term.send(CTRL_D)
         assert term.exit_code() == 0
+    recorded = [json.loads(line) for line in next((tmp_path / "home").rglob("session.jsonl")).read_text().splitlines()]
+    usages = [entry["usage"] for entry in recorded if entry["type"] == "usage"]
+    assert len(usages) == 2 and usages[0]["input_tokens"] > 0  # the interrupted stream's reported input is counted
     messages = server.requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert "PARTIAL-START" in json.dumps(messages[1]) and "word199" not in json.dumps(messages[1])
