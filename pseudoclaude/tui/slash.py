@@ -170,7 +170,7 @@ def _switch_provider(repl: Repl, provider: str, model: str) -> bool:
     try:
         other = load_settings(repl.settings.workspace, Flags(model=model, provider=provider))
     except ConfigError as error:
-        repl.console.print(f"[red]✗ {model} is a {provider} model and {error}. This session stays on {repl.settings.provider}.[/]")
+        repl.console.print(f"[red]✗ {model} is served by {provider}: {error}. Still on {repl.settings.provider}.[/]")
         return False
     repl.settings = dataclasses.replace(
         repl.settings, provider=other.provider, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
