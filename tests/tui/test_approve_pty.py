@@ -196,3 +196,30 @@ def test_an_unknown_model_404_names_the_model_and_the_provider_and_suggests_mode
         term.send(CTRL_D)
         assert term.exit_code() == 0
     assert "BadRequest" not in _ANSI.sub("", term.raw)
+
+
+def test_model_switches_provider_when_its_key_is_configured(tmp_path: Path, terminals: list[Terminal]) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with FakeAnthropicServer([Reply(text="Claude here.")]) as claude, FakeOpenAIServer([Reply(text="GPT here.")]) as gpt:
+        env = {**env_for(claude.url, tmp_path / "home"), "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": gpt.url}
+        term = Terminal([], workspace, env)
+        terminals.append(term)
+        term.expect_prompt()
+        term.send_line("Who are you?")
+        term.expect("Claude here")
+        term.expect_prompt()
+        term.send_line("/model gpt-4o")
+        term.expect("Switching provider to openai")
+        term.expect("Model set to")
+        term.expect_prompt()
+        term.send_line("And now?")
+        term.expect("GPT here")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert len(claude.requests) == 1 and len(gpt.requests) == 1
+    assert "Claude here." in json.dumps(gpt.requests[0]) and gpt.requests[0]["model"] == "gpt-4o"
+    assert claude.rejections == [] and gpt.rejections == []
