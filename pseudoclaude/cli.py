@@ -202,8 +202,11 @@ def trust_command(
 
 def _effort_notice(model: str, effort: str | None) -> None:
     """One line on stderr when the model does not take the effort setting (it is dropped, never a 400)."""
-    from pseudoclaude.llm import effort_notice
+    from pseudoclaude.llm import effort_notice, unknown_model_notice
 
+    unknown = unknown_model_notice(model)
+    if unknown:
+        sys.stderr.write(f"pseudoclaude: warning: {unknown}\n")
     notice = effort_notice(model, effort)
     if notice:
         sys.stderr.write(f"pseudoclaude: {notice}\n")

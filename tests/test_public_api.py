@@ -16,7 +16,7 @@ PUBLIC = {
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up",
-        "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "explained", "ModelNotFound", "UsageSoFar",
+        "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",

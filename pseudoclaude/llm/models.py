@@ -98,3 +98,13 @@ def request_cost(model: str, usage: Usage) -> float | None:
     if info is None or not (info.input_per_mtok or info.output_per_mtok):
         return None
     return cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+
+
+def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The one-line warning for a model name the table does not know (a typo looks exactly like this), else None."""
+    if model_info(model, providers) is not None:
+        return None
+    return (
+        f"{model} is not a model PseudoClaude knows: its context window is assumed to be "
+        f"{DEFAULT_FALLBACK_CONTEXT_WINDOW:,} tokens (--context-window sets it) and its cost is unknown"
+    )

@@ -133,7 +133,7 @@ def known_models() -> tuple[str, ...]:
 
 
 async def _model(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.llm import PROVIDERS, provider_for_model
+    from pseudoclaude.llm import PROVIDERS, provider_for_model, unknown_model_notice
 
     current_model = repl.agent.model if repl.agent is not None else repl.settings.model
     if not arg:
@@ -145,12 +145,10 @@ async def _model(repl: Repl, arg: str) -> bool:
             repl.console.print(f"  [bold]{entry.name}[/]{note}: {names}")
         return False
     provider = provider_for_model(arg)
-    if provider is None:
-        repl.console.print(
-            f"[yellow]! {arg} is not a model PseudoClaude knows: no context window or price for it (cost shows as unknown). "
-            f"Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.[/]"
-        )
-    elif provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
+    notice = unknown_model_notice(arg)
+    if notice is not None:
+        repl.console.print(Text(f"! {notice}. Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.", style="yellow"))
+    if provider is not None and provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
         return False
     current = repl.agent.session_id if repl.agent is not None else None
     if repl.agent is not None:

@@ -189,6 +189,7 @@ def test_an_unknown_model_404_names_the_model_and_the_provider_and_suggests_mode
     workspace.mkdir()
     with FakeAnthropicServer([HttpError(404, "not_found", "model: foo-bar-9")]) as server:
         term = start(terminals, workspace, server, tmp_path / "home", "--model", "foo-bar-9")
+        term.expect("warning: foo-bar-9 is not a model PseudoClaude knows")
         term.expect_prompt()
         term.send_line("hello")
         term.expect(r"model foo-bar-9 not found at anthropic; choose another with /model")
