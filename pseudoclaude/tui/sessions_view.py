@@ -62,7 +62,7 @@ def _share(wanted: list[int], room: int) -> list[int]:
     """Widths for the flexible columns within ``room``: the workspace gets a third at most, the title the rest."""
     if len(wanted) == 1:
         return [max(1, room)]
-    first = min(wanted[0], max(6, room // 3))
+    first = min(wanted[0], max(len("Workspace"), room // 3))
     return [first, max(1, room - first)]
 
 
@@ -70,7 +70,8 @@ def _line(cells: Sequence[str], widths: Sequence[int]) -> Text:
     """One row: fixed columns padded (counts right-aligned), the last ones cut with "…" to fit."""
     parts = []
     for index, (cell, width) in enumerate(zip(cells, widths)):
-        cell = cell if len(cell) <= width else cell[: max(0, width - 1)] + "…"
+        if len(cell) > width:  # a workspace keeps its end (the project's name), a title its start
+            cell = "…" + cell[len(cell) - width + 1 :] if index == 4 and len(cells) == 6 else cell[: max(0, width - 1)] + "…"
         parts.append(cell.rjust(width) if index in (2, 3) else cell.ljust(width))
     return Text("  ".join(parts).rstrip())
 
