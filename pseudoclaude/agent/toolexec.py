@@ -10,6 +10,7 @@ Calls run concurrently only when every call of the turn is read-only.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
@@ -85,6 +86,13 @@ async def run_one(
             return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
         if not decision.allowed:
             return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+        if decision.saved_rule is not None:
+            output, format_error = await _run(call, tool, args, context)
+            return dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)}), format_error
+    return await _run(call, tool, args, context)
+
+
+async def _run(call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext) -> tuple[ToolOutput, bool]:
     try:
         return await tool.run(args, context), False
     except ToolError as error:

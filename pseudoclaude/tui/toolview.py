@@ -79,6 +79,8 @@ def tool_block(
         )
     elif isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
+    if isinstance(display.get("rule_saved"), str):
+        body.append(Text(f"✓ allowed from now on: {for_terminal(display['rule_saved'])}", style="yellow"))
     for number, line in enumerate(body):
         lines.append(Text("  ⎿ " if number == 0 else "    ") + line)
     return Group(*lines)

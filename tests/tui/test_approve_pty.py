@@ -52,6 +52,7 @@ def test_an_edit_question_shows_the_diff_before_asking_and_always_saves_a_folder
         assert "-GREETING = 'hello'" in question and "+GREETING = 'bonjour'" in question
         assert "saving the rule edit_file(src/**)" in question
         term.send("a")
+        term.expect(r"allowed from now on: edit_file\(src/\*\*\)")
         term.expect("Changed the greeting")
         term.expect_prompt()
         term.send(CTRL_D)

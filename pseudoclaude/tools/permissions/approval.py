@@ -50,3 +50,5 @@ class Decision:
     allowed: bool
     reason: str = ""
     source: str = ""
+    saved_rule: Rule | None = None
+    """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""

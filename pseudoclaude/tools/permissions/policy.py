@@ -193,7 +193,7 @@ class PermissionPolicy:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
                     self.rule_sink(suggested)
-            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval")
+            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval", suggested)
         why = answer.reason.strip()
         return Decision(False, f"The user denied this call: {why}" if why else "The user denied this call.", "approval")
 
