@@ -178,12 +178,15 @@ class Runner:
         if stop is not None:
             yield stop
             return
+        stopped = False
         try:
             async with aclosing(self._loop()) as stream:
                 async for event in stream:
+                    stopped = isinstance(event, ev.Stop)
                     yield event
         except (asyncio.CancelledError, GeneratorExit) as cut:
-            self._record_interrupt(interrupt_cause(cut))
+            if not stopped:  # a consumer closing the stream after the Stop interrupted nothing
+                self._record_interrupt(interrupt_cause(cut))
             raise
         finally:
             if self.session is not None:

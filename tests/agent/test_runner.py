@@ -356,3 +356,17 @@ def test_tools_page_under_the_limit_of_the_window_the_engine_budgets_for(tmp_pat
     collect(runner, "how much may a tool return?")
     result = provider.requests[1].messages[-1].tool_result
     assert result is not None and result.content == str(Budget.for_window(32_000).single_limit_bytes)
+
+
+def test_closing_the_stream_after_its_stop_records_no_interrupt() -> None:
+    provider = ScriptedProvider([Reply(text="done")])
+    runner = make_runner(provider)
+
+    async def go() -> None:
+        async with aclosing(runner.run("go")) as events:
+            async for event in events:
+                if isinstance(event, Stop):
+                    break
+
+    asyncio.run(go())
+    assert [m.role for m in runner.conversation] == ["user", "assistant"]
