@@ -246,8 +246,11 @@ def trust_command(
 
 def _effort_notice(model: str, effort: str | None) -> None:
     """One line on stderr when the model does not take the effort setting (it is dropped, never a 400)."""
-    from pseudoclaude.llm import effort_notice
+    from pseudoclaude.llm import effort_notice, unknown_model_notice
 
+    unknown = unknown_model_notice(model)
+    if unknown:
+        sys.stderr.write(f"pseudoclaude: warning: {unknown}\n")
     notice = effort_notice(model, effort)
     if notice:
         sys.stderr.write(f"pseudoclaude: {notice}\n")
@@ -302,11 +305,13 @@ def _error_result(output_format: str, message: str) -> None:
 @sessions_app.command("list")
 def sessions_list(
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON array, every field whole (for scripts).")] = False,
+    every_workspace: Annotated[bool, typer.Option("--all", help="The sessions of every workspace, with the workspace of each.")] = False,
 ) -> None:
     """The sessions of this workspace, newest first."""
     from pseudoclaude.commands import show_session_list
 
-    raise typer.Exit(show_session_list(sessions_dir))
+    raise typer.Exit(show_session_list(sessions_dir, as_json=as_json, every_workspace=every_workspace))
 
 
 @sessions_app.command("show")

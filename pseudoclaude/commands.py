@@ -11,7 +11,7 @@ import signal
 import sys
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator, Sequence
 
 from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
@@ -19,6 +19,7 @@ from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import Agent, Event, HookReply
+    from pseudoclaude.session import SessionInfo
     from pseudoclaude.tui import ControlChannel, HeadlessOptions
     from pseudoclaude.agent import Expansion
 
@@ -160,13 +161,36 @@ def _sessions_dir(explicit: Path | None) -> Path:
     return resolve_sessions_dir(Path.cwd(), explicit)
 
 
-def show_session_list(sessions_dir: Path | None) -> int:
-    from pseudoclaude.session import list_sessions
+def show_session_list(sessions_dir: Path | None, *, as_json: bool = False, every_workspace: bool = False) -> int:
+    """``sessions list``: this workspace's sessions (``every_workspace``: all of them), as a table or JSON."""
+    from pseudoclaude.session import list_all_sessions, list_sessions
+
+    folder = _sessions_dir(sessions_dir)
+    infos = list_all_sessions(folder) if every_workspace else list_sessions(folder, Path.cwd().resolve())
+    if as_json:
+        sys.stdout.write(_sessions_json(infos) + "\n")
+        return EXIT_OK
     from pseudoclaude.tui import render_session_list, safe_console
 
-    infos = list_sessions(_sessions_dir(sessions_dir), Path.cwd().resolve())
-    render_session_list(safe_console(), infos)
+    render_session_list(safe_console(), infos, workspaces=every_workspace)
     return EXIT_OK
+
+
+def _sessions_json(sessions: Sequence[SessionInfo]) -> str:
+    """``sessions list --json``: one array of objects, every field whole (ids, ISO times, the workspace)."""
+    import json
+
+    return json.dumps(
+        [
+            {
+                "id": info.id, "title": info.title, "created": info.created.isoformat(), "updated": info.updated.isoformat(),
+                "turns": info.turns, "size_bytes": info.size_bytes, "model": info.model, "cwd": info.cwd,
+                "folder": str(info.folder) if info.folder is not None else None,
+            }
+            for info in sessions
+        ],
+        indent=2,
+    )
 
 
 def show_session(session_id: str, sessions_dir: Path | None) -> int:

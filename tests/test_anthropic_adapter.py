@@ -29,6 +29,7 @@ from pseudoclaude.llm.provider import (
     Completed,
     Request,
     StreamEvent,
+    UsageSoFar,
     TextChunk,
     ToolCallStart,
 )
@@ -52,8 +53,16 @@ def make_request(messages: Sequence[Message] = (Message.user("hello"),), **kwarg
 def run(
     base_url: str, request: Request, api_key: str = API_KEY, timeout: float = 10.0
 ) -> tuple[list[StreamEvent], ProviderError | None]:
-    """Everything the provider yielded, and the error it raised (if any)."""
-    return collect_stream(AnthropicProvider(model=MODEL, api_key=api_key, base_url=base_url, timeout=timeout), request)
+    """Everything the provider yielded but the early usage report, and the error it raised (if any)."""
+    events, error = collect_stream(AnthropicProvider(model=MODEL, api_key=api_key, base_url=base_url, timeout=timeout), request)
+    return [e for e in events if not isinstance(e, UsageSoFar)], error
+
+
+def test_the_input_usage_is_reported_as_soon_as_the_message_starts() -> None:
+    with FakeAnthropicServer([Reply(text="hello there", text_chunks=2)]) as server:
+        events, error = collect_stream(AnthropicProvider(model=MODEL, api_key=API_KEY, base_url=server.url), make_request())
+    assert error is None and isinstance(events[0], UsageSoFar) and events[0].usage.input_tokens > 0
+    assert isinstance(events[1], TextChunk)
 
 
 def serve(
@@ -312,8 +321,10 @@ def test_consumer_may_stop_early_and_reuse_the_provider() -> None:
         try:
             stream = provider.stream(make_request())
             first = await stream.__anext__()
+            while isinstance(first, UsageSoFar):
+                first = await stream.__anext__()
             await stream.aclose()  # type: ignore[attr-defined]
-            rest = [e async for e in provider.stream(make_request())]
+            rest = [e async for e in provider.stream(make_request()) if not isinstance(e, UsageSoFar)]
         finally:
             await provider.aclose()
         return [first, *rest]

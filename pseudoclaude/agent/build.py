@@ -16,12 +16,15 @@ without changing a resumed one's cached prompt.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from pseudoclaude.agent.checkpoints import CheckpointStore, checkpointed
 from pseudoclaude.agent.context import CompactionEngine
+from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
 from pseudoclaude.agent.hookconfig import HookConfig
@@ -90,11 +93,23 @@ def build_agent(
     tools = ToolRegistry([*default_tools(), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
+    settings = _with_recorded_model(settings, replay)
     try:
         return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents)
     except BaseException:
         session.close()
         raise
+
+
+def _with_recorded_model(settings: Settings, replay: Replay | None) -> Settings:
+    """A resumed session goes on with the model a ``/model`` switch recorded in it (same provider only: its key is the one configured)."""
+    from pseudoclaude.llm import provider_for_model
+
+    if replay is None or not replay.model or replay.model == settings.model:
+        return settings
+    if provider_for_model(replay.model) not in (None, settings.provider):
+        return settings
+    return dataclasses.replace(settings, model=replay.model)
 
 
 def _open_session(
@@ -190,6 +205,7 @@ def _assemble(
         conversation=replay.conversation if replay is not None else (),
         hooks=hooks,
         usage_total=replay.usage_total + subrun_usage(session.jsonl_path.parent) if replay is not None else Usage(),
+        spent=Spent(replay.cost_usd, replay.unpriced_calls) if replay is not None else Spent(),
     )
     if subagents is not None:
         subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))

@@ -61,6 +61,12 @@ class CheckpointingTool:
             return ToolOutput(output.content + note, output.is_error, output.summary, output.display, output.shaped, output.full_output)
         return output
 
+    def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str | None:
+        """The wrapped tool's change, so the approval question still shows its diff (None: it has no preview)."""
+        inner = getattr(self.tool, "preview", None)
+        result = inner(args, ctx) if callable(inner) else None
+        return result if isinstance(result, str) else None
+
     def _paths(self, args: Mapping[str, Any]) -> list[str]:
         return [value for name in self.traits.path_arguments if isinstance(value := args.get(name), str) and value.strip()]
 

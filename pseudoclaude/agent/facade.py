@@ -51,12 +51,17 @@ class AgentStatus:
     auto_threshold: int
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
+    """The estimated cost, each call at its own model's price; None when some call's model has no known price."""
     mode: str = "default"
     session_id: str | None = None
     effort: str | None = None
     window_source: str = ""
     """Where the window came from: "your setting", "model table", "llama.cpp /props n_ctx (per slot)"..."""
+    request_tokens: int = 0
+    """The estimated input of the request in flight (0 between requests): what ↑ shows while a reply streams."""
+    priced_usd: float = 0.0
+    """The cost of the calls that had a price (``cost_usd`` is None when others had none)."""
 
     @property
     def context_percent(self) -> int:
@@ -166,8 +171,12 @@ class Agent:
         return self._workspace()
 
     def set_model(self, model: str) -> None:
-        """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window)."""
+        """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window).
+
+        The switch is recorded in the session, so a resume goes on with it.
+        """
         self._set_model(model)
+        self._session.append_model(model)
 
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
         """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
@@ -221,6 +230,15 @@ class Agent:
         """The conversation as the model will see it next (the recap of a resumed session)."""
         return tuple(self._conversation())
 
+    def transcript(self) -> tuple[bool, tuple[Message, ...]]:
+        """What the user said and saw, for a recap: the conversation without a compaction's internal
+        scaffolding (the summary, its acknowledgement, the reminder), and whether an earlier part was summarized."""
+        from pseudoclaude.compact import history_after_meta
+
+        conversation = self._conversation()
+        rest = history_after_meta(conversation)
+        return len(rest) != len(conversation), tuple(rest)
+
     def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
         """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
         assert self._memory is not None
@@ -235,9 +253,8 @@ class Agent:
         return self._instructions.files
 
     def status(self) -> AgentStatus:
-        from pseudoclaude.llm import cost_usd
-
         model, usage, conversation = self._model(), self._usage(), self._conversation()
+        spent = self._runner.spent
         context = self._context_status()
         return AgentStatus(
             model=model,
@@ -246,11 +263,13 @@ class Agent:
             auto_threshold=context.auto_threshold if context is not None else 0,
             tokens_in=usage.prompt_tokens,
             tokens_out=usage.output_tokens,
-            cost_usd=cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens),
+            cost_usd=spent.usd if spent.known else None,
             mode=self._policy.mode.value,
             session_id=self._session.id,
             effort=self.effort,
             window_source=context.window_source if context is not None else "",
+            request_tokens=self._runner.request_tokens,
+            priced_usd=spent.usd,
         )
 
     def context_breakdown(self) -> ContextBreakdown:

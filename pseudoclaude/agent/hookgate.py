@@ -22,9 +22,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pseudoclaude.agent.toolexec import Emit, PermissionGate
+from pseudoclaude.agent.toolexec import Emit, PermissionGate, preview_diff
 from pseudoclaude.tools import Tool, ToolContext, ToolOutput
-from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Approver, Decision
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Approver, Decision, Preview
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import SessionHooks
@@ -50,7 +50,7 @@ class HookedGate:
     inner: PermissionGate | None
     emit: Emit
 
-    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+    async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
         outcome = await self.hooks.pre_tool(tool.name, args, tool.traits)
         for event in outcome.events:
             await self.emit(event)
@@ -60,26 +60,26 @@ class HookedGate:
         if outcome.permission == "allow":
             token = PREAPPROVED.set(True)
             try:
-                decision = await self._inner_check(tool, args)
+                decision = await self._inner_check(tool, args, preview)
             finally:
                 PREAPPROVED.reset(token)
             return Decision(True, "allowed by a PreToolUse hook", "hook") if decision.source == "headless" else decision
-        decision = await self._inner_check(tool, args)
+        decision = await self._inner_check(tool, args, preview)
         if outcome.permission == "ask" and decision.allowed and decision.source != "approval":
-            return await self._ask(tool, args, outcome.reason)
+            return await self._ask(tool, args, outcome.reason, preview)
         return decision
 
-    async def _inner_check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+    async def _inner_check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None) -> Decision:
         if self.inner is None:
             return Decision(True, "", "mode")
-        return await self.inner.check(tool, args)
+        return await self.inner.check(tool, args, preview)
 
-    async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str) -> Decision:
+    async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str, preview: Preview | None) -> Decision:
         approver = self.hooks.approver
         if approver is None:
             return Decision(False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook")
         summary = f"{tool.name} (a PreToolUse hook asks you to confirm{': ' + reason if reason else ''})"
-        answer = await approver.ask(ApprovalRequest(tool.name, args, summary, None))
+        answer = await approver.ask(ApprovalRequest(tool.name, args, summary, None, diff=preview() if preview is not None else ""))
         if answer.choice in ("once", "always"):
             return Decision(True, "approved by the user", "approval")
         return Decision(False, f"The user denied this call: {answer.reason}" if answer.reason else "The user denied this call.", "approval")
@@ -96,6 +96,9 @@ class HookedTool:
         self.description = inner.description
         self.input_schema = inner.input_schema
         self.traits = inner.traits
+
+    def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str | None:
+        return preview_diff(self.inner, args, ctx)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         output = await self.inner.run(args, ctx)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncGenerator, Iterable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
+from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_events
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
@@ -49,7 +50,9 @@ from pseudoclaude.llm import (
     ThinkingMode,
     ToolSpec,
     Usage,
+    UsageSoFar,
     cost_usd,
+    explained,
     model_info,
     stream_with_retry,
 )
@@ -61,7 +64,7 @@ class SessionRecorder(Protocol):
     """What the runner records; ``pseudoclaude.session.Session`` satisfies it."""
 
     def append_message(self, message: Message) -> None: ...
-    def append_usage(self, usage: Usage, *, context_messages: int) -> None: ...
+    def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None: ...
     def append_error(self, kind: str, message: str) -> None: ...
     def append_interrupt(self, reason: str = "user") -> None: ...
     def sync(self) -> None: ...
@@ -83,6 +86,7 @@ class AgentSession(SessionRecorder, CompactSession, Protocol):
     def title(self) -> str: ...
     def set_title(self, title: str) -> None: ...
     def append_memory(self, snapshot: str) -> None: ...
+    def append_model(self, model: str) -> None: ...
     def close(self) -> None: ...
 
 
@@ -126,6 +130,7 @@ class Runner:
         conversation: Sequence[Message] = (),
         hooks: SessionHooks | None = None,
         usage_total: Usage = Usage(),
+        spent: Spent = Spent(),
     ) -> None:
         self.provider = provider
         self.tools: Mapping[str, Tool] = ToolRegistry(tools).by_name()
@@ -138,9 +143,14 @@ class Runner:
         self.hooks = hooks or SessionHooks(workspace=tool_context.workspace)
         self.conversation: list[Message] = list(conversation)
         self.usage_total = usage_total
+        self.spent = spent
+        self.request_tokens = 0
+        """The estimated input of the model call in flight (0 between calls): the status line's ↑ while a reply streams."""
         self.run_usage = Usage()
         self._seen_ids = {c.id for m in self.conversation for c in m.tool_calls}
         self._pending: list[str] = []
+        self._partial: list[str] = []
+        self._reported: Usage | None = None
 
     def set_tools(self, tools: Iterable[Tool]) -> None:
         """Replace the tool set (MCP servers arriving or failing); the next request sends the new list."""
@@ -174,17 +184,37 @@ class Runner:
         if stop is not None:
             yield stop
             return
+        stopped = False
         try:
             async with aclosing(self._loop()) as stream:
                 async for event in stream:
+                    stopped = isinstance(event, ev.Stop)
                     yield event
-        except (asyncio.CancelledError, GeneratorExit):
-            if self.session is not None:
-                self.session.append_interrupt("user")
+        except (asyncio.CancelledError, GeneratorExit) as cut:
+            if not stopped:  # a consumer closing the stream after the Stop interrupted nothing
+                self._record_interrupt(interrupt_cause(cut))
             raise
         finally:
             if self.session is not None:
                 self.session.sync()
+
+    def _record_interrupt(self, cause: str) -> None:
+        """Keep what the interrupted turn had said, and tell the model it was cut off (as Claude Code does).
+
+        The partial reply joins the conversation (text only: a tool call that
+        had not finished streaming is dropped, so no call is left without a
+        result), then a user-side note naming the cause, so the next prompt is
+        not merged into the interrupted one and the model knows what happened.
+        """
+        partial, self._partial = "".join(self._partial), []
+        if self._reported is not None:
+            self._count_usage(self._reported)
+            self._reported = None
+        if partial.strip():
+            self._append(Message.assistant(partial))
+        self._append(Message.user(INTERRUPTED_BY_USER if cause == "user" else f"[Request interrupted: {cause}]"))
+        if self.session is not None:
+            self.session.append_interrupt(cause)
 
     async def compact(self, instructions: str | None = None) -> AsyncGenerator[ev.Event, None]:
         """``/compact``: force a summary now (the deterministic layers first), then stop."""
@@ -379,6 +409,7 @@ class Runner:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         self.conversation = list(outcome.conversation)
+        self.request_tokens = outcome.after_tokens
         if outcome.changed:
             self.tool_context.read_log.clear()
         if outcome.budget is not None:
@@ -394,26 +425,31 @@ class Runner:
     async def _stream(self) -> AsyncGenerator[ev.Event | Message, None]:
         """One model call through the retry policy; the assistant message is appended, recorded and yielded last."""
         done: Completed | None = None
+        self._partial = []
         try:
             async with aclosing(stream_with_retry(self.provider, self.build_request(), self.config.retry)) as items:
                 async for item in items:
                     if isinstance(item, Completed):
                         done = item
+                    elif isinstance(item, UsageSoFar):
+                        self._reported = item.usage
                     elif (event := _stream_event(item)) is not None:
+                        if isinstance(item, Retrying):
+                            self._partial, self._reported = [], None
+                        elif isinstance(item, TextChunk):
+                            self._partial.append(item.text)
                         yield event
         except ProviderError as error:
-            raise _RunFailed(error, "error") from None
+            raise _RunFailed(explained(error, model=self.config.model, provider=self.provider.name), "error") from None
         if done is None:
             raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
+        self._partial, self.request_tokens, self._reported = [], 0, None
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
-        self.usage_total = self.usage_total + usage
-        self.run_usage = self.run_usage + usage
+        self._count_usage(usage)
         try:
             self.context.observe(usage, len(self.conversation))
         except PromptTooLong as truncated:  # a server that cut the prompt silently: its answer is never used
             raise _RunFailed(truncated, "error") from None
-        if self.session is not None:
-            self.session.append_usage(usage, context_messages=len(self.conversation))
         self._append(message)
         yield ev.AssistantMessage(
             message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)
@@ -473,6 +509,14 @@ class Runner:
         """Whether the conversation ends where the model must speak next."""
         return bool(self.conversation) and (self.conversation[-1].role != "assistant" or bool(self.conversation[-1].tool_calls))
 
+    def _count_usage(self, usage: Usage) -> None:
+        """Add one call's usage to the totals and the cost (at the price of the model that served it), and record it."""
+        self.usage_total = self.usage_total + usage
+        self.run_usage = self.run_usage + usage
+        self.spent = self.spent.plus(self.config.model, usage)
+        if self.session is not None:
+            self.session.append_usage(usage, context_messages=len(self.conversation), model=self.config.model)
+
     def _append(self, message: Message) -> None:
         self.conversation.append(message)
         if self.session is not None:
@@ -487,6 +531,16 @@ class Runner:
             if message.role == "assistant" and message.text:
                 return message.text
         return ""
+
+
+INTERRUPTED_BY_USER = "[Request interrupted by user]"
+
+
+def interrupt_cause(stop: BaseException) -> str:
+    """Who ended a turn: a cancel carrying a message names it (``SIGTERM``); otherwise the user."""
+    if isinstance(stop, asyncio.CancelledError) and stop.args and isinstance(stop.args[0], str) and stop.args[0]:
+        return stop.args[0]
+    return "user"
 
 
 def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:

@@ -29,7 +29,7 @@ import dataclasses
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.custom_commands import parse_front_matter
@@ -121,9 +121,9 @@ class _SerialGate:
         self.policy = policy
         self.lock = lock
 
-    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+    async def check(self, tool: Tool, args: Mapping[str, Any], preview: Callable[[], str] | None = None) -> Decision:
         async with self.lock:
-            return await self.policy.check(tool, args)
+            return await self.policy.check(tool, args, preview)
 
     def mode_instructions(self) -> str:
         return self.policy.mode_instructions()

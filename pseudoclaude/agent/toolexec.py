@@ -18,13 +18,13 @@ from pseudoclaude.agent.closure import INTERRUPTED_RESULT
 from pseudoclaude.agent.events import Event, ToolCallFinished, ToolCallStarted
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.permissions import Decision
+from pseudoclaude.tools.permissions import Decision, Preview
 
 
 class PermissionGate(Protocol):
     """What a tool round needs of the permission policy: a decision for each call."""
 
-    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision: ...
+    async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision: ...
 
 
 class Permissions(PermissionGate, Protocol):
@@ -50,6 +50,20 @@ class _FormatError(Exception):
     pass
 
 
+def preview_diff(tool: Tool, args: Mapping[str, Any], context: ToolContext) -> str | None:
+    """The change a tool with a ``preview`` (edit_file, write_file) would make; raises ``ToolError`` when it would refuse.
+
+    Run before the permission question, so the question shows the change and
+    a call the tool would refuse (not read first, text not found) is never
+    offered for approval only to fail after it.
+    """
+    preview = getattr(tool, "preview", None)
+    if not callable(preview):
+        return None
+    diff = preview(args, context)
+    return diff if isinstance(diff, str) else None
+
+
 async def run_one(
     call: ToolCall,
     tools: Mapping[str, Tool],
@@ -66,9 +80,19 @@ async def run_one(
     except _FormatError as error:
         return ToolOutput(str(error), is_error=True, summary="malformed arguments"), True
     if gate is not None:
-        decision = await gate.check(tool, args)
+        try:
+            decision = await gate.check(tool, args, lambda: preview_diff(tool, args, context) or "")
+        except ToolError as error:  # the tool would refuse the call: never offered for approval
+            return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
         if not decision.allowed:
             return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+        if decision.saved_rule is not None:
+            output, format_error = await _run(call, tool, args, context)
+            return dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)}), format_error
+    return await _run(call, tool, args, context)
+
+
+async def _run(call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext) -> tuple[ToolOutput, bool]:
     try:
         return await tool.run(args, dataclasses.replace(context, call_id=call.id)), False
     except ToolError as error:

@@ -38,6 +38,7 @@ from pseudoclaude.compact.manage import (
     Trigger,
     compact_conversation,
     force_compact,
+    history_after_meta,
     manage_context,
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
@@ -89,6 +90,7 @@ __all__ = [
     "expand_to_tool_boundary",
     "extract_summary",
     "force_compact",
+    "history_after_meta",
     "manage_context",
     "offload_tool_results",
     "select_recent",

@@ -10,6 +10,7 @@ from pseudoclaude.llm.errors import (
     AuthError,
     BadRequest,
     ConnectionFailed,
+    ModelNotFound,
     Overloaded,
     PromptTooLong,
     PromptTruncated,
@@ -17,12 +18,15 @@ from pseudoclaude.llm.errors import (
     RateLimited,
     ServerError,
     StreamCut,
+    explained,
 )
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import (
     DEFAULT_FALLBACK_CONTEXT_WINDOW,
     context_window,
     cost_usd,
+    request_cost,
+    unknown_model_notice,
     effort_notice,
     encoding_for,
     model_info,
@@ -41,6 +45,7 @@ from pseudoclaude.llm.provider import (
     ThinkingMode,
     ToolCallStart,
     ToolChoice,
+    UsageSoFar,
 )
 from pseudoclaude.llm.providers import (
     PROVIDERS,
@@ -80,6 +85,7 @@ __all__ = [
     "ServerError",
     "StreamCut",
     "StreamEvent",
+    "UsageSoFar",
     "TextChunk",
     "Thinking",
     "ThinkingChunk",
@@ -100,6 +106,10 @@ __all__ = [
     "build_provider",
     "context_window",
     "cost_usd",
+    "explained",
+    "ModelNotFound",
+    "request_cost",
+    "unknown_model_notice",
     "effort_notice",
     "encoding_for",
     "model_info",

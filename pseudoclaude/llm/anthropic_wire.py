@@ -54,6 +54,7 @@ from pseudoclaude.llm.provider import (
     TextChunk,
     ThinkingChunk,
     ToolCallStart,
+    UsageSoFar,
 )
 from pseudoclaude.llm.providers import ANTHROPIC
 
@@ -239,6 +240,7 @@ class StreamAssembler:
         kind = getattr(event, "type", None)
         if kind == "message_start":
             self._take_usage(getattr(event.message, "usage", None))
+            return [UsageSoFar(self._usage())] if self.usage else []
         elif kind == "content_block_start":
             return self._block_start(event.index, event.content_block)
         elif kind == "content_block_delta":
@@ -295,6 +297,14 @@ class StreamAssembler:
             if value is not None:
                 self.usage[name] = int(value)
 
+    def _usage(self) -> Usage:
+        return Usage(
+            input_tokens=self.usage.get("input_tokens", 0),
+            output_tokens=self.usage.get("output_tokens", 0),
+            cache_read_tokens=self.usage.get("cache_read_input_tokens", 0),
+            cache_write_tokens=self.usage.get("cache_creation_input_tokens", 0),
+        )
+
     def finish(self) -> list[StreamEvent]:
         """The closing ``Completed``; ``StreamCut`` if ``message_stop`` never came."""
         if not self.done:
@@ -303,12 +313,7 @@ class StreamAssembler:
             ToolCall(id=t.id, name=t.name, arguments="".join(t.pieces) or "{}")
             for t in sorted(self.tools.values(), key=lambda t: t.ordinal)
         )
-        usage = Usage(
-            input_tokens=self.usage.get("input_tokens", 0),
-            output_tokens=self.usage.get("output_tokens", 0),
-            cache_read_tokens=self.usage.get("cache_read_input_tokens", 0),
-            cache_write_tokens=self.usage.get("cache_creation_input_tokens", 0),
-        )
+        usage = self._usage()
         thinking = tuple(self.thinking[i].part() for i in sorted(self.thinking))
         message = Message.assistant(text="".join(self.text_parts), tool_calls=calls, thinking=thinking)
         return [Completed(message=message, usage=usage, stop_reason=self.stop_reason)]

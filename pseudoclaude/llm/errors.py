@@ -6,8 +6,9 @@ ever sees an SDK exception.
     ProviderError
     ├── AuthError            401/403, missing key           never retried
     ├── BadRequest           other 4xx                      not retried
-    │   └── PromptTooLong    "prompt is too long", context_length_exceeded, 413
-    │                                                       not retried (compaction recovers)
+    │   ├── PromptTooLong    "prompt is too long", context_length_exceeded, 413
+    │   │                                                   not retried (compaction recovers)
+    │   └── ModelNotFound    404 for the model              not retried (``/model`` chooses another)
     ├── RateLimited          429                            retried, honours retry-after
     ├── Overloaded           529, overloaded_error event    retried
     ├── ServerError          500/502/503/504                retried
@@ -68,6 +69,25 @@ class PromptTruncated(PromptTooLong):
     Handled like ``PromptTooLong`` (the window it apparently ran is ``limit_tokens``): the
     answer to a prompt the model did not see whole is never used.
     """
+
+
+class ModelNotFound(BadRequest):
+    """The provider does not know the model (HTTP 404): said in words a user can act on."""
+
+
+def explained(error: ProviderError, *, model: str, provider: str) -> ProviderError:
+    """``error`` as a user should read it: a 404 names the model and the provider, and the way out.
+
+    A provider answers an unknown model with a bare 404 (``model: foo-bar-9``,
+    ``Not Found``); labelled BadRequest, it left the user guessing.
+    """
+    if isinstance(error, ModelNotFound) or error.status != 404:
+        return error
+    detail = error.message.strip()
+    said = f" (the provider said: {detail})" if detail and detail.lower() not in (f"model: {model}".lower(), "not found") else ""
+    return ModelNotFound(
+        f"model {model} not found at {provider}{said}; choose another with /model (or --model)", status=404
+    )
 
 
 class RateLimited(ProviderError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
@@ -89,4 +90,22 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int 
         + cache_read * per_in * 0.1
         + cache_write * per_in * 1.25
         + output_tokens * info.output_per_mtok / 1_000_000
+    )
+
+
+def request_cost(model: str, usage: Usage) -> float | None:
+    """The estimated cost of one call served by ``model``; None when no price is known for it (unknown, not free)."""
+    info = model_info(model)
+    if info is None or not (info.input_per_mtok or info.output_per_mtok):
+        return None
+    return cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+
+
+def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The one-line warning for a model name the table does not know (a typo looks exactly like this), else None."""
+    if model_info(model, providers) is not None:
+        return None
+    return (
+        f"{model} is not a model PseudoClaude knows: its context window is assumed to be "
+        f"{DEFAULT_FALLBACK_CONTEXT_WINDOW:,} tokens (--context-window sets it) and its cost is unknown"
     )

@@ -96,7 +96,18 @@ class Completed:
     stop_reason: str = "end_turn"
 
 
-StreamEvent = Union[TextChunk, ThinkingChunk, ToolCallStart, Completed]
+@dataclass(frozen=True)
+class UsageSoFar:
+    """Usage the provider reported before the stream completed (Anthropic's ``message_start``).
+
+    The input was billed as soon as the request was read: a stream the user
+    interrupts is counted at what was reported, not at zero.
+    """
+
+    usage: Usage
+
+
+StreamEvent = Union[TextChunk, ThinkingChunk, ToolCallStart, Completed, UsageSoFar]
 
 
 class Provider(Protocol):

@@ -21,6 +21,7 @@ from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
 from pseudoclaude.session.listing import (
     SessionInfo,
     latest_session_id,
+    list_all_sessions,
     list_sessions,
     resolve_session_id,
     session_info,
@@ -64,6 +65,7 @@ __all__ = [
     "fork_session",
     "is_session_id",
     "latest_session_id",
+    "list_all_sessions",
     "list_sessions",
     "load_replay",
     "load_subruns",

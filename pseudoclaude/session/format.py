@@ -44,6 +44,7 @@ CALIBRATION = "calibration"
 MEMORY = "memory"
 CHECKPOINT = "checkpoint"
 REWIND = "rewind"
+MODEL = "model"
 
 WRITE_FAILED = "session_write_failed"
 """The ``kind`` of the ``error`` entry a session appends, when it can, after its writes failed."""

@@ -38,6 +38,7 @@ class SessionInfo:
     size_bytes: int
     model: str = ""
     folder: Path | None = None
+    cwd: str = ""
 
 
 def list_sessions(sessions_dir: Path, workspace: Path) -> list[SessionInfo]:
@@ -54,6 +55,23 @@ def list_sessions(sessions_dir: Path, workspace: Path) -> list[SessionInfo]:
         info = session_info(parent / name)
         if info is not None:
             infos.append(info)
+    infos.sort(key=lambda i: (i.updated, i.id), reverse=True)
+    return infos
+
+
+def list_all_sessions(sessions_dir: Path) -> list[SessionInfo]:
+    """Every workspace's sessions (``sessions list --all``), most recently updated first; ``cwd`` says whose."""
+    try:
+        folders = [Path(sessions_dir) / name for name in os.listdir(sessions_dir)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    infos: list[SessionInfo] = []
+    for parent in folders:
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        infos.extend(info for name in names if is_session_id(name) and (info := session_info(parent / name)) is not None)
     infos.sort(key=lambda i: (i.updated, i.id), reverse=True)
     return infos
 
@@ -99,6 +117,7 @@ def session_info(folder: Path) -> SessionInfo | None:
         size_bytes=stat.st_size,
         model=str(meta.get("model", "")),
         folder=folder,
+        cwd=str(meta.get("cwd", "")),
     )
 
 

@@ -68,6 +68,12 @@ class Replay:
     """When the last provider call was answered (epoch seconds): tells whether its prompt cache is still warm."""
     memory_snapshot: str | None = None
     """The memory snapshot the session started with (None for sessions that recorded none)."""
+    model: str = ""
+    """The model a ``/model`` switch chose last ("" when none was recorded: ``meta.model``)."""
+    cost_usd: float = 0.0
+    """The estimated cost of the recorded calls, each at the price of the model that served it."""
+    unpriced_calls: int = 0
+    """Recorded calls whose model has no known price (their cost is unknown, not $0)."""
     calibration: tuple[float, int] | None = None
     """What the token estimator had learned by the last usage report: (bytes per token, samples), None when nothing was recorded."""
     checkpoints: tuple[Checkpoint, ...] = ()
@@ -111,6 +117,9 @@ class _State:
     last_call_at: float | None = None
     memory_snapshot: str | None = None
     usage_total: Usage = field(default_factory=Usage)
+    model: str = ""
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
 
@@ -183,6 +192,7 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         usage = Usage.from_dict(entry["usage"])
         context_messages = int(entry["context_messages"])
         state.usage_total = state.usage_total + usage
+        _price(state, str(entry.get("model") or state.model or (state.meta.model if state.meta is not None else "")), usage)
         state.last_call_at = fmt.parse_ts(entry.get("ts")).timestamp()
         if 0 <= context_messages <= state.conversation_length():
             state.anchor = (usage.prompt_tokens, context_messages)
@@ -210,6 +220,8 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         _rewind(state, int(entry["messages"]), bool(entry.get("files")))
     elif kind == fmt.TITLE:
         state.title = str(entry["title"])
+    elif kind == fmt.MODEL:
+        state.model = str(entry["model"])
     elif kind == fmt.MEMORY:
         if state.memory_snapshot is None:
             state.memory_snapshot = str(entry["snapshot"])
@@ -240,6 +252,16 @@ def _rewind(state: _State, messages: int, files: bool) -> None:
     state.checkpoints = rewind_checkpoints(state.checkpoints, messages, files)
 
 
+def _price(state: _State, model: str, usage: Usage) -> None:
+    from pseudoclaude.llm import request_cost
+
+    cost = request_cost(model, usage)
+    if cost is None:
+        state.unpriced_calls += 1
+    else:
+        state.cost_usd += cost
+
+
 def _finish(state: _State) -> Replay:
     meta = state.meta
     if meta is None:
@@ -262,6 +284,9 @@ def _finish(state: _State) -> Replay:
         learned_window=state.learned_window,
         last_call_at=state.last_call_at,
         memory_snapshot=state.memory_snapshot,
+        model=state.model,
+        cost_usd=state.cost_usd,
+        unpriced_calls=state.unpriced_calls,
         calibration=state.calibration,
         checkpoints=tuple(state.checkpoints),
     )

@@ -52,8 +52,8 @@ class SubrunRecorder:
     def append_message(self, message: Message) -> None:
         self._append(fmt.MESSAGE, {"message": message.to_dict()})
 
-    def append_usage(self, usage: Usage, *, context_messages: int) -> None:
-        self._append(fmt.USAGE, {"usage": usage.to_dict(), "context_messages": context_messages})
+    def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None:
+        self._append(fmt.USAGE, {"usage": usage.to_dict(), "context_messages": context_messages, **({"model": model} if model else {})})
 
     def append_error(self, kind: str, message: str) -> None:
         self._append(fmt.ERROR, {"kind": kind, "message": message})

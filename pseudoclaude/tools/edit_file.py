@@ -10,6 +10,8 @@ renderer gets the full unified diff.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
@@ -56,7 +58,35 @@ class EditFileTool:
         claude_arguments=(("path", "file_path"),),
     )
 
+    def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str:
+        """The diff this call would make, without writing; raises ``ToolError`` when ``run`` would refuse it.
+
+        The permission question shows this diff, and a call that would be
+        refused (not read first, text not found) is never offered at all.
+        """
+        planned = self._plan(args, ctx)
+        return unified_diff(planned.text, planned.updated, planned.shown)
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        planned = self._plan(args, ctx)
+        path, shown, text, updated = planned.path, planned.shown, planned.text, planned.updated
+        try:
+            atomic_write(path, updated.encode("utf-8"))
+            record_stamp(ctx, path)
+        except OSError as error:
+            raise os_error("edit", shown, error) from None
+        diff = unified_diff(text, updated, shown)
+        added, removed = diff_counts(diff)
+        replaced = planned.count
+        what = f"{replaced} occurrences" if replaced > 1 else "1 occurrence"
+        snippet = _snippet(updated, planned.first, planned.new_string)
+        return ToolOutput(
+            f"Edited {shown}: replaced {what}. The changed region now reads:\n{snippet}",
+            summary=f"Edited {shown} (+{added} -{removed})",
+            display={"path": shown, "diff": diff, "replacements": replaced, "added": added, "removed": removed},
+        )
+
+    def _plan(self, args: Mapping[str, Any], ctx: ToolContext) -> _Planned:
         checked = check_args(self.name, args, self.input_schema)
         path = resolve_path(ctx, checked["path"], for_write=True)
         shown = display_path(ctx, path)
@@ -75,38 +105,40 @@ class EditFileTool:
             check_regular(path, shown)
             require_fresh(ctx, path, shown)
             text = read_text(path, shown)
-            count = text.count(old_string)
-            if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
-                old_string = old_string.replace("\n", "\r\n")
-                new_string = new_string.replace("\n", "\r\n")
-                count = text.count(old_string)
-            if count == 0:
-                hint = not_found_hint(text, old_string) or "Read the file again and copy the text from it."
-                raise ToolError(
-                    f"old_string was not found in {shown}. It must match exactly, including whitespace and "
-                    f"indentation. {hint}"
-                )
-            if count > 1 and not replace_all:
-                raise ToolError(
-                    f"old_string occurs {count} times in {shown}. {occurrences_hint(text, old_string)} Add surrounding "
-                    "lines to old_string so it matches exactly one place, or set replace_all=true to replace every occurrence"
-                )
-            first = text.index(old_string)
-            updated = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
-            atomic_write(path, updated.encode("utf-8"))
-            record_stamp(ctx, path)
         except OSError as error:
             raise os_error("edit", shown, error) from None
-        diff = unified_diff(text, updated, shown)
-        added, removed = diff_counts(diff)
-        replaced = count if replace_all else 1
-        what = f"{replaced} occurrences" if replaced > 1 else "1 occurrence"
-        snippet = _snippet(updated, first, new_string)
-        return ToolOutput(
-            f"Edited {shown}: replaced {what}. The changed region now reads:\n{snippet}",
-            summary=f"Edited {shown} (+{added} -{removed})",
-            display={"path": shown, "diff": diff, "replacements": replaced, "added": added, "removed": removed},
-        )
+        count = text.count(old_string)
+        if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
+            old_string = old_string.replace("\n", "\r\n")
+            new_string = new_string.replace("\n", "\r\n")
+            count = text.count(old_string)
+        if count == 0:
+            hint = not_found_hint(text, old_string) or "Read the file again and copy the text from it."
+            raise ToolError(
+                f"old_string was not found in {shown}. It must match exactly, including whitespace and "
+                f"indentation. {hint}"
+            )
+        if count > 1 and not replace_all:
+            raise ToolError(
+                f"old_string occurs {count} times in {shown}. {occurrences_hint(text, old_string)} Add surrounding "
+                "lines to old_string so it matches exactly one place, or set replace_all=true to replace every occurrence"
+            )
+        first = text.index(old_string)
+        updated = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+        return _Planned(path, shown, text, updated, count if replace_all else 1, first, new_string)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """An edit checked and computed, not yet written."""
+
+    path: Path
+    shown: str
+    text: str
+    updated: str
+    count: int
+    first: int
+    new_string: str
 
 
 def _snippet(text: str, start: int, inserted: str) -> str:

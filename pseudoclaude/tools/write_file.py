@@ -7,6 +7,7 @@ and only a short summary for the model (it knows what it wrote).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.tools.args import check_args
@@ -43,7 +44,13 @@ class WriteFileTool:
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="edit", clearable=True, claude_names=("Write",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+    def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str:
+        """The diff this call would make, without writing; raises ``ToolError`` when ``run`` would refuse it."""
+        path, shown, content, old, _ = self._plan(args, ctx)
+        return unified_diff(old, content, shown)
+
+    def _plan(self, args: Mapping[str, Any], ctx: ToolContext) -> tuple[Path, str, str, str, bool]:
+        """Path, shown name, new content, old content, whether it existed: checked, nothing written."""
         checked = check_args(self.name, args, self.input_schema)
         path = resolve_path(ctx, checked["path"], for_write=True)
         shown = display_path(ctx, path)
@@ -58,6 +65,13 @@ class WriteFileTool:
                 require_fresh(ctx, path, shown)
                 with open_regular(path, shown) as f:
                     old = f.read().decode("utf-8", errors="replace")
+        except OSError as error:
+            raise os_error("write", shown, error) from None
+        return path, shown, content, old, existed
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        path, shown, content, old, existed = self._plan(args, ctx)
+        try:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, content.encode("utf-8"))
             record_stamp(ctx, path)

@@ -8,8 +8,17 @@ is denied with a reason the model can read.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
-from pseudoclaude.tui.keys import TurnKeys
+from pseudoclaude.tui.toolview import diff_lines
+
+if TYPE_CHECKING:
+    from pseudoclaude.tui.keys import TurnKeys
 
 
 class TerminalApprover:
@@ -22,3 +31,25 @@ class TerminalApprover:
         if self.keys is None:
             return ApprovalAnswer("deny", "no one was at the terminal to approve it")
         return await self.keys.ask(request)
+
+
+APPROVAL_DIFF_LINES = 20
+
+
+def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:
+    """The approval question: what would run, the change an edit would make (coloured, bounded), then the keys.
+
+    The diff comes before the question so an edit is judged on what it
+    changes, not on its path; the rule "always" would save is named in full.
+    """
+    lines: list[RenderableType] = [
+        Text("? ", style="bold yellow") + Text(f"Allow {request.tool}: ", style="bold") + Text(for_terminal(request.summary or request.tool)),
+    ]
+    if request.diff:
+        lines.extend(Text("    ") + row for row in diff_lines(request.diff, APPROVAL_DIFF_LINES))
+    if typing_reason:
+        lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
+        return lines
+    always = f"[a] always, saving the rule {for_terminal(str(request.suggested_rule))}" if request.suggested_rule is not None else "[a] always (this call only: no rule is saved)"
+    lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
+    return lines

@@ -138,15 +138,9 @@ def approval_lines(pending: PendingApproval) -> list[RenderableType]:
         from pseudoclaude.tui.plan_view import plan_lines
 
         return plan_lines(pending)
-    rule = f" ({request.suggested_rule})" if request.suggested_rule is not None else ""
-    lines: list[RenderableType] = [
-        Text("? ", style="bold yellow") + Text(f"Allow {request.tool}: ", style="bold") + Text(request.summary or request.tool),
-    ]
-    if pending.typing_reason:
-        lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(pending.reason) + Text("▌", style="dim"))
-    else:
-        lines.append(Text(f"  [y] yes, once   [a] always{rule}   [n] no, and say why   [esc] stop", style="yellow"))
-    return lines
+    from pseudoclaude.tui.approval import question_lines  # the question's look lives with the approver
+
+    return question_lines(pending.request, typing_reason=pending.typing_reason, reason=pending.reason)
 
 
 def combine_presses(presses: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -256,7 +256,8 @@ class Repl:
         from pseudoclaude.tui.history import render_recap
 
         if self.agent is not None:
-            render_recap(self.console, self.agent.session_id, self.agent.conversation(), last)
+            summarized, transcript = self.agent.transcript()
+            render_recap(self.console, self.agent.session_id, transcript, last, summarized=summarized)
 
     async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
         from pseudoclaude.tui.prompt_text import build_prompt
@@ -307,6 +308,9 @@ class Repl:
                 ticker = asyncio.ensure_future(self._tick(live, view))
                 try:
                     await asyncio.wait({task})
+                except asyncio.CancelledError as stop:  # SIGTERM: the turn records what stopped it
+                    task.cancel(*stop.args[:1])
+                    raise
                 finally:
                     ticker.cancel()
                     if not task.done():

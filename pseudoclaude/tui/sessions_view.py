@@ -17,36 +17,63 @@ from typing import Sequence
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from pseudoclaude.llm import Message
 from pseudoclaude.session import Replay, SessionInfo, Subrun
+from pseudoclaude.textsafe import for_terminal
 
 _ARGUMENT_LIMIT = 120
 
 
-def render_session_list(console: Console, sessions: Sequence[SessionInfo], *, now: datetime | None = None) -> None:
-    """A table of sessions, as ``list_sessions`` returns them (most recent first)."""
+def render_session_list(
+    console: Console, sessions: Sequence[SessionInfo], *, now: datetime | None = None, workspaces: bool = False
+) -> None:
+    """A table of sessions, as ``list_sessions`` returns them (most recent first).
+
+    The id is what a user copies for ``--resume``, so it is never cut: the
+    fixed columns keep their full width and the title (then the workspace,
+    with ``workspaces``) takes what is left, ending in "…" when it must.
+    """
     if not sessions:
-        console.print("No sessions in this workspace yet.")
+        console.print("No sessions in this workspace yet." if not workspaces else "No sessions yet.")
         return
     moment = now or datetime.now(timezone.utc)
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("ID", no_wrap=True)
-    table.add_column("Updated", no_wrap=True)
-    table.add_column("Turns", justify="right")
-    table.add_column("Size", justify="right", no_wrap=True)
-    table.add_column("Title", overflow="ellipsis", no_wrap=True)
-    for info in sessions:
-        table.add_row(
-            info.id,
-            relative_time(info.updated, moment),
-            str(info.turns),
-            human_size(info.size_bytes),
-            info.title or Text("(untitled)", style="dim"),
+    headers = ("ID", "Updated", "Turns", "Size", *(("Workspace",) if workspaces else ()), "Title")
+    rows = [
+        (
+            info.id, relative_time(info.updated, moment), str(info.turns), human_size(info.size_bytes),
+            *((for_terminal(info.cwd),) if workspaces else ()), for_terminal(info.title) or "(untitled)",
         )
-    console.print(table)
+        for info in sessions
+    ]
+    fixed = [max(len(headers[n]), *(len(row[n]) for row in rows)) for n in range(4)]
+    room = max(8, console.width - sum(fixed) - 2 * (len(headers) - 1))
+    flexible = [max(len(headers[n]), *(len(row[n]) for row in rows)) for n in range(4, len(headers))]
+    if sum(flexible) + 2 * (len(flexible) - 1) > room:
+        flexible = _share(flexible, room - 2 * (len(flexible) - 1))
+    widths = fixed + flexible
+    console.print(_line(headers, widths), style="bold", soft_wrap=True)
+    for row in rows:
+        console.print(_line(row, widths), soft_wrap=True)
+
+
+def _share(wanted: list[int], room: int) -> list[int]:
+    """Widths for the flexible columns within ``room``: the workspace gets a third at most, the title the rest."""
+    if len(wanted) == 1:
+        return [max(1, room)]
+    first = min(wanted[0], max(len("Workspace"), room // 3))
+    return [first, max(1, room - first)]
+
+
+def _line(cells: Sequence[str], widths: Sequence[int]) -> Text:
+    """One row: fixed columns padded (counts right-aligned), the last ones cut with "…" to fit."""
+    parts = []
+    for index, (cell, width) in enumerate(zip(cells, widths)):
+        if len(cell) > width:  # a workspace keeps its end (the project's name), a title its start
+            cell = "…" + cell[len(cell) - width + 1 :] if index == 4 and len(cells) == 6 else cell[: max(0, width - 1)] + "…"
+        parts.append(cell.rjust(width) if index in (2, 3) else cell.ljust(width))
+    return Text("  ".join(parts).rstrip())
 
 
 def render_transcript(console: Console, replay: Replay, *, max_result_lines: int = 6, subruns: Sequence[Subrun] = ()) -> None:

@@ -27,7 +27,7 @@ def cancel_on_termination(stopped_by: list[int]) -> None:
 
     def stop(signum: int) -> None:
         stopped_by.append(signum)
-        task.cancel()
+        task.cancel(f"the process received {signal.Signals(signum).name}")
 
     for signum in TERMINATION_SIGNALS:
         loop.add_signal_handler(signum, stop, signum)

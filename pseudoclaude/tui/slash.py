@@ -9,14 +9,17 @@ instructions and memory pieces of ``pseudoclaude.agent`` (issue 7).
 from __future__ import annotations
 
 import dataclasses
+import os
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Awaitable, Callable
+from contextlib import aclosing
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
 
 from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent import Event
     from pseudoclaude.tui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -51,13 +54,28 @@ async def _compact(repl: Repl, arg: str) -> bool:
         repl.console.print("[dim]Nothing to compact yet.[/]")
         return False
     before = repl.status
-    await repl.run_turn(lambda: agent.compact(arg or None), label="Compacting")
+    summarized: list[Event] = []
+    await repl.run_turn(lambda: _one_report(agent.compact(arg or None), summarized), label="Compacting")
+    if not summarized:
+        return False
     after = repl.status
     repl.console.print(
-        f"[magenta]Context: {before.context_tokens:,} → {after.context_tokens:,} tokens "
+        f"[magenta]⟳ Context: {before.context_tokens:,} → {after.context_tokens:,} tokens "
         f"({before.context_percent}% → {after.context_percent}% of {after.context_window:,})[/]"
     )
     return False
+
+
+async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> AsyncIterator[Event]:
+    """``/compact``'s events without the summary's own progress line: the command reports the result once, itself."""
+    from pseudoclaude.agent import Progress
+
+    async with aclosing(events) as stream:  # type: ignore[type-var]
+        async for event in stream:
+            if isinstance(event, Progress) and event.kind == "compact":
+                summarized.append(event)
+                continue
+            yield event
 
 
 async def _clear(repl: Repl, arg: str) -> bool:
@@ -115,23 +133,62 @@ async def _status(repl: Repl, arg: str) -> bool:
 # --- end h16features ---
 
 
-async def _model(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.llm import provider_for_model
+# --- /model (h16approve) ---------------------------------------------------------------------------
 
+
+def known_models() -> tuple[str, ...]:
+    """Every model name the provider table knows (``/model`` lists them; Tab completes them)."""
+    from pseudoclaude.llm import PROVIDERS
+
+    return tuple(dict.fromkeys(row.prefix for entry in PROVIDERS for row in entry.models if not row.prefix.endswith(("-", "."))))
+
+
+async def _model(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.llm import PROVIDERS, provider_for_model, unknown_model_notice
+
+    current_model = repl.agent.model if repl.agent is not None else repl.settings.model
     if not arg:
-        repl.console.print(f"Model: [bold]{repl.settings.model}[/] ({repl.settings.provider}). Switch with /model NAME.")
+        repl.console.print(f"Model: [bold]{current_model}[/] ({repl.settings.provider}). Switch with /model NAME (Tab completes). Known models:")
+        for entry in PROVIDERS:
+            usable = entry.name == repl.settings.provider or entry.configured_in(os.environ)
+            names = ", ".join(row.prefix for row in entry.models if row.prefix in known_models())
+            note = "" if usable else f" [dim](needs {entry.key_variable})[/]"
+            repl.console.print(f"  [bold]{entry.name}[/]{note}: {names}")
         return False
     provider = provider_for_model(arg)
-    if provider is not None and provider != repl.settings.provider:
-        repl.console.print(f"[red]✗ {arg} is a {provider} model; this session uses {repl.settings.provider}. Restart with --model {arg}.[/]")
+    notice = unknown_model_notice(arg)
+    if notice is not None:
+        repl.console.print(Text(f"! {notice}. Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.", style="yellow"))
+    if provider is not None and provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
         return False
     current = repl.agent.session_id if repl.agent is not None else None
+    if repl.agent is not None:
+        repl.agent.set_model(arg)  # recorded in the session: a resume goes on with it
     repl.settings = dataclasses.replace(repl.settings, model=arg)
     if current is not None:
         await repl.open_agent(resume_id=current)
     repl.refresh_status()
-    repl.console.print(f"Model set to [bold]{arg}[/].")
+    repl.console.print(f"Model set to [bold]{arg}[/] ({repl.settings.provider}).")
     return False
+
+
+def _switch_provider(repl: Repl, provider: str, model: str) -> bool:
+    """Point the settings at ``provider`` when its key is configured; say what is missing otherwise."""
+    from pseudoclaude.config import ConfigError, Flags, load_settings
+
+    try:
+        other = load_settings(repl.settings.workspace, Flags(model=model, provider=provider))
+    except ConfigError as error:
+        repl.console.print(f"[red]✗ {model} is served by {provider}: {error}. Still on {repl.settings.provider}.[/]")
+        return False
+    repl.settings = dataclasses.replace(
+        repl.settings, provider=other.provider, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
+    )
+    repl.console.print(f"[dim]Switching provider to {provider} (its key is configured).[/]")
+    return True
+
+
+# --- end /model ------------------------------------------------------------------------------------
 
 
 async def _context(repl: Repl, arg: str) -> bool:
@@ -146,9 +203,12 @@ async def _context(repl: Repl, arg: str) -> bool:
 
 async def _cost(repl: Repl, arg: str) -> bool:
     status = repl.status
+    if status.cost_usd is not None:
+        cost = f"estimated cost ${status.cost_usd:.4f} ({status.model})"
+    else:
+        cost = f"estimated cost unknown: no price is known for some model of this session (${status.priced_usd:.4f} for the calls with a price)"
     repl.console.print(
-        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · "
-        f"estimated cost ${status.cost_usd:.4f} ({status.model})"
+        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · {cost}"
     )
     return False
 
@@ -295,7 +355,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/exit", "leave (Ctrl-D works too)", _exit),
 )
 ALIASES = {"/quit": "/exit", "/q": "/exit", "/?": "/help"}
-ARGUMENT_CHOICES = {"/effort": EFFORT_CHOICES, "/permissions": ("default", "accept-edits", "plan", "bypass")}
+ARGUMENT_CHOICES = {"/effort": EFFORT_CHOICES, "/permissions": ("default", "accept-edits", "plan", "bypass"), "/model": known_models()}
 KEYS = (
     ("Enter", "send · Alt+Enter or a trailing \\ inserts a newline"),
     ("Esc / Ctrl-C", "interrupt the agent · Ctrl-C twice on an empty prompt exits"),

@@ -19,7 +19,7 @@ def format_status(info: AgentStatus) -> str:
         info.model + (f" · effort {info.effort}" if info.effort else ""),
         f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)" + (f" of {compact_number(info.context_window)} from {info.window_source}" if info.window_source not in ("", "model table", "default") else ""),
         f"↑ {compact_number(info.tokens_in)} ↓ {compact_number(info.tokens_out)}",
-        f"${info.cost_usd:.3f}",
+        f"${info.cost_usd:.3f}" if info.cost_usd is not None else "cost unknown",
         info.mode,
         info.session_id or "new session",
     ]

@@ -65,6 +65,9 @@ def tool_block(
 ) -> RenderableType:
     """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
     lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green", keys=keys)]
+    denied = display.get("denied")
+    if isinstance(denied, str) and denied.strip():
+        summary = f"Denied: {denied.strip()}"  # the reason (the user's words, a rule, plan mode) is what the model was told
     body: list[Text] = [Text(for_terminal(summary) or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
@@ -76,6 +79,8 @@ def tool_block(
         )
     elif isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
+    if isinstance(display.get("rule_saved"), str):
+        body.append(Text(f"✓ allowed from now on: {for_terminal(display['rule_saved'])}", style="yellow"))
     for number, line in enumerate(body):
         lines.append(Text("  ⎿ " if number == 0 else "    ") + line)
     return Group(*lines)

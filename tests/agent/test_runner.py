@@ -184,14 +184,15 @@ def test_cancelling_during_a_tool_round_answers_every_call_in_order(tmp_path: Pa
         assert task.cancelled()
 
     asyncio.run(go())
-    tail = runner.conversation[-3:]
+    tail = runner.conversation[-4:-1]
     assert [m.tool_result.content for m in tail if m.tool_result] == ["slept", INTERRUPTED_RESULT, INTERRUPTED_RESULT]
+    assert runner.conversation[-1] == Message.user("[Request interrupted by user]")
     assert validate_conversation(runner.build_request().messages) is None
     follow = collect(runner, "next prompt")
     assert follow[-1] == Stop("end_turn", "after", 1)
 
 
-def test_cancelling_while_the_model_streams_keeps_no_partial_message() -> None:
+def test_cancelling_while_the_model_streams_keeps_the_partial_reply_and_marks_the_interrupt() -> None:
     provider = ScriptedProvider([Reply(text="a long answer in many pieces", text_chunks=8), Reply(text="second")], delay=0.05)
     runner = make_runner(provider)
 
@@ -205,10 +206,32 @@ def test_cancelling_while_the_model_streams_keeps_no_partial_message() -> None:
         await asyncio.gather(asyncio.ensure_future(consume()), return_exceptions=True)
 
     asyncio.run(go())
-    assert [m.role for m in runner.conversation] == ["user"]
+    assert [m.role for m in runner.conversation] == ["user", "assistant", "user"]
+    partial = runner.conversation[1].text
+    assert partial and "a long answer in many pieces".startswith(partial) and partial != "a long answer in many pieces"
+    assert runner.conversation[2].text == "[Request interrupted by user]"
     follow = collect(runner, "again")
     assert follow[-1].final_text == "second"
-    assert [m.role for m in provider.requests[-1].messages] == ["user"]
+    sent = provider.requests[-1].messages
+    assert [m.role for m in sent][:2] == ["user", "assistant"] and "again" in sent[-1].text
+    assert validate_conversation(sent) is None
+
+
+def test_a_cancel_that_names_its_cause_is_recorded_as_that_cause() -> None:
+    provider = ScriptedProvider([Reply(text="a long answer in many pieces", text_chunks=8)], delay=0.05)
+    runner = make_runner(provider)
+
+    async def go() -> None:
+        async def consume() -> None:
+            async with aclosing(runner.run("go")) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        asyncio.current_task().cancel("the process received SIGTERM")  # type: ignore[union-attr]
+
+        await asyncio.gather(asyncio.ensure_future(consume()), return_exceptions=True)
+
+    asyncio.run(go())
+    assert runner.conversation[-1].text == "[Request interrupted: the process received SIGTERM]"
 
 
 def test_repair_runs_on_every_request_so_orphans_never_reach_the_provider() -> None:
@@ -333,3 +356,17 @@ def test_tools_page_under_the_limit_of_the_window_the_engine_budgets_for(tmp_pat
     collect(runner, "how much may a tool return?")
     result = provider.requests[1].messages[-1].tool_result
     assert result is not None and result.content == str(Budget.for_window(32_000).single_limit_bytes)
+
+
+def test_closing_the_stream_after_its_stop_records_no_interrupt() -> None:
+    provider = ScriptedProvider([Reply(text="done")])
+    runner = make_runner(provider)
+
+    async def go() -> None:
+        async with aclosing(runner.run("go")) as events:
+            async for event in events:
+                if isinstance(event, Stop):
+                    break
+
+    asyncio.run(go())
+    assert [m.role for m in runner.conversation] == ["user", "assistant"]

@@ -70,4 +70,7 @@ def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(signum
     time.sleep(0.3)
     assert not _sleeping(marker)
     session_file = next((tmp_path / "home").rglob("session.jsonl"))
-    assert '"type":"interrupt"' in session_file.read_text().replace(" ", "")
+    recorded = session_file.read_text().replace(" ", "")
+    name = signal.Signals(signum).name
+    assert '"type":"interrupt"' in recorded and f'"reason":"theprocessreceived{name}"' in recorded
+    assert f"[Requestinterrupted:theprocessreceived{name}]" in recorded and "interruptedbyuser" not in recorded

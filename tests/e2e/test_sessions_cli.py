@@ -112,3 +112,37 @@ def test_a_resumed_session_keeps_its_memory_snapshot_and_a_new_one_sees_new_fact
         systems = [json.dumps(body["system"]) for body in server.requests]
     assert "prefers tabs" in systems[0] and systems[1] == systems[0]
     assert "redis" not in systems[1] and "redis" in systems[2]
+
+
+def _make_session(sessions_dir: Path, workspace: Path, title: str) -> str:
+    from pseudoclaude.session import create_session
+
+    session = create_session(sessions_dir, workspace, model="claude-sonnet-4-5", provider="anthropic")
+    session.set_title(title)
+    session_id = session.id
+    session.close()
+    return session_id
+
+
+@pytest.mark.parametrize("columns", ["60", "80", "100"])
+def test_list_never_cuts_the_id_the_title_gives_way(ws: Path, tmp_path: Path, columns: str) -> None:
+    sessions_dir = tmp_path / "sessions"
+    session_id = _make_session(sessions_dir, ws, "a very long title about refactoring the parser and the lexer and the tests " * 2)
+    env = {**cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home"), "COLUMNS": columns}
+    listing = run_cli(["sessions", "list", "--sessions-dir", str(sessions_dir)], ws, env)
+    assert listing.returncode == 0 and session_id in listing.stdout and "Updated" in listing.stdout
+    assert "…" in listing.stdout and all(len(line) <= int(columns) for line in listing.stdout.splitlines())
+
+
+def test_list_json_and_all_workspaces(ws: Path, tmp_path: Path) -> None:
+    sessions_dir, other = tmp_path / "sessions", tmp_path / "other"
+    other.mkdir()
+    mine = _make_session(sessions_dir, ws, "mine")
+    theirs = _make_session(sessions_dir, other, "theirs")
+    env = cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")
+    here = json.loads(run_cli(["sessions", "list", "--json", "--sessions-dir", str(sessions_dir)], ws, env).stdout)
+    assert [(s["id"], s["title"], s["cwd"]) for s in here] == [(mine, "mine", str(ws.resolve()))]
+    every = json.loads(run_cli(["sessions", "list", "--all", "--json", "--sessions-dir", str(sessions_dir)], ws, env).stdout)
+    assert {s["id"] for s in every} == {mine, theirs}
+    table = run_cli(["sessions", "list", "--all", "--sessions-dir", str(sessions_dir)], ws, {**env, "COLUMNS": "200"})
+    assert theirs in table.stdout and str(other.resolve()) in table.stdout and "Workspace" in table.stdout

@@ -80,9 +80,9 @@ def test_headless_denial_explains_the_flags(name: str, flag: str) -> None:
     assert flag in decision.reason and "--allowed-tools" in decision.reason
 
 
-def test_headless_denial_suggests_the_exact_rule() -> None:
+def test_headless_denial_suggests_the_prefix_rule() -> None:
     decision = check(policy(PermissionMode.DEFAULT), tool("run_command"), {"command": "npm test"})
-    assert "--allowed-tools 'run_command(npm test)'" in decision.reason
+    assert "--allowed-tools 'run_command(npm test:*)'" in decision.reason
 
 
 def test_allowed_tools_act_as_allow_rules() -> None:
@@ -98,8 +98,8 @@ def test_approval_request_describes_the_call_and_suggests_a_rule() -> None:
     check(p, tool("run_command"), {"command": "  pytest -q  "})
     check(p, tool("edit_file"), EDIT)
     first, second = approver.requests
-    assert (first.summary, first.suggested_rule) == ("  pytest -q  ", Rule("run_command", "pytest -q"))
-    assert (second.summary, second.suggested_rule) == ("edit_file src/a.py", Rule("edit_file"))
+    assert (first.summary, first.suggested_rule) == ("  pytest -q  ", Rule("run_command", "pytest:*"))
+    assert (second.summary, second.suggested_rule) == ("edit_file src/a.py", Rule("edit_file", "src/**"))
 
 
 def test_once_does_not_remember() -> None:
@@ -110,13 +110,13 @@ def test_once_does_not_remember() -> None:
     assert p.session_rules == ()
 
 
-def test_always_saves_the_exact_command_for_the_session_and_hands_it_to_the_sink() -> None:
+def test_always_saves_the_commands_prefix_for_the_session_and_hands_it_to_the_sink() -> None:
     saved: list[Rule] = []
     approver = ScriptedApprover([ApprovalAnswer("always")])
     p = policy(PermissionMode.DEFAULT, approver=approver, rule_sink=saved.append)
     assert check(p, tool("run_command"), {"command": "make test"}).allowed
-    assert check(p, tool("run_command"), {"command": "make test"}).source == "rule"
-    assert saved == [Rule("run_command", "make test")] and p.session_rules == tuple(saved)
+    assert check(p, tool("run_command"), {"command": "make test -j4"}).source == "rule"
+    assert saved == [Rule("run_command", "make test:*")] and p.session_rules == tuple(saved)
     assert len(approver.requests) == 1
 
 
@@ -135,12 +135,48 @@ def test_always_for_a_compound_command_allows_exactly_that_line() -> None:
     assert not check(p, tool("run_command"), {"command": "make\nmake test"}).allowed
 
 
-def test_always_for_an_edit_allows_the_tool() -> None:
-    approver = ScriptedApprover([ApprovalAnswer("always")])
+def test_always_for_an_edit_allows_edits_in_that_folder_only() -> None:
+    approver = ScriptedApprover([ApprovalAnswer("always"), ApprovalAnswer("deny")])
     p = policy(PermissionMode.DEFAULT, approver=approver)
     check(p, tool("edit_file"), EDIT)
-    assert check(p, tool("edit_file"), {"path": "other.py"}).allowed
-    assert p.session_rules == (Rule("edit_file"),)
+    assert check(p, tool("edit_file"), {"path": "src/deep/b.py"}).source == "rule"
+    assert not check(p, tool("edit_file"), {"path": "other.py"}).allowed
+    assert p.session_rules == (Rule("edit_file", "src/**"),)
+
+
+def test_always_for_an_edit_at_the_root_allows_that_file_only() -> None:
+    approver = ScriptedApprover([ApprovalAnswer("always"), ApprovalAnswer("deny")])
+    p = policy(PermissionMode.DEFAULT, approver=approver)
+    check(p, tool("edit_file"), {"path": "README.md"})
+    assert check(p, tool("edit_file"), {"path": "README.md"}).source == "rule"
+    assert not check(p, tool("edit_file"), {"path": "docs/README.md"}).allowed
+    assert p.session_rules == (Rule("edit_file", "/README.md"),)
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("npm test -- -x", "npm test:*"),
+        ("cargo build --release", "cargo build:*"),
+        ("pytest tests/test_a.py", "pytest:*"),
+        ("python script.py", "python script.py"),
+        ("bash -c 'make'", "bash -c 'make'"),
+        ("make && make test", "make && make test"),
+        ("make > out.txt", "make > out.txt"),
+    ],
+)
+def test_always_on_a_command_offers_its_prefix_unless_the_program_runs_anything(command: str, rule: str) -> None:
+    approver = ScriptedApprover([ApprovalAnswer("once")])
+    check(policy(PermissionMode.DEFAULT, approver=approver), tool("run_command"), {"command": command})
+    assert approver.requests[0].suggested_rule == Rule("run_command", rule)
+
+
+def test_always_never_covers_a_protected_path() -> None:
+    approver = ScriptedApprover([ApprovalAnswer("always"), ApprovalAnswer("deny")])
+    p = policy(PermissionMode.DEFAULT, approver=approver)
+    check(p, tool("edit_file"), {"path": ".git/config"})
+    assert p.session_rules == () and approver.requests[0].suggested_rule is None
+    assert not check(p, tool("edit_file"), {"path": ".git/config"}).allowed
 
 
 def test_deny_carries_the_users_reason_back() -> None:

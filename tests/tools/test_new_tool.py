@@ -97,7 +97,7 @@ def test_default_mode_runs_the_read_tool_and_asks_for_the_edit_tool() -> None:
     assert decide(PermissionMode.DEFAULT, FetchTool(), {"url": "https://example.com"}).allowed
     headless = decide(PermissionMode.DEFAULT, PatchTool(), {"target": "a.py"})
     assert not headless.allowed and headless.source == "headless"
-    assert "--allowed-tools 'patch'" in headless.reason
+    assert "--allowed-tools 'patch(/a.py)'" in headless.reason
 
 
 def test_accept_edits_approves_the_edit_tool() -> None:

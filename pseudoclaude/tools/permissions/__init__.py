@@ -10,6 +10,7 @@ from pseudoclaude.tools.permissions.approval import (
     ApprovalRequest,
     Approver,
     Decision,
+    Preview,
 )
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import (
@@ -32,6 +33,7 @@ __all__ = [
     "Decision",
     "PermissionMode",
     "PermissionPolicy",
+    "Preview",
     "Rule",
     "RuleSyntaxError",
     "Rules",

@@ -8,14 +8,14 @@ names the flags that would have allowed the call.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping, Protocol
+from typing import Any, Callable, Literal, Mapping, Protocol
 
 from pseudoclaude.tools.permissions.rules import Rule
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """One call awaiting a decision; ``suggested_rule`` is what "always" would save.
+    """One call awaiting a decision; ``suggested_rule`` is what "always" would save; ``diff`` what an edit would change.
 
     ``kind`` "plan": the model asks to leave plan mode with the plan in
     ``summary``; "always" then means accept-edits, "once" default, and a
@@ -27,12 +27,17 @@ class ApprovalRequest:
     summary: str
     suggested_rule: Rule | None
     kind: Literal["call", "plan"] = "call"
+    diff: str = ""
 
 
 @dataclass(frozen=True)
 class ApprovalAnswer:
     choice: Literal["once", "always", "deny"]
     reason: str = ""
+
+
+Preview = Callable[[], str]
+"""The change a call would make (a unified diff), computed only when a question shows it; raises ``ToolError`` if the tool would refuse the call."""
 
 
 class Approver(Protocol):
@@ -51,3 +56,5 @@ class Decision:
     allowed: bool
     reason: str = ""
     source: str = ""
+    saved_rule: Rule | None = None
+    """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""

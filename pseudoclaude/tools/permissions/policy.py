@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
-from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision
+from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision, Preview
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
 from pseudoclaude.tools.permissions.plan_exit import review_plan
@@ -55,6 +55,7 @@ from pseudoclaude.tools.permissions.protected import command_writes, first_prote
 from pseudoclaude.tools.permissions.readonly import is_read_only
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
+from pseudoclaude.tools.permissions.suggest import suggested_rule
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
 
@@ -99,7 +100,8 @@ class PermissionPolicy:
         plan_tool = next((tool.name for tool in self.tools if tool.traits.exits_plan), None)
         return mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
 
-    async def check(self, tool: Tool, args: Mapping[str, Any]) -> Decision:
+    async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
+        """Decide one call; ``diff`` is the change an edit would make, shown with the question."""
         traits = tool.traits
         call = Call(tool.name, traits, args, self.workspace, self.home)
         if traits.kind == "execute":
@@ -121,7 +123,7 @@ class PermissionPolicy:
             return Decision(True, "", "mode")
         protected = self._protected(call)
         if protected is not None:
-            return await self._ask(call, protected)
+            return await self._ask(call, protected, preview)
         allowed = first_match((*self.rules.allow, *self._session_allow), call, deny=False)
         if allowed is not None:
             unknown = self._unknown_code(call) if allowed.pattern is None else None
@@ -132,7 +134,7 @@ class PermissionPolicy:
             return Decision(True, "", "read-only")
         if self.mode is PermissionMode.ACCEPT_EDITS and traits.kind == "edit":
             return Decision(True, "", "mode")
-        return await self._ask(call)
+        return await self._ask(call, None, preview)
 
     def _hard_deny(self, call: Call) -> str | None:
         command, args = call.command(), call.args
@@ -181,13 +183,14 @@ class PermissionPolicy:
         cwd = call.args.get("cwd")
         return Path(os.path.normpath(self.workspace / cwd)) if isinstance(cwd, str) and cwd else self.workspace
 
-    async def _ask(self, call: Call, protected: tuple[Path, str] | None = None) -> Decision:
-        suggested = _suggested_rule(call) if protected is None else None
+    async def _ask(self, call: Call, protected: tuple[Path, str] | None, preview: Preview | None) -> Decision:
+        suggested = suggested_rule(call, self._line(call), self._hidden(call)) if protected is None else None
         if self.approver is None:
             why = _protected_refusal(call, *protected) if protected is not None else _headless_refusal(call, suggested, self._hidden(call))
             return Decision(False, why, "headless")
         summary = _summary(call) if protected is None else f"{_summary(call)}  [protected: {protected[0]}: {protected[1]}]"
-        request = ApprovalRequest(call.tool, call.args, summary, suggested)
+        diff = preview() if preview is not None else ""
+        request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff)
         answer = await self.approver.ask(request)
         if answer.choice == "once" or (answer.choice == "always" and protected is not None):
             return Decision(True, "approved once by the user", "approval")
@@ -196,7 +199,7 @@ class PermissionPolicy:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
                     self.rule_sink(suggested)
-            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval")
+            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval", suggested)
         why = answer.reason.strip()
         return Decision(False, f"The user denied this call: {why}" if why else "The user denied this call.", "approval")
 
@@ -229,16 +232,6 @@ def _protected_refusal(call: Call, path: Path, why: str) -> str:
         f"`{call.tool}` would write {path}, a protected path ({why}). Such writes need the user's approval every time, "
         "and this run is headless; no allow rule covers them. Only a user-chosen --permission-mode bypass allows it."
     )
-
-
-def _suggested_rule(call: Call) -> Rule | None:
-    if call.traits.kind == "network":
-        host = url_host(call.args.get(call.traits.key_argument or ""))
-        return Rule(call.tool, f"domain:{host}") if host else None
-    if call.traits.kind == "execute":
-        command = call.command()
-        return Rule(call.tool, command.strip()) if isinstance(command, str) and command.strip() else None
-    return Rule(call.tool)
 
 
 def _summary(call: Call) -> str:
