@@ -26,8 +26,8 @@ class ApprovalRequest:
     args: Mapping[str, Any]
     summary: str
     suggested_rule: Rule | None
-    kind: Literal["call", "plan"] = "call"
     diff: str = ""
+    kind: Literal["call", "plan"] = "call"
 
 
 @dataclass(frozen=True)
