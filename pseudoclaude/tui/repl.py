@@ -98,7 +98,7 @@ class Repl:
             workspace=self.settings.workspace,
             commands=[(c.name, c.help) for c in COMMANDS],
             arguments=ARGUMENT_CHOICES,
-            status=self.status_text,
+            status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
         )
         armed = False
@@ -143,10 +143,10 @@ class Repl:
         self.console.print(f"[bold]PseudoClaude[/] [dim]· {s.model} · {s.workspace}[/]")
         self.console.print("[dim]Enter sends · Alt+Enter newline · /help for commands · Esc interrupts · Ctrl-D exits[/]")
 
-    def status_text(self) -> str:
-        from pseudoclaude.tui.status import format_status
+    def status_fragments(self, width: int) -> list[tuple[str, str]]:
+        from pseudoclaude.tui.status import status_fragments
 
-        return format_status(self.status)
+        return status_fragments(self.status, width)
 
     def refresh_status(self) -> None:
         from pseudoclaude.tui.status import initial_status

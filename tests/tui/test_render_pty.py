@@ -39,18 +39,21 @@ def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *
     return terminal
 
 
+@pytest.mark.parametrize("before", ["", "n", "x"])
 def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+    before: str, workspace: Path, tmp_path: Path, terminals: list[Terminal]
 ) -> None:
     ask = Reply(text="I will clean up.", calls=(Call("run_command", json.dumps({"command": "rm -f build.log"})),))
     script = [ask, ask, ask, Reply(text="Fresh answer after the interrupts.")]
-    with FakeAnthropicServer(script) as server:
+    with SlowAnthropicServer(script, delay=0.05) as server:
         term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default", collect_garbage=True)
         term.expect_prompt()
         for attempt in range(3):
             term.send_line(f"Clean up, take {attempt}")
             term.expect(r"Allow run_command")
             time.sleep(0.2)
+            term.send(before)
+            time.sleep(0.1)
             term.send(ESC)
             term.expect("Interrupted")
             term.expect_prompt()
@@ -62,3 +65,20 @@ def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
         assert term.exit_code() == 0
     assert not [sign for sign in STRAY_TASK_SIGNS if sign in term.raw], term.raw[-3000:]
     assert "Go on" in request_text(server.requests[-1])
+
+
+def test_at_60_columns_the_mode_keeps_its_coloured_line_and_changes_colour_on_shift_tab(
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    with FakeAnthropicServer([]) as server:
+        env = {**env_for(server.url, tmp_path / "home"), "COLUMNS": "60"}
+        term = Terminal([], workspace, env, dimensions=(30, 60))
+        terminals.append(term)
+        term.expect(r"\x1b\[0;34;1m ⏵⏵ default mode \(shift\+tab to cycle\)")
+        term.expect_prompt()
+        term.send("\x1b[Z")
+        term.expect(r"\x1b\[0;35;1m ⏵⏵ accept-edits mode")
+        term.send("\x1b[Z")
+        term.expect(r"\x1b\[0;36;1m ⏵⏵ plan mode")
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
