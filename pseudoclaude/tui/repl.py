@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from pseudoclaude.agent import Agent, Event, MemoryScope, PromptChoice, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
+    from pseudoclaude.tui.keys import TurnKeys
     from pseudoclaude.tui.render import TurnView
 
 TICK_S = 0.08
@@ -82,6 +83,8 @@ class Repl:
         self.shell_context: list[str] = []
         self.status = initial_status(settings)
         self.show_thinking = False
+        self.draft = ""
+        """Text typed during the last turn without Enter: the next prompt starts with it."""
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
@@ -107,10 +110,11 @@ class Repl:
                 if self.queue:
                     text = "\n\n".join(self.queue)
                     self.queue.clear()
-                    self.console.print(f"[bold cyan]❯[/] {text}")
+                    self.echo(text)
                 else:
                     try:
-                        text = await prompt.prompt_async()
+                        draft, self.draft = self.draft, ""
+                        text = await prompt.prompt_async(default=draft)
                     except KeyboardInterrupt:
                         if armed:
                             break
@@ -134,9 +138,26 @@ class Repl:
                 else:
                     await self.send(text)
         finally:
+            resumable = self.agent.session_id if self.agent is not None and self.agent.conversation() else None
             await self.close_agent("prompt_input_exit")
-        self.console.print("[dim]Bye.[/]")
+        self.goodbye(resumable)
         return EXIT_OK
+
+    def goodbye(self, session_id: str | None) -> None:
+        """The last words: how to come back to this session (Codex prints it too), when there is one to resume."""
+        from rich.text import Text
+
+        if session_id is not None:
+            self.console.print(Text("Resume this session with: ", style="dim") + Text(f"pseudoclaude --resume {session_id}", style="bold"))
+        self.console.print("[dim]Bye.[/]")
+
+    def echo(self, text: str) -> None:
+        """A message the user sent, as it stands in the transcript (also the ones queued while a turn ran)."""
+        from rich.text import Text
+
+        from pseudoclaude.textsafe import for_terminal
+
+        self.console.print(Text("❯ ", style="bold cyan") + Text(for_terminal(text)))
 
     def banner(self) -> None:
         s = self.settings
@@ -267,7 +288,6 @@ class Repl:
         from pseudoclaude.tui.render import TurnView
 
         view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
-        task = asyncio.ensure_future(self._consume(events(), view))
         live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
         agent = self.agent
         keys = TurnKeys(
@@ -279,6 +299,7 @@ class Repl:
             on_toggle_thinking=lambda: self._toggle_thinking(view),
         )
         view.footer = keys.footer
+        task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))
         self.approver.keys = keys
         try:
             with live, raw_keys(keys.handle):
@@ -292,6 +313,8 @@ class Repl:
                         await asyncio.wait({task})
         finally:
             self.approver.keys = None
+            self._echo_sent(keys)
+            self.draft = keys.buffer.strip()
             if agent is not None:
                 self.queue.extend(agent.take_queued_messages())
         interrupted = task.cancelled()
@@ -306,11 +329,16 @@ class Repl:
         view.thinking.toggle()
         self.show_thinking = view.thinking.expanded
 
-    async def _consume(self, events: AsyncIterator[Event], view: TurnView) -> None:
+    def _echo_sent(self, keys: TurnKeys) -> None:
+        for text in keys.take_sent():
+            self.echo(text)
+
+    async def _consume(self, events: AsyncIterator[Event], view: TurnView, echo_sent: Callable[[], None]) -> None:
         from pseudoclaude.agent import SessionWriteFailed
 
         async with aclosing(events) as stream:  # type: ignore[type-var]
             async for event in stream:
+                echo_sent()
                 if isinstance(event, SessionWriteFailed):
                     self.show_write_failure(event)
                 view.handle(event)

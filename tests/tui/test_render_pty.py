@@ -82,3 +82,44 @@ def test_at_60_columns_the_mode_keeps_its_coloured_line_and_changes_colour_on_sh
         term.expect(r"\x1b\[0;36;1m ⏵⏵ plan mode")
         term.send(CTRL_D)
         assert term.exit_code() == 0
+
+
+def test_text_typed_during_a_turn_without_enter_is_the_next_prompts_draft(
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    script = [Reply(text="A slowly streamed first answer. " * 3, text_chunks=40), Reply(text="Answer to the draft.")]
+    with SlowAnthropicServer(script, delay=0.03) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("Working")
+        term.send("half typed")
+        term.expect("› half typed")
+        term.expect_prompt()
+        term.send_line(" and finished")
+        term.expect("Answer to the draft")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert len(server.requests) == 2
+    assert "half typed and finished" in request_text(server.requests[1])
+
+
+def test_a_message_the_agent_takes_mid_turn_is_shown_as_a_prompt_line_and_ctrl_d_says_how_to_resume(
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    slow = Call("run_command", json.dumps({"command": "sleep 1"}))
+    script = [Reply(text="Running it.", calls=(slow,)), Reply(text="Answer to the follow-up.")]
+    with FakeAnthropicServer(script) as server:
+        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "bypass")
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("Running it")
+        term.send_line("and a follow-up")
+        term.expect(r"❯ (\x1b\[0m)?and a follow-up")
+        term.expect("Answer to the follow-up")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        term.expect(r"pseudoclaude --resume \d{8}-\d{6}-\w+")
+        assert term.exit_code() == 0
+    assert "and a follow-up" in request_text(server.requests[1])
