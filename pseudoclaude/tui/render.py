@@ -13,9 +13,12 @@ carries is untrusted (the model's, a tool's, a hook's) and is shown through
 from __future__ import annotations
 
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.control import Control
+from rich.segment import ControlType, Segment
 from rich.spinner import Spinner
 from rich.text import Text
 
@@ -37,6 +40,29 @@ from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
 Footer = Callable[[], list[RenderableType]]
+SYNC_BEGIN = "\x1b[?2026h"
+SYNC_END = "\x1b[?2026l"
+
+
+class _Escape(Control):
+    """One of our own escape sequences, passed through as a control segment (``SafeConsole`` keeps those)."""
+
+    def __init__(self, code: str) -> None:
+        self.segment = Segment(code, None, [(ControlType.HOME,)])
+
+
+@contextmanager
+def synchronized(console: Console) -> Iterator[None]:
+    """What the block prints goes out in one write, inside a synchronized update (DECSET 2026).
+
+    A terminal that supports it shows the redraw of the live area at once,
+    never half erased (no flicker, no torn frame while it is resized); the
+    others ignore the two sequences.
+    """
+    with console:
+        console.control(_Escape(SYNC_BEGIN))
+        yield
+        console.control(_Escape(SYNC_END))
 
 
 def compact_number(value: int) -> str:

@@ -351,9 +351,13 @@ class Repl:
         self.console.print(Text("  Free space (or fix the folder's permissions) and start a new session with /clear to save again.", style="dim"))
 
     async def _tick(self, live: Live, view: TurnView) -> None:
+        from pseudoclaude.tui.render import synchronized
+
         while True:
-            view.flush()
-            _refresh(live)
+            with synchronized(self.console):
+                view.flush()
+                if live.is_started:
+                    live.refresh()
             await asyncio.sleep(TICK_S)
 
     async def ask_line(self, message: str) -> str:
@@ -367,8 +371,11 @@ class Repl:
 
 
 def _refresh(live: Live) -> None:
+    from pseudoclaude.tui.render import synchronized
+
     if live.is_started:
-        live.refresh()
+        with synchronized(live.console):
+            live.refresh()
 
 
 def _cancel(task: asyncio.Future[None]) -> None:
