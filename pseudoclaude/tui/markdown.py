@@ -170,8 +170,13 @@ def _in_table(lines: list[str]) -> bool:
 
 def render_block(block: Block) -> RenderableType:
     if block.kind == "code":
-        return Syntax(for_terminal(block.text), block.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
+        return code(block.text, block.lang)
     return markdown(block.text)
+
+
+def code(text: str, lang: str) -> Syntax:
+    """A fenced block's lines, highlighted on the terminal's own background, indented by one column."""
+    return Syntax(for_terminal(text), lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1), background_color="default")
 
 
 def markdown(text: str) -> Markdown:
@@ -242,7 +247,7 @@ class MarkdownStream:
             return None
         text = "\n".join(lines)
         if self._splitter.in_code:
-            inner: RenderableType = Syntax(for_terminal(text), self._splitter.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
+            inner: RenderableType = code(text, self._splitter.lang)
         else:
             inner = markdown(text)
         return _Bottom(_Spaced(inner, self._printed > 0 and not self._splitter.continues), self.tail_lines)
@@ -264,7 +269,7 @@ class _Bottom:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         for line in console.render_lines(self.inner, options, pad=False)[-self.lines :]:
-            yield from line
+            yield from trimmed(line)
             yield Segment.line()
 
 
@@ -283,5 +288,22 @@ class _Spaced:
         if self.spaced:
             yield Segment.line()
         for line in lines[start:]:
-            yield from line
+            yield from trimmed(line)
             yield Segment.line()
+
+
+def trimmed(line: list[Segment]) -> list[Segment]:
+    """``line`` without its trailing blank padding (Rich pads to the full width): fewer bytes, same screen."""
+    line = list(Segment.simplify(line))
+    while line and not line[-1].control and not line[-1].text.strip() and not _visible_blank(line[-1]):
+        line.pop()
+    if line and not line[-1].control and not _visible_blank(line[-1]):
+        last = line[-1]
+        line[-1] = Segment(last.text.rstrip(" "), last.style)
+    return line
+
+
+def _visible_blank(segment: Segment) -> bool:
+    """A blank with a background or an underline shows on screen."""
+    style = segment.style
+    return style is not None and ((style.bgcolor is not None and not style.bgcolor.is_default) or bool(style.underline) or bool(style.reverse))
