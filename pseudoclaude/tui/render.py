@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.control import Control
@@ -39,6 +39,9 @@ from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
+if TYPE_CHECKING:
+    from rich.live import Live
+
 Footer = Callable[[], list[RenderableType]]
 SYNC_BEGIN = "\x1b[?2026h"
 SYNC_END = "\x1b[?2026l"
@@ -49,6 +52,20 @@ class _Escape(Control):
 
     def __init__(self, code: str) -> None:
         self.segment = Segment(code, None, [(ControlType.HOME,)])
+
+
+def fit_to_width(live: Live, view: TurnView) -> None:
+    """After a resize, tell ``live`` how many rows its last frame takes now; call before anything is printed or redrawn.
+
+    A terminal that reflows on resize re-wraps the live lines, so the last
+    frame no longer takes the rows Rich counted; erasing that many would leave
+    its upper rows in the transcript (a duplicated line, a split word).
+    """
+    width, lengths = view.frame
+    shape = live._live_render._shape  # Rich keeps the last frame's (width, height) here
+    if lengths and shape is not None and width != live.console.width:
+        live._live_render._shape = (live.console.width, view.rows_at(live.console.width))
+        view.frame = (live.console.width, [])
 
 
 @contextmanager
@@ -104,6 +121,8 @@ class TurnView:
         self.errors: list[str] = []
         self._spinner = Spinner("dots", style="cyan")
         self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
+        self.frame: tuple[int, list[int]] = (0, [])
+        """The width the live area was last drawn at, and the cell length of each of its lines."""
 
     def handle(self, event: Event) -> None:
         self._label_for(event)
@@ -189,7 +208,16 @@ class TurnView:
         self._spinner.update(text=self.working_line())
         parts.append(self._spinner)
         parts.extend(self.footer())
-        yield Group(*parts)
+        lines = console.render_lines(Group(*parts), options, pad=False)
+        self.frame = (options.max_width, [Segment.get_line_length(line) for line in lines])
+        for index, line in enumerate(lines):
+            yield from line
+            if index < len(lines) - 1:
+                yield Segment.line()
+
+    def rows_at(self, width: int) -> int:
+        """How many rows the last frame takes once a reflowing terminal (tmux, VTE, iTerm2, kitty) re-wraps it at ``width``."""
+        return sum(max(1, -(-length // width)) for length in self.frame[1])
 
 
 def progress_line(event: Progress) -> Text:

@@ -295,7 +295,7 @@ class Repl:
             queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
-            on_change=lambda: _refresh(live),
+            on_change=lambda: _refresh(live, view),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
         )
         view.footer = keys.footer
@@ -351,10 +351,12 @@ class Repl:
         self.console.print(Text("  Free space (or fix the folder's permissions) and start a new session with /clear to save again.", style="dim"))
 
     async def _tick(self, live: Live, view: TurnView) -> None:
-        from pseudoclaude.tui.render import synchronized
+        from pseudoclaude.tui.render import fit_to_width, synchronized
 
         while True:
             with synchronized(self.console):
+                if live.is_started:
+                    fit_to_width(live, view)
                 view.flush()
                 if live.is_started:
                     live.refresh()
@@ -370,11 +372,12 @@ class Repl:
             return ""
 
 
-def _refresh(live: Live) -> None:
-    from pseudoclaude.tui.render import synchronized
+def _refresh(live: Live, view: TurnView) -> None:
+    from pseudoclaude.tui.render import fit_to_width, synchronized
 
     if live.is_started:
         with synchronized(live.console):
+            fit_to_width(live, view)
             live.refresh()
 
 

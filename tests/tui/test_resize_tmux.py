@@ -18,7 +18,7 @@ from tests.tui.test_repl_tmux import Tmux
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 ANSWER = (
-    "Here is the plan.\n\n"
+    "Here is the plan. " + "It goes on long enough to wrap several times on a wide terminal, so the live tail is wider than a narrow one. " * 4 + "\n\n"
     + "".join(f"- point number {i} of the plan\n" for i in range(8))
     + "\n```python\n"
     + "".join(f"value_{i} = compute({i})\n" for i in range(10))
@@ -32,19 +32,19 @@ def transcript(tmp_path: Path, name: str, resize: bool) -> str:
     workspace.mkdir()
     tmux = Tmux(f"pc-resize-{name}-{tmp_path.name}")
     try:
-        with SlowAnthropicServer([Reply(text=ANSWER, text_chunks=60)], delay=0.06) as server:
+        with SlowAnthropicServer([Reply(text=ANSWER, text_chunks=90)], delay=0.06) as server:
             env = env_for(server.url, tmp_path / f"home-{name}")
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
             launcher = tmp_path / f"launch-{name}.sh"
-            launcher.write_text(f"#!/bin/sh\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
+            launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
             launcher.chmod(0o755)
             tmux.run("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", str(launcher))
             tmux.wait_for("ctx 0%")
             tmux.keys("Explain", "Enter")
-            tmux.wait_for("Working")
+            tmux.wait_for("Here is the plan")
             if resize:
-                for width in ("60", "90", "60", "120"):
-                    time.sleep(0.4)
+                for width in ("60", "90", "50", "120"):
+                    time.sleep(0.3)
                     tmux.run("resize-window", "-t", "t", "-x", width)
             tmux.wait_for("A closing paragraph")
             tmux.wait_for("ctx ")
