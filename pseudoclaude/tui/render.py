@@ -12,6 +12,7 @@ carries is untrusted (the model's, a tool's, a hook's) and is shown through
 
 from __future__ import annotations
 
+import re
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -153,7 +154,7 @@ class TurnView:
         elif isinstance(event, ErrorEvent):
             self.markdown.finish()
             self.errors.append(event.message)
-            self.console.print(Text(for_terminal(f"✗ {event.error}: {event.message}"), style="bold red"))
+            self.console.print(Text(for_terminal(f"✗ {labelled(event.error, event.message)}"), style="bold red"))
         elif isinstance(event, Stop):
             self.stop = event
             self.markdown.finish()
@@ -223,5 +224,16 @@ class TurnView:
 def progress_line(event: Progress) -> Text:
     icon = {"compact": "⟳", "compacting": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
-    return Text(f"{icon} {for_terminal(event.message)}", style=style)
+    message = _ECHOED_LABEL.sub(r"\1", event.message)
+    return Text(f"{icon} {for_terminal(message)}", style=style)
+
+
+_ECHOED_LABEL = re.compile(r"^([\w .-]+): \1(?=$|[;:.,])", re.IGNORECASE)
+
+
+def labelled(label: str, message: str) -> str:
+    """``label: message``, or the message alone when it already says the label ("Overloaded", not "Overloaded: Overloaded")."""
+    if not message or message.strip().lower().startswith(label.strip().lower()):
+        return message or label
+    return f"{label}: {message}"
 

@@ -112,7 +112,8 @@ async def _model(repl: Repl, arg: str) -> bool:
         return False
     provider = provider_for_model(arg)
     if provider is not None and provider != repl.settings.provider:
-        repl.console.print(f"[red]✗ {arg} is a {provider} model; this session uses {repl.settings.provider}. Restart with --model {arg}.[/]")
+        phrase = _PROVIDER_PHRASES.get(provider, "a " + provider)
+        repl.console.print(f"[red]✗ {arg} is {phrase} model; this session uses {repl.settings.provider}. Restart with --model {arg}.[/]")
         return False
     current = repl.agent.session_id if repl.agent is not None else None
     repl.settings = dataclasses.replace(repl.settings, model=arg)
@@ -255,3 +256,6 @@ async def dispatch(repl: Repl, line: str) -> bool:
     hint = suggest(name)
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False
+
+
+_PROVIDER_PHRASES = {"anthropic": "an Anthropic", "openai": "an OpenAI"}

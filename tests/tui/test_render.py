@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 import asyncio
 import io
 from pathlib import Path
 
+import pytest
+
 from rich.console import Console
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.tui.render import TurnView, compact_number
+from pseudoclaude.tui.render import TurnView, compact_number, labelled, progress_line
 from pseudoclaude.agent.facade import AgentStatus
 from pseudoclaude.tui.status import format_status, status_fragments
 from pseudoclaude.tools import ToolContext
@@ -139,3 +139,12 @@ def test_the_spinner_says_compacting_while_an_automatic_summary_runs() -> None:
     assert "⟳ compacting the conversation (120000 tokens)..." in text_of(c)
     view.handle(ev.Progress("compact", "context compacted: 120000 -> 9000"))
     assert view.working_line().plain.startswith("Working…")
+
+
+def test_retry_and_error_lines_do_not_repeat_their_label() -> None:
+    retry = ev.Progress("retry", "Overloaded: Overloaded; retrying in 1.0s (attempt 2 of 5)", {})
+    assert progress_line(retry).plain == "↻ Overloaded; retrying in 1.0s (attempt 2 of 5)"
+    other = ev.Progress("retry", "RateLimited: slow down; retrying in 2.0s (attempt 2 of 5)", {})
+    assert progress_line(other).plain == "↻ RateLimited: slow down; retrying in 2.0s (attempt 2 of 5)"
+    assert labelled("Overloaded", "Overloaded") == "Overloaded"
+    assert labelled("BadRequest", "model: foo-bar-9") == "BadRequest: model: foo-bar-9"

@@ -52,7 +52,7 @@ def test_permissions_switches_the_mode_and_refuses_unknown_ones(tmp_path: Path) 
 def test_model_refuses_a_model_of_another_provider(tmp_path: Path) -> None:
     repl = make_repl(tmp_path)
     asyncio.run(dispatch(repl, "/model gpt-4o"))
-    assert "is a openai model" in output(repl) and repl.settings.model == "claude-sonnet-4-5"
+    assert "is an OpenAI model" in output(repl) and repl.settings.model == "claude-sonnet-4-5"
     asyncio.run(dispatch(repl, "/model claude-opus-4-1"))
     assert repl.settings.model == "claude-opus-4-1" and repl.status.model == "claude-opus-4-1"
 
