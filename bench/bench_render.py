@@ -29,6 +29,7 @@ from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 
 from pseudoclaude.agent.events import AssistantMessage, TextDelta  # noqa: E402
+from pseudoclaude.tui.liveview import LiveArea  # noqa: E402
 from pseudoclaude.tui.render import TurnView, synchronized  # noqa: E402
 
 
@@ -52,11 +53,12 @@ def bytes_per_byte(text: str) -> float:
     console = Console(file=sink, width=120, height=40, force_terminal=True, color_system="256")  # type: ignore[arg-type]
     view = TurnView(console)
     per_tick = max(1, round(CHARS_PER_S * TICK_S / DELTA_CHARS))
-    with Live(view, console=console, auto_refresh=False, transient=True) as live:
+    with LiveArea(view, console) as live:
         for index, piece in enumerate(deltas(text)):
             view.handle(TextDelta(piece))
             if index % per_tick == per_tick - 1:
                 with synchronized(console):
+                    live.fit_to_width()
                     view.flush()
                     live.refresh()
         view.handle(AssistantMessage(text))

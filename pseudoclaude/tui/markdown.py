@@ -34,6 +34,7 @@ from typing import Literal
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
 from rich.segment import Segment
+from rich.style import Style
 from rich.syntax import Syntax
 
 from pseudoclaude.textsafe import for_terminal
@@ -294,13 +295,22 @@ class _Spaced:
 
 def trimmed(line: list[Segment]) -> list[Segment]:
     """``line`` without its trailing blank padding (Rich pads to the full width): fewer bytes, same screen."""
-    line = list(Segment.simplify(line))
+    line = list(Segment.simplify(_no_default_background(segment) for segment in line))
     while line and not line[-1].control and not line[-1].text.strip() and not _visible_blank(line[-1]):
         line.pop()
     if line and not line[-1].control and not _visible_blank(line[-1]):
         last = line[-1]
         line[-1] = Segment(last.text.rstrip(" "), last.style)
     return line
+
+
+def _no_default_background(segment: Segment) -> Segment:
+    """The segment without an explicit "default background" (the terminal's own: 3 bytes a token saved)."""
+    style = segment.style
+    if style is None or style.bgcolor is None or not style.bgcolor.is_default:
+        return segment
+    plain = Style(color=style.color, bold=style.bold, dim=style.dim, italic=style.italic, underline=style.underline, reverse=style.reverse)
+    return Segment(segment.text, plain, segment.control)
 
 
 def _visible_blank(segment: Segment) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import Callable, Iterator
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.control import Control
@@ -40,9 +40,6 @@ from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
-if TYPE_CHECKING:
-    from rich.live import Live
-
 Footer = Callable[[], list[RenderableType]]
 SYNC_BEGIN = "\x1b[?2026h"
 SYNC_END = "\x1b[?2026l"
@@ -53,20 +50,6 @@ class _Escape(Control):
 
     def __init__(self, code: str) -> None:
         self.segment = Segment(code, None, [(ControlType.HOME,)])
-
-
-def fit_to_width(live: Live, view: TurnView) -> None:
-    """After a resize, tell ``live`` how many rows its last frame takes now; call before anything is printed or redrawn.
-
-    A terminal that reflows on resize re-wraps the live lines, so the last
-    frame no longer takes the rows Rich counted; erasing that many would leave
-    its upper rows in the transcript (a duplicated line, a split word).
-    """
-    width, lengths = view.frame
-    shape = live._live_render._shape  # Rich keeps the last frame's (width, height) here
-    if lengths and shape is not None and width != live.console.width:
-        live._live_render._shape = (live.console.width, view.rows_at(live.console.width))
-        view.frame = (live.console.width, [])
 
 
 @contextmanager
@@ -120,7 +103,7 @@ class TurnView:
         self.output_tokens = 0
         self.stop: Stop | None = None
         self.errors: list[str] = []
-        self._spinner = Spinner("dots", style="cyan")
+        self._spinner = Spinner("dots")
         self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
         self.frame: tuple[int, list[int]] = (0, [])
         """The width the live area was last drawn at, and the cell length of each of its lines."""

@@ -28,11 +28,11 @@ from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.live import Live
 
     from pseudoclaude.agent import Agent, Event, MemoryScope, PromptChoice, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.tui.keys import TurnKeys
+    from pseudoclaude.tui.liveview import LiveArea
     from pseudoclaude.tui.render import TurnView
 
 TICK_S = 0.08
@@ -282,20 +282,20 @@ class Repl:
 
     async def run_turn(self, events: Callable[[], AsyncIterator[Event]], *, label: str = "Working") -> TurnView:
         """Consume ``events()`` in a task with a live view; Esc/Ctrl-C cancels it. Returns the ``TurnView``."""
-        from rich.live import Live
+        from pseudoclaude.tui.liveview import LiveArea
 
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
         view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
-        live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
+        live = LiveArea(view, self.console)
         agent = self.agent
         keys = TurnKeys(
             queue=agent.queue_message if agent is not None else self.queue.append,
             queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
-            on_change=lambda: _refresh(live, view),
+            on_change=lambda: _refresh(live),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
         )
         view.footer = keys.footer
@@ -350,13 +350,13 @@ class Repl:
         self.console.print(Text(f"✗ {failed.message}", style="bold red"))
         self.console.print(Text("  Free space (or fix the folder's permissions) and start a new session with /clear to save again.", style="dim"))
 
-    async def _tick(self, live: Live, view: TurnView) -> None:
-        from pseudoclaude.tui.render import fit_to_width, synchronized
+    async def _tick(self, live: LiveArea, view: TurnView) -> None:
+        from pseudoclaude.tui.render import synchronized
 
         while True:
             with synchronized(self.console):
                 if live.is_started:
-                    fit_to_width(live, view)
+                    live.fit_to_width()
                 view.flush()
                 if live.is_started:
                     live.refresh()
@@ -372,12 +372,12 @@ class Repl:
             return ""
 
 
-def _refresh(live: Live, view: TurnView) -> None:
-    from pseudoclaude.tui.render import fit_to_width, synchronized
+def _refresh(live: LiveArea) -> None:
+    from pseudoclaude.tui.render import synchronized
 
     if live.is_started:
         with synchronized(live.console):
-            fit_to_width(live, view)
+            live.fit_to_width()
             live.refresh()
 
 
