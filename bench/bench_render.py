@@ -50,13 +50,15 @@ class CountingSink:
 def bytes_per_byte(text: str) -> float:
     """Terminal bytes per byte of ``text``, streamed at ``CHARS_PER_S`` with a redraw per tick (as the REPL does)."""
     sink = CountingSink()
-    console = Console(file=sink, width=120, height=40, force_terminal=True, color_system="256")  # type: ignore[arg-type]
-    view = TurnView(console)
+    now = [0.0]  # simulated time: the spinner turns and the clock ticks as in a real turn
+    console = Console(file=sink, width=120, height=40, force_terminal=True, color_system="256", get_time=lambda: now[0])  # type: ignore[arg-type]
+    view = TurnView(console, clock=lambda: now[0])
     per_tick = max(1, round(CHARS_PER_S * TICK_S / DELTA_CHARS))
     with LiveArea(view, console) as live:
         for index, piece in enumerate(deltas(text)):
             view.handle(TextDelta(piece))
             if index % per_tick == per_tick - 1:
+                now[0] += TICK_S
                 with synchronized(console):
                     live.fit_to_width()
                     view.flush()

@@ -103,7 +103,7 @@ class TurnView:
         self.output_tokens = 0
         self.stop: Stop | None = None
         self.errors: list[str] = []
-        self._spinner = Spinner("dots")
+        self._spinner = Spinner("dots", speed=0.5)
         self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
         self.frame: tuple[int, list[int]] = (0, [])
         """The width the live area was last drawn at, and the cell length of each of its lines."""
