@@ -76,6 +76,15 @@ class Screen:
         return ["".join(row).rstrip() for row in self.rows]
 
 
+def events_at(index: int, piece: str) -> list[ev.Event]:
+    """The answer's deltas, with a tool call and a notice printed above the live area part way through."""
+    if index == 20:
+        return [ev.ToolCallStarted("c1", "read_file", {"path": "notes.txt"}), ev.TextDelta(piece)]
+    if index == 30:
+        return [ev.ToolCallFinished("c1", "read_file", False, "3 lines"), ev.Progress("retry", "Overloaded; retrying in 1.0s", {}), ev.TextDelta(piece)]
+    return [ev.TextDelta(piece)]
+
+
 def console() -> Console:
     return Console(file=io.StringIO(), width=70, height=40, force_terminal=True, color_system="256", get_time=lambda: 0.0)
 
@@ -88,8 +97,9 @@ def test_every_frame_of_the_difference_redraw_matches_a_full_redraw() -> None:
     patched = 0
     with LiveArea(diff_view, diff_console) as diff_live, Live(full_view, console=full_console, auto_refresh=False, transient=True) as full_live:
         for index, piece in enumerate(pieces):
-            diff_view.handle(ev.TextDelta(piece))
-            full_view.handle(ev.TextDelta(piece))
+            for event in events_at(index, piece):
+                diff_view.handle(event)
+                full_view.handle(event)
             if index % 2:
                 continue
             before = len(diff_console.file.getvalue())
