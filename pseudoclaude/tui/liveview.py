@@ -64,21 +64,10 @@ class LiveArea(Live):
             if plain_refresh and last and shape is not None and shape[1] == len(last) and self._last_width == console.width and lines:
                 out: list[ConsoleRenderable] = [_Patch(last, lines)]
             else:
-                out = [_Erase(shape[1] if shape is not None else 0), *renderables, _Frame(lines)]
+                out = [self._live_render.position_cursor(), *renderables, _Frame(lines)]
             self._live_render._shape = (console.width, len(lines))
             self._last, self._last_width = lines, console.width
             return out
-
-
-class _Erase:
-    """Back to the top of a frame of ``height`` rows, erasing it and everything below (Rich erases line by line)."""
-
-    def __init__(self, height: int) -> None:
-        self.height = height
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if self.height:
-            yield escape("\r" + (f"\x1b[{self.height - 1}A" if self.height > 1 else "") + "\x1b[J")
 
 
 class _Frame:
@@ -115,31 +104,12 @@ class _Patch:
         yield escape("\r")
         if len(old) - 1 - row:
             yield escape(f"\x1b[{len(old) - 1 - row}A")
-        if len(old) == len(new):
-            yield from _rows_patched(old, new, row)
-            return
         column, rest = _common_prefix(old[row], new[row]) if row < len(new) else (0, [])
         if column:
             yield escape(f"\x1b[{column}C")
         yield escape("\x1b[J")
         yield from rest
         yield from _lines_after(new, row + 1)
-
-
-def _rows_patched(old: Lines, new: Lines, first: int) -> Iterable[Segment]:
-    """From column 0 of row ``first``: each changed row rewritten from its first changed cell, unchanged rows stepped over."""
-    for row in range(first, len(new)):
-        if row > first:
-            yield Segment.line()
-        if old[row] == new[row]:
-            if row == len(new) - 1 and (length := Segment.get_line_length(new[row])):
-                yield escape(f"\x1b[{length}C")
-            continue
-        column, rest = _common_prefix(old[row], new[row])
-        if column:
-            yield escape(f"\x1b[{column}C")
-        yield escape("\x1b[K")
-        yield from rest
 
 
 def _lines_after(lines: Lines, start: int) -> Iterable[Segment]:
