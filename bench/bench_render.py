@@ -9,6 +9,10 @@ redrawn at the REPL's tick, as in a real turn) into a terminal-sized console
    (a) through the console (``console.out`` per delta: a plain streaming printer)
    and (b) straight to the file (the floor). Target for (a): at most 5x.
 2. 20 KB vs 200 KB: the ratio of the renderer's times. Linear is 10; target at most 12.
+3. Bytes written to the terminal per byte of final text, for a 10 KB answer
+   streamed at a model's pace (``CHARS_PER_S``, so one live redraw per
+   ``CHARS_PER_S * TICK_S`` characters, as the REPL's ticker does), with the
+   live view on. Was about 60 before incremental rendering; target under 5.
 """
 
 from __future__ import annotations
@@ -25,10 +29,47 @@ from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 
 from pseudoclaude.agent.events import AssistantMessage, TextDelta  # noqa: E402
-from pseudoclaude.tui.render import TurnView  # noqa: E402
+from pseudoclaude.tui.liveview import LiveArea  # noqa: E402
+from pseudoclaude.tui.render import TurnView, synchronized  # noqa: E402
+
+
+class CountingSink:
+    """A terminal that only counts what it is sent."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def write(self, text: str) -> int:
+        self.bytes += len(text.encode())
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def bytes_per_byte(text: str) -> float:
+    """Terminal bytes per byte of ``text``, streamed at ``CHARS_PER_S`` with a redraw per tick (as the REPL does)."""
+    sink = CountingSink()
+    now = [0.0]  # simulated time: the spinner turns and the clock ticks as in a real turn
+    console = Console(file=sink, width=120, height=40, force_terminal=True, color_system="256", get_time=lambda: now[0])  # type: ignore[arg-type]
+    view = TurnView(console, clock=lambda: now[0])
+    per_tick = max(1, round(CHARS_PER_S * TICK_S / DELTA_CHARS))
+    with LiveArea(view, console) as live:
+        for index, piece in enumerate(deltas(text)):
+            view.handle(TextDelta(piece))
+            if index % per_tick == per_tick - 1:
+                now[0] += TICK_S
+                with synchronized(console):
+                    live.fit_to_width()
+                    view.flush()
+                    live.refresh()
+        view.handle(AssistantMessage(text))
+    view.finish()
+    return sink.bytes / len(text.encode())
 
 DELTA_CHARS = 12
 TICK_S = 0.08  # pseudoclaude.tui.repl.TICK_S
+CHARS_PER_S = 400  # about 100 tokens a second
 
 
 def answer(size: int) -> str:
@@ -103,6 +144,8 @@ def main() -> None:
     print(f"  renderer            {t_large * 1000:8.1f} ms")
     print(f"  raw via console.out {t_console * 1000:8.1f} ms  -> ratio {t_large / t_console:6.2f}x (target <= 5)")
     print(f"  raw file writes     {t_file * 1000:8.1f} ms  -> ratio {t_large / t_file:6.1f}x (floor, for reference)")
+    ratio = bytes_per_byte(answer(10_000))
+    print(f"10 KB at {CHARS_PER_S} chars/s: {ratio:.1f} terminal bytes per byte of text (target < 5)")
     print(f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_large * 1000:.1f} ms -> ratio {t_large / t_small:.2f} (linear = 10, target <= 12)")
 
 

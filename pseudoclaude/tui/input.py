@@ -120,15 +120,22 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     return bindings
 
 
+def _columns() -> int:
+    from prompt_toolkit.application import get_app
+
+    return get_app().output.get_size().columns
+
+
 def make_prompt_session(
     *,
     home: Path,
     workspace: Path,
     commands: Sequence[tuple[str, str]],
     arguments: Mapping[str, Sequence[str]] | None = None,
-    status: Callable[[], str],
+    status: Callable[[int], list[tuple[str, str]]],
     on_cycle_mode: Callable[[], None],
 ) -> PromptSession[str]:
+    """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width."""
     path = history_path(home, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
     return PromptSession(
@@ -139,7 +146,7 @@ def make_prompt_session(
         completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
         key_bindings=key_bindings(on_cycle_mode),
-        bottom_toolbar=lambda: FormattedText([("class:bottom-toolbar.text", " " + status())]),
+        bottom_toolbar=lambda: FormattedText(status(_columns())),
         style=STYLE,
         enable_open_in_editor=False,
         reserve_space_for_menu=4,

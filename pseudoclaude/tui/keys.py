@@ -63,6 +63,17 @@ class TurnKeys:
         self.on_toggle_thinking = on_toggle_thinking
         self.buffer = ""
         self.approval: PendingApproval | None = None
+        self._waiting: list[str] = []
+
+    def take_sent(self) -> list[str]:
+        """The messages queued here that the agent has taken since the last call (the transcript shows them now).
+
+        The agent takes queued messages oldest first, so what ``queued()`` still
+        lists is the tail of what was queued here.
+        """
+        cut = max(0, len(self._waiting) - len(self.queued()))
+        sent, self._waiting = self._waiting[:cut], self._waiting[cut:]
+        return sent
 
     def ask(self, request: ApprovalRequest) -> asyncio.Future[ApprovalAnswer]:
         """Show ``request`` in the footer; the future resolves when the user answers."""
@@ -90,6 +101,7 @@ class TurnKeys:
             self.buffer += "\n"
         elif key in ENTER_KEYS:
             if self.buffer.strip():
+                self._waiting.append(self.buffer.strip())
                 self.queue(self.buffer.strip())
             self.buffer = ""
         elif key in BACKSPACE_KEYS:

@@ -6,14 +6,19 @@ linear in the answer's length:
 * ``BlockSplitter`` turns deltas into finished blocks as soon as the markdown
   grammar says they cannot change any more: a paragraph/list/table ends at a
   blank line followed by an unindented line, a fenced code block at its closing
-  fence. Long code blocks (and very long blank-less runs) are emitted in chunks
-  of ``CHUNK_LINES`` lines, so no block, and therefore no tail, grows without
-  bound. Every character is examined a constant number of times.
+  fence; a heading or a new top-level list item ends what came before it.
+  Inside a fenced block every complete line is final: ``take_code`` hands them
+  out on each tick, so a long code block scrolls up line by line, rendered,
+  instead of being redrawn as a growing window. Blank-less runs are cut every
+  ``CHUNK_LINES`` lines, so no tail grows without bound. A block that goes on
+  the previous one (``continued``) is printed without a blank line before it.
+  Every character is examined a constant number of times.
 * ``MarkdownStream`` prints finished blocks to the console exactly once, in
   batches (one print per live-display tick, so the live area is redrawn per
-  tick rather than per block), and renders the tail on demand, cropped to its
-  last ``tail_lines`` lines, so a redraw costs the same however long the
-  answer is.
+  tick rather than per block), and renders the tail on demand, as markdown
+  (never raw), cropped to its last ``tail_lines`` rendered lines, so a redraw
+  costs the same however long the answer is. Links show their URL, and two
+  blocks are separated by a blank line (two adjacent code blocks stay two).
 
 The answer is the model's text, untrusted: every block and the tail are
 neutralized (``textsafe.for_terminal``) before Rich lays them out, so an
@@ -28,8 +33,9 @@ from typing import Literal
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markdown import Markdown
+from rich.segment import Segment
+from rich.style import Style
 from rich.syntax import Syntax
-from rich.text import Text
 
 from pseudoclaude.textsafe import for_terminal
 
@@ -45,6 +51,8 @@ class Block:
     kind: Literal["markdown", "code"]
     text: str
     lang: str = ""
+    continued: bool = False
+    """The block goes on the previous one (more lines of the same code block, the next item of a list)."""
 
 
 class BlockSplitter:
@@ -56,10 +64,16 @@ class BlockSplitter:
         self._fence: str | None = None
         self._lang = ""
         self._blank_seen = False
+        self._continues = False
 
     @property
     def in_code(self) -> bool:
         return self._fence is not None
+
+    @property
+    def continues(self) -> bool:
+        """Whether the pending lines go on the last finished block (printed without a blank line before)."""
+        return self._continues
 
     @property
     def lang(self) -> str:
@@ -69,6 +83,13 @@ class BlockSplitter:
         """The unfinished block's lines, the partial last line included (code: without the fence line)."""
         lines = self._lines + ([self._partial] if self._partial else [])
         return lines
+
+    def take_code(self) -> list[Block]:
+        """The complete lines of the open code block, which cannot change any more."""
+        done: list[Block] = []
+        if self._fence is not None and self._lines:
+            self._emit(done, chunk=True)
+        return done
 
     def feed(self, delta: str) -> list[Block]:
         done: list[Block] = []
@@ -105,7 +126,7 @@ class BlockSplitter:
             else:
                 self._lines.append(line)
                 if len(self._lines) >= CHUNK_LINES:
-                    self._emit(done)
+                    self._emit(done, chunk=True)
             return
         fence = _FENCE.match(line)
         if fence is not None:
@@ -119,20 +140,22 @@ class BlockSplitter:
             return
         if self._blank_seen and not line[0].isspace():
             self._emit(done)
-        elif len(self._lines) >= CHUNK_LINES and _starts_block(line):
-            self._emit(done)
+        elif self._lines and (_starts_block(line) or len(self._lines) >= CHUNK_LINES) and not _in_table(self._lines):
+            self._emit(done, chunk=True)
         self._blank_seen = False
         self._lines.append(line)
 
-    def _emit(self, done: list[Block]) -> None:
+    def _emit(self, done: list[Block], *, chunk: bool = False) -> None:
+        """Finish the pending lines as a block; ``chunk``: the next block goes on this one."""
         if self._fence is not None:
             if self._lines:
-                done.append(Block("code", "\n".join(self._lines), self._lang))
+                done.append(Block("code", "\n".join(self._lines), self._lang, self._continues))
         else:
             while self._lines and not self._lines[-1].strip():
                 self._lines.pop()
             if self._lines:
-                done.append(Block("markdown", "\n".join(self._lines)))
+                done.append(Block("markdown", "\n".join(self._lines), continued=self._continues))
+        self._continues = chunk and bool(self._lines)
         self._lines = []
         self._blank_seen = False
 
@@ -142,10 +165,24 @@ def _starts_block(line: str) -> bool:
     return bool(re.match(r"^(#{1,6}\s|[-*+]\s|\d+[.)]\s)", line))
 
 
+def _in_table(lines: list[str]) -> bool:
+    return lines[-1].lstrip().startswith("|")
+
+
 def render_block(block: Block) -> RenderableType:
     if block.kind == "code":
-        return Syntax(for_terminal(block.text), block.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
-    return Markdown(for_terminal(block.text), code_theme=CODE_THEME)
+        return code(block.text, block.lang)
+    return markdown(block.text)
+
+
+def code(text: str, lang: str) -> Syntax:
+    """A fenced block's lines, highlighted on the terminal's own background, indented by one column."""
+    return Syntax(for_terminal(text), lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1), background_color="default")
+
+
+def markdown(text: str) -> Markdown:
+    """Rich's Markdown with link URLs shown after the link text (a terminal hyperlink hides where it goes)."""
+    return Markdown(for_terminal(text), code_theme=CODE_THEME, hyperlinks=False)
 
 
 class MarkdownStream:
@@ -162,27 +199,31 @@ class MarkdownStream:
         self._splitter = BlockSplitter()
         self._ready: list[Block] = []
         self._printed = 0
-        self._tail_key: tuple[int, int, str] | None = None
+        self._tail_key: tuple[int, int, str, bool] | None = None
         self._tail: RenderableType | None = None
 
     def feed(self, delta: str) -> None:
         self._ready.extend(self._splitter.feed(delta))
 
     def flush(self) -> None:
-        """Print the blocks finished so far."""
+        """Print the blocks finished so far, and the complete lines of an open code block."""
+        self._ready.extend(self._splitter.take_code())
         if not self._ready:
             return
         renderables: list[RenderableType] = []
-        group: list[str] = []
+        group: list[Block] = []
         for block in self._ready:
-            if block.kind == "markdown":
-                group.append(block.text)
+            if block.kind == "markdown" and (not group or block.continued):
+                group.append(block)
                 continue
             if group:
                 renderables.append(self._markdown(group))
                 group = []
-            renderables.append(render_block(block))
-            self._printed += 1
+            if block.kind == "markdown":
+                group.append(block)
+            else:
+                renderables.append(_Spaced(render_block(block), self._printed > 0 and not block.continued))
+                self._printed += 1
         if group:
             renderables.append(self._markdown(group))
         self._ready = []
@@ -192,38 +233,87 @@ class MarkdownStream:
         self._ready.extend(self._splitter.finish())
         self.flush()
         self._printed = 0
+        self._tail_key = None
 
     def tail(self) -> RenderableType | None:
         lines = self._splitter.pending_lines()
-        key = (len(lines), len(lines[-1]) if lines else 0, lines[0] if lines else "")
+        key = (len(lines), len(lines[-1]) if lines else 0, lines[0] if lines else "", self._printed > 0)
         if key != self._tail_key:
             self._tail_key, self._tail = key, self._render_tail(lines)
         return self._tail
 
     def _render_tail(self, lines: list[str]) -> RenderableType | None:
+        """The open block as it will be printed (rendered, never raw markdown), its last ``tail_lines`` lines."""
         if not lines:
             return None
-        shown = [for_terminal(line) for line in lines[-self.tail_lines :]]
+        text = "\n".join(lines)
         if self._splitter.in_code:
-            return Syntax("\n".join(shown), self._splitter.lang or "text", theme=CODE_THEME, word_wrap=True, padding=(0, 1))
-        if len(lines) > len(shown):
-            return Text("\n".join(shown))
-        return Markdown("\n".join(shown), code_theme=CODE_THEME)
+            inner: RenderableType = code(text, self._splitter.lang)
+        else:
+            inner = markdown(text)
+        return _Bottom(_Spaced(inner, self._printed > 0 and not self._splitter.continues), self.tail_lines)
 
-    def _markdown(self, texts: list[str]) -> RenderableType:
-        separator = "\n" if self._printed else ""
-        self._printed += len(texts)
-        return _Spaced(Markdown(for_terminal("\n\n".join(texts)), code_theme=CODE_THEME), bool(separator))
+    def _markdown(self, blocks: list[Block]) -> RenderableType:
+        """Markdown blocks in one document: a blank line before each unless it goes on the previous one."""
+        spaced = self._printed > 0 and not blocks[0].continued
+        self._printed += len(blocks)
+        text = blocks[0].text + "".join(("\n" if block.continued else "\n\n") + block.text for block in blocks[1:])
+        return _Spaced(markdown(text), spaced)
+
+
+class _Bottom:
+    """The last ``lines`` lines of a renderable, laid out at the width it is drawn at."""
+
+    def __init__(self, inner: RenderableType, lines: int) -> None:
+        self.inner = inner
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in console.render_lines(self.inner, options, pad=False)[-self.lines :]:
+            yield from trimmed(line)
+            yield Segment.line()
 
 
 class _Spaced:
-    """A renderable preceded by a blank line when ``spaced``."""
+    """A renderable without its leading blank lines (Rich starts a lone list with one), preceded by one when ``spaced``."""
 
     def __init__(self, inner: RenderableType, spaced: bool) -> None:
         self.inner = inner
         self.spaced = spaced
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.inner, options, pad=False)
+        start = 0
+        while start < len(lines) and not "".join(segment.text for segment in lines[start]).strip():
+            start += 1
         if self.spaced:
-            yield Text("")
-        yield self.inner
+            yield Segment.line()
+        for line in lines[start:]:
+            yield from trimmed(line)
+            yield Segment.line()
+
+
+def trimmed(line: list[Segment]) -> list[Segment]:
+    """``line`` without its trailing blank padding (Rich pads to the full width): fewer bytes, same screen."""
+    line = list(Segment.simplify(_no_default_background(segment) for segment in line))
+    while line and not line[-1].control and not line[-1].text.strip() and not _visible_blank(line[-1]):
+        line.pop()
+    if line and not line[-1].control and not _visible_blank(line[-1]):
+        last = line[-1]
+        line[-1] = Segment(last.text.rstrip(" "), last.style)
+    return line
+
+
+def _no_default_background(segment: Segment) -> Segment:
+    """The segment without an explicit "default background" (the terminal's own: 3 bytes a token saved)."""
+    style = segment.style
+    if style is None or style.bgcolor is None or not style.bgcolor.is_default:
+        return segment
+    plain = Style(color=style.color, bold=style.bold, dim=style.dim, italic=style.italic, underline=style.underline, reverse=style.reverse)
+    return Segment(segment.text, plain, segment.control)
+
+
+def _visible_blank(segment: Segment) -> bool:
+    """A blank with a background or an underline shows on screen."""
+    style = segment.style
+    return style is not None and ((style.bgcolor is not None and not style.bgcolor.is_default) or bool(style.underline) or bool(style.reverse))

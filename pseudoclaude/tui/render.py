@@ -12,10 +12,14 @@ carries is untrusted (the model's, a tool's, a hook's) and is shown through
 
 from __future__ import annotations
 
+import re
 import time
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.control import Control
+from rich.segment import ControlType, Segment
 from rich.spinner import Spinner
 from rich.text import Text
 
@@ -37,6 +41,29 @@ from pseudoclaude.tui.thinking import ThinkingFold
 from pseudoclaude.tui.toolview import tool_block, tool_title
 
 Footer = Callable[[], list[RenderableType]]
+SYNC_BEGIN = "\x1b[?2026h"
+SYNC_END = "\x1b[?2026l"
+
+
+class _Escape(Control):
+    """One of our own escape sequences, passed through as a control segment (``SafeConsole`` keeps those)."""
+
+    def __init__(self, code: str) -> None:
+        self.segment = Segment(code, None, [(ControlType.HOME,)])
+
+
+@contextmanager
+def synchronized(console: Console) -> Iterator[None]:
+    """What the block prints goes out in one write, inside a synchronized update (DECSET 2026).
+
+    A terminal that supports it shows the redraw of the live area at once,
+    never half erased (no flicker, no torn frame while it is resized); the
+    others ignore the two sequences.
+    """
+    with console:
+        console.control(_Escape(SYNC_BEGIN))
+        yield
+        console.control(_Escape(SYNC_END))
 
 
 def compact_number(value: int) -> str:
@@ -76,8 +103,10 @@ class TurnView:
         self.output_tokens = 0
         self.stop: Stop | None = None
         self.errors: list[str] = []
-        self._spinner = Spinner("dots", style="cyan")
+        self._spinner = Spinner("dots", speed=0.5)
         self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
+        self.frame: tuple[int, list[int]] = (0, [])
+        """The width the live area was last drawn at, and the cell length of each of its lines."""
 
     def handle(self, event: Event) -> None:
         self._label_for(event)
@@ -108,7 +137,7 @@ class TurnView:
         elif isinstance(event, ErrorEvent):
             self.markdown.finish()
             self.errors.append(event.message)
-            self.console.print(Text(for_terminal(f"✗ {event.error}: {event.message}"), style="bold red"))
+            self.console.print(Text(for_terminal(f"✗ {labelled(event.error, event.message)}"), style="bold red"))
         elif isinstance(event, Stop):
             self.stop = event
             self.markdown.finish()
@@ -163,11 +192,31 @@ class TurnView:
         self._spinner.update(text=self.working_line())
         parts.append(self._spinner)
         parts.extend(self.footer())
-        yield Group(*parts)
+        lines = console.render_lines(Group(*parts), options, pad=False)
+        self.frame = (options.max_width, [Segment.get_line_length(line) for line in lines])
+        for index, line in enumerate(lines):
+            yield from line
+            if index < len(lines) - 1:
+                yield Segment.line()
+
+    def rows_at(self, width: int) -> int:
+        """How many rows the last frame takes once a reflowing terminal (tmux, VTE, iTerm2, kitty) re-wraps it at ``width``."""
+        return sum(max(1, -(-length // width)) for length in self.frame[1])
 
 
 def progress_line(event: Progress) -> Text:
     icon = {"compact": "⟳", "compacting": "⟳", "offload": "⇣", "retry": "↻", "warning": "!", "overflow": "⟳"}.get(event.kind, "·")
     style = "yellow" if event.kind in ("warning", "retry", "overflow") else "magenta"
-    return Text(f"{icon} {for_terminal(event.message)}", style=style)
+    message = _ECHOED_LABEL.sub(r"\1", event.message)
+    return Text(f"{icon} {for_terminal(message)}", style=style)
+
+
+_ECHOED_LABEL = re.compile(r"^([\w .-]+): \1(?=$|[;:.,])", re.IGNORECASE)
+
+
+def labelled(label: str, message: str) -> str:
+    """``label: message``, or the message alone when it already says the label ("Overloaded", not "Overloaded: Overloaded")."""
+    if not message or message.strip().lower().startswith(label.strip().lower()):
+        return message or label
+    return f"{label}: {message}"
 

@@ -28,10 +28,11 @@ from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.live import Live
 
     from pseudoclaude.agent import Agent, CommandSet, Event, MemoryScope, PromptChoice, SessionWriteFailed
     from pseudoclaude.tools.permissions import PermissionMode
+    from pseudoclaude.tui.keys import TurnKeys
+    from pseudoclaude.tui.liveview import LiveArea
     from pseudoclaude.tui.render import TurnView
 
 TICK_S = 0.08
@@ -89,6 +90,8 @@ class Repl:
         self.status = initial_status(settings)
         self.show_thinking = False
         self.custom_commands: CommandSet = _no_commands()
+        self.draft = ""
+        """Text typed during the last turn without Enter: the next prompt starts with it."""
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
@@ -109,7 +112,7 @@ class Repl:
             workspace=self.settings.workspace,
             commands=[(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
             arguments=ARGUMENT_CHOICES,
-            status=self.status_text,
+            status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
         )
         armed = False
@@ -118,11 +121,12 @@ class Repl:
                 if self.queue:
                     text = "\n\n".join(self.queue)
                     self.queue.clear()
-                    self.console.print(f"[bold cyan]❯[/] {text}")
+                    self.echo(text)
                 else:
                     self.show_background_notices()
                     try:
-                        text = await prompt.prompt_async()
+                        draft, self.draft = self.draft, ""
+                        text = await prompt.prompt_async(default=draft)
                     except KeyboardInterrupt:
                         if armed:
                             break
@@ -146,22 +150,38 @@ class Repl:
                 else:
                     await self.send(text)
         finally:
-            last_session = self.agent.session_id if self.agent is not None else None
+            resumable = self.agent.session_id if self.agent is not None and self.agent.conversation() else None
             await self.close_agent("prompt_input_exit")
-        from pseudoclaude.tui.resume_hint import resume_hint  # h16features: the one exit line (Codex prints it too)
-
-        self.console.print(f"[dim]{resume_hint(last_session)}[/]")
+        self.goodbye(resumable)
         return EXIT_OK
+
+    def goodbye(self, session_id: str | None) -> None:
+        """The last words: how to come back to this session (Codex prints it too), when there is one to resume."""
+        from rich.text import Text
+
+        from pseudoclaude.tui.resume_hint import resume_hint  # the one exit line (h16features), shared with /resume's picker
+
+        if session_id is not None:
+            self.console.print(Text(resume_hint(session_id), style="dim"))
+        self.console.print("[dim]Bye.[/]")
+
+    def echo(self, text: str) -> None:
+        """A message the user sent, as it stands in the transcript (also the ones queued while a turn ran)."""
+        from rich.text import Text
+
+        from pseudoclaude.textsafe import for_terminal
+
+        self.console.print(Text("❯ ", style="bold cyan") + Text(for_terminal(text)))
 
     def banner(self) -> None:
         s = self.settings
         self.console.print(f"[bold]PseudoClaude[/] [dim]· {s.model} · {s.workspace}[/]")
         self.console.print("[dim]Enter sends · Alt+Enter newline · /help for commands · Esc interrupts · Ctrl-D exits[/]")
 
-    def status_text(self) -> str:
-        from pseudoclaude.tui.status import format_status
+    def status_fragments(self, width: int) -> list[tuple[str, str]]:
+        from pseudoclaude.tui.status import status_fragments
 
-        return format_status(self.status)
+        return status_fragments(self.status, width)
 
     def refresh_status(self) -> None:
         from pseudoclaude.tui.status import initial_status
@@ -284,14 +304,13 @@ class Repl:
 
     async def run_turn(self, events: Callable[[], AsyncIterator[Event]], *, label: str = "Working") -> TurnView:
         """Consume ``events()`` in a task with a live view; Esc/Ctrl-C cancels it. Returns the ``TurnView``."""
-        from rich.live import Live
+        from pseudoclaude.tui.liveview import LiveArea
 
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
         view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
-        task = asyncio.ensure_future(self._consume(events(), view))
-        live = Live(view, console=self.console, auto_refresh=False, transient=True, redirect_stdout=False, redirect_stderr=False)
+        live = LiveArea(view, self.console)
         agent = self.agent
         keys = TurnKeys(
             queue=agent.queue_message if agent is not None else self.queue.append,
@@ -302,6 +321,7 @@ class Repl:
             on_toggle_thinking=lambda: self._toggle_thinking(view),
         )
         view.footer = keys.footer
+        task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))
         self.approver.keys = keys
         try:
             with live, raw_keys(keys.handle):
@@ -318,6 +338,8 @@ class Repl:
                         await asyncio.wait({task})
         finally:
             self.approver.keys = None
+            self._echo_sent(keys)
+            self.draft = keys.buffer.strip()
             if agent is not None:
                 self.queue.extend(agent.take_queued_messages())
         interrupted = task.cancelled()
@@ -332,11 +354,16 @@ class Repl:
         view.thinking.toggle()
         self.show_thinking = view.thinking.expanded
 
-    async def _consume(self, events: AsyncIterator[Event], view: TurnView) -> None:
+    def _echo_sent(self, keys: TurnKeys) -> None:
+        for text in keys.take_sent():
+            self.echo(text)
+
+    async def _consume(self, events: AsyncIterator[Event], view: TurnView, echo_sent: Callable[[], None]) -> None:
         from pseudoclaude.agent import SessionWriteFailed
 
         async with aclosing(events) as stream:  # type: ignore[type-var]
             async for event in stream:
+                echo_sent()
                 if isinstance(event, SessionWriteFailed):
                     self.show_write_failure(event)
                 view.handle(event)
@@ -348,10 +375,16 @@ class Repl:
         self.console.print(Text(f"✗ {failed.message}", style="bold red"))
         self.console.print(Text("  Free space (or fix the folder's permissions) and start a new session with /clear to save again.", style="dim"))
 
-    async def _tick(self, live: Live, view: TurnView) -> None:
+    async def _tick(self, live: LiveArea, view: TurnView) -> None:
+        from pseudoclaude.tui.render import synchronized
+
         while True:
-            view.flush()
-            _refresh(live)
+            with synchronized(self.console):
+                if live.is_started:
+                    live.fit_to_width()
+                view.flush()
+                if live.is_started:
+                    live.refresh()
             await asyncio.sleep(TICK_S)
 
     async def ask_line(self, message: str) -> str:
@@ -364,9 +397,13 @@ class Repl:
             return ""
 
 
-def _refresh(live: Live) -> None:
+def _refresh(live: LiveArea) -> None:
+    from pseudoclaude.tui.render import synchronized
+
     if live.is_started:
-        live.refresh()
+        with synchronized(live.console):
+            live.fit_to_width()
+            live.refresh()
 
 
 def _cancel(task: asyncio.Future[None]) -> None:

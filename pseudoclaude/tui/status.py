@@ -1,9 +1,14 @@
-"""The status line: model, context meter, tokens, cost, permission mode, session.
+"""The status toolbar: the permission mode on its own coloured line, then model, context meter, tokens, cost, session.
 
 It renders an ``AgentStatus`` (``pseudoclaude.agent.facade``), a snapshot taken
 at turn boundaries: estimating the context costs a tokenizer pass, so the
 toolbar never computes it on a redraw. Before an agent exists the snapshot
 comes from the settings alone.
+
+The mode is a safety signal, so it is never dropped: it has a line of its own,
+coloured per mode. The info line is fitted to the terminal's width by dropping
+the least useful fields first (the session id, then the tokens, then the cost);
+the model and the context meter always stay.
 """
 
 from __future__ import annotations
@@ -11,19 +16,53 @@ from __future__ import annotations
 from pseudoclaude.agent import AgentStatus
 from pseudoclaude.config import Settings
 
+MODE_STYLES = {"default": "ansiblue", "accept-edits": "ansimagenta", "plan": "ansicyan", "bypass": "ansired"}
+MODE_HINTS = {
+    "default": "asks before edits and commands",
+    "accept-edits": "edits files without asking",
+    "plan": "read-only until the plan is approved",
+    "bypass": "asks nothing",
+}
+CYCLE_HINT = " (shift+tab to cycle)"
+Fragments = list[tuple[str, str]]
 
-def format_status(info: AgentStatus) -> str:
+
+def format_status(info: AgentStatus, width: int | None = None) -> str:
+    """The info line (everything but the mode), fitted to ``width`` columns when given."""
     from pseudoclaude.tui.render import compact_number
 
-    parts = [
-        info.model + (f" · effort {info.effort}" if info.effort else ""),
-        f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)" + (f" of {compact_number(info.context_window)} from {info.window_source}" if info.window_source not in ("", "model table", "default") else ""),
-        f"↑ {compact_number(info.tokens_in)} ↓ {compact_number(info.tokens_out)}",
-        f"${info.cost_usd:.3f}" if info.cost_usd is not None else "cost unknown",
-        info.mode,
-        info.session_id or "new session",
+    model = info.model + (f" · effort {info.effort}" if info.effort else "")
+    fields = [
+        (model, 9),
+        (f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)"
+         + (f" of {compact_number(info.context_window)} from {info.window_source}" if info.window_source not in ("", "model table", "default") else ""), 9),
+        (f"↑ {compact_number(info.tokens_in)} ↓ {compact_number(info.tokens_out)}", 2),
+        (f"${info.cost_usd:.3f}" if info.cost_usd is not None else "cost unknown", 3),
+        (info.session_id or "new session", 1),
     ]
-    return " · ".join(parts)
+    while width is not None and len(" · ".join(text for text, _ in fields)) > width and min(rank for _, rank in fields) < 9:
+        fields.remove(min(fields, key=lambda field: field[1]))
+    line = " · ".join(text for text, _ in fields)
+    return line if width is None or len(line) <= width else line[: max(0, width - 1)] + "…"
+
+
+def mode_line(mode: str, width: int | None = None) -> str:
+    """``⏵⏵ accept-edits mode · edits files without asking (shift+tab to cycle)``, the hints dropped first when narrow."""
+    head = f"⏵⏵ {mode} mode"
+    for line in (f"{head} · {MODE_HINTS.get(mode, '')}{CYCLE_HINT}", head + CYCLE_HINT, head):
+        if width is None or len(line) <= width:
+            return line
+    return head
+
+
+def status_fragments(info: AgentStatus, width: int) -> Fragments:
+    """The toolbar as prompt-toolkit fragments: the coloured mode line, then the info line (one space of margin)."""
+    style = MODE_STYLES.get(info.mode, "ansiyellow")
+    return [
+        (f"bold {style}", " " + mode_line(info.mode, width - 1)),
+        ("", "\n"),
+        ("class:bottom-toolbar.text", " " + format_status(info, width - 1)),
+    ]
 
 
 def initial_status(settings: Settings) -> AgentStatus:

@@ -36,13 +36,29 @@ def env_for(server_url: str, home: Path, kind: str = "anthropic") -> dict[str, s
     return base
 
 
+COLLECTING_LAUNCHER = (
+    "import gc, runpy, sys, threading, time\n"
+    "def collect():\n"
+    "    while True:\n"
+    "        gc.collect(); time.sleep(0.02)\n"
+    "threading.Thread(target=collect, daemon=True).start()\n"
+    "sys.argv[0] = 'pseudoclaude'\n"
+    "runpy.run_module('pseudoclaude', run_name='__main__', alter_sys=True)\n"
+)
+"""Runs ``pseudoclaude`` with a full garbage collection every 20 ms: an unreferenced pending task is destroyed (and reported) at once."""
+
+
 class Terminal:
     """One REPL process in a 40x120 pseudo-terminal; ``raw`` is everything it printed so far."""
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], timeout: float = 30) -> None:
+    def __init__(
+        self, args: list[str], cwd: Path, env: dict[str, str], timeout: float = 30, *, collect_garbage: bool = False,
+        dimensions: tuple[int, int] = (40, 120),
+    ) -> None:
+        launch = ["-c", COLLECTING_LAUNCHER] if collect_garbage else ["-m", "pseudoclaude"]
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "pseudoclaude", *args], cwd=str(cwd), env=env,
-            dimensions=(40, 120), encoding="utf-8", timeout=timeout,
+            sys.executable, [*launch, *args], cwd=str(cwd), env=env,
+            dimensions=dimensions, encoding="utf-8", timeout=timeout,
         )
         self.raw = ""
 

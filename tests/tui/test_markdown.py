@@ -23,7 +23,8 @@ def test_blocks_are_the_same_whatever_the_delta_size() -> None:
     expected = [
         Block("markdown", "# Title"),
         Block("markdown", "A paragraph\nthat wraps."),
-        Block("markdown", "- one\n- two"),
+        Block("markdown", "- one"),
+        Block("markdown", "- two", continued=True),
         Block("code", "print('hi')", "python"),
         Block("markdown", "After the code."),
     ]
@@ -43,9 +44,11 @@ def test_a_paragraph_is_not_finished_until_an_unindented_line_follows_the_blank(
 def test_a_long_code_block_is_emitted_in_chunks_so_the_tail_stays_bounded() -> None:
     splitter = BlockSplitter()
     done = splitter.feed("```\n" + "".join(f"line {i}\n" for i in range(CHUNK_LINES * 2 + 5)))
-    assert [b.kind for b in done] == ["code", "code"]
+    assert [b.kind for b in done] == ["code", "code"] and [b.continued for b in done] == [False, True]
     assert len(splitter.pending_lines()) == 5
     assert splitter.in_code
+    assert splitter.take_code() == [Block("code", "\n".join(f"line {i}" for i in range(CHUNK_LINES * 2, CHUNK_LINES * 2 + 5)), "", True)]
+    assert splitter.pending_lines() == [] and splitter.in_code
 
 
 def test_finished_blocks_are_printed_once_and_the_tail_is_not_printed() -> None:
@@ -60,3 +63,42 @@ def test_finished_blocks_are_printed_once_and_the_tail_is_not_printed() -> None:
     assert stream.tail() is not None
     stream.finish()
     assert console.file.getvalue().count("Second, still growing") == 1
+
+
+def printed(text: str, step: int = 5, width: int = 60) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    stream = MarkdownStream(console)
+    for start in range(0, len(text), step):
+        stream.feed(text[start : start + step])
+        stream.flush()
+    stream.finish()
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
+
+
+def test_two_adjacent_code_blocks_stay_two_blocks_and_links_show_their_url() -> None:
+    out = printed("```python\na = 1\n```\n```python\nb = 2\n```\nSee [the docs](https://example.com/guide).\n")
+    assert "\n\n b = 2" in out.replace(" a = 1\n\n", " a = 1\n\n")
+    lines = out.splitlines()
+    assert lines[lines.index(" a = 1") + 1] == "" and "b = 2" in lines[lines.index(" a = 1") + 2]
+    assert "the docs (https://example.com/guide)" in out
+
+
+def test_a_long_list_streams_rendered_item_by_item_and_the_tail_is_never_raw_markdown() -> None:
+    console = Console(file=io.StringIO(), width=60, color_system=None)
+    stream = MarkdownStream(console, tail_lines=4)
+    items = "".join(f"- item **{i}**\n" for i in range(30))
+    stream.feed(items[: len(items) // 2])
+    stream.flush()
+    tail = Console(file=io.StringIO(), width=60, color_system=None)
+    tail.print(stream.tail())
+    assert "**" not in tail.file.getvalue() and "- item" not in tail.file.getvalue()
+    assert console.file.getvalue().count("• item") >= 10
+    stream.feed(items[len(items) // 2 :])
+    stream.finish()
+    out = console.file.getvalue()
+    assert out.count("• item") == 30 and "\n\n" not in out.strip()
+
+
+def test_streaming_prints_what_one_print_of_the_whole_answer_shows_whatever_the_delta_size() -> None:
+    answer = "# Plan\n\nIntro line.\n\n1. first\n2. second\n\n```sh\nmake\nmake test\n```\nDone.\n"
+    assert printed(answer, step=1) == printed(answer, step=len(answer))

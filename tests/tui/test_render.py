@@ -6,12 +6,14 @@ import asyncio
 import io
 from pathlib import Path
 
+import pytest
+
 from rich.console import Console
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.tui.render import TurnView, compact_number
+from pseudoclaude.tui.render import TurnView, compact_number, labelled, progress_line
 from pseudoclaude.agent.facade import AgentStatus
-from pseudoclaude.tui.status import format_status
+from pseudoclaude.tui.status import format_status, status_fragments
 from pseudoclaude.tools import ToolContext
 from pseudoclaude.tools.run_command import RunCommandTool
 from pseudoclaude.tui.toolview import key_argument, output_tail, tool_block
@@ -79,12 +81,27 @@ def test_the_working_line_counts_time_and_tokens() -> None:
     assert view.working_line().plain == "Working… 4s · ↑ 2.0k ↓ 30 tokens · esc to interrupt"
 
 
-def test_status_line_shows_meter_tokens_cost_mode_and_session() -> None:
+def test_status_line_shows_meter_tokens_cost_and_session_and_gives_way_session_first() -> None:
     info = AgentStatus("claude-sonnet-4-5", 50_000, 200_000, 167_000, 12_345, 678, 0.0421, "plan", "20260101-000000-abcdef")
     assert format_status(info) == (
-        "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · plan · 20260101-000000-abcdef"
+        "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · 20260101-000000-abcdef"
     )
+    assert format_status(info, 80) == "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042"
+    assert format_status(info, 59) == "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · $0.042"
+    assert format_status(info, 30).endswith("…") and len(format_status(info, 30)) == 30
     assert compact_number(2_500_000) == "2.5M"
+
+
+@pytest.mark.parametrize("width", [40, 60, 120])
+def test_the_mode_has_its_own_coloured_line_at_every_width(width: int) -> None:
+    styles = set()
+    for mode in ("default", "accept-edits", "plan", "bypass"):
+        info = AgentStatus("claude-sonnet-4-5", 0, 200_000, 167_000, mode=mode, session_id="20260101-000000-abcdef")
+        (style, line), newline, (_, info_line) = status_fragments(info, width)
+        assert f"⏵⏵ {mode} mode" in line and len(line) <= width and newline[1] == "\n"
+        assert "ctx 0%" in info_line and mode not in info_line
+        styles.add(style)
+    assert len(styles) == 4
 
 
 def test_the_key_argument_is_the_path_command_or_pattern() -> None:
@@ -122,3 +139,12 @@ def test_the_spinner_says_compacting_while_an_automatic_summary_runs() -> None:
     assert "⟳ compacting the conversation (120000 tokens)..." in text_of(c)
     view.handle(ev.Progress("compact", "context compacted: 120000 -> 9000"))
     assert view.working_line().plain.startswith("Working…")
+
+
+def test_retry_and_error_lines_do_not_repeat_their_label() -> None:
+    retry = ev.Progress("retry", "Overloaded: Overloaded; retrying in 1.0s (attempt 2 of 5)", {})
+    assert progress_line(retry).plain == "↻ Overloaded; retrying in 1.0s (attempt 2 of 5)"
+    other = ev.Progress("retry", "RateLimited: slow down; retrying in 2.0s (attempt 2 of 5)", {})
+    assert progress_line(other).plain == "↻ RateLimited: slow down; retrying in 2.0s (attempt 2 of 5)"
+    assert labelled("Overloaded", "Overloaded") == "Overloaded"
+    assert labelled("BadRequest", "model: foo-bar-9") == "BadRequest: model: foo-bar-9"

@@ -270,11 +270,12 @@ def test_a_bang_command_shows_its_output_and_sends_it_with_the_next_message(
 def test_shift_tab_cycles_the_permission_mode_in_the_status_line(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     with FakeAnthropicServer([]) as server:
         term = start(terminals, workspace, server, tmp_path / "home")
-        assert "· default ·" in term.expect_prompt()
+        term.expect(r"⏵⏵ default mode")
+        term.expect_prompt()
         term.send("\x1b[Z")
-        term.expect("accept-edits · new")
+        term.expect(r"⏵⏵ accept-edits mode")
         term.send("\x1b[Z")
-        term.expect("plan · new")
+        term.expect(r"⏵⏵ plan mode")
         term.send(CTRL_D)
         assert term.exit_code() == 0
 
