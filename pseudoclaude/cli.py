@@ -170,9 +170,8 @@ def main_command(
     from pseudoclaude.commands import run_print
     from pseudoclaude.tui import HeadlessOptions
 
-    mcp_names = tuple(_mcp_names(mcp_config or []))
     options = HeadlessOptions(
-        input_format, include_partial, permission_prompt_tool, mcp_names, prompt_choice, fork_session, session_id.lower() if session_id else None
+        input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None
     )
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
@@ -285,12 +284,6 @@ def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, a
         except (OSError, UnicodeDecodeError) as error:
             raise ConfigError(f"--system-prompt-file: cannot read {system_prompt_file}: {error}") from None
     return PromptChoice(system_prompt or None, append or None)
-
-
-def _mcp_names(configs: list[str]) -> list[str]:
-    from pseudoclaude.tui import mcp_server_names
-
-    return mcp_server_names(configs)
 
 
 def _error_result(output_format: str, message: str) -> None:

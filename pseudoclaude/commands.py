@@ -140,7 +140,7 @@ async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_forma
     from pseudoclaude.tui import ClaudeStream, json_line_writer, print_claude
 
     write = json_line_writer(sys.stdout) if output_format == "stream-json" else None
-    claude = ClaudeStream(agent, write, partial=options.include_partial, mcp_servers=options.mcp_servers)
+    claude = ClaudeStream(agent, write, partial=options.include_partial)
     claude.emit(claude.init_event())
     result = await print_claude(events, claude, sys.stdout, sys.stderr)
     return EXIT_OK if not result["is_error"] else EXIT_FAILED
@@ -150,7 +150,7 @@ async def _serve_stream(agent: Agent, channel: ControlChannel, options: Headless
     """``--input-format stream-json``: serve the SDK until its input ends."""
     from pseudoclaude.tui import ClaudeStream, StreamDriver
 
-    claude = ClaudeStream(agent, channel.write, partial=options.include_partial, mcp_servers=options.mcp_servers)
+    claude = ClaudeStream(agent, channel.write, partial=options.include_partial)
     ok = await StreamDriver(agent, claude, channel, sys.stderr).serve()
     return EXIT_OK if ok else EXIT_FAILED
 

@@ -17,14 +17,13 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
-    from pseudoclaude.tui.claude_flags import ClaudeFlags, mcp_server_names, split_tool_rules, with_claude_flags
+    from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
     from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver
     from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer, print_claude
 
 _LAZY = {
     "ClaudeFlags": "claude_flags",
-    "mcp_server_names": "claude_flags",
     "split_tool_rules": "claude_flags",
     "with_claude_flags": "claude_flags",
     "ClaudeStream": "stream_json",
@@ -49,7 +48,6 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 __all__ = [
     "ClaudeFlags",
-    "mcp_server_names",
     "split_tool_rules",
     "with_claude_flags",
     "ClaudeStream",

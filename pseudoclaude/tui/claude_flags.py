@@ -75,20 +75,6 @@ def with_claude_flags(settings: Settings, flags: ClaudeFlags) -> tuple[Settings,
     return updated, warnings
 
 
-def mcp_server_names(configs: Sequence[str]) -> list[str]:
-    """The server names of ``--mcp-config`` values (JSON text or a file holding it); unreadable ones by their value."""
-    names: list[str] = []
-    for value in configs:
-        try:
-            data = json.loads(value) if value.lstrip().startswith("{") else json.loads(Path(value).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            names.append(value[:60])
-            continue
-        servers = data.get("mcpServers") if isinstance(data, dict) else None
-        names.extend(str(name) for name in (servers or {}))
-    return names
-
-
 def _settings_value(value: str) -> dict[str, Any]:
     """``--settings``: JSON text or the path of a JSON file."""
     try:

@@ -60,7 +60,6 @@ class HeadlessOptions:
     input_format: str = "text"
     include_partial: bool = False
     permission_prompt_tool: str | None = None
-    mcp_servers: tuple[str, ...] = ()
     prompt: PromptChoice = field(default_factory=PromptChoice)
     fork: bool = False
     session_id: str | None = None
@@ -149,11 +148,10 @@ class ClaudeStream:
     (for the result's counters and denials) but nothing but the result is printed.
     """
 
-    def __init__(self, agent: StreamAgent, write: Write | None, *, partial: bool = False, mcp_servers: tuple[str, ...] = ()) -> None:
+    def __init__(self, agent: StreamAgent, write: Write | None, *, partial: bool = False) -> None:
         self.agent = agent
         self.write = write
         self.partial = partial
-        self.mcp_servers = mcp_servers
         self.run = _Run()
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
