@@ -4,7 +4,7 @@ Read from the source with ``ast`` (nothing is imported). A unit is a package
 (``pseudoclaude.agent``; ``pseudoclaude.tools.permissions`` counts as its own)
 or a top-level module (``pseudoclaude.cli``). The rules:
 
-* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> llm,
+* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> imaging -> llm,
   as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
   each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
@@ -41,7 +41,7 @@ IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitco
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
-_BELOW_AGENT = {"pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
+_BELOW_AGENT = {"pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
     "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
@@ -52,9 +52,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.agent": _BELOW_AGENT,
     "pseudoclaude.compact": {"pseudoclaude.llm"},
     "pseudoclaude.session": {"pseudoclaude.llm"},
-    "pseudoclaude.mcp_client": {"pseudoclaude.tools", "pseudoclaude.llm"},
-    "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.llm"},
-    "pseudoclaude.tools": {"pseudoclaude.llm"},
+    "pseudoclaude.mcp_client": {"pseudoclaude.tools", "pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.tools": {"pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.imaging": {"pseudoclaude.llm"},
     "pseudoclaude.llm": set(),
     "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust"},
     "pseudoclaude.trust": set(),

@@ -20,6 +20,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     explained,
 )
+from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import (
     DEFAULT_FALLBACK_CONTEXT_WINDOW,
@@ -32,6 +33,7 @@ from pseudoclaude.llm.models import (
     model_info,
     provider_for_model,
     reasoning_style,
+    supports_vision,
 )
 from pseudoclaude.llm.provider import (
     EFFORTS,
@@ -58,6 +60,7 @@ from pseudoclaude.llm.providers import (
     warm_up,
 )
 from pseudoclaude.llm.probe import LocalServer, WindowProbe, WindowProber, fetch_models, find_local_servers, probe_window
+from pseudoclaude.llm.vision import images_for_model
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
@@ -68,6 +71,9 @@ __all__ = [
     "Effort",
     "ConnectionFailed",
     "DEFAULT_FALLBACK_CONTEXT_WINDOW",
+    "Image",
+    "ImageLoader",
+    "MEDIA_TYPES",
     "Message",
     "ModelRow",
     "Overloaded",
@@ -118,4 +124,8 @@ __all__ = [
     "reasoning_style",
     "stream_with_retry",
     "warm_up",
+    "image_tokens",
+    "images_for_model",
+    "sniff_media_type",
+    "supports_vision",
 ]

@@ -18,6 +18,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
+from pseudoclaude.llm.images import Image, ImageLoader
+
 Role = Literal["user", "assistant", "tool"]
 
 
@@ -52,7 +54,10 @@ class ToolResult:
     preview of a longer output, or a page of a file), so context governance
     never truncates it again on its own account. ``full_output``: where the
     complete original output was saved, when the tool saved it (the path a
-    preview must name). Neither is sent to the provider.
+    preview must name). Neither is sent to the provider. ``images``: what the
+    tool showed the model besides ``content`` (``read_file`` of a screenshot);
+    they travel inside the result so compaction can never split them from
+    their call.
     """
 
     call_id: str
@@ -60,6 +65,7 @@ class ToolResult:
     is_error: bool = False
     shaped: bool = False
     full_output: str | None = None
+    images: tuple[Image, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"call_id": self.call_id, "content": self.content}
@@ -69,10 +75,12 @@ class ToolResult:
             out["shaped"] = True
         if self.full_output is not None:
             out["full_output"] = self.full_output
+        if self.images:
+            out["images"] = [i.to_dict() for i in self.images]
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ToolResult:
+    def from_dict(cls, data: Mapping[str, Any], load_image: ImageLoader | None = None) -> ToolResult:
         full_output = data.get("full_output")
         return cls(
             call_id=str(data["call_id"]),
@@ -80,6 +88,7 @@ class ToolResult:
             is_error=bool(data.get("is_error", False)),
             shaped=bool(data.get("shaped", False)),
             full_output=str(full_output) if full_output is not None else None,
+            images=tuple(Image.from_dict(i, load_image) for i in data.get("images", ())),
         )
 
 
@@ -129,9 +138,10 @@ class Thinking:
 class Message:
     """One entry of the conversation.
 
-    ``user``: ``text``. ``assistant``: ``text`` and/or ``tool_calls``, and
-    the ``thinking`` that came before them (in the order received).
-    ``tool``: exactly one ``tool_result`` (and no text).
+    ``user``: ``text`` and the ``images`` attached to it. ``assistant``:
+    ``text`` and/or ``tool_calls``, and the ``thinking`` that came before them
+    (in the order received). ``tool``: exactly one ``tool_result`` (and no
+    text; a tool's images are on its result).
     """
 
     role: Role
@@ -139,10 +149,11 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_result: ToolResult | None = None
     thinking: tuple[Thinking, ...] = ()
+    images: tuple[Image, ...] = ()
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role="user", text=text)
+    def user(cls, text: str, images: tuple[Image, ...] | list[Image] = ()) -> Message:
+        return cls(role="user", text=text, images=tuple(images))
 
     @classmethod
     def assistant(
@@ -154,8 +165,21 @@ class Message:
         return cls(role="assistant", text=text, tool_calls=tuple(tool_calls), thinking=tuple(thinking))
 
     @classmethod
-    def tool(cls, call_id: str, content: str, is_error: bool = False, *, shaped: bool = False, full_output: str | None = None) -> Message:
-        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error, shaped, full_output))
+    def tool(
+        cls,
+        call_id: str,
+        content: str,
+        is_error: bool = False,
+        *,
+        shaped: bool = False,
+        full_output: str | None = None,
+        images: tuple[Image, ...] = (),
+    ) -> Message:
+        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error, shaped, full_output, tuple(images)))
+
+    def all_images(self) -> tuple[Image, ...]:
+        """Every image this message shows the model (its own, or its tool result's)."""
+        return self.images + (self.tool_result.images if self.tool_result is not None else ())
 
     def with_result_content(self, content: str) -> Message:
         """A copy whose tool result carries ``content`` (used by Layer 1 previews)."""
@@ -169,6 +193,8 @@ class Message:
             out["thinking"] = [t.to_dict() for t in self.thinking]
         if self.text:
             out["text"] = self.text
+        if self.images:
+            out["images"] = [i.to_dict() for i in self.images]
         if self.tool_calls:
             out["tool_calls"] = [c.to_dict() for c in self.tool_calls]
         if self.tool_result is not None:
@@ -176,7 +202,8 @@ class Message:
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+    def from_dict(cls, data: Mapping[str, Any], load_image: ImageLoader | None = None) -> Message:
+        """The message a session entry holds; ``load_image`` finds recorded images' bytes (see ``llm.images``)."""
         role = data.get("role")
         if role not in ("user", "assistant", "tool"):
             raise ValueError(f"unknown message role: {role!r}")
@@ -185,8 +212,9 @@ class Message:
             role=role,
             text=str(data.get("text", "")),
             tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls", ())),
-            tool_result=ToolResult.from_dict(result) if result is not None else None,
+            tool_result=ToolResult.from_dict(result, load_image) if result is not None else None,
             thinking=tuple(Thinking.from_dict(t) for t in data.get("thinking", ())),
+            images=tuple(Image.from_dict(i, load_image) for i in data.get("images", ())),
         )
 
 

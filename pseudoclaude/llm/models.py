@@ -27,6 +27,7 @@ class ModelInfo:
     encoding: str | None = None
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
+    vision: bool = True
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
@@ -42,6 +43,7 @@ def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.encoding,
                 row.reasoning,
                 row.max_output_tokens,
+                row.vision,
             )
     return None
 
@@ -109,3 +111,14 @@ def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVID
         f"{model} is not a model PseudoClaude knows: its context window is assumed to be "
         f"{DEFAULT_FALLBACK_CONTEXT_WINDOW:,} tokens (--context-window sets it) and its cost is unknown"
     )
+
+
+def supports_vision(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> bool:
+    """Whether ``model`` may be sent images: False only when its table row says it has no vision.
+
+    An unknown model (a local server's) is sent them: a text-only local model
+    answers the request with an error that names the cause, while guessing
+    "no" would hide screenshots from every vision model the table lacks.
+    """
+    info = model_info(model, providers)
+    return info.vision if info else True

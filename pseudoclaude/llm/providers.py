@@ -44,7 +44,8 @@ class ModelRow:
     means the token estimator uses its byte estimate. ``reasoning``: how the
     model takes the effort setting (see ``ReasoningStyle``);
     ``max_output_tokens``: the most it may write in one response, thinking
-    included (0: unknown), which caps a thinking budget.
+    included (0: unknown), which caps a thinking budget. ``vision``: the
+    model accepts images (False: every image becomes a text note for it).
     """
 
     prefix: str
@@ -55,6 +56,7 @@ class ModelRow:
     exact: bool = False
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
+    vision: bool = True
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -152,8 +154,8 @@ OPENAI = ProviderEntry(
         ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K),
         ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K),
         ModelRow("gpt-4-", 128_000, encoding=_CL100K),
-        ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True),
-        ModelRow("gpt-3.5", 128_000, encoding=_CL100K),
+        ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True, vision=False),
+        ModelRow("gpt-3.5", 128_000, encoding=_CL100K, vision=False),
         ModelRow("gpt-5-chat", 128_000, 1.25, 10.0, _O200K),
         ModelRow("gpt-5-mini", 400_000, 0.25, 2.0, _O200K, reasoning="effort", max_output_tokens=128_000),
         ModelRow("gpt-5-nano", 400_000, 0.05, 0.4, _O200K, reasoning="effort", max_output_tokens=128_000),
@@ -165,9 +167,9 @@ OPENAI = ProviderEntry(
         ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("o4", 128_000, encoding=_O200K),
         ModelRow("o3-pro", 200_000, 20.0, 80.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000, vision=False),
         ModelRow("o3", 200_000, 2.0, 8.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K),
+        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K, vision=False),
         ModelRow("o1-pro", 200_000, 150.0, 600.0, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("o1", 200_000, 15.0, 60.0, _O200K, reasoning="effort", max_output_tokens=100_000),
         ModelRow("chatgpt", 128_000, encoding=_O200K),

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from pseudoclaude.llm import Message, Usage
+from pseudoclaude.llm import Image, Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import Checkpoint, checkpoint_from_entry, rewind_checkpoints
 from pseudoclaude.session.errors import SessionNotFound
+from pseudoclaude.session.images import image_loader
 
 JSONL_NAME = "session.jsonl"
 _WARNING_LIMIT = 20
@@ -123,6 +124,9 @@ class _State:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
 
+    def load_image(self, image: Image) -> bytes | None:
+        return image_loader(self.folder)(image)
+
     def warn(self, text: str) -> None:
         if len(self.warnings) < _WARNING_LIMIT:
             self.warnings.append(text)
@@ -187,7 +191,7 @@ def _write_failed(state: _State, entry: Mapping[str, Any]) -> None:
 def _apply(state: _State, entry: dict[str, Any]) -> None:
     kind = entry.get("type")
     if kind == fmt.MESSAGE:
-        state.transcript.append(Message.from_dict(entry["message"]))
+        state.transcript.append(Message.from_dict(entry["message"], state.load_image))
     elif kind == fmt.USAGE:
         usage = Usage.from_dict(entry["usage"])
         context_messages = int(entry["context_messages"])
@@ -208,7 +212,7 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         if entry.get("resets_anchor", not raw_path):  # before 1.2, an empty path meant a cleared result
             state.anchor = None
     elif kind == fmt.COMPACTION:
-        prefix = tuple(Message.from_dict(m) for m in entry["messages"])
+        prefix = tuple(Message.from_dict(m, state.load_image) for m in entry["messages"])
         state.prefix = prefix
         state.boundary_start = len(state.transcript)
         state.boundaries.append(len(state.transcript))

@@ -31,6 +31,7 @@ from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
+from pseudoclaude.session.images import save_image
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
     new_session_id,
@@ -95,7 +96,17 @@ class Session:
             self._fail(failure)
 
     def append_message(self, message: Message) -> None:
+        self._save_images([message])
         self._append(fmt.MESSAGE, {"message": message.to_dict()})
+
+    def _save_images(self, messages: Sequence[Message]) -> None:
+        """Images' bytes go to ``images/`` before the entry naming them; a failure loses the image, not the entry."""
+        for message in messages:
+            for image in message.all_images():
+                try:
+                    save_image(self.folder, image)
+                except OSError as error:
+                    self._record(describe_os_error("save image", self.folder / "images" / image.file_name, error))
 
     def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None:
         """One provider call's usage; ``model`` is the model that served it (its price, whatever the model is later)."""
@@ -124,6 +135,7 @@ class Session:
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
     ) -> None:
+        self._save_images(messages)
         self._append(
             fmt.COMPACTION,
             {

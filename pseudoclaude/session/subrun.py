@@ -16,6 +16,7 @@ from pseudoclaude import __version__
 from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionError
+from pseudoclaude.session.images import save_image
 from pseudoclaude.session.spill import safe_spill_name
 from pseudoclaude.session.reader import Replay, load_replay
 from pseudoclaude.session.writer import JsonlWriter, WriteFailure
@@ -50,6 +51,11 @@ class SubrunRecorder:
             self.write_failure = self._writer.append(fmt.encode_entry(kind, payload))
 
     def append_message(self, message: Message) -> None:
+        for image in message.all_images():
+            try:
+                save_image(self.path.parent, image)
+            except OSError:
+                pass  # the replay then tells the model the image is missing; the transcript itself is kept
         self._append(fmt.MESSAGE, {"message": message.to_dict()})
 
     def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None:
