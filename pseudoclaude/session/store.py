@@ -31,7 +31,7 @@ from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
-from pseudoclaude.session.images import save_image
+from pseudoclaude.session.images import IMAGE_DIR, save_image
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
     new_session_id,
@@ -106,7 +106,7 @@ class Session:
                 try:
                     save_image(self.folder, image)
                 except OSError as error:
-                    self._record(describe_os_error("save image", self.folder / "images" / image.file_name, error))
+                    self._record(describe_os_error("save image", self.folder / IMAGE_DIR / image.file_name, error))
 
     def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None:
         """One provider call's usage; ``model`` is the model that served it (its price, whatever the model is later)."""
@@ -345,7 +345,7 @@ def fork_session(sessions_dir: Path, workspace: Path, source_id: str, new_id: st
     """Copy session ``source_id`` under a new id (``--fork-session``; ``new_id`` chooses it); return the new id.
 
     The copy holds the same entries (its ``meta`` names the new id and the
-    session it came from) and the same spill files, whose paths are relative to
+    session it came from) and the same spill files, checkpoints and images, whose paths are relative to
     the session folder, so the fork resumes exactly as the original would. The
     original is only read: a fork can be taken while another process appends to it.
     """
@@ -368,7 +368,7 @@ def fork_session(sessions_dir: Path, workspace: Path, source_id: str, new_id: st
             out.writelines(lines)
             out.flush()
             os.fsync(out.fileno())
-        for name in (SPILL_NAME, CHECKPOINT_DIR):
+        for name in (SPILL_NAME, CHECKPOINT_DIR, IMAGE_DIR):
             folder = source / name
             if folder.is_dir() and not (parent / new_id / name).is_dir():
                 os.mkdir(parent / new_id / name, DIR_MODE)
