@@ -131,6 +131,7 @@ class Settings:
     max_thinking_tokens: int | None = None
     thinking: str | None = None
     mcp_servers: McpDeclarations = field(default_factory=dict, repr=False)
+    web_fetch_local: bool = False
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -253,6 +254,7 @@ def load_settings(
         trust=trust,
         api_key=api_key,
         mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
+        web_fetch_local=process.get("PSEUDOCLAUDE_WEB_FETCH_LOCAL") == "1" or raw.layers[0].get("webFetchLocalAddresses") is True,
         **_reasoning(flags, env, files),
     )
 

@@ -90,7 +90,7 @@ def build_agent(
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
-    tools = ToolRegistry([*default_tools(), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
+    tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
     settings = _with_recorded_model(settings, replay)

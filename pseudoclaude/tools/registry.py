@@ -21,8 +21,8 @@ from pseudoclaude.llm import ToolSpec
 from pseudoclaude.tools.base import Tool, spec_of
 
 
-def default_tools() -> list[Tool]:
-    """All built-in tools, in their stable order."""
+def default_tools(*, fetch_local_addresses: bool = False) -> list[Tool]:
+    """All built-in tools, in their stable order (``fetch_local_addresses``: web_fetch may reach local addresses)."""
     from pseudoclaude.tools.edit_file import EditFileTool
     from pseudoclaude.tools.exit_plan_mode import ExitPlanModeTool
     from pseudoclaude.tools.glob_tool import GlobTool
@@ -47,7 +47,7 @@ def default_tools() -> list[Tool]:
         TodoWriteTool(),
         RememberTool(),
         RecallTool(),
-        WebFetchTool(),
+        WebFetchTool(local_addresses=fetch_local_addresses),
         ExitPlanModeTool(),
     ]
 

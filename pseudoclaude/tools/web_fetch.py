@@ -8,6 +8,18 @@ judge the URL the model gave, a redirect is followed only within the same host
 (http to https included); a redirect elsewhere ends the call with the new URL,
 so fetching it is a new call the rules judge again.
 
+Local addresses are refused: a page the model read can ask it to fetch
+``http://169.254.169.254/`` (a cloud's credentials endpoint) or a service on
+``localhost``, and an approval prompt showing a URL is easy to wave through.
+Every hop's host is resolved first and every address it resolves to must be
+global (not loopback, private, link-local, shared, reserved or multicast;
+IPv4-mapped IPv6 addresses are judged as IPv4). The user opts in with
+``"webFetchLocalAddresses": true`` in their own settings file (a project's
+settings cannot: it would loosen a rule) or ``PSEUDOCLAUDE_WEB_FETCH_LOCAL=1``.
+The check resolves the name once before the request, so a DNS server that
+answers differently a moment later (rebinding) is not caught; the approval
+prompt and domain rules remain the first line.
+
 Limits: ``MAX_REDIRECTS`` hops, ``MAX_BYTES`` of body (checked against
 ``Content-Length`` first, then while reading), ``TIMEOUT_S`` for the whole
 fetch. HTML becomes Markdown through ``markdownify`` (BeautifulSoup underneath;
@@ -20,6 +32,8 @@ complete text spilled to a file the model can page through with ``read_file``.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
 from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
@@ -64,11 +78,14 @@ class WebFetchTool:
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="network", clearable=True, claude_names=("WebFetch",), key_argument="url")
 
+    def __init__(self, *, local_addresses: bool = False) -> None:
+        self.local_addresses = local_addresses
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         url = check_args(self.name, args, self.input_schema)["url"].strip()
         _check_url(url)
         try:
-            page = await asyncio.wait_for(_fetch(url), TIMEOUT_S)
+            page = await asyncio.wait_for(_fetch(url, self.local_addresses), TIMEOUT_S)
         except asyncio.TimeoutError:
             raise ToolError(f"{url} did not answer completely within {TIMEOUT_S:g} s") from None
         if isinstance(page, str):
@@ -82,13 +99,36 @@ def _check_url(url: str) -> None:
         raise ToolError(f"only http:// and https:// URLs can be fetched, not {url[:200]!r}")
 
 
-async def _fetch(url: str) -> Page | str:
+async def check_public_host(url: str) -> None:
+    """Refuse ``url`` unless every address its host resolves to is global (see the module docstring)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, ValueError) as error:
+        raise ToolError(f"cannot fetch {url}: the host {host!r} does not resolve ({error})") from None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if not address.is_global or address.is_multicast:
+            named = host if host == str(address) else f"{host} ({address})"
+            raise ToolError(
+                f"web_fetch reaches public hosts only: {named} is a local or private address. "
+                'The user can allow local addresses with "webFetchLocalAddresses": true in their own settings file.'
+            )
+
+
+async def _fetch(url: str, local_addresses: bool = False) -> Page | str:
     """The page at ``url`` after same-host redirects, or a message naming a redirect to another host."""
     import httpx
 
     headers = {"User-Agent": f"pseudoclaude/{__version__} (web_fetch)", "Accept": "text/markdown, text/html;q=0.9, text/*;q=0.8, */*;q=0.5"}
     async with httpx.AsyncClient(follow_redirects=False, timeout=httpx.Timeout(30.0, connect=10.0), headers=headers) as client:
         for _ in range(MAX_REDIRECTS + 1):
+            if not local_addresses:
+                await check_public_host(url)
             try:
                 async with client.stream("GET", url) as response:
                     if response.is_redirect and "location" in response.headers:

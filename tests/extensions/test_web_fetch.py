@@ -83,7 +83,7 @@ def site() -> Iterator[str]:
 
 def fetch(url: str, tmp_path: Path, budget: OutputBudget = OutputBudget()) -> ToolOutput:
     ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "tool-results", budget=budget)
-    return asyncio.run(WebFetchTool().run({"url": url}, ctx))
+    return asyncio.run(WebFetchTool(local_addresses=True).run({"url": url}, ctx))
 
 
 def test_html_becomes_markdown_without_scripts_or_styles(site: str, tmp_path: Path) -> None:
@@ -161,10 +161,58 @@ def test_the_model_fetches_a_page_it_is_allowed_to(site: str, tmp_path: Path) ->
     ws.mkdir()
     script = [Reply(calls=(Call("web_fetch", json.dumps({"url": site + "/page.html"})),)), Reply(text="Read it.")]
     with fake_server("anthropic", script) as server:
-        proc = run_cli(["-p", "read the docs", "--allowed-tools", "web_fetch(domain:127.0.0.1)"], ws, cli_env("anthropic", server.url, tmp_path / "home"))
+        env = {**cli_env("anthropic", server.url, tmp_path / "home"), "PSEUDOCLAUDE_WEB_FETCH_LOCAL": "1"}
+        proc = run_cli(["-p", "read the docs", "--allowed-tools", "web_fetch(domain:127.0.0.1)"], ws, env)
         assert server.rejections == []
         second = server.requests[1]
     assert proc.returncode == 0, proc.stderr
     result = [b for m in second["messages"] if isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"][-1]
     text = result["content"] if isinstance(result["content"], str) else "".join(b.get("text", "") for b in result["content"])
     assert "# Install" in text and not result.get("is_error")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9/",
+        "http://localhost/admin",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.7/",
+        "http://192.168.1.1/",
+        "http://100.64.0.1/",
+        "http://[::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[fe80::1]/",
+        "http://0.0.0.0/",
+    ],
+)
+def test_local_and_private_addresses_are_refused_by_default(url: str, tmp_path: Path) -> None:
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "tool-results")
+    with pytest.raises(ToolError, match="public hosts only: .* is a local or private address"):
+        asyncio.run(WebFetchTool().run({"url": url}, ctx))
+
+
+def test_a_same_host_redirect_is_judged_again(site: str, tmp_path: Path) -> None:
+    """The loopback site is refused before the first byte is sent, redirect or not."""
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "tool-results")
+    with pytest.raises(ToolError, match="public hosts only"):
+        asyncio.run(WebFetchTool().run({"url": site + "/moved"}, ctx))
+
+
+def test_only_the_users_own_settings_open_local_addresses(tmp_path: Path) -> None:
+    from pseudoclaude.config import load_settings
+    from pseudoclaude.tools import default_tools
+
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / ".pseudoclaude").mkdir(parents=True)
+    home.mkdir()
+    (ws / ".pseudoclaude" / "settings.json").write_text('{"webFetchLocalAddresses": true}')
+    (ws / ".env").write_text("PSEUDOCLAUDE_WEB_FETCH_LOCAL=1\n")
+    env = {"PSEUDOCLAUDE_HOME": str(home), "ANTHROPIC_API_KEY": "k"}
+    assert not load_settings(ws, environ=env).web_fetch_local
+    (home / "settings.json").write_text('{"webFetchLocalAddresses": true}')
+    assert load_settings(ws, environ=env).web_fetch_local
+    (home / "settings.json").unlink()
+    assert load_settings(ws, environ={**env, "PSEUDOCLAUDE_WEB_FETCH_LOCAL": "1"}).web_fetch_local
+    fetcher = next(t for t in default_tools(fetch_local_addresses=True) if t.name == "web_fetch")
+    assert isinstance(fetcher, WebFetchTool) and fetcher.local_addresses
