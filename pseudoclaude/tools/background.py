@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, stop_group
+from pseudoclaude.tools.ripgrep import command_environment
 
 UNREAD_LIMIT = 4 * 1024 * 1024
 STATE_FILE = "background.json"
@@ -112,7 +113,7 @@ class BackgroundJobs:
     async def start(self, command: str, cwd: Path) -> JobView:
         proc = await asyncio.create_subprocess_exec(
             "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK,
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=command_environment(),
         )
         self._count += 1
         job = _Job(f"bg{self._count}", command, proc)

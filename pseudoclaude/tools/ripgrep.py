@@ -6,6 +6,10 @@ only when the environment is activated; PseudoClaude is usually started as
 ``.venv/bin/pseudoclaude`` without activating anything, so that folder is
 looked at first. A system-wide ``rg`` is the second choice; with none, the
 grep tool falls back to its Python engine (same results, slower).
+
+Commands the model runs get the same ``rg``: ``command_environment`` appends
+the bundled binary's folder to their PATH when no ``rg`` is on it (appended,
+so whatever the user's PATH already finds first still wins).
 """
 
 from __future__ import annotations
@@ -30,3 +34,12 @@ def _find_rg(executable: str, path_env: str) -> str | None:
     if executable and candidate.is_file() and os.access(candidate, os.X_OK):
         return str(candidate)
     return shutil.which("rg", path=path_env or None)
+
+
+def command_environment() -> dict[str, str] | None:
+    """The environment for the model's shell commands: ours, plus the bundled ``rg`` on PATH when none is there (None: unchanged)."""
+    path_env = os.environ.get("PATH", "")
+    found = find_rg()
+    if found is None or shutil.which("rg", path=path_env or None) is not None:
+        return None
+    return {**os.environ, "PATH": f"{path_env}{os.pathsep}{Path(found).parent}" if path_env else str(Path(found).parent)}

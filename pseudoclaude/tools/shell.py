@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pseudoclaude.tools.output import StreamCapture
+from pseudoclaude.tools.ripgrep import command_environment
 
 KILL_GRACE_S = 0.5
 PIPE_GRACE_S = 1.0
@@ -65,7 +66,7 @@ async def run_shell(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=env,
+        env=env if env is not None else command_environment(),
         limit=READ_CHUNK,
     )
     pgid = proc.pid

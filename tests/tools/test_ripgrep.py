@@ -60,3 +60,24 @@ def test_this_environment_runs_the_pinned_wheel() -> None:
     assert found is not None and Path(found).parent == Path(sys.executable).parent
     version = subprocess.run([found, "--version"], capture_output=True, text=True, check=True).stdout
     assert version.startswith("ripgrep 14.1.0")
+
+
+def test_the_models_commands_find_the_bundled_rg_when_the_path_has_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+    import shutil as sh
+
+    from pseudoclaude.tools.output import StreamCapture
+    from pseudoclaude.tools.ripgrep import find_rg
+    from pseudoclaude.tools.shell import run_shell
+
+    bundled = find_rg()
+    if bundled is None or Path(bundled).parent == Path("/usr/bin"):
+        pytest.skip("no bundled rg next to this interpreter")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "bash").symlink_to(sh.which("bash") or "/bin/bash")
+    monkeypatch.setenv("PATH", str(bare))
+    capture = StreamCapture(inline_bytes=4096)
+    result = asyncio.run(run_shell("command -v rg", cwd=tmp_path, timeout_s=10, capture=capture))
+    assert result.exit_code == 0
+    assert bytes(capture.head + capture.tail).decode().strip() == bundled
