@@ -280,14 +280,26 @@ class Repl:
             render_recap(self.console, self.agent.session_id, transcript, last, summarized=summarized)
 
     async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
+        """Send ``text`` with its images (``@shot.png``, pasted paths); one that cannot be sent keeps the text as the draft."""
+        from rich.text import Text
+
+        from pseudoclaude.textsafe import for_terminal
+        from pseudoclaude.tui.prompt_images import attach_prompt_images, image_lines
         from pseudoclaude.tui.prompt_text import build_prompt
 
+        attached = await asyncio.to_thread(attach_prompt_images, text, self.settings.workspace)
+        if attached.error:
+            self.console.print(Text(f"✗ {for_terminal(attached.error)} (not sent; your message is back at the prompt)", style="red"))
+            self.draft = text
+            return
+        for line in image_lines(attached.images):
+            self.console.print(Text(for_terminal(line), style="dim"))
         agent = await self.ensure_agent()
         if agent is None:
             return
-        prompt = build_prompt(text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
+        prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
         self.shell_context.clear()
-        await self.run_turn(lambda: agent.run(prompt, model=model, allowed_tools=allowed_tools))
+        await self.run_turn(lambda: agent.run(prompt, images=attached.images, model=model, allowed_tools=allowed_tools))
 
     async def run_shell(self, command: str) -> None:
         from pseudoclaude.tui.output import shell_events
