@@ -193,7 +193,7 @@ def _images(values: list[str], input_format: str, prompt: str, output_format: st
     if input_format == "stream-json":
         raise fail("--image does not apply to --input-format stream-json: send image blocks in the user messages", EXIT_USAGE)
     if not prompt.strip() or prompt.strip().startswith("/compact"):
-        raise fail("--image needs a prompt to attach the images to", EXIT_USAGE)
+        raise fail("--image needs a prompt to attach the images to (not /compact, not an empty resume)", EXIT_USAGE)
     paths = [part for value in values for part in ([value] if os.path.exists(value) else value.split(",")) if part]
     try:
         return load_image_options(paths)
