@@ -118,6 +118,16 @@ def attach_prompt_images(text: str, workspace: Path) -> PromptImages:
     return PromptImages("".join(pieces), tuple(image for _, image in loaded.values()))
 
 
+def mentions_images(text: str, workspace: Path) -> bool:
+    """Whether ``text`` refers to an image ``attach_prompt_images`` would attach (or refuse): a quick look, nothing decoded."""
+    root = workspace.resolve()
+    for ref in find_path_refs(text):
+        path = _resolve(ref.path, root)
+        if _kind(path) or (ref.mention and path.suffix.lower() in IMAGE_SUFFIXES):
+            return True
+    return False
+
+
 def _resolve(raw: str, root: Path) -> Path:
     path = Path(raw).expanduser()
     return Path(os.path.abspath(path if path.is_absolute() else root / path))

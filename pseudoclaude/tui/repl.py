@@ -325,8 +325,8 @@ class Repl:
         live = LiveArea(view, self.console)
         agent = self.agent
         keys = TurnKeys(
-            queue=agent.queue_message if agent is not None else self.queue.append,
-            queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
+            queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
+            queued=(lambda: (*agent.queued_messages(), *self.queue)) if agent is not None else lambda: tuple(self.queue),
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
             on_change=lambda: _refresh(live),
@@ -353,7 +353,7 @@ class Repl:
             self._echo_sent(keys)
             self.draft = keys.buffer.strip()
             if agent is not None:
-                self.queue.extend(agent.take_queued_messages())
+                self.queue[:0] = agent.take_queued_messages()
         interrupted = task.cancelled()
         if not interrupted and task.exception() is not None:
             error = task.exception()
@@ -361,6 +361,20 @@ class Repl:
         view.finish(interrupted=interrupted)
         self.refresh_status()
         return view
+
+    def _queue_typed(self, agent: Agent, text: str) -> None:
+        """A message typed during a turn joins it, unless it attaches images (or follows one that does).
+
+        Those wait for the turn's end and go through ``send`` like a typed
+        prompt, so their images are loaded, shown and attached (the runner's
+        queue carries text only); the ones after them wait too, to keep the order.
+        """
+        from pseudoclaude.tui.prompt_images import mentions_images
+
+        if self.queue or mentions_images(text, self.settings.workspace):
+            self.queue.append(text)
+        else:
+            agent.queue_message(text)
 
     def _toggle_thinking(self, view: TurnView) -> None:
         view.thinking.toggle()

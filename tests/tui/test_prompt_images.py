@@ -171,3 +171,14 @@ def test_a_user_line_with_text_and_images_becomes_one_prompt() -> None:
     bad = user_prompt({"role": "user", "content": [content[0], {"type": "image", "source": {"type": "base64", "data": "!!"}}]})
     assert bad is not None and "image 1: its data is not valid base64" in bad.error
     assert user_prompt({"role": "user", "content": []}) is None
+
+
+def test_mentions_images_looks_without_decoding(tmp_path: Path) -> None:
+    from pseudoclaude.tui.prompt_images import mentions_images
+
+    (tmp_path / "a.png").write_bytes(png()[:30])
+    (tmp_path / "notes.txt").write_text("x")
+    assert mentions_images("see @a.png", tmp_path)
+    assert mentions_images("see @missing.webp", tmp_path)
+    assert mentions_images(f"see {tmp_path / 'a.png'}", tmp_path)
+    assert not mentions_images(f"see @notes.txt and {tmp_path / 'notes.txt'} and /no/such.png", tmp_path)

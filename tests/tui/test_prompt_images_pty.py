@@ -17,8 +17,8 @@ import pytest
 from PIL import Image as PILImage
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
-from tests.fakes.script import Reply
-from tests.tui.terminal import CTRL_D, Terminal, env_for, request_text
+from tests.fakes.script import Call, Reply
+from tests.tui.terminal import CTRL_D, SlowAnthropicServer, Terminal, env_for, request_text
 
 pytestmark = pytest.mark.slow
 
@@ -103,3 +103,34 @@ def test_an_image_that_cannot_be_sent_is_one_line_and_the_message_stays_at_the_p
     assert "check [image 1: mock.png] please" in request_text(server.requests[0])
     messages, _ = recorded_user_messages(home)
     assert len(messages) == 1 and messages[0]["images"][0]["width"] == 10
+
+
+def test_an_image_typed_while_the_agent_works_waits_for_the_turn_and_is_attached(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "after.png").write_bytes(png(33, 22))
+    home = tmp_path / "home"
+    (workspace / "notes.txt").write_text("alpha\n")
+    script = [
+        Reply(text="A slowly streamed first answer. " * 3, text_chunks=40, calls=(Call("read_file", json.dumps({"path": "notes.txt"})),)),
+        Reply(text="Done with the first."),
+        Reply(text="Seen the second one."),
+    ]
+    with SlowAnthropicServer(script, delay=0.03) as server:
+        term = Terminal([], workspace, env_for(server.url, home))
+        terminals.append(term)
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("Working")
+        term.send_line("and @after.png")
+        term.expect("queued: and @after.png")
+        term.expect(r"\[image 1\] after\.png \(33x22 PNG")
+        term.expect("Seen the second one.")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert server.rejections == [] and len(server.requests) == 3
+    assert "after" not in request_text(server.requests[0]) + request_text(server.requests[1])
+    assert "and [image 1: after.png]" in request_text(server.requests[2])
+    messages, _ = recorded_user_messages(home)
+    assert [len(m.get("images", ())) for m in messages] == [0, 1]
