@@ -178,15 +178,15 @@ def main_command(
 
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
-        _images(image or [], input_format, prompt, output_format),
+        _images(image or [], input_format, prompt, output_format, settings.model),
     )
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
-def _images(values: list[str], input_format: str, prompt: str, output_format: str) -> "tuple[Image, ...]":
+def _images(values: list[str], input_format: str, prompt: str, output_format: str, model: str) -> "tuple[Image, ...]":
     """``-i`` files, checked and fitted before any request: one that cannot be sent is one line and exit 2."""
     from pseudoclaude.imaging import ImageError
-    from pseudoclaude.tui import load_image_options
+    from pseudoclaude.tui import load_image_options, vision_notice
 
     if not values:
         return ()
@@ -196,10 +196,13 @@ def _images(values: list[str], input_format: str, prompt: str, output_format: st
         raise fail("--image needs a prompt to attach the images to (not /compact, not an empty resume)", EXIT_USAGE)
     paths = [part for value in values for part in ([value] if os.path.exists(value) else value.split(",")) if part]
     try:
-        return load_image_options(paths)
+        images = load_image_options(paths)
     except ImageError as error:
         _error_result(output_format, f"--image {error}")
         raise fail(f"--image {error}", EXIT_USAGE) from None
+    if notice := vision_notice(model):
+        sys.stderr.write(f"pseudoclaude: warning: {notice}\n")
+    return images
 
 
 def _local_server(message: str, flags: "Flags", *, headless: bool) -> "Flags":

@@ -15,7 +15,7 @@ from pseudoclaude.tui.trust_prompt import settle_workspace_trust
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
-    from pseudoclaude.tui.prompt_images import load_image_options
+    from pseudoclaude.tui.prompt_images import load_image_options, vision_notice
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
@@ -39,6 +39,7 @@ _LAZY = {
     "exit_code_for": "signals",
     "print_events": "headless",
     "load_image_options": "prompt_images",
+    "vision_notice": "prompt_images",
     "render_session_list": "sessions_view",
     "render_transcript": "sessions_view",
     "safe_console": "safeconsole",
@@ -64,6 +65,7 @@ __all__ = [
     "exit_code_for",
     "print_events",
     "load_image_options",
+    "vision_notice",
     "render_session_list",
     "render_transcript",
     "run_repl",

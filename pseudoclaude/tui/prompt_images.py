@@ -160,6 +160,15 @@ def image_lines(images: Sequence[Image]) -> list[str]:
     return [f"  ▣ [image {number}] {image.describe()}" for number, image in enumerate(images, 1)]
 
 
+def vision_notice(model: str) -> str:
+    """What to tell the user attaching images to a model whose table row says it cannot see them ("" otherwise)."""
+    from pseudoclaude.llm import supports_vision
+
+    if supports_vision(model):
+        return ""
+    return f"{model} cannot see images: it gets a note naming each one instead (switch with /model to a vision model)"
+
+
 def load_image_options(paths: Sequence[str]) -> tuple[Image, ...]:
     """``-i/--image`` files, each checked and fitted; ``ImageError`` names the first that cannot be sent."""
     from pseudoclaude.imaging import load_image_file

@@ -284,7 +284,7 @@ class Repl:
         from rich.text import Text
 
         from pseudoclaude.textsafe import for_terminal
-        from pseudoclaude.tui.prompt_images import attach_prompt_images, image_lines
+        from pseudoclaude.tui.prompt_images import attach_prompt_images, image_lines, vision_notice
         from pseudoclaude.tui.prompt_text import build_prompt
 
         attached = await asyncio.to_thread(attach_prompt_images, text, self.settings.workspace)
@@ -297,6 +297,8 @@ class Repl:
         agent = await self.ensure_agent()
         if agent is None:
             return
+        if attached.images and (notice := vision_notice(model or agent.model)):
+            self.console.print(Text(f"! {notice}", style="yellow"))
         prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
         self.shell_context.clear()
         await self.run_turn(lambda: agent.run(prompt, images=attached.images, model=model, allowed_tools=allowed_tools))

@@ -123,3 +123,13 @@ def test_stream_json_image_blocks_are_attached_and_a_bad_one_is_an_error_result(
     assert (image["width"], image["height"]) == (50, 40)
     assert (folder / "images" / f"{image['sha256']}.png").read_bytes() == shot
     assert "And this?" not in json.dumps(server.requests)
+
+
+def test_an_image_option_for_a_model_without_vision_warns_and_still_runs(workspace: Path, tmp_path: Path) -> None:
+    (workspace / "shot.png").write_bytes(png())
+    with fake_server("openai", [Reply(text="I cannot see it.")]) as server:
+        env = {**cli_env("openai", server.url, tmp_path / "home"), "PSEUDOCLAUDE_MODEL": "gpt-3.5-turbo"}
+        proc = run_cli(["-p", "What is it?", "-i", "shot.png"], workspace, env)
+        assert len(server.requests) == 1
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: gpt-3.5-turbo cannot see images" in proc.stderr

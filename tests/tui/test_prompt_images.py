@@ -182,3 +182,10 @@ def test_mentions_images_looks_without_decoding(tmp_path: Path) -> None:
     assert mentions_images("see @missing.webp", tmp_path)
     assert mentions_images(f"see {tmp_path / 'a.png'}", tmp_path)
     assert not mentions_images(f"see @notes.txt and {tmp_path / 'notes.txt'} and /no/such.png", tmp_path)
+
+
+def test_a_model_without_vision_is_named_when_images_are_attached() -> None:
+    from pseudoclaude.tui.prompt_images import vision_notice
+
+    assert vision_notice("claude-sonnet-4-5") == "" and vision_notice("gpt-4.1") == "" and vision_notice("llama3.2:3b") == ""
+    assert vision_notice("gpt-3.5-turbo").startswith("gpt-3.5-turbo cannot see images")
