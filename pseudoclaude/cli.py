@@ -21,6 +21,7 @@ from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
 if TYPE_CHECKING:
     from pseudoclaude.config import Flags, Settings
     from pseudoclaude.agent import PromptChoice
+    from pseudoclaude.llm import Image
 
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
@@ -82,6 +83,9 @@ def main_command(
     ] = None,
     strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")] = False,
     # --- end MCP servers ---
+    image: Annotated[
+        Optional[list[str]], typer.Option("--image", "-i", metavar="FILE", help="With -p: attach this image (PNG, JPEG, GIF, WebP) to the prompt; repeatable, or comma-separated.")
+    ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
     # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
     disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
@@ -152,6 +156,8 @@ def main_command(
         print_prompt = ""
     if print_prompt is None and (fork_session or session_id):
         raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
+    if print_prompt is None and image:
+        raise fail("--image works with -p; in the REPL, type @file or paste the image's path into the message", EXIT_USAGE)
     if print_prompt is None:
         from pseudoclaude.tui import run_repl, settle_workspace_trust
 
@@ -171,9 +177,32 @@ def main_command(
     from pseudoclaude.tui import HeadlessOptions
 
     options = HeadlessOptions(
-        input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None
+        input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
+        _images(image or [], input_format, prompt, output_format, settings.model),
     )
     raise typer.Exit(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
+
+
+def _images(values: list[str], input_format: str, prompt: str, output_format: str, model: str) -> "tuple[Image, ...]":
+    """``-i`` files, checked and fitted before any request: one that cannot be sent is one line and exit 2."""
+    from pseudoclaude.imaging import ImageError
+    from pseudoclaude.tui import load_image_options, vision_notice
+
+    if not values:
+        return ()
+    if input_format == "stream-json":
+        raise fail("--image does not apply to --input-format stream-json: send image blocks in the user messages", EXIT_USAGE)
+    if not prompt.strip() or prompt.strip().startswith("/compact"):
+        raise fail("--image needs a prompt to attach the images to (not /compact, not an empty resume)", EXIT_USAGE)
+    paths = [part for value in values for part in ([value] if os.path.exists(value) else value.split(",")) if part]
+    try:
+        images = load_image_options(paths)
+    except ImageError as error:
+        _error_result(output_format, f"--image {error}")
+        raise fail(f"--image {error}", EXIT_USAGE) from None
+    if notice := vision_notice(model):
+        sys.stderr.write(f"pseudoclaude: warning: {notice}\n")
+    return images
 
 
 def _local_server(message: str, flags: "Flags", *, headless: bool) -> "Flags":

@@ -79,9 +79,9 @@ def run_print(
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.compact(stripped[len("/compact"):].strip() or None)
             elif (expansion := _custom_command(settings, stripped)) is not None:
-                events = agent.run(expansion.prompt, model=expansion.model, allowed_tools=expansion.allowed_tools)
+                events = agent.run(expansion.prompt, images=options.images, model=expansion.model, allowed_tools=expansion.allowed_tools)
             else:
-                events = agent.run(prompt if stripped else None)
+                events = agent.run(prompt if stripped else None, images=options.images)
             async with aclosing(events) as stream:
                 if claude_format:
                     code = await _print_claude(agent, stream, output_format, options)

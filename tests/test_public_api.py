@@ -38,7 +38,7 @@ PUBLIC = {
         "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "safe_console",
         "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
-        "print_claude", "ClaudeFlags", "split_tool_rules", "with_claude_flags",
+        "print_claude", "ClaudeFlags", "split_tool_rules", "with_claude_flags", "load_image_options", "vision_notice",
     },
 }
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 from pseudoclaude.agent.events import Event, Progress, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
-from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
+from pseudoclaude.llm import Effort, Image, Message, ToolSpec, Usage
 from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
@@ -199,16 +199,19 @@ class Agent:
         """Switch the effort; it applies from the next model call on (thinking blocks already stored stay)."""
         self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
 
-    def run(self, prompt: str | None, *, model: str | None = None, allowed_tools: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
+    def run(
+        self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
+    ) -> AsyncGenerator[Event, None]:
         """Run one prompt (None: finish an unfinished turn); the first prompt of a session becomes its title.
 
+        ``images`` ride on the prompt's user message (already fitted: ``imaging``).
         ``model`` and ``allowed_tools`` (a custom command's front matter) hold for this run only.
         """
         if prompt is not None and not self._session.title:
             self._session.set_title(" ".join(prompt.split())[:80])
         if model is None and not allowed_tools:
-            return self._run(prompt)
-        return self._overridden(self._run(prompt), model, allowed_tools)
+            return self._run(prompt, images)
+        return self._overridden(self._run(prompt, images), model, allowed_tools)
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]:
         """Summarize the conversation now (``/compact [focus instructions]``)."""
@@ -345,8 +348,8 @@ class Agent:
 
     # --- The only reads of the runner's and the context engine's state. ---
 
-    def _run(self, prompt: str | None) -> AsyncGenerator[Event, None]:
-        run = self._runner.run(prompt)
+    def _run(self, prompt: str | None, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]:
+        run = self._runner.run(prompt, images)
         return self._reporting(self._with_mcp(run) if self._mcp is not None else run)
 
     async def _with_mcp(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:

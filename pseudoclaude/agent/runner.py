@@ -35,6 +35,7 @@ from pseudoclaude.compact import CompactSession, ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
     Effort,
+    Image,
     Message,
     PromptTooLong,
     PromptTruncated,
@@ -170,15 +171,15 @@ class Runner:
         taken, self._pending = self._pending, []
         return taken
 
-    async def run(self, prompt: str | None) -> AsyncGenerator[ev.Event, None]:
-        """Answer ``prompt``, using tools, until the model stops or the turn limit is reached.
+    async def run(self, prompt: str | None, images: Sequence[Image] = ()) -> AsyncGenerator[ev.Event, None]:
+        """Answer ``prompt`` (and the ``images`` attached to it), using tools, until the model stops or the turn limit is reached.
 
         ``None`` finishes an unfinished turn instead (a resumed session whose
         process died while the model owed an answer); with nothing owed it
         stops at once.
         """
         self.run_usage = Usage()
-        events, stop = await self._open_turn(prompt)
+        events, stop = await self._open_turn(prompt, tuple(images))
         for event in events:
             yield event
         if stop is not None:
@@ -230,7 +231,7 @@ class Runner:
                 self.session.sync()
         yield ev.Stop("end_turn", "", 0, "compacted")
 
-    async def _open_turn(self, prompt: str | None) -> tuple[list[ev.Event], ev.Stop | None]:
+    async def _open_turn(self, prompt: str | None, images: tuple[Image, ...] = ()) -> tuple[list[ev.Event], ev.Stop | None]:
         """The prompt through the ``UserPromptSubmit`` hooks (or a resumed turn's ``SessionStart``); a Stop when there is nothing to do."""
         if prompt is None:
             events = list(await self.hooks.start())
@@ -240,7 +241,7 @@ class Runner:
         submitted = await self.hooks.submit(prompt)
         if submitted.text is None:
             return list(submitted.events), ev.Stop("error", self._last_text(), 0, submitted.reason)
-        self._append(Message.user(submitted.text))
+        self._append(Message.user(submitted.text, images))
         return list(submitted.events), None
 
     async def _loop(self) -> AsyncGenerator[ev.Event, None]:

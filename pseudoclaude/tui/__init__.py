@@ -15,6 +15,7 @@ from pseudoclaude.tui.trust_prompt import settle_workspace_trust
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.headless import print_events
+    from pseudoclaude.tui.prompt_images import load_image_options, vision_notice
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
     from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
@@ -37,6 +38,8 @@ _LAZY = {
     "cancel_on_termination": "signals",
     "exit_code_for": "signals",
     "print_events": "headless",
+    "load_image_options": "prompt_images",
+    "vision_notice": "prompt_images",
     "render_session_list": "sessions_view",
     "render_transcript": "sessions_view",
     "safe_console": "safeconsole",
@@ -61,6 +64,8 @@ __all__ = [
     "cancel_on_termination",
     "exit_code_for",
     "print_events",
+    "load_image_options",
+    "vision_notice",
     "render_session_list",
     "render_transcript",
     "run_repl",

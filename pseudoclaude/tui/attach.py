@@ -11,6 +11,8 @@ Only regular files inside the workspace are attached (a mention resolving
 outside it, through ``..`` or a symlink, is ignored; a FIFO is never opened,
 so it cannot block the prompt); binary files and files nothing is left for
 are named with their size instead, for the model to read with its tools.
+Images never get here: ``prompt_images`` attaches them as images first and
+replaces their mentions by ``[image N: name]``.
 """
 
 from __future__ import annotations

@@ -280,14 +280,28 @@ class Repl:
             render_recap(self.console, self.agent.session_id, transcript, last, summarized=summarized)
 
     async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
+        """Send ``text`` with its images (``@shot.png``, pasted paths); one that cannot be sent keeps the text as the draft."""
+        from rich.text import Text
+
+        from pseudoclaude.textsafe import for_terminal
+        from pseudoclaude.tui.prompt_images import attach_prompt_images, image_lines, vision_notice
         from pseudoclaude.tui.prompt_text import build_prompt
 
+        attached = await asyncio.to_thread(attach_prompt_images, text, self.settings.workspace)
+        if attached.error:
+            self.console.print(Text(f"✗ {for_terminal(attached.error)} (not sent; your message is back at the prompt)", style="red"))
+            self.draft = text
+            return
+        for line in image_lines(attached.images):
+            self.console.print(Text(for_terminal(line), style="dim"))
         agent = await self.ensure_agent()
         if agent is None:
             return
-        prompt = build_prompt(text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
+        if attached.images and (notice := vision_notice(model or agent.model)):
+            self.console.print(Text(f"! {notice}", style="yellow"))
+        prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
         self.shell_context.clear()
-        await self.run_turn(lambda: agent.run(prompt, model=model, allowed_tools=allowed_tools))
+        await self.run_turn(lambda: agent.run(prompt, images=attached.images, model=model, allowed_tools=allowed_tools))
 
     async def run_shell(self, command: str) -> None:
         from pseudoclaude.tui.output import shell_events
@@ -313,8 +327,8 @@ class Repl:
         live = LiveArea(view, self.console)
         agent = self.agent
         keys = TurnKeys(
-            queue=agent.queue_message if agent is not None else self.queue.append,
-            queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
+            queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
+            queued=(lambda: (*agent.queued_messages(), *self.queue)) if agent is not None else lambda: tuple(self.queue),
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
             on_change=lambda: _refresh(live),
@@ -341,7 +355,7 @@ class Repl:
             self._echo_sent(keys)
             self.draft = keys.buffer.strip()
             if agent is not None:
-                self.queue.extend(agent.take_queued_messages())
+                self.queue[:0] = agent.take_queued_messages()
         interrupted = task.cancelled()
         if not interrupted and task.exception() is not None:
             error = task.exception()
@@ -349,6 +363,20 @@ class Repl:
         view.finish(interrupted=interrupted)
         self.refresh_status()
         return view
+
+    def _queue_typed(self, agent: Agent, text: str) -> None:
+        """A message typed during a turn joins it, unless it attaches images (or follows one that does).
+
+        Those wait for the turn's end and go through ``send`` like a typed
+        prompt, so their images are loaded, shown and attached (the runner's
+        queue carries text only); the ones after them wait too, to keep the order.
+        """
+        from pseudoclaude.tui.prompt_images import mentions_images
+
+        if self.queue or mentions_images(text, self.settings.workspace):
+            self.queue.append(text)
+        else:
+            agent.queue_message(text)
 
     def _toggle_thinking(self, view: TurnView) -> None:
         view.thinking.toggle()

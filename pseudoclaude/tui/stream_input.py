@@ -29,9 +29,11 @@ import sys
 import threading
 from collections import deque
 from contextlib import aclosing
-from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, TextIO
+from dataclasses import dataclass
+from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback, Stop
+from pseudoclaude.llm import Image
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
@@ -39,7 +41,7 @@ from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_s
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
 
-    def run(self, prompt: str | None) -> AsyncGenerator[Event, None]: ...
+    def run(self, prompt: str | None, *, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]: ...
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
@@ -56,6 +58,31 @@ def prompt_text(message: Any) -> str | None:
         texts = [block.get("text", "") for block in content if isinstance(block, dict) and block.get("type") == "text"]
         return "\n\n".join(text for text in texts if isinstance(text, str)) or None
     return None
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One ``user`` line: its text and images, or why its images cannot be sent (its result says so)."""
+
+    text: str
+    images: tuple[Image, ...] = ()
+    error: str = ""
+
+
+def user_prompt(message: Any) -> Prompt | None:
+    """A ``user`` line's prompt: text blocks joined, image blocks decoded and fitted; None when it holds neither."""
+    from pseudoclaude.tui.prompt_images import ImageBlockError, image_from_block
+
+    text = prompt_text(message)
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks = [block for block in content if isinstance(block, dict) and block.get("type") == "image"] if isinstance(content, list) else []
+    try:
+        images = tuple(image_from_block(block, number) for number, block in enumerate(blocks, 1))
+    except ImageBlockError as error:
+        return Prompt(text or "", error=f"the message's {error}: nothing was sent")
+    if text is None and not images:
+        return None
+    return Prompt(text or "", images)
 
 
 class ControlChannel:
@@ -161,7 +188,7 @@ class StreamDriver:
         self.claude = claude
         self.channel = channel
         self.err = err
-        self.prompts: deque[str] = deque()
+        self.prompts: deque[Prompt] = deque()
         self.turn: asyncio.Task[None] | None = None
         self.last_ok = True
         self._wake: asyncio.Queue[str | None] = asyncio.Queue()
@@ -189,11 +216,11 @@ class StreamDriver:
             return
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "user":
-            text = prompt_text(data.get("message"))
-            if text is None:
-                self._warn("ignored a user message without text content")
+            prompt = await asyncio.to_thread(user_prompt, data.get("message"))
+            if prompt is None:
+                self._warn("ignored a user message without text or image content")
             else:
-                self.prompts.append(text)
+                self.prompts.append(prompt)
         elif kind == "control_request":
             await self._control(data)
         elif kind == "control_response":
@@ -290,15 +317,20 @@ class StreamDriver:
             self.turn = asyncio.ensure_future(self._run(self.prompts.popleft()))
             self.turn.add_done_callback(lambda _: self._wake.put_nowait(""))
 
-    async def _run(self, prompt: str) -> None:
+    async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
         self.claude.begin()
         self.claude.emit(self.claude.init_event())
-        stripped = prompt.strip()
-        if stripped == "/compact" or stripped.startswith("/compact "):
+        if prompt.error:
+            self._warn(prompt.error)
+            self.claude.feed(Stop("error", "", 0, prompt.error))
+            self.last_ok = not self.claude.finish()["is_error"]
+            return
+        stripped = prompt.text.strip()
+        if not prompt.images and (stripped == "/compact" or stripped.startswith("/compact ")):
             events = self.agent.compact(stripped[len("/compact"):].strip() or None)
         else:
-            events = self.agent.run(prompt)
+            events = self.agent.run(prompt.text, images=prompt.images)
         try:
             async with aclosing(events) as stream:
                 async for event in stream:

@@ -30,7 +30,7 @@ from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.headless import json_line
 from pseudoclaude.config import PermissionMode
-from pseudoclaude.llm import context_window, cost_usd
+from pseudoclaude.llm import Image, context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
 
 if TYPE_CHECKING:
@@ -63,6 +63,8 @@ class HeadlessOptions:
     prompt: PromptChoice = field(default_factory=PromptChoice)
     fork: bool = False
     session_id: str | None = None
+    images: tuple[Image, ...] = ()
+    """``-i/--image`` files, checked and fitted before any request; they ride on the ``-p`` prompt."""
 
 
 class StreamAgent(Protocol):
