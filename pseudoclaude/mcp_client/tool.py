@@ -67,7 +67,7 @@ def images_of(parts: Sequence[ImagePart], source: str, *, vision: bool = True) -
         try:
             image = _decode(part, name)
         except ImageError as error:
-            notes.append(f"[{name} ({part.mime_type or 'no type'}) could not be used: {error}]")
+            notes.append(f"[{name} ({part.mime_type or 'no type'}) could not be used: {str(error).removeprefix(name + ': ')}]")
             continue
         if not vision:
             notes.append(f"[image {image.describe()} not shown: the current model cannot see images]")

@@ -57,6 +57,8 @@ LINE_READ_BYTES = LINE_LIMIT_CHARS * 4 + 4
 MIN_LINE_BYTES = 16
 _SKIP_BLOCK_BYTES = 1 << 20
 _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
+_HEADER_BYTES = 1 << 20
+"""Enough of an image file for Pillow to read its size (JPEG puts it after the metadata)."""
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -137,20 +139,21 @@ def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | No
 def _image(ctx: ToolContext, f: BinaryIO, shown: str, media_type: str, size: int) -> ToolOutput:
     """The image file as an image the model sees, or, for a model without vision, a note saying what it is."""
     kind = media_type.removeprefix("image/").upper()
-    if size > MAX_FILE_BYTES:
-        raise ToolError(f"{shown} is a {kind} image of {size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MB an image may be")
-    f.seek(0)
-    data = f.read()
-    original = _pixels(data)
-    dimensions = f"{original[0]}x{original[1]} " if original else ""
     display = {"path": shown, "image": media_type, "bytes": size}
+    f.seek(0)
     if not ctx.vision:
+        header = _pixels(f.read(_HEADER_BYTES))
+        dimensions = f"{header[0]}x{header[1]} " if header else ""
         text = f"{shown} is a {dimensions}{kind} image ({size:,} bytes); the current model cannot see images, so none was sent."
         return ToolOutput(text, summary=f"{shown}: {dimensions}{kind} image (not shown: no vision)", display=display)
+    if size > MAX_FILE_BYTES:
+        raise ToolError(f"{shown} is a {kind} image of {size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MB an image may be")
+    data = f.read()
+    original = _pixels(data)
     try:
         image = fit_image(data, shown)
     except ImageError as error:
-        raise ToolError(f"{shown} looks like a {kind} image but cannot be sent: {error}") from None
+        raise ToolError(f"{shown} looks like a {kind} image but cannot be sent: {str(error).removeprefix(shown + ': ')}") from None
     return ToolOutput(_image_text(image, original, kind, size), summary=f"Read image {shown} ({image.width}x{image.height})", display=display, images=(image,))
 
 

@@ -40,14 +40,15 @@ def big(n: int) -> str:
 
 
 @server.tool()
-def picture(width: int = 64, height: int = 48, broken: bool = False) -> list[TextContent | ImageContent]:
-    """A caption and a PNG of the given size (or, broken, data that is no image)."""
+def picture(width: int = 64, height: int = 48, broken: bool = False, count: int = 1) -> list[TextContent | ImageContent]:
+    """A caption and ``count`` PNGs of the given size (or, broken, data that is no image)."""
     from PIL import Image
 
     out = io.BytesIO()
     Image.new("RGB", (width, height), (30, 120, 200)).save(out, format="PNG")
     data = base64.b64encode(b"not a picture" if broken else out.getvalue()).decode()
-    return [TextContent(type="text", text=f"a {width}x{height} picture"), ImageContent(type="image", data=data, mime_type="image/png")]
+    images = [ImageContent(type="image", data=data, mime_type="image/png") for _ in range(count)]
+    return [TextContent(type="text", text=f"a {width}x{height} picture"), *images]
 
 
 @server.tool()

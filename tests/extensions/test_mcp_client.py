@@ -224,15 +224,15 @@ def tool_names_of(request: Mapping[str, Any]) -> list[str]:
     return [tool["name"] for tool in request.get("tools", [])]
 
 
-def run_demo(tool: str, args: Mapping[str, Any], tmp_path: Path, *, vision: bool = True) -> ToolOutput:
-    """One call of a demo tool over stdio."""
+def run_demo(tool: str, calls: list[Mapping[str, Any]], tmp_path: Path, *, vision: bool = True) -> list[ToolOutput]:
+    """Calls of one demo tool over stdio."""
 
-    async def go() -> ToolOutput:
+    async def go() -> list[ToolOutput]:
         servers = McpServers(server_specs({"demo": ("test", {"command": sys.executable, "args": [str(DEMO)]})}, {}), tmp_path)
         try:
             await servers.start()
             tools = {t.name: t for t in servers.tools()}
-            return await tools[f"mcp__demo__{tool}"].run(args, ToolContext(workspace=tmp_path, vision=vision))
+            return [await tools[f"mcp__demo__{tool}"].run(args, ToolContext(workspace=tmp_path, vision=vision)) for args in calls]
         finally:
             await servers.aclose()
 
@@ -241,16 +241,15 @@ def run_demo(tool: str, args: Mapping[str, Any], tmp_path: Path, *, vision: bool
 
 @pytest.mark.slow
 def test_an_mcp_image_reaches_the_model_as_an_image_and_bad_data_as_a_note(tmp_path: Path) -> None:
-    out = run_demo("picture", {"width": 64, "height": 48}, tmp_path)
+    out, broken, many = run_demo("picture", [{"width": 64, "height": 48}, {"broken": True}, {"count": 9}], tmp_path)
     [image] = out.images
     assert (image.media_type, image.width, image.height, image.name) == ("image/png", 64, 48, "demo/picture image")
     assert out.content == f"a 64x48 picture\n[image {image.describe()}]" and not out.is_error
-    broken = run_demo("picture", {"broken": True}, tmp_path)
-    assert broken.images == () and broken.content.startswith("a 64x48 picture\n[demo/picture image (image/png) could not be used: ")
-    assert "not a PNG, JPEG, GIF or WebP image" in broken.content
+    assert broken.images == () and broken.content == "a 64x48 picture\n[demo/picture image (image/png) could not be used: not a PNG, JPEG, GIF or WebP image]"
+    assert len(many.images) == 8 and many.content.endswith("\n[demo/picture image 9: not sent, a result may carry at most 8 images]")
 
 
 @pytest.mark.slow
 def test_an_mcp_image_is_a_note_for_a_model_without_vision(tmp_path: Path) -> None:
-    out = run_demo("picture", {"width": 20, "height": 10}, tmp_path, vision=False)
+    [out] = run_demo("picture", [{"width": 20, "height": 10}], tmp_path, vision=False)
     assert out.images == () and "20x10 PNG" in out.content and "the current model cannot see images" in out.content
