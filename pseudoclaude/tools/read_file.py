@@ -158,10 +158,12 @@ def _image(ctx: ToolContext, f: BinaryIO, shown: str, media_type: str, size: int
 
 
 def _image_text(image: Image, original: tuple[int, int] | None, kind: str, size: int) -> str:
-    """The one line naming the image sent: path, pixels, type, size, and what it was downscaled from."""
+    """The one line naming the image sent: path, pixels, type, size, and what it was downscaled (or re-encoded) from."""
     text = f"Image {image.describe()}"
     if original is not None and original != (image.width, image.height):
         text += f"; downscaled from {original[0]}x{original[1]} {kind} ({size:,} bytes) to fit the model's image limits"
+    elif len(image.data) != size:
+        text += f"; re-encoded from {kind} ({size:,} bytes) to fit the model's image limits"
     return text + "\n"
 
 

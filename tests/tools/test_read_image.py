@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def test_a_screenshot_without_an_extension_is_an_image_and_a_jpeg_keeps_its_type
 
 
 def test_a_4000_by_3000_png_is_downscaled_under_the_limits_and_says_so(call: Call, workspace: Path) -> None:
-    PILImage.effect_noise((4000, 3000), 60).convert("RGB").save(workspace / "huge.png")
+    PILImage.linear_gradient("L").resize((4000, 3000)).convert("RGB").save(workspace / "huge.png")
     size = (workspace / "huge.png").stat().st_size
     out = call(read, path="huge.png")
     [image] = out.images
@@ -84,3 +85,13 @@ def test_reading_an_image_allows_writing_over_it_later(call: Call, ctx: ToolCont
     (workspace / "shot.png").write_bytes(picture(8, 8))
     call(read, path="shot.png")
     assert (workspace / "shot.png").resolve() in ctx.file_stamps
+
+
+def test_a_png_too_heavy_at_its_size_is_re_encoded_and_says_so(call: Call, workspace: Path) -> None:
+    PILImage.frombytes("RGBA", (1500, 760), os.urandom(1500 * 760 * 4)).save(workspace / "noise.png")
+    size = (workspace / "noise.png").stat().st_size
+    assert size > MAX_ENCODED_BYTES
+    out = call(read, path="noise.png")
+    [image] = out.images
+    assert len(image.data) <= MAX_ENCODED_BYTES and (image.width, image.height) == (1500, 760)
+    assert f"re-encoded from PNG ({size:,} bytes) to fit the model's image limits" in out.content
