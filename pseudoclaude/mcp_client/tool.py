@@ -11,11 +11,13 @@ images: the base64 is decoded strictly and the bytes fitted to the providers'
 limits by ``imaging.fit_image`` (the declared MIME type is not trusted; the
 content decides). A part that is not a usable image, or one past
 ``MAX_IMAGES``, becomes a line of text saying so; so does every image when the
-current model has no vision.
+current model has no vision. Decoding and resizing run off the event loop
+(``asyncio.to_thread``: bounded work on bytes in memory, nothing that can hang).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import dataclasses
@@ -49,7 +51,7 @@ class McpTool:
         except ServerGone as gone:
             raise ToolError(f"the MCP server {server!r} is not running ({gone}); its tools are withdrawn") from None
         summary = f"{server}/{self.remote_name}" + (" (error)" if result.is_error else "")
-        images, notes = images_of(result.images, f"{server}/{self.remote_name}", vision=ctx.vision)
+        images, notes = await asyncio.to_thread(images_of, result.images, f"{server}/{self.remote_name}", vision=ctx.vision)
         text = "\n".join(part for part in (result.text, *notes) if part)
         output = budgeted_output(text, ctx, label=self.name, is_error=result.is_error, summary=summary)
         return dataclasses.replace(output, images=images) if images else output
