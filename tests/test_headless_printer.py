@@ -5,7 +5,7 @@ import io
 import json
 from typing import AsyncIterator
 
-from pseudoclaude.agent.events import Event, Progress, Stop, TextDelta, UsageReport
+from pseudoclaude.agent.events import Event, ImageShown, Progress, Stop, TextDelta, ToolCallFinished, UsageReport
 from pseudoclaude.tui.headless import print_events
 
 
@@ -55,3 +55,20 @@ def test_stream_json_prints_every_event_then_the_result() -> None:
 def test_a_failed_run_is_not_ok() -> None:
     out, _, ok = render("json", [Stop("error", "", 1, "boom")])
     assert not ok and json.loads(out)["error"] == "boom"
+
+
+IMAGE_RUN: list[Event] = [
+    ToolCallFinished("c1", "read_file", False, "Read image shot.png (64x48)", {}, "Image shot.png (64x48 PNG, 2 KB)\n", images=(ImageShown("shot.png", "image/png", 64, 48, 2048, "ab" * 32),)),
+    Stop("end_turn", "A red square.", 2),
+]
+
+
+def test_text_names_each_image_a_tool_showed_on_stderr() -> None:
+    out, err, _ = render("text", IMAGE_RUN)
+    assert out == "A red square.\n" and "[image] read_file: shot.png 64x48 PNG 2 KB\n" in err
+
+
+def test_the_event_stream_describes_images_without_their_bytes() -> None:
+    out, _, _ = render("stream-json", IMAGE_RUN)
+    finished = json.loads(out.splitlines()[0])
+    assert finished["images"] == [{"name": "shot.png", "media_type": "image/png", "width": 64, "height": 48, "bytes": 2048, "sha256": "ab" * 32}]

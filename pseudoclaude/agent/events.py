@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Mapping, Union
 
+from pseudoclaude.llm import Image
+
 StopReason = Literal["end_turn", "max_turns", "max_budget", "interrupted", "error", "context_overflow"]
 
 
@@ -51,8 +53,38 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ImageShown:
+    """An image a tool handed the model, as displays describe it: name, pixels, type and size, never the bytes."""
+
+    name: str
+    media_type: str
+    width: int
+    height: int
+    bytes: int
+    sha256: str = ""
+
+    @classmethod
+    def of(cls, image: Image) -> ImageShown:
+        return cls(image.name or "image", image.media_type, image.width, image.height, len(image.data), image.sha256)
+
+    def line(self) -> str:
+        """``shot.png 1280x720 PNG 84 KB``: the one line a transcript shows."""
+        kind = self.media_type.removeprefix("image/").upper()
+        return f"{self.name} {self.width}x{self.height} {kind} {_size(self.bytes)}"
+
+
+def _size(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MB"
+    return f"{max(1, round(count / 1024))} KB"
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
-    """A call's end: ``content`` is the result the model reads; ``denied`` says the permission gate or a hook refused it."""
+    """A call's end: ``content`` is the result the model reads; ``denied`` says the permission gate or a hook refused it.
+
+    ``images``: what the result showed the model besides ``content`` (described; the bytes stay in the conversation).
+    """
 
     call_id: str
     name: str
@@ -61,6 +93,7 @@ class ToolCallFinished:
     display: Mapping[str, Any] = field(default_factory=dict)
     content: str = ""
     denied: bool = False
+    images: tuple[ImageShown, ...] = ()
     type: Literal["tool_call_finished"] = "tool_call_finished"
 
 

@@ -56,6 +56,7 @@ from pseudoclaude.llm import (
     explained,
     model_info,
     stream_with_retry,
+    supports_vision,
 )
 from pseudoclaude.session import WriteFailure
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
@@ -469,6 +470,7 @@ class Runner:
             queue.put_nowait(event)
 
         tools, gate = wrap_tools(self.tools, self.hooks, emit), wrap_gate(self.permissions, self.hooks, emit)
+        self.tool_context.vision = supports_vision(self.config.model)
         tool_round = ToolRound(message.tool_calls, tools, self.tool_context, gate, emit)
         task = asyncio.ensure_future(tool_round.run())
         try:

@@ -15,7 +15,7 @@ import json
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import INTERRUPTED_RESULT
-from pseudoclaude.agent.events import Event, ToolCallFinished, ToolCallStarted
+from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolCallStarted
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import Decision, Preview
@@ -134,7 +134,8 @@ class ToolRound:
         output, format_error = await run_one(call, self.tools, self.context, self.gate)
         self._finished[call.id] = output
         summary, denied = output.summary or _first_line(output.content), "denied" in output.display
-        await self.emit(ToolCallFinished(call.id, call.name, output.is_error, summary, output.display, output.content, denied))
+        images = tuple(ImageShown.of(image) for image in output.images)
+        await self.emit(ToolCallFinished(call.id, call.name, output.is_error, summary, output.display, output.content, denied, images))
         return int(format_error)
 
     def results(self) -> list[Message]:
@@ -149,7 +150,7 @@ class ToolRound:
 
 
 def _result_message(call_id: str, output: ToolOutput) -> Message:
-    return Message.tool(call_id, output.content, output.is_error, shaped=output.shaped, full_output=output.full_output)
+    return Message.tool(call_id, output.content, output.is_error, shaped=output.shaped, full_output=output.full_output, images=output.images)
 
 
 def _first_line(text: str) -> str:

@@ -39,11 +39,20 @@ class RemoteTool:
 
 
 @dataclass(frozen=True)
+class ImagePart:
+    """An image content part as the server sent it: its declared MIME type and base64 data, not yet checked."""
+
+    mime_type: str
+    data: str
+
+
+@dataclass(frozen=True)
 class CallResult:
-    """A call's text (images and other binary parts named, not shown) and whether the server flagged an error."""
+    """A call's text (audio and binary resources named, not shown), its images, and whether the server flagged an error."""
 
     text: str
     is_error: bool
+    images: tuple[ImagePart, ...] = ()
 
 
 class ServerGone(Exception):
@@ -98,7 +107,8 @@ class ServerConnection:
         except (OSError, EOFError) as error:
             self._fail(f"the connection failed ({type(error).__name__}: {error})")
             raise ServerGone(self.error or str(error)) from None
-        return CallResult(_text_of(result), bool(getattr(result, "is_error", False)))
+        text, images = _content_of(result)
+        return CallResult(text, bool(getattr(result, "is_error", False)), images)
 
     async def check_alive(self, timeout_s: float = 2.0) -> None:
         """Ping a ready server; a closed connection fails it now (a slow answer does not: it may be busy)."""
@@ -225,13 +235,16 @@ async def _list_tools(session: Any) -> tuple[RemoteTool, ...]:
     return tuple(tools)
 
 
-def _text_of(result: Any) -> str:
+def _content_of(result: Any) -> tuple[str, tuple[ImagePart, ...]]:
     parts: list[str] = []
+    images: list[ImagePart] = []
     for item in getattr(result, "content", None) or ():
         kind = getattr(item, "type", "")
         if kind == "text":
             parts.append(item.text)
-        elif kind in ("image", "audio"):
+        elif kind == "image":
+            images.append(ImagePart(str(getattr(item, "mime_type", "") or ""), str(getattr(item, "data", "") or "")))
+        elif kind == "audio":
             size = len(getattr(item, "data", "") or "") * 3 // 4
             parts.append(f"[{kind} {getattr(item, 'mime_type', '')}, about {size:,} bytes: not shown]")
         elif kind == "resource_link":
@@ -245,7 +258,7 @@ def _text_of(result: Any) -> str:
         import json
 
         parts.append(json.dumps(structured, ensure_ascii=False, indent=1))
-    return "\n".join(parts) if parts else "(no content)"
+    return "\n".join(parts) if parts or images else "(no content)", tuple(images)
 
 
 def _describe(error: BaseException) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get_args
 
-from pseudoclaude.llm import ToolSpec
+from pseudoclaude.llm import Image, ToolSpec
 
 if TYPE_CHECKING:
     from pseudoclaude.tools.background import BackgroundJobs
@@ -146,6 +146,9 @@ class ToolContext:
     ``call_id`` is the id of the call being run (a tool round gives each call
     its own copy of the context; the shared state above is shared by reference).
     ``background`` holds the session's background commands (None: none can be started).
+    ``vision``: whether the current model may be sent images (the runner sets
+    it from the model table before each tool round); ``read_file`` answers a
+    model without vision with a note instead of an image it could not see.
     """
 
     workspace: Path
@@ -160,6 +163,7 @@ class ToolContext:
     read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
     call_id: str = ""
     background: BackgroundJobs | None = None
+    vision: bool = True
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,9 @@ class ToolOutput:
     structured extras for renderers (``diff``, ``exit_code``, ``total_bytes``...).
     ``shaped`` and ``full_output`` travel into the conversation's ``ToolResult``
     (see there): a tool that fitted its output to ``ToolContext.budget`` says so.
+    ``images`` go to the model with the result (``read_file`` of a PNG, an MCP
+    tool's screenshot), already fitted to the providers' limits; ``content``
+    names them, for the transcript and for a model that cannot see them.
     """
 
     content: str
@@ -178,6 +185,7 @@ class ToolOutput:
     display: Mapping[str, Any] = field(default_factory=dict)
     shaped: bool = False
     full_output: str | None = None
+    images: tuple[Image, ...] = ()
 
 
 ToolKind = Literal["read", "edit", "execute", "write", "network"]

@@ -23,6 +23,16 @@ empties the log whenever the earlier results may no longer be visible). A read
 is logged only once its result is returned, so a cancelled read leaves no
 entry. The stamp is taken before the lines are read: a change during the read
 makes the stamp stale (the next write is refused), never the text.
+
+A PNG, JPEG, GIF or WebP file (known by its content, not its name: a ``.png``
+holding text is read as text, a screenshot without an extension as an image)
+comes back as an image the model sees (``ToolOutput.images``), fitted to the
+providers' limits by ``imaging.fit_image``; the text names it, its size, and
+the size it was downscaled from. The bytes are read from the handle already
+opened as a regular file. A model without vision (``ToolContext.vision``) is
+told it is an image it cannot see, and sent none. Images are not logged for
+the reread note: an unchanged image is cheap to resend, and its earlier
+result may have been replaced by a note.
 """
 
 from __future__ import annotations
@@ -32,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Mapping
 
+from pseudoclaude.imaging import MAX_FILE_BYTES, ImageError, fit_image
+from pseudoclaude.llm import Image, sniff_media_type
 from pseudoclaude.textsafe import quote_name
 from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import OutputBudget, PriorRead, ToolContext, ToolError, ToolOutput, ToolTraits
@@ -45,6 +57,8 @@ LINE_READ_BYTES = LINE_LIMIT_CHARS * 4 + 4
 MIN_LINE_BYTES = 16
 _SKIP_BLOCK_BYTES = 1 << 20
 _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
+_HEADER_BYTES = 1 << 20
+"""Enough of an image file for Pillow to read its size (JPEG puts it after the metadata)."""
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -61,9 +75,9 @@ _SCHEMA: dict[str, Any] = {
 class ReadFileTool:
     name = "read_file"
     description = (
-        "Read a text file: lines numbered like `cat -n` (number, tab, text), then a line with the lines shown and the "
+        "Read a text file or a PNG/JPEG/GIF/WebP image: lines numbered like `cat -n` (number, tab, text), then a line with the lines shown and the "
         f"total. Up to about {_DESCRIBED_PAGE_KB} KB comes whole (less in small context windows); beyond, pages, that line "
-        f"giving the offset to continue from. Lines over {LINE_LIMIT_CHARS} characters are cut; binary files, FIFOs and "
+        f"giving the offset to continue from. Lines over {LINE_LIMIT_CHARS} characters are cut; other binary files, FIFOs and "
         "devices refused. Rereading unchanged lines returns a note pointing at the earlier result."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
@@ -93,6 +107,10 @@ def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | No
         with open_regular(path, shown) as f:
             sample = f.read(SNIFF_BYTES + 4)
             size = os.fstat(f.fileno()).st_size
+            media_type = sniff_media_type(sample)
+            if media_type is not None:
+                record_stamp(ctx, path, shown)
+                return _image(ctx, f, shown, media_type, size), None
             if looks_binary(sample):
                 kind = guess_type(sample, path.name)
                 raise ToolError(f"{shown} is a binary file ({size:,} bytes, looks like {kind}); read_file only reads text")
@@ -116,6 +134,54 @@ def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | No
         shaped=True,
     )
     return output, PriorRead(stamp, ctx.turn, offset, last, page.total_lines)
+
+
+def _image(ctx: ToolContext, f: BinaryIO, shown: str, media_type: str, size: int) -> ToolOutput:
+    """The image file as an image the model sees, or, for a model without vision, a note saying what it is."""
+    kind = media_type.removeprefix("image/").upper()
+    display = {"path": shown, "image": media_type, "bytes": size}
+    f.seek(0)
+    if not ctx.vision:
+        header = _pixels(f.read(_HEADER_BYTES))
+        dimensions = f"{header[0]}x{header[1]} " if header else ""
+        text = f"{shown} is a {dimensions}{kind} image ({size:,} bytes); the current model cannot see images, so none was sent."
+        return ToolOutput(text, summary=f"{shown}: {dimensions}{kind} image (not shown: no vision)", display=display)
+    if size > MAX_FILE_BYTES:
+        raise ToolError(f"{shown} is a {kind} image of {size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MB an image may be")
+    data = f.read()
+    original = _pixels(data)
+    try:
+        image = fit_image(data, shown)
+    except ImageError as error:
+        raise ToolError(f"{shown} looks like a {kind} image but cannot be sent: {str(error).removeprefix(shown + ': ')}") from None
+    return ToolOutput(_image_text(image, original, kind, size), summary=f"Read image {shown} ({image.width}x{image.height})", display=display, images=(image,))
+
+
+def _image_text(image: Image, original: tuple[int, int] | None, kind: str, size: int) -> str:
+    """The one line naming the image sent: path, pixels, type, size, and what it was downscaled (or re-encoded) from."""
+    text = f"Image {image.describe()}"
+    if original is not None and original != (image.width, image.height):
+        text += f"; downscaled from {original[0]}x{original[1]} {kind} ({size:,} bytes) to fit the model's image limits"
+    elif len(image.data) != size:
+        text += f"; re-encoded from {kind} ({size:,} bytes) to fit the model's image limits"
+    return text + "\n"
+
+
+def _pixels(data: bytes) -> tuple[int, int] | None:
+    """An image's width and height, read from its header only (None when Pillow cannot tell)."""
+    import io
+    import warnings
+
+    from PIL import Image as PILImage
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with PILImage.open(io.BytesIO(data)) as picture:
+                width, height = picture.size
+                return int(width), int(height)
+    except Exception:  # any undecodable header: fit_image reports the error in its own words
+        return None
 
 
 def _position(first: int, last: int, total: int, capped: str = "") -> str:

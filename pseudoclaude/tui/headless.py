@@ -3,7 +3,9 @@
 ``text`` prints the final answer; ``json`` prints one result object at the
 end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-json`` prints every runner event as one JSON line as it happens,
 then the result object. Progress and errors go to stderr in ``text`` mode so
-stdout stays the answer alone. Reasoning: ``thinking_delta`` events as it
+stdout stays the answer alone, as does one line for each image a tool showed
+the model (name, pixels, type, size; events describe images, never carry their
+bytes). Reasoning: ``thinking_delta`` events as it
 streams, and the assistant message's ``thinking`` parts; ``output_tokens``
 include it (``reasoning_tokens`` says how much, when the provider reports it). A session that stops being saved is one line on
 stderr in every format (and ``session_error`` in the result object).
@@ -72,6 +74,8 @@ async def print_events(
             err.write(f"[{event.kind}] {for_terminal(event.message)}\n")
         elif isinstance(event, ToolCallFinished) and event.denied and output_format == "text":
             err.write(f"[denied] {event.name}: {for_terminal(event.content)}\n")
+        elif isinstance(event, ToolCallFinished) and event.images and output_format == "text":
+            err.writelines(f"[image] {event.name}: {for_terminal(image.line())}\n" for image in event.images)
         elif isinstance(event, Stop):
             result.stop = event
     summary = {

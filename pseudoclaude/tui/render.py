@@ -126,7 +126,8 @@ class TurnView:
         elif isinstance(event, ToolCallFinished):
             started = self.running.pop(event.call_id, None)
             arguments = started.arguments if started is not None else {}
-            self.console.print(tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display))
+            block = tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display)
+            self.console.print(Group(block, *image_lines(event)) if event.images else block)
         elif isinstance(event, UsageReport):
             self.prompt_tokens = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
             self.output_tokens += event.output_tokens
@@ -202,6 +203,11 @@ class TurnView:
     def rows_at(self, width: int) -> int:
         """How many rows the last frame takes once a reflowing terminal (tmux, VTE, iTerm2, kitty) re-wraps it at ``width``."""
         return sum(max(1, -(-length // width)) for length in self.frame[1])
+
+
+def image_lines(event: ToolCallFinished) -> list[Text]:
+    """One line per image the call showed the model (name, pixels, type, size): never its bytes."""
+    return [Text("    ▣ ", style="cyan") + Text(for_terminal(image.line()), style="dim") for image in event.images]
 
 
 def progress_line(event: Progress) -> Text:

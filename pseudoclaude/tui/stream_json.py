@@ -21,7 +21,7 @@ import asyncio
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
 
@@ -293,12 +293,13 @@ class ClaudeStream:
         if event.denied:
             claude_name, claude_input = self._claude_call(name, arguments)
             run.denials.append({"tool_name": claude_name, "tool_use_id": event.call_id, "tool_input": claude_input})
-        block = {"type": "tool_result", "tool_use_id": event.call_id, "content": event.content or event.summary, "is_error": event.is_error}
+        block = {"type": "tool_result", "tool_use_id": event.call_id, "content": _result_content(event), "is_error": event.is_error}
+        extra = {"images": [asdict(image) for image in event.images]} if event.images else {}
         self.emit(self._stamp({
             "type": "user",
             "message": {"role": "user", "content": [block]},
             "parent_tool_use_id": None,
-            "tool_use_result": {"summary": event.summary, **dict(event.display)},
+            "tool_use_result": {"summary": event.summary, **dict(event.display), **extra},
         }))
         run.mark = time.monotonic()
 
@@ -358,6 +359,20 @@ class ClaudeStream:
     def emit(self, data: Mapping[str, Any]) -> None:
         if self.write is not None:
             self.write(data)
+
+
+def _result_content(event: ToolCallFinished) -> str | list[dict[str, Any]]:
+    """A tool result's content: its text, and with images, a text block describing each.
+
+    Claude Code puts an ``image`` block (base64 source) there; the events carry
+    no image bytes (they stay in the conversation and the session's
+    ``images/`` folder), so each image is described instead, and
+    ``tool_use_result.images`` lists them as data.
+    """
+    text = event.content or event.summary
+    if not event.images:
+        return text
+    return [{"type": "text", "text": text}] + [{"type": "text", "text": f"[image {image.line()}]"} for image in event.images]
 
 
 def _arguments(call: Mapping[str, Any]) -> dict[str, Any]:

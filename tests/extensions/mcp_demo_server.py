@@ -2,16 +2,20 @@
 
 Tools: ``echo`` (its text back), ``token`` (whether ``DEMO_TOKEN`` reached it,
 without printing it), ``big`` (``n`` numbered lines, for the output budget) and
-``crash`` (the process exits at once, as a server dying mid-session would) and
-``exit_soon`` (it answers, then exits while idle).
+``crash`` (the process exits at once, as a server dying mid-session would),
+``exit_soon`` (it answers, then exits while idle) and ``picture`` (a caption
+and a ``width`` x ``height`` PNG; ``broken`` sends data that is not one).
 """
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 import sys
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ImageContent, TextContent
 
 server = MCPServer("demo")
 
@@ -33,6 +37,18 @@ def token() -> str:
 def big(n: int) -> str:
     """Return n numbered lines."""
     return "\n".join(f"line {i}" for i in range(1, n + 1))
+
+
+@server.tool()
+def picture(width: int = 64, height: int = 48, broken: bool = False, count: int = 1) -> list[TextContent | ImageContent]:
+    """A caption and ``count`` PNGs of the given size (or, broken, data that is no image)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 120, 200)).save(out, format="PNG")
+    data = base64.b64encode(b"not a picture" if broken else out.getvalue()).decode()
+    images = [ImageContent(type="image", data=data, mime_type="image/png") for _ in range(count)]
+    return [TextContent(type="text", text=f"a {width}x{height} picture"), *images]
 
 
 @server.tool()

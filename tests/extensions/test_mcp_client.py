@@ -160,7 +160,7 @@ def test_a_streamable_http_server_serves_its_tools(http_server: str, tmp_path: P
             await servers.aclose()
 
     names, text, notices = asyncio.run(go())
-    assert names == ["mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__exit_soon", "mcp__web__token"]
+    assert names == ["mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__exit_soon", "mcp__web__picture", "mcp__web__token"]
     assert text == "echo: over http" and notices == []
 
 
@@ -179,7 +179,7 @@ def test_slash_mcp_lists_servers_their_state_and_tools(tmp_path: Path) -> None:
     asyncio.run(go())
     shown = repl.console.file.getvalue()  # type: ignore[attr-defined]
     assert "demo ready  stdio · --mcp-config" in shown
-    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__exit_soon, mcp__demo__crash" in shown
+    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__picture, mcp__demo__exit_soon, mcp__demo__crash" in shown
     assert "gone failed" in shown and "nothing not found" in shown
     assert shown.count("MCP server 'gone'") == 1
 
@@ -222,3 +222,34 @@ def test_a_server_that_dies_between_turns_is_reported_before_the_next_request(tm
 
 def tool_names_of(request: Mapping[str, Any]) -> list[str]:
     return [tool["name"] for tool in request.get("tools", [])]
+
+
+def run_demo(tool: str, calls: list[Mapping[str, Any]], tmp_path: Path, *, vision: bool = True) -> list[ToolOutput]:
+    """Calls of one demo tool over stdio."""
+
+    async def go() -> list[ToolOutput]:
+        servers = McpServers(server_specs({"demo": ("test", {"command": sys.executable, "args": [str(DEMO)]})}, {}), tmp_path)
+        try:
+            await servers.start()
+            tools = {t.name: t for t in servers.tools()}
+            return [await tools[f"mcp__demo__{tool}"].run(args, ToolContext(workspace=tmp_path, vision=vision)) for args in calls]
+        finally:
+            await servers.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.slow
+def test_an_mcp_image_reaches_the_model_as_an_image_and_bad_data_as_a_note(tmp_path: Path) -> None:
+    out, broken, many = run_demo("picture", [{"width": 64, "height": 48}, {"broken": True}, {"count": 9}], tmp_path)
+    [image] = out.images
+    assert (image.media_type, image.width, image.height, image.name) == ("image/png", 64, 48, "demo/picture image")
+    assert out.content == f"a 64x48 picture\n[image {image.describe()}]" and not out.is_error
+    assert broken.images == () and broken.content == "a 64x48 picture\n[demo/picture image (image/png) could not be used: not a PNG, JPEG, GIF or WebP image]"
+    assert len(many.images) == 8 and many.content.endswith("\n[demo/picture image 9: not sent, a result may carry at most 8 images]")
+
+
+@pytest.mark.slow
+def test_an_mcp_image_is_a_note_for_a_model_without_vision(tmp_path: Path) -> None:
+    [out] = run_demo("picture", [{"width": 20, "height": 10}], tmp_path, vision=False)
+    assert out.images == () and "20x10 PNG" in out.content and "the current model cannot see images" in out.content

@@ -156,9 +156,9 @@ def test_a_read_after_the_log_was_cleared_is_real(call: Call, ctx: ToolContext, 
 
 
 def test_binary_file_is_refused_with_size_and_type(call: Call, workspace: Path) -> None:
-    (workspace / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
-    with pytest.raises(ToolError, match=r"binary file \(108 bytes, looks like PNG image\)"):
-        call(read, path="img.png")
+    (workspace / "prog").write_bytes(b"\x7fELF" + b"\x00" * 104)
+    with pytest.raises(ToolError, match=r"binary file \(108 bytes, looks like ELF executable\)"):
+        call(read, path="prog")
 
 
 def test_undecodable_file_is_refused(call: Call, workspace: Path) -> None:

@@ -148,3 +148,23 @@ def test_retry_and_error_lines_do_not_repeat_their_label() -> None:
     assert progress_line(other).plain == "↻ RateLimited: slow down; retrying in 2.0s (attempt 2 of 5)"
     assert labelled("Overloaded", "Overloaded") == "Overloaded"
     assert labelled("BadRequest", "model: foo-bar-9") == "BadRequest: model: foo-bar-9"
+
+
+SHOT = ev.ImageShown("shot.png", "image/png", 1280, 720, 84 * 1024, "ab" * 32)
+
+
+def test_an_image_a_tool_showed_the_model_is_one_line_never_its_bytes() -> None:
+    c = console()
+    view = TurnView(c)
+    view.handle(ev.ToolCallStarted("c1", "read_file", {"path": "shot.png"}))
+    view.handle(ev.ToolCallFinished("c1", "read_file", False, "Read image shot.png (1280x720)", {}, "Image shot.png (1280x720 PNG, 84 KB)\n", images=(SHOT,)))
+    assert text_of(c).splitlines() == ["● read_file(shot.png)", "  ⎿ Read image shot.png (1280x720)", "    ▣ shot.png 1280x720 PNG 84 KB"]
+
+
+def test_an_image_name_cannot_reach_the_terminal_raw() -> None:
+    c = console()
+    view = TurnView(c)
+    sneaky = ev.ImageShown("a\x1b]0;pwned\x07.png", "image/jpeg", 10, 10, 3 * 1024 * 1024)
+    view.handle(ev.ToolCallFinished("c1", "mcp__web__shot", False, "web/shot", images=(sneaky,)))
+    shown = text_of(c)
+    assert "\x1b" not in shown and "▣ a^[]0;pwned^G.png 10x10 JPEG 3.0 MB" in shown

@@ -165,3 +165,22 @@ def test_reasoning_parts_lead_the_message_as_claude_code_thinking_blocks() -> No
         {"type": "thinking", "thinking": "**Plan** read it", "signature": ""},
         {"type": "text", "text": "Reading."},
     ], "Anthropic's blocks as they are; OpenAI's summary without its encrypted item; an empty summary left out"
+
+
+def test_an_image_result_is_described_in_text_blocks_and_listed_in_tool_use_result() -> None:
+    from pseudoclaude.agent.events import ImageShown
+
+    claude, lines = stream()
+    claude.feed(AssistantMessage("", ({"id": "toolu_1", "name": "read_file", "arguments": json.dumps({"path": "shot.png"})},)))
+    claude.feed(UsageReport(100, 20, 0, 0, {}))
+    claude.feed(ToolCallStarted("toolu_1", "read_file", {"path": "shot.png"}))
+    shot = ImageShown("shot.png", "image/png", 1280, 720, 84 * 1024, "ab" * 32)
+    claude.feed(ToolCallFinished("toolu_1", "read_file", False, "Read image shot.png", {"path": "shot.png"}, "Image shot.png (1280x720 PNG, 84 KB)\n", images=(shot,)))
+    _, user = lines.items
+    assert user["message"]["content"] == [{
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [{"type": "text", "text": "Image shot.png (1280x720 PNG, 84 KB)\n"}, {"type": "text", "text": "[image shot.png 1280x720 PNG 84 KB]"}],
+        "is_error": False,
+    }]
+    assert user["tool_use_result"]["images"] == [{"name": "shot.png", "media_type": "image/png", "width": 1280, "height": 720, "bytes": 86016, "sha256": "ab" * 32}]
