@@ -77,6 +77,7 @@ class RecordingSession:
         """Saves like the real store (``session.images.save_image``) under ``spill_dir``'s parent; ``OSError`` without one."""
         if self.spill_dir is None:
             raise OSError("this session has no folder")
+        self.spill_dir.parent.mkdir(parents=True, exist_ok=True)
         save_image(self.spill_dir.parent, image)
         return (self.spill_dir.parent / "images" / image.file_name).absolute()
 
