@@ -6,13 +6,15 @@ import asyncio
 import io
 from pathlib import Path
 
+import pytest
 from PIL import Image as Picture
 
 from pseudoclaude.compact import BytesEstimator, ContextOutcome, ContextState, force_compact, manage_context
 from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS
-from pseudoclaude.compact.estimate import image_rule
+from pseudoclaude.compact.estimate import TiktokenEstimator, image_rule
 from pseudoclaude.compact.manage import compacted_conversation
 from pseudoclaude.compact.select import select_recent
+from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.llm import Image
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.session import create_session, load_replay
@@ -214,3 +216,15 @@ def test_images_whose_file_cannot_be_kept_stay_with_a_warning() -> None:
     assert all(m.tool_result.images for m in results(outcome.conversation))
     assert any("could not keep the images of tool result c0 in the session folder" in w for w in outcome.warnings)
     assert state.images_dropped == frozenset()
+
+
+def test_the_tokenizer_estimate_counts_images_by_openais_tiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    encoding = load_offline_encoding("gpt-4o")
+    assert encoding is not None
+    estimator = TiktokenEstimator(encoding)
+    shot = picture(5)
+    assert estimator.count([Message.user("see", [shot])]) - estimator.count([Message.user("see")]) == 85 + 170 * 4 * 2
+    state = ContextState(model="gpt-4o", context_window=WINDOW)
+    assert state.estimator_name == "tiktoken:o200k_base"
+    assert state.estimate([Message.user("see", [shot])]) - state.estimate([Message.user("see")]) == 1445
