@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
-from pseudoclaude.llm import Image, Message, image_tokens, provider_for_model
+from pseudoclaude.llm import Image, Message, image_tokens, provider_for_model, supports_vision
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -47,8 +47,9 @@ MIN_CALIBRATION_BYTES = 2_000
 TIKTOKEN_MESSAGE_OVERHEAD = 4
 TIKTOKEN_CALL_OVERHEAD = 8
 TIKTOKEN_EXACT_LIMIT_BYTES = 65_536
-MISSING_IMAGE_TOKENS = 40
-"""What the note costs that replaces an image whose bytes a resumed session could not find."""
+NOTE_TOKENS = 40
+"""What the note costs that an adapter sends instead of an image (bytes missing, or a model without vision)."""
+NO_VISION_RULE = "no-vision"
 
 
 def utf8_len(text: str) -> int:
@@ -71,14 +72,18 @@ def messages_bytes(messages: Sequence[Message]) -> int:
 
 
 def image_rule(model: str) -> str:
-    """Which provider's image rule counts ``model``'s images ("" when the table does not know it: the larger rule)."""
+    """Which rule counts ``model``'s images: its provider's, ``NO_VISION_RULE`` when it sees none ("" unknown: the larger rule)."""
+    if model and not supports_vision(model):
+        return NO_VISION_RULE
     provider = provider_for_model(model) if model else None
     return provider if provider in ("anthropic", "openai") else ""
 
 
 def one_image_tokens(image: Image, provider: str = "") -> int:
-    """Tokens of one image under ``provider``'s rule; a missing image costs its short note."""
-    return image_tokens(image, provider) if image.available else MISSING_IMAGE_TOKENS
+    """Tokens of one image under ``provider``'s rule; a missing image, or one a model without vision gets, costs its short note."""
+    if not image.available or provider == NO_VISION_RULE:
+        return NOTE_TOKENS
+    return image_tokens(image, provider)
 
 
 def images_tokens(messages: Sequence[Message], provider: str = "") -> int:

@@ -11,7 +11,7 @@ from PIL import Image as Picture
 
 from pseudoclaude.compact import BytesEstimator, ContextOutcome, ContextState, force_compact, manage_context
 from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS
-from pseudoclaude.compact.estimate import TiktokenEstimator, image_rule
+from pseudoclaude.compact.estimate import NO_VISION_RULE, NOTE_TOKENS, TiktokenEstimator, image_rule
 from pseudoclaude.compact.manage import compacted_conversation
 from pseudoclaude.compact.select import select_recent
 from pseudoclaude.compact.tokenizer import load_offline_encoding
@@ -228,3 +228,10 @@ def test_the_tokenizer_estimate_counts_images_by_openais_tiles(tmp_path: Path, m
     state = ContextState(model="gpt-4o", context_window=WINDOW)
     assert state.estimator_name == "tiktoken:o200k_base"
     assert state.estimate([Message.user("see", [shot])]) - state.estimate([Message.user("see")]) == 1445
+
+
+def test_a_model_without_vision_counts_the_note_it_gets_not_the_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    assert image_rule("o3-mini") == NO_VISION_RULE
+    state = ContextState(model="o3-mini", context_window=WINDOW)
+    assert state.estimate([Message.user("see", [picture(6)])]) - state.estimate([Message.user("see")]) == NOTE_TOKENS
