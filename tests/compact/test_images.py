@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 from PIL import Image as Picture
@@ -15,7 +16,7 @@ from pseudoclaude.compact.estimate import NO_VISION_RULE, NOTE_TOKENS, TiktokenE
 from pseudoclaude.compact.manage import compacted_conversation
 from pseudoclaude.compact.select import select_recent
 from pseudoclaude.compact.tokenizer import load_offline_encoding
-from pseudoclaude.llm import Image
+from pseudoclaude.llm import Image, Request
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.session import create_session, load_replay
 from pseudoclaude.tools import builtin_registry
@@ -235,3 +236,19 @@ def test_a_model_without_vision_counts_the_note_it_gets_not_the_image(tmp_path: 
     assert image_rule("o3-mini") == NO_VISION_RULE
     state = ContextState(model="o3-mini", context_window=WINDOW)
     assert state.estimate([Message.user("see", [picture(6)])]) - state.estimate([Message.user("see")]) == NOTE_TOKENS
+
+
+def test_a_summary_asked_in_place_sends_the_images_as_the_loop_does(tmp_path: Path) -> None:
+    shot = picture(8, 200, 100)
+    conversation = history(3) + [Message.user("and now this one", [shot])]
+    provider = SummaryProvider()
+
+    def shape(messages: Sequence[Message]) -> Request:
+        return Request(model="m", system="the agent", messages=tuple(messages), tools=(), max_tokens=4096)
+
+    state = state_for(RecordingSession(tmp_path / "session" / "tool-results"))
+    outcome = asyncio.run(force_compact(conversation, state, provider, shape=shape))
+    assert outcome.summarized
+    asked = provider.requests[0].messages
+    assert asked[-1].images == (shot,) and asked[-1].text.startswith("and now this one\n\n")
+    assert [m.tool_result.images for m in results(list(asked))] == [(picture(n),) for n in range(3)]
