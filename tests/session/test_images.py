@@ -11,8 +11,7 @@ from PIL import Image as Picture
 
 from pseudoclaude.llm import Image, images_for_model
 from pseudoclaude.llm.messages import Message, ToolCall
-from pseudoclaude.session import FORMAT_VERSION, create_session, load_replay
-from pseudoclaude.session.store import fork_session
+from pseudoclaude.session import FORMAT_VERSION, create_session, fork_session, load_replay
 
 MODEL = "claude-sonnet-4-5"
 
