@@ -241,6 +241,7 @@ def _context_state(
         context_window=window,
         session=session,
         replacements=replay.previews() if replay is not None else {},
+        images_dropped=replay.images_dropped() if replay is not None else (),
         anchor=replay.anchor if replay is not None else None,
         last_call_at=replay.last_call_at if replay is not None else None,
         overhead=overhead,

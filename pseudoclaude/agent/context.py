@@ -171,8 +171,8 @@ class CompactionEngine:
         self.state.record_usage(usage.prompt_tokens, conversation_length)
 
     def _check_truncation(self, reported: int, conversation_length: int) -> None:
-        if not self._local or reported <= 0 or conversation_length != len(self._sent):
-            return
+        if not self._local or reported <= 0 or conversation_length != len(self._sent) or any(m.all_images() for m in self._sent):
+            return  # a local vision model counts images its own way: the published rules would see a truncation that is not there
         estimated, floor = self.state.estimate(self._sent), self._truncation_floor()
         if reported < floor and estimated - reported >= TRUNCATION_MIN_GAP:
             self._learned_from = "a silently truncated prompt"

@@ -18,6 +18,8 @@ is cleared).
 Clearing is a ledger decision like an offload: recorded in the session as a
 ``replacement`` of layer ``clear`` that resets the usage anchor (it rewrote
 text the provider had counted), so a resumed session sends the same text.
+A cleared result's images go with its text: each becomes a note naming the
+file that keeps it (``imagenotes.py``), recorded as ``drops_images``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.imagenotes import with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.offload import result_id
 from pseudoclaude.compact.state import ContextState
@@ -57,21 +60,36 @@ def clear_stale_tool_results(conversation: Sequence[Message], state: ContextStat
         assert message.tool_result is not None
         call_id = result_id(message, i, state)
         decided = state.decision(call_id)
-        if decided is not None and decided[1] == CLEARED_RESULT:
+        if decided is not None and decided[1].startswith(CLEARED_RESULT):
             continue
-        state.mark_cleared(call_id, CLEARED_RESULT)
-        out[i] = message.with_result_content(CLEARED_RESULT)
+        text, dropped = _cleared_text(message, state)
+        if dropped:
+            state.mark_images_dropped(call_id, text)
+        else:
+            state.mark_cleared(call_id, text)
+        out[i] = state.replaced(message, call_id, text)
         cleared += 1
         if state.session is not None:
             try:
                 state.session.append_replacement(
-                    call_id, CLEARED_RESULT, layer="clear", original_bytes=utf8_len(message.tool_result.content), resets_anchor=True
+                    call_id, text, layer="clear", original_bytes=utf8_len(message.tool_result.content), resets_anchor=True, drops_images=dropped
                 )
             except OSError:
                 pass  # the session keeps its own record of failed writes
     if cleared:
         state.reset_anchor()
     return out, cleared
+
+
+def _cleared_text(message: Message, state: ContextState) -> tuple[str, bool]:
+    """The marker for a cleared result, with a note per image it showed (whether its images go too)."""
+    result = message.tool_result
+    if result is None or not result.images or state.session is None:
+        return CLEARED_RESULT, False
+    try:
+        return with_notes(CLEARED_RESULT, result.images, state.session), True
+    except OSError:
+        return CLEARED_RESULT, False  # the images stay; the text is cleared all the same
 
 
 def clear_layer(conversation: Sequence[Message], state: ContextState) -> LayerStep:

@@ -17,6 +17,14 @@ What a calibrating estimator has learned is a ``Calibration``: the session
 records it after every accepted sample and a resume restores it, so the
 first request after ``--resume`` counts (and decides compaction) exactly as
 the original session would have.
+
+Images are not text: both estimators count each image with the rule its
+provider publishes (``llm.image_tokens``: Anthropic ``w*h/750``, OpenAI's
+tiles), the larger rule when the model's provider is unknown, and none of an
+image's bytes enter ``message_bytes``. Calibration learns the bytes-per-token
+ratio of *text*, so the caller subtracts the image tokens from a usage sample
+before ``observe`` (``ContextState.record_usage``): a screenshot must not make
+the estimator believe prose is denser than it is.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
-from pseudoclaude.llm import Message
+from pseudoclaude.llm import Image, Message, image_tokens, provider_for_model, supports_vision
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -39,6 +47,9 @@ MIN_CALIBRATION_BYTES = 2_000
 TIKTOKEN_MESSAGE_OVERHEAD = 4
 TIKTOKEN_CALL_OVERHEAD = 8
 TIKTOKEN_EXACT_LIMIT_BYTES = 65_536
+NOTE_TOKENS = 40
+"""What the note costs that an adapter sends instead of an image (bytes missing, or a model without vision)."""
+NO_VISION_RULE = "no-vision"
 
 
 def utf8_len(text: str) -> int:
@@ -60,10 +71,30 @@ def messages_bytes(messages: Sequence[Message]) -> int:
     return sum(message_bytes(m) for m in messages)
 
 
-def estimate_messages(messages: Sequence[Message], bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN) -> int:
-    """The seed's estimate: ceil(bytes / 3.5); 0 for nothing."""
+def image_rule(model: str) -> str:
+    """Which rule counts ``model``'s images: its provider's, ``NO_VISION_RULE`` when it sees none ("" unknown: the larger rule)."""
+    if model and not supports_vision(model):
+        return NO_VISION_RULE
+    provider = provider_for_model(model) if model else None
+    return provider if provider in ("anthropic", "openai") else ""
+
+
+def one_image_tokens(image: Image, provider: str = "") -> int:
+    """Tokens of one image under ``provider``'s rule; a missing image, or one a model without vision gets, costs its short note."""
+    if not image.available or provider == NO_VISION_RULE:
+        return NOTE_TOKENS
+    return image_tokens(image, provider)
+
+
+def images_tokens(messages: Sequence[Message], provider: str = "") -> int:
+    """Tokens of every image in ``messages`` (user attachments and tool results)."""
+    return sum(one_image_tokens(image, provider) for m in messages for image in m.all_images())
+
+
+def estimate_messages(messages: Sequence[Message], bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN, provider: str = "") -> int:
+    """The seed's estimate: ceil(text bytes / 3.5), plus the images' published token costs; 0 for nothing."""
     total = messages_bytes(messages)
-    return math.ceil(total / bytes_per_token) if total else 0
+    return (math.ceil(total / bytes_per_token) if total else 0) + images_tokens(messages, provider)
 
 
 @dataclass(frozen=True)
@@ -107,9 +138,10 @@ class Estimator(Protocol):
 class BytesEstimator:
     """bytes / ratio, the ratio calibrated from reported usage (bounded, smoothed)."""
 
-    def __init__(self, bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN) -> None:
+    def __init__(self, bytes_per_token: float = ESTIMATE_CHARS_PER_TOKEN, provider: str = "") -> None:
         self.bytes_per_token = bytes_per_token
         self.samples = 0
+        self.provider = provider
 
     @property
     def name(self) -> str:
@@ -118,7 +150,7 @@ class BytesEstimator:
         return f"bytes/{self.bytes_per_token:.2f} (calibrated from {self.samples} usage reports)"
 
     def count(self, messages: Sequence[Message]) -> int:
-        return estimate_messages(messages, self.bytes_per_token)
+        return estimate_messages(messages, self.bytes_per_token, self.provider)
 
     def observe(self, message_bytes: int, tokens: int) -> None:
         if message_bytes < MIN_CALIBRATION_BYTES or tokens <= 0:
@@ -140,11 +172,13 @@ class TiktokenEstimator:
 
     Texts over ``TIKTOKEN_EXACT_LIMIT_BYTES`` (about to be offloaded anyway) are
     estimated at bytes / 3.5: encoding megabytes on every call would cost seconds.
-    Counts are cached per message without keeping the message alive.
+    Counts are cached per message without keeping the message alive. Images
+    count by ``provider``'s published rule (OpenAI's, the tokenizer's own family, by default).
     """
 
-    def __init__(self, encoding: Encoding) -> None:
+    def __init__(self, encoding: Encoding, provider: str = "openai") -> None:
         self.encoding = encoding
+        self.provider = provider
         self._cache: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
 
     @property
@@ -168,6 +202,7 @@ class TiktokenEstimator:
             tokens += TIKTOKEN_CALL_OVERHEAD + self._tokens(call.name) + self._tokens(call.arguments)
         if message.tool_result is not None:
             tokens += self._tokens(message.tool_result.content)
+        tokens += images_tokens([message], self.provider)
         self._cache[message] = tokens
         return tokens
 

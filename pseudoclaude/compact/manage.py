@@ -39,6 +39,7 @@ from typing import Awaitable, Callable, Literal, Sequence
 
 from pseudoclaude.compact.budget import Budget
 from pseudoclaude.compact.clear import clear_layer
+from pseudoclaude.compact.imagenotes import summary_image_text
 from pseudoclaude.compact.layer import Layer, LayerAction
 from pseudoclaude.compact.offload import offload_layer
 from pseudoclaude.compact.pinned import is_user_request, pinned_text
@@ -110,7 +111,7 @@ class ContextOutcome:
 
 
 def compacted_conversation(summary: str, tail: Sequence[Message], pinned: str = "") -> list[Message]:
-    """The three meta messages and ``tail``, roles alternating (a leading user message is merged).
+    """The three meta messages and ``tail``, roles alternating (a leading user message is merged, its images kept).
 
     The third message opens with the ``pinned`` block (``pinned.py``), then the
     reminder, so the block sits between the summary and the verbatim tail.
@@ -122,7 +123,7 @@ def compacted_conversation(summary: str, tail: Sequence[Message], pinned: str = 
     reminder = f"{pinned}\n\n{SUMMARY_REMINDER}" if pinned else SUMMARY_REMINDER
     rest = list(tail)
     if rest and rest[0].role == "user":
-        return [*head, Message.user(f"{reminder}\n\n{rest[0].text}"), *rest[1:]]
+        return [*head, Message.user(f"{reminder}\n\n{rest[0].text}", rest[0].images), *rest[1:]]
     return [*head, Message.user(reminder), *rest]
 
 
@@ -135,7 +136,7 @@ def history_after_meta(conversation: Sequence[Message]) -> list[Message]:
         if pinned and text.startswith(pinned + "\n\n"):
             text = text[len(pinned) + 2 :]
         if text.startswith(SUMMARY_REMINDER + "\n\n"):
-            return [Message.user(text[len(SUMMARY_REMINDER) + 2 :]), *conversation[3:]]
+            return [Message.user(text[len(SUMMARY_REMINDER) + 2 :], conversation[2].images), *conversation[3:]]
     return list(conversation[prefix:])
 
 
@@ -178,6 +179,7 @@ async def compact_conversation(
         shape=shape,
         overhead_tokens=state.overhead_tokens,
         in_place_budget_tokens=budget.summary_input_budget("manual"),
+        image_text=summary_image_text(state.session),
     )
     summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)

@@ -144,8 +144,8 @@ def offload_tool_results(conversation: Sequence[Message], state: ContextState) -
         decided = state.decision(call_id)
         if decided is not None:
             kind, preview = decided
-            if kind == "replace" and message.tool_result.content != preview:
-                out[i] = message.with_result_content(preview)
+            if kind == "replace":
+                out[i] = state.replaced(message, call_id, preview)
             continue
         size = utf8_len(message.tool_result.content)
         if size > budget.single_limit_bytes and not message.tool_result.shaped and work.spill(i, call_id):

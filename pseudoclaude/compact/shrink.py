@@ -25,6 +25,12 @@ their complete output (``preview.py``), all in one step. Rules:
   counted), so a resumed session sends the same bytes. A result whose
   complete output cannot be saved stays as it is (with a warning).
 
+* **Old images go in the same batch.** Tool-result images older than the
+  newest ``IMAGE_KEEP_RECENT_ROUNDS`` rounds become notes naming the file
+  that keeps them (``imagenotes.py``); what they save (their published token
+  cost, in bytes at 3.5 a token) counts toward the batch's minimum, so a
+  cache break is spent on text and images together, never twice.
+
 The most recent user message does not protect what follows it: a long
 autonomous task is one user message and dozens of tool rounds, which is exactly
 where older outputs pile up.
@@ -36,11 +42,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pseudoclaude.compact.budget import (
+    ESTIMATE_CHARS_PER_TOKEN,
     PREVIEW_HEAD_BYTES,
     PREVIEW_TAIL_BYTES,
     SHRINK_KEEP_RECENT_RESULTS,
 )
-from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.estimate import image_rule, utf8_len
+from pseudoclaude.compact.imagenotes import old_image_results, result_image_tokens, with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.offload import result_id, round_start
 from pseudoclaude.compact.preview import PREVIEW_REMINDER, preview_for, save_complete
@@ -93,37 +101,64 @@ def shrink_older_results(
     budget = state.budget
     if tokens < budget.shrink_threshold:
         return conversation, 0, ()
-    candidates = _candidates(conversation, state)
-    if sum(c.size - PREVIEW_BYTES for c in candidates) < budget.shrink_min_saving_bytes:
+    candidates = {c.index: c for c in _candidates(conversation, state)}
+    pictures = set(old_image_results(conversation, state)) if state.session is not None else set()
+    rule = image_rule(state.model)
+    saving = sum(c.size - PREVIEW_BYTES for c in candidates.values())
+    saving += sum(int(result_image_tokens(conversation[i], rule) * ESTIMATE_CHARS_PER_TOKEN) for i in pictures)
+    if saving < budget.shrink_min_saving_bytes:
         return conversation, 0, ()
     out = list(conversation)
     warnings: list[str] = []
-    session = state.session
-    for candidate in candidates:
-        message = out[candidate.index]
-        assert message.tool_result is not None
-        try:
-            saved = save_complete(session, message.tool_result, candidate.call_id)
-        except OSError as error:
-            warnings.append(f"could not save tool result {candidate.call_id} to disk ({error}); it stays in the context")
-            continue
-        if saved is None:
-            continue
-        preview = preview_for(message.tool_result, saved)
-        state.mark_cleared(candidate.call_id, preview)
-        out[candidate.index] = message.with_result_content(preview)
-        if session is None:
-            continue
-        try:
-            session.append_replacement(
-                candidate.call_id, preview, layer="shrink", original_bytes=saved.original_bytes, path=saved.path, resets_anchor=True
-            )
-        except OSError as error:
-            warnings.append(f"could not record the shrinking of {candidate.call_id} in the session ({error})")
+    for index in sorted(set(candidates) | pictures):
+        warnings.extend(_shrink_one(out, index, candidates.get(index), index in pictures, state))
     shrunk = sum(1 for new, old in zip(out, conversation) if new is not old)
     if shrunk:
         state.reset_anchor()
     return (out if shrunk else conversation), shrunk, tuple(warnings)
+
+
+def _shrink_one(out: list[Message], index: int, candidate: Candidate | None, images: bool, state: ContextState) -> list[str]:
+    """Shrink ``out[index]``: its text to a preview (``candidate``), its images to notes (``images``); record it; warnings."""
+    message = out[index]
+    result = message.tool_result
+    assert result is not None
+    call_id = candidate.call_id if candidate is not None else result_id(message, index, state)
+    session = state.session
+    warnings: list[str] = []
+    content, saved = result.content, None
+    if candidate is not None:
+        try:
+            saved = save_complete(session, result, call_id)
+        except OSError as error:
+            warnings.append(f"could not save tool result {call_id} to disk ({error}); it stays in the context")
+        if saved is not None:
+            content = preview_for(result, saved)
+    dropped = images and session is not None
+    if dropped and session is not None:
+        try:
+            content = with_notes(content, result.images, session)
+        except OSError as error:
+            dropped = False
+            warnings.append(f"could not keep the images of tool result {call_id} in the session folder ({error}); they stay in the context")
+    if saved is None and not dropped:
+        return warnings
+    if dropped:
+        state.mark_images_dropped(call_id, content)
+    else:
+        state.mark_cleared(call_id, content)
+    out[index] = state.replaced(message, call_id, content)
+    if session is None:
+        return warnings
+    original = saved.original_bytes if saved is not None else utf8_len(result.content) + sum(len(i.data) for i in result.images)
+    try:
+        session.append_replacement(
+            call_id, content, layer="shrink", original_bytes=original, path=saved.path if saved is not None else None,
+            resets_anchor=True, drops_images=dropped,
+        )
+    except OSError as error:
+        warnings.append(f"could not record the shrinking of {call_id} in the session ({error})")
+    return warnings
 
 
 def shrink_layer(conversation: Sequence[Message], state: ContextState) -> LayerStep:
@@ -133,10 +168,12 @@ def shrink_layer(conversation: Sequence[Message], state: ContextState) -> LayerS
     if not shrunk:
         return LayerStep(out, warnings=warnings)
     after = state.estimate(out)
+    notes = sum(len(old.all_images()) - len(new.all_images()) for new, old in zip(out, conversation))
+    pictures = f" ({notes} images became notes)" if notes else ""
     action = LayerAction(
         "shrink",
         shrunk,
-        f"older tool results shrunk to previews: {shrunk}; estimated tokens {before} -> {after}",
-        {"shrunk": shrunk, "before_tokens": before, "after_tokens": after},
+        f"older tool results shrunk to previews: {shrunk}{pictures}; estimated tokens {before} -> {after}",
+        {"shrunk": shrunk, "images": notes, "before_tokens": before, "after_tokens": after},
     )
     return LayerStep(out, action, warnings)

@@ -8,6 +8,11 @@ Invariants:
   A spill that failed leaves no decision, so it is retried next time. Restored
   ``replacements`` (call id -> preview, from the session) make a resumed session
   send exactly the previews it sent before the restart.
+* **Images dropped from a result stay dropped.** A decision may also say that
+  the result's images became text notes (``mark_images_dropped``, the image
+  tier in ``shrink.py``); wherever a replaced result is applied
+  (``replaced``) its images go with it, and a resume gets the same call ids
+  back (``images_dropped``), so it sends the same notes and no image.
 * **The usage anchor** is the provider's own count of the last request
   (prompt tokens, number of messages sent). Estimates add only the messages
   after it. Layer 1 replaces only results appended after the anchor, so the
@@ -21,7 +26,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal, Mapping, Protocol, Sequence
+from dataclasses import replace as replaced_copy
+from typing import Callable, Collection, Literal, Mapping, Protocol, Sequence
 
 from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
 from pseudoclaude.compact.estimate import (
@@ -29,10 +35,12 @@ from pseudoclaude.compact.estimate import (
     Calibration,
     Estimator,
     TiktokenEstimator,
+    image_rule,
+    images_tokens,
     messages_bytes,
 )
 from pseudoclaude.compact.pinned import WorkingSet, pinned_text
-from pseudoclaude.llm import Message
+from pseudoclaude.llm import Image, Message
 
 LedgerDecision = Literal["keep", "replace"]
 
@@ -45,15 +53,30 @@ class CompactSession(Protocol):
     ``append_replacement`` records any layer's replacement of one result:
     ``layer`` names it, ``path`` is the spill file (None when nothing was
     saved), and ``resets_anchor`` says the replacement rewrote text the
-    provider had already counted, so a replay must drop the usage anchor.
-    ``append_calibration`` records what the estimator learned (``estimate.py``).
+    provider had already counted, so a replay must drop the usage anchor;
+    ``drops_images`` that the result's images were replaced by the notes in
+    ``preview`` (for good: a later replacement of the same result keeps them
+    dropped). ``append_calibration`` records what the estimator learned
+    (``estimate.py``). ``keep_image`` makes sure an image's bytes are in the
+    session folder and returns the absolute path a note can name; ``OSError``
+    when they cannot be saved.
     """
 
     def write_spill(self, call_id: str, content: str) -> Path: ...
 
     def append_replacement(
-        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+        self,
+        call_id: str,
+        preview: str,
+        *,
+        layer: str,
+        original_bytes: int,
+        path: str | None = None,
+        resets_anchor: bool = False,
+        drops_images: bool = False,
     ) -> None: ...
+
+    def keep_image(self, image: Image) -> Path: ...
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
@@ -115,6 +138,7 @@ class ContextState:
         clearable_tools: frozenset[str] = frozenset(),
         working_set: WorkingSet | None = None,
         calibration: Calibration | None = None,
+        images_dropped: Collection[str] = (),
     ) -> None:
         self.model = model
         self.budget = Budget.for_window(context_window)
@@ -127,6 +151,7 @@ class ContextState:
         self.anchor: tuple[int, int] | None = anchor if anchor and anchor[0] > 0 and anchor[1] >= 0 else None
         self._decisions: dict[str, LedgerDecision] = {call_id: "replace" for call_id in replacements}
         self._previews: dict[str, str] = dict(replacements)
+        self._images_dropped: set[str] = {call_id for call_id in images_dropped if call_id in self._previews}
         self._estimator = estimator
         self._calibration = calibration  # restored into the estimator when it is created (a resume)
         self._sent: Sequence[Message] | None = None
@@ -171,7 +196,8 @@ class ContextState:
             from pseudoclaude.compact.tokenizer import load_offline_encoding
 
             encoding = load_offline_encoding(self.model)
-            self._estimator = TiktokenEstimator(encoding) if encoding is not None else BytesEstimator()
+            rule = image_rule(self.model)
+            self._estimator = TiktokenEstimator(encoding, rule or "openai") if encoding is not None else BytesEstimator(provider=rule)
         if self._calibration is not None:
             self._estimator.restore(self._calibration)
             self._calibration = None
@@ -215,6 +241,29 @@ class ContextState:
         self._decisions[call_id] = "replace"
         self._previews[call_id] = preview
 
+    def mark_images_dropped(self, call_id: str, preview: str) -> None:
+        """Replace a result by ``preview`` (its text and the notes of its images) and drop its images, for good."""
+        self.mark_cleared(call_id, preview)
+        self._images_dropped.add(call_id)
+
+    def drops_images(self, call_id: str) -> bool:
+        return call_id in self._images_dropped
+
+    @property
+    def images_dropped(self) -> frozenset[str]:
+        """Call ids whose images were replaced by notes (what a session persists beside ``replacements``)."""
+        return frozenset(self._images_dropped)
+
+    def replaced(self, message: Message, call_id: str, preview: str) -> Message:
+        """``message`` (a tool result) as the ledger says to send it: ``preview``, without its images when they were dropped."""
+        result = message.tool_result
+        if result is None:
+            raise ValueError("not a tool message")
+        images = () if call_id in self._images_dropped else result.images
+        if result.content == preview and result.images == images:
+            return message
+        return replaced_copy(message, tool_result=replaced_copy(result, content=preview, images=images))
+
     @property
     def replacements(self) -> dict[str, str]:
         """call id -> preview of every replaced result (what a session persists)."""
@@ -236,9 +285,10 @@ class ContextState:
             return
         previous, sent = self.anchor, self._sent
         if previous is not None and sent is not None and previous[1] < message_count <= len(sent):
-            added = messages_bytes(sent[previous[1] : message_count])
+            added = sent[previous[1] : message_count]
             learned = self.estimator.calibration()
-            self.estimator.observe(added, prompt_tokens - previous[0])
+            text_tokens = prompt_tokens - previous[0] - images_tokens(added, image_rule(self.model))
+            self.estimator.observe(messages_bytes(added), text_tokens)
             self._record_calibration(learned)
         self.anchor = (prompt_tokens, message_count)
 

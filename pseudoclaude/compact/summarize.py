@@ -40,16 +40,18 @@ like any other model call.
 
 from __future__ import annotations
 
+import math
 import re
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from pseudoclaude.compact.budget import SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
+from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN, SUMMARY_MAX_OUTPUT_TOKENS, SUMMARY_RETRY_LIMIT
 from pseudoclaude.compact.estimate import estimate_messages
 from pseudoclaude.compact.select import Counter, closed_groups
 from pseudoclaude.llm import (
     Completed,
+    Image,
     Message,
     PromptTooLong,
     Provider,
@@ -61,6 +63,8 @@ from pseudoclaude.llm import (
     stream_with_retry,
 )
 
+ImageText = Callable[[Image], str]
+"""The line that stands for an image in a summary transcript (``imagenotes.summary_image_text`` names its file)."""
 RequestShape = Callable[[Sequence[Message]], Request]
 """The request the main loop would send with these messages (system, tools, tool_choice, cache markers)."""
 IN_PLACE_ATTEMPTS = 2
@@ -115,17 +119,31 @@ class EmptySummary(ProviderError):
     """The summary model answered, but with no usable summary text. Not retried."""
 
 
-def render_message(message: Message) -> str:
-    """One message of the transcript the summary model reads."""
+def plain_image_text(image: Image) -> str:
+    """How a transcript names an image when nothing better is known (no session folder to point at)."""
+    return f"[image {image.describe()}]"
+
+
+def render_message(message: Message, image_text: ImageText = plain_image_text) -> str:
+    """One message of the transcript the summary model reads; each image is one line of text (``image_text``)."""
     if message.role == "tool" and message.tool_result is not None:
         result = message.tool_result
         label = "tool error" if result.is_error else "tool result"
-        return f"[{label} for call {result.call_id}]\n{result.content}\n"
+        pictures = "".join(f"{image_text(image)}\n" for image in result.images)
+        return f"[{label} for call {result.call_id}]\n{result.content}\n{pictures}"
     lines = [f"[{message.role}]"]
     if message.text:
         lines.append(message.text)
+    lines.extend(image_text(image) for image in message.images)
     lines.extend(f"[tool call {call.id}: {call.name}] {call.arguments}" for call in message.tool_calls)
     return "\n".join(lines) + "\n"
+
+
+def _without_images(message: Message) -> Message:
+    if not message.all_images():
+        return message
+    result = message.tool_result
+    return replace(message, images=(), tool_result=replace(result, images=()) if result is not None else None)
 
 
 def build_summary_prompt(transcript: str, instructions: str | None = None, memory: str | None = None) -> str:
@@ -157,7 +175,7 @@ def with_instruction(messages: Sequence[Message], instruction: str) -> list[Mess
     """
     out = list(messages)
     if out and out[-1].role == "user":
-        return [*out[:-1], Message.user(f"{out[-1].text}\n\n{instruction}")]
+        return [*out[:-1], replace(out[-1], text=f"{out[-1].text}\n\n{instruction}")]
     return [*out, Message.user(instruction)]
 
 
@@ -222,7 +240,7 @@ class _Transcript:
     message never (the last group left is never dropped).
     """
 
-    def __init__(self, messages: Sequence[Message], count: Counter) -> None:
+    def __init__(self, messages: Sequence[Message], count: Counter, image_text: ImageText = plain_image_text) -> None:
         groups = closed_groups(messages)
         prefix = meta_prefix_length(messages)
         users = [i for i, m in enumerate(messages) if m.role == "user" and i >= prefix]
@@ -231,11 +249,18 @@ class _Transcript:
         meta = [g for g in groups if g[1] <= prefix]
         ordinary = [g for g in groups if g not in meta and g not in first and g not in latest]
         self.drop_order = ordinary + meta + first + latest
-        self.texts = {g: "".join(render_message(m) for m in messages[g[0] : g[1]]) for g in groups}
-        self.tokens = {g: count(messages[g[0] : g[1]]) + RENDER_OVERHEAD_TOKENS * (g[1] - g[0]) for g in groups}
+        self.texts = {g: "".join(render_message(m, image_text) for m in messages[g[0] : g[1]]) for g in groups}
+        self.tokens = {g: self._tokens(messages[g[0] : g[1]], count, image_text) for g in groups}
         self.kept = set(groups)
         self.omitted = 0
         self.order = groups
+
+    @staticmethod
+    def _tokens(group: Sequence[Message], count: Counter, image_text: ImageText) -> int:
+        """A group's tokens as text: its images count as the lines that stand for them, not as pictures."""
+        notes = sum(len(image_text(image)) for m in group for image in m.all_images())
+        text = count([_without_images(m) for m in group])
+        return text + math.ceil(notes / ESTIMATE_CHARS_PER_TOKEN) + RENDER_OVERHEAD_TOKENS * len(group)
 
     def total(self) -> int:
         return sum(self.tokens[g] for g in self.kept)
@@ -304,6 +329,7 @@ async def summarize(
     shape: RequestShape | None = None,
     overhead_tokens: int = 0,
     in_place_budget_tokens: int | None = None,
+    image_text: ImageText = plain_image_text,
 ) -> str:
     """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...).
 
@@ -312,6 +338,9 @@ async def summarize(
     ``in_place_budget_tokens`` (default ``budget_tokens``); otherwise, or on
     ``PromptTooLong``, or after ``IN_PLACE_ATTEMPTS`` replies that called a tool
     or carried no summary text, as a transcript trimmed to ``budget_tokens``.
+    In place, the images are sent as the main loop sends them (the provider
+    has them cached); in a transcript each becomes the line ``image_text``
+    gives it (a user's attachment or a tool's image the summary then replaces).
     """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
@@ -329,7 +358,7 @@ async def summarize(
                     continue
                 if summary:
                     return summary
-    transcript = _Transcript(messages, count)
+    transcript = _Transcript(messages, count, image_text)
     overhead = count([Message.user(build_summary_prompt("", instructions, memory))])
     excess = transcript.total() + overhead - budget_tokens
     if excess > 0:

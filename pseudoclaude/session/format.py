@@ -15,6 +15,9 @@ messages (``llm.Thinking.to_dict``: provider, kind, text, opaque) and
 1.4 added ``checkpoint`` (a file's content before an edit, kept under
 ``checkpoints/``) and ``rewind`` (the conversation cut back to a message
 count, files restored or not) entries: see ``session/checkpoints.py``.
+1.5 added images: ``images`` on user messages and tool results (each named by
+its SHA-256, the bytes kept under ``images/``, ``session/images.py``) and
+``drops_images`` on a replacement whose result's images became text notes.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.4"
+FORMAT_VERSION = "1.5"
 FORMAT_MAJOR = 1
 
 META = "meta"

@@ -5,11 +5,13 @@ bytes live once under ``images/<sha256>.<ext>`` (0600, folder 0700), written
 before the entry that names them, so a resume finds them and sends the very
 same bytes (the prompt cache still matches). A file whose content no longer
 hashes to its name is treated as missing: the model is then told the image is
-gone rather than shown something else.
+gone rather than shown something else, and the next save of that image (a
+live session still holding its bytes) writes the file again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -25,7 +27,7 @@ def save_image(folder: Path, image: Image) -> None:
     directory = folder / IMAGE_DIR
     directory.mkdir(mode=0o700, exist_ok=True)
     path = directory / image.file_name
-    if path.exists():
+    if _holds(path, image.sha256):
         return
     temporary = directory / f".{image.file_name}.{os.getpid()}.tmp"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -34,6 +36,14 @@ def save_image(folder: Path, image: Image) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, path)
+
+
+def _holds(path: Path, sha256: str) -> bool:
+    """Whether ``path`` already holds the bytes hashing to ``sha256`` (a changed or truncated file is written again)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    except OSError:
+        return False
 
 
 def image_loader(folder: Path) -> ImageLoader:

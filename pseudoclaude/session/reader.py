@@ -12,7 +12,11 @@ at a newer format could silently send the model the wrong context.
 last compaction boundary followed by every message recorded after it. Tool
 results appear with their original content; every layer's replacement
 decisions are in ``replacements`` for the context state to re-apply, so the
-resumed run sends the same previews it sent before. Orphaned tool calls (a turn
+resumed run sends the same previews it sent before (and drops the images a
+layer turned into notes). Images come back with the bytes saved under
+``images/`` (``session/images.py``); a file that is gone or no longer hashes to
+its name leaves the image unavailable (the model gets a note), never stops the
+replay. Orphaned tool calls (a turn
 interrupted mid tool call) are replayed as recorded; closing them is the
 runner's repair step, not the reader's.
 """
@@ -42,6 +46,9 @@ class Replacement:
     """A layer's decision: the model sees ``preview`` instead of the result of ``call_id``.
 
     ``path`` is the spill file holding the original ("" when none was saved).
+    ``drops_images``: the result's images were replaced by the notes in
+    ``preview`` (since format 1.5); once dropped they stay dropped, whatever
+    later replacement of the same result says.
     """
 
     call_id: str
@@ -49,6 +56,7 @@ class Replacement:
     preview: str
     original_bytes: int
     layer: str = "offload"
+    drops_images: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,10 @@ class Replay:
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape ``compact.ContextState`` restores from."""
         return {call_id: r.preview for call_id, r in self.replacements.items()}
+
+    def images_dropped(self) -> frozenset[str]:
+        """Call ids whose images were replaced by notes: what ``compact.ContextState`` restores beside ``previews``."""
+        return frozenset(call_id for call_id, r in self.replacements.items() if r.drops_images)
 
 
 def jsonl_path_of(path_or_folder: Path) -> Path:
@@ -208,7 +220,11 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         path = raw_path if not raw_path or Path(raw_path).is_absolute() else str(state.folder / raw_path)
         call_id = str(entry["call_id"])
         layer = str(entry.get("layer") or ("offload" if raw_path else "clear"))
-        state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]), layer)
+        earlier = state.replacements.get(call_id)
+        drops_images = entry.get("drops_images") is True or (earlier is not None and earlier.drops_images)
+        if not path and earlier is not None and drops_images:
+            path = earlier.path  # a result whose images went later keeps the spill file of its earlier preview
+        state.replacements[call_id] = Replacement(call_id, path, str(entry["preview"]), int(entry["original_bytes"]), layer, drops_images)
         if entry.get("resets_anchor", not raw_path):  # before 1.2, an empty path meant a cleared result
             state.anchor = None
     elif kind == fmt.COMPACTION:

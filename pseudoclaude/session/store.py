@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude import __version__
-from pseudoclaude.llm import Message, Usage
+from pseudoclaude.llm import Image, Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
@@ -117,9 +117,17 @@ class Session:
         self._append(fmt.MODEL, {"model": model})
 
     def append_replacement(
-        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+        self,
+        call_id: str,
+        preview: str,
+        *,
+        layer: str,
+        original_bytes: int,
+        path: str | None = None,
+        resets_anchor: bool = False,
+        drops_images: bool = False,
     ) -> None:
-        """A context layer replaced one tool result (``pseudoclaude.compact.CompactSession``)."""
+        """A context layer replaced one tool result (``pseudoclaude.compact.CompactSession``); ``drops_images``: its images too."""
         self._append(
             fmt.REPLACEMENT,
             {
@@ -129,8 +137,14 @@ class Session:
                 "original_bytes": original_bytes,
                 "layer": layer,
                 "resets_anchor": resets_anchor,
+                **({"drops_images": True} if drops_images else {}),
             },
         )
+
+    def keep_image(self, image: Image) -> Path:
+        """The absolute path of ``image``'s bytes in ``images/``, saved again if they went missing; ``OSError``."""
+        save_image(self.folder, image)
+        return (self.folder / IMAGE_DIR / image.file_name).absolute()
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import AsyncIterator, Callable, Sequence, Union
 
 from pseudoclaude.llm.errors import ProviderError
+from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk
+from pseudoclaude.session.images import save_image
 from pseudoclaude.session.spill import write_spill
 
 Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]]]
@@ -51,11 +53,33 @@ class RecordingSession:
         return write_spill(self.spill_dir, call_id, content)
 
     def append_replacement(
-        self, call_id: str, preview: str, *, layer: str, original_bytes: int, path: str | None = None, resets_anchor: bool = False
+        self,
+        call_id: str,
+        preview: str,
+        *,
+        layer: str,
+        original_bytes: int,
+        path: str | None = None,
+        resets_anchor: bool = False,
+        drops_images: bool = False,
     ) -> None:
         self.events.append(
-            ("replacement", {"call_id": call_id, "path": path or "", "preview": preview, "original_bytes": original_bytes, "layer": layer, "resets_anchor": resets_anchor})
+            (
+                "replacement",
+                {
+                    "call_id": call_id, "path": path or "", "preview": preview, "original_bytes": original_bytes, "layer": layer,
+                    "resets_anchor": resets_anchor, "drops_images": drops_images,
+                },
+            )
         )
+
+    def keep_image(self, image: Image) -> Path:
+        """Saves like the real store (``session.images.save_image``) under ``spill_dir``'s parent; ``OSError`` without one."""
+        if self.spill_dir is None:
+            raise OSError("this session has no folder")
+        self.spill_dir.parent.mkdir(parents=True, exist_ok=True)
+        save_image(self.spill_dir.parent, image)
+        return (self.spill_dir.parent / "images" / image.file_name).absolute()
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int

@@ -53,3 +53,17 @@ def test_interrupted_tool_call_replays_with_its_orphan() -> None:
         Message.assistant("Running the tests.", [ToolCall("toolu_run_1", "run_command", '{"command": "pytest -q"}')]),
     )
     assert (replay.skipped_lines, replay.warnings) == (0, ())
+
+
+def test_images_replays_the_exact_bytes_and_the_dropped_images() -> None:
+    replay = load_replay(EXAMPLES / "images")
+    attached = replay.conversation[0].images[0]
+    read = replay.conversation[2].all_images()[0]
+    assert (attached.name, attached.width, attached.height, attached.media_type) == ("button.png", 8, 6, "image/png")
+    assert (read.name, read.width, read.height) == ("docs/expected.png", 12, 9)
+    folder = EXAMPLES / "images" / "images"
+    assert attached.data == (folder / attached.file_name).read_bytes() and read.data == (folder / read.file_name).read_bytes()
+    assert replay.images_dropped() == frozenset({"toolu_read_1"})
+    assert replay.replacements["toolu_read_1"].preview.endswith(f"/images/{read.file_name} (read_file it to see it again)]")
+    assert replay.anchor is None, "the replacement rewrote text the provider had counted"
+    assert (replay.meta.format_version, replay.skipped_lines, replay.warnings) == ("1.5", 0, ())
