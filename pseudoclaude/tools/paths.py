@@ -50,11 +50,20 @@ def resolve_path(ctx: ToolContext, raw: str, *, for_write: bool) -> Path:
     return resolved
 
 
+SESSION_IMAGES = "images"
+"""The session folder's image store (``session.images.IMAGE_DIR``; tools cannot import the session package)."""
+
+
 def allowed_roots(ctx: ToolContext, *, for_write: bool) -> list[Path]:
-    """The real folders a path may lie in: the workspace, the extra folders, and (reads only) the spill folder."""
+    """The real folders a path may lie in: the workspace, the extra folders, and (reads only) the session's own files.
+
+    Those are the spill folder and the ``images/`` folder beside it, which the
+    notes of offloaded results and images name for the model to read again.
+    """
     roots = [_real(ctx.workspace), *(_real(d) for d in ctx.extra_dirs)]
     if not for_write and ctx.spill_dir is not None:
         roots.append(_real(ctx.spill_dir))
+        roots.append(_real(ctx.spill_dir.parent / SESSION_IMAGES))
     return roots
 
 

@@ -95,3 +95,16 @@ def test_a_png_too_heavy_at_its_size_is_re_encoded_and_says_so(call: Call, works
     [image] = out.images
     assert len(image.data) <= MAX_ENCODED_BYTES and (image.width, image.height) == (1500, 760)
     assert f"re-encoded from PNG ({size:,} bytes) to fit the model's image limits" in out.content
+
+
+def test_the_file_an_image_note_names_can_be_read_again(call: Call, tmp_path: Path) -> None:
+    """Offloaded images become notes naming <session>/images/<sha>.png; the model may read it back, and nothing beside it."""
+    data = picture(32, 32)
+    stored = tmp_path / "images" / "0123abcd.png"
+    stored.parent.mkdir()
+    stored.write_bytes(data)
+    [image] = call(read, path=str(stored)).images
+    assert image.data == data
+    (tmp_path / "secret.txt").write_text("not the session's images")
+    with pytest.raises(ToolError):
+        call(read, path=str(tmp_path / "secret.txt"))
