@@ -111,7 +111,11 @@ def test_anthropic_takes_images_inside_a_tool_result_and_checks_them_there_too()
 
 
 def test_anthropic_refuses_an_image_in_an_assistant_turn() -> None:
-    messages = [{"role": "user", "content": "draw"}, {"role": "assistant", "content": [image_block()]}, {"role": "user", "content": "thanks"}]
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "draw"},
+        {"role": "assistant", "content": [image_block()]},
+        {"role": "user", "content": "thanks"},
+    ]
     assert "image blocks may only appear in user messages" in rejected(anthropic_post(messages)[0])
 
 
@@ -170,7 +174,7 @@ def test_chat_refuses_more_than_20_mb() -> None:
 def test_chat_refuses_an_image_in_a_tool_message_as_the_service_does() -> None:
     calls = [{"id": "call_a", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]
     image = [{"type": "image_url", "image_url": {"url": data_url(PNG)}}]
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "look"},
         {"role": "assistant", "content": None, "tool_calls": calls},
         {"role": "tool", "tool_call_id": "call_a", "content": image},
