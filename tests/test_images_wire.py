@@ -84,6 +84,20 @@ def test_anthropic_a_tool_round_that_read_a_png_sends_the_image_inside_the_tool_
     assert completed(events).message.text == "Aligned."
 
 
+def test_anthropic_a_thinking_tool_round_keeps_its_thinking_first_and_the_image_in_the_result() -> None:
+    model = "claude-sonnet-4-5-test"
+    first = Reply(thinking="Look at the screenshot.", calls=(Call("read_file", '{"path": "shot.png"}'),))
+    with FakeAnthropicServer([first, Reply(thinking="It is aligned.", text="Aligned.")]) as server:
+        asked = Request(model=model, system="s", messages=[Message.user("Aligned?")], tools=[READ], effort="medium")
+        answer = completed(anthropic(server, asked)[0]).message
+        history = [*asked.messages, answer, Message.tool(answer.tool_calls[0].id, "shot.png", images=(SHOT,))]
+        _, error = anthropic(server, Request(model=model, system="s", messages=history, tools=[READ], effort="medium"))
+    assert error is None and server.rejections == [], server.rejections
+    assistant, result = server.requests[-1]["messages"][1:]
+    assert assistant["content"][0]["type"] == "thinking"
+    assert [part["type"] for part in result["content"][0]["content"]] == ["text", "image"]
+
+
 def test_anthropic_a_user_image_goes_before_the_text_and_the_breakpoint_stays_on_the_last_block() -> None:
     photo = picture("photo.jpg", 90, 60, "JPEG")
     with FakeAnthropicServer([Reply(text="I see it.")]) as server:
