@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Sequence
+from typing import Any, Sequence
 
 from pseudoclaude.llm import Image
 from pseudoclaude.llm.anthropic import AnthropicProvider
@@ -22,6 +22,7 @@ from pseudoclaude.llm.provider import Completed, Request, StreamEvent
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.collect import collect_stream
 from tests.fakes.image_checks import anthropic_tokens, openai_tokens
+from tests.fakes.local_servers import FakeLocalServer
 from tests.fakes.openai_server import CHAT_PATH, RESPONSES_PATH, FakeOpenAIServer
 from tests.fakes.pictures import missing, picture
 from tests.fakes.script import Call, Reply
@@ -202,6 +203,30 @@ def test_chat_the_same_request_is_the_same_bytes_and_images_are_billed_by_tiles(
     assert server.rejections == [] and server.raw_bodies[0] == server.raw_bodies[1]
     extra = usages[0].input_tokens - usages[2].input_tokens
     assert openai_tokens(600, 400) <= extra < openai_tokens(600, 400) + 60, extra
+
+
+def test_chat_a_text_only_local_model_refusing_images_is_asked_again_with_notes_and_never_sent_them_again() -> None:
+    for kind in ("llamacpp", "vllm"):
+        with FakeLocalServer(kind, window=100_000, replies=["I cannot see it.", "ok"], vision=False) as server:
+            provider = OpenAIProvider(model=server.model, api_key=None, base_url=server.url, timeout=10)
+            first, error = collect_stream(provider, request(server.model, tool_round()))
+            again, error_again = collect_stream(provider, request(server.model, [*tool_round(), Message.user("next")]))
+        assert error is None and error_again is None, (kind, error, error_again)
+        assert completed(first).message.text == "I cannot see it." and completed(again).message.text == "ok"
+        assert [_has_image(body) for body in server.requests] == [True, False, False], kind
+        note = server.requests[1]["messages"][-1]["content"]
+        assert f"not shown: the server refused images for {server.model}" in note, kind
+
+
+def test_chat_a_local_vision_model_gets_the_image() -> None:
+    with FakeLocalServer("llamacpp", window=100_000, replies=["I see it."]) as server:
+        provider = OpenAIProvider(model=server.model, api_key=None, base_url=server.url, timeout=10)
+        _, error = collect_stream(provider, request(server.model, tool_round()))
+    assert error is None and [_has_image(body) for body in server.requests] == [True]
+
+
+def _has_image(body: dict[str, Any]) -> bool:
+    return "image_url" in json.dumps(body)
 
 
 # OpenAI Responses

@@ -27,6 +27,9 @@ Invariants this module keeps:
   images, the text "Images returned by tool call <id> (<name>):" and its
   image parts. OpenAI-compatible local servers (Ollama, llama.cpp, vLLM) take
   the same shape. Messages without images keep their plain string content.
+  A server that refuses images for a model the table does not know (a
+  text-only local model) is asked again with ``without_images`` (the adapter
+  does that, ``openai.py``).
 * **Nothing partial is ever completed.** ``StreamAssembler`` only hands out a
   ``Completed`` when the server sent a ``finish_reason`` *and* the SSE stream
   reached ``data: [DONE]``; anything else is ``StreamCut``, and the half-built
@@ -40,7 +43,7 @@ from __future__ import annotations
 import base64
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm.errors import (
@@ -54,7 +57,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     error_for_status,
 )
-from pseudoclaude.llm.images import Image
+from pseudoclaude.llm.images import Image, image_note
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
@@ -133,6 +136,34 @@ def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         out.append(_wire_message(message))
     if shown:
         out.append({"role": "user", "content": shown})
+    return out
+
+
+_REFUSES_IMAGES = re.compile(r"image|vision|multimodal|mmproj|modalit", re.IGNORECASE)
+
+
+def refuses_images(error: ProviderError, messages: Sequence[Message]) -> bool:
+    """Whether ``error`` is a server refusing the images ``messages`` carry (a text-only model), not another fault."""
+    if isinstance(error, PromptTooLong) or error.status not in (400, 422, 500):
+        return False
+    return any(image.available for message in messages for image in message.all_images()) and bool(
+        _REFUSES_IMAGES.search(error.message)
+    )
+
+
+def without_images(messages: Sequence[Message], reason: str) -> list[Message]:
+    """``messages`` with every image replaced by a text note giving ``reason``."""
+    out: list[Message] = []
+    for message in messages:
+        if message.images:
+            notes = "\n".join(image_note(image, reason) for image in message.images)
+            message = replace(message, text=f"{message.text}\n{notes}" if message.text else notes, images=())
+        result = message.tool_result
+        if result is not None and result.images:
+            notes = "\n".join(image_note(image, reason) for image in result.images)
+            content = f"{result.content}\n{notes}" if result.content else notes
+            message = replace(message, tool_result=replace(result, content=content, images=()))
+        out.append(message)
     return out
 
 
