@@ -215,3 +215,12 @@ def test_responses_refuses_bad_images_and_foreign_parts() -> None:
     assert error["param"] == "input[0].content[0].type"
     detail = [{"type": "input_image", "image_url": data_url(PNG), "detail": "ultra"}]
     assert openai_rejected(responses_post(tool_output(detail))[0])["param"] == "input[2].output[0].detail"
+
+
+def test_anthropic_refuses_more_than_100_images_and_a_body_over_32_mb() -> None:
+    tiny = image_block(picture_bytes(4, 4))
+    assert anthropic_post(user_with(*[tiny] * 100))[0].status_code == 200
+    assert "too many images in the request: 101 > 100 maximum" in rejected(anthropic_post(user_with(*[tiny] * 101))[0])
+    with FakeAnthropicServer([Reply(text="ok")]) as server:
+        response = httpx.post(f"{server.url}/v1/messages", content=b" " * (32 * 1024 * 1024 + 1), headers=ANTHROPIC_HEADERS, timeout=30)
+    assert response.status_code == 413 and response.json()["error"]["type"] == "request_too_large"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any, Sequence
 
 from pseudoclaude.llm import Image
@@ -24,7 +25,7 @@ from tests.fakes.collect import collect_stream
 from tests.fakes.image_checks import anthropic_tokens, openai_tokens
 from tests.fakes.local_servers import FakeLocalServer
 from tests.fakes.openai_server import CHAT_PATH, RESPONSES_PATH, FakeOpenAIServer
-from tests.fakes.pictures import missing, picture
+from tests.fakes.pictures import missing, picture, picture_bytes
 from tests.fakes.script import Call, Reply
 
 KEY = "sk-test-secret-0123456789"
@@ -144,6 +145,39 @@ def test_anthropic_the_same_request_is_the_same_bytes_and_images_are_billed_by_p
     extra = usages[0].input_tokens - usages[2].input_tokens
     assert anthropic_tokens(200, 150) <= extra < anthropic_tokens(200, 150) + 60, extra
     assert len(b64(noisy)) // 4 > 20 * extra, "the base64 itself is not what is billed"
+
+
+def screenshot_rounds(count: int, *, size: int = 0) -> list[Message]:
+    """``count`` tool rounds, each returning one distinct PNG (``size``: padded to that many bytes)."""
+    history: list[Message] = [Message.user("Check every page.")]
+    for n in range(count):
+        data = picture_bytes(8, 8, seed=n, noisy=True)
+        image = Image("image/png", data + bytes(max(0, size - len(data))), f"page{n}.png", 8, 8)
+        call = ToolCall(f"toolu_{n}", "read_file", json.dumps({"path": image.name}))
+        history += [Message.assistant("", [call]), Message.tool(call.id, image.name, images=(image,))]
+    return history
+
+
+def test_anthropic_sends_at_most_100_images_the_oldest_become_notes_cut_in_steps_that_keep_the_prefix() -> None:
+    with FakeAnthropicServer([Reply(text="a"), Reply(text="b")]) as server:
+        for count in (110, 111):
+            assert anthropic(server, request("claude-fake-1", screenshot_rounds(count)))[1] is None
+    assert server.rejections == []
+    first, second = server.requests
+    assert [len(_images_in(body)) for body in server.requests] == [85, 86]
+    assert "page0.png (8x8 PNG" in json.dumps(first["messages"][2]) and "left out of the request" in json.dumps(first["messages"][2])
+    assert first["messages"][:-1] == second["messages"][: len(first["messages"]) - 1], "the cut did not move"
+
+
+def test_anthropic_keeps_the_images_of_a_request_under_the_32_mb_limit() -> None:
+    with FakeAnthropicServer([Reply(text="ok")]) as server:
+        _, error = anthropic(server, request("claude-fake-1", screenshot_rounds(8, size=3_600_000)))
+    assert error is None and server.rejections == []
+    assert 3 <= len(_images_in(server.requests[0])) < 8 and len(server.raw_bodies[0]) < 25 * 1024 * 1024
+
+
+def _images_in(body: dict[str, Any]) -> list[str]:
+    return [m.group(0) for m in re.finditer(r'"type": "image"', json.dumps(body))]
 
 
 # OpenAI Chat Completions

@@ -26,7 +26,9 @@ Invariants the request keeps:
   result's images go inside its ``tool_result`` as a ``content`` list (the text
   block, then the image blocks), so they never leave their call. A result
   without images keeps its plain string ``content``: the bytes of every
-  image-free request are what they were before images existed.
+  image-free request are what they were before images existed. A request
+  never holds more images than ``image_budget`` allows (100, 24 MB of base64:
+  the 32 MB request limit less room for text); the oldest become notes.
 
 Stream assembly: a ``tool_use`` block's arguments are the concatenated
 ``partial_json`` pieces, kept as raw text; ``Completed`` exists only once
@@ -55,6 +57,7 @@ from pseudoclaude.llm.errors import (
     error_for_status,
 )
 from pseudoclaude.llm.anthropic_thinking import continues_unthought_tool_round, thinking_blocks, thinking_params
+from pseudoclaude.llm.image_budget import ANTHROPIC_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
@@ -91,7 +94,7 @@ def _ephemeral() -> dict[str, str]:
 def to_wire_request(request: Request) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``)."""
     thinking = thinking_params(request)
-    messages = images_for_model(request.messages, request.model)
+    messages = newest_images(images_for_model(request.messages, request.model), ANTHROPIC_IMAGES)
     turns = _wire_messages(messages, with_thinking=bool(thinking))
     if thinking.get("thinking", {}).get("type") == "enabled" and continues_unthought_tool_round(turns):
         thinking, turns = {}, _wire_messages(messages, with_thinking=False)

@@ -59,6 +59,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     parse_retry_after,
 )
+from pseudoclaude.llm.image_budget import without_images
 from pseudoclaude.llm.openai_responses import (
     ResponsesAssembler,
     response_as_events,
@@ -71,7 +72,6 @@ from pseudoclaude.llm.openai_wire import (
     error_from_body,
     refuses_images,
     to_wire_request,
-    without_images,
 )
 from pseudoclaude.llm.probe import WindowProbe, probe_window
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent

@@ -35,7 +35,8 @@ Invariants this module keeps:
   ``types/responses/response_input_item_param.py``, ``FunctionCallOutput``;
   ``ResponseFunctionCallOutputItem`` in openai-java), so no follow-up user
   message is needed here as it is for Chat Completions. Image-free messages
-  and results keep their plain string content and bytes.
+  and results keep their plain string content and bytes. A request never
+  holds more images than ``image_budget`` allows (the oldest become notes).
 * **Nothing partial is ever completed.** ``ResponsesAssembler`` hands out a
   ``Completed`` only after ``response.completed`` (or ``response.incomplete``,
   the output cap); a stream that ends otherwise is ``StreamCut``. A function
@@ -50,6 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm.errors import StreamCut
+from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.models import model_info
@@ -91,7 +93,7 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
     if request.system:
         body["instructions"] = request.system
     suffix = [{"role": "developer", "content": request.system_suffix}] if request.system_suffix else []
-    messages = images_for_model(request.messages, request.model)
+    messages = newest_images(images_for_model(request.messages, request.model), OPENAI_IMAGES)
     body["input"] = [*suffix, *_input_items(messages, request.model)]
     if request.tools:
         body["tools"] = [_wire_tool(tool) for tool in request.tools]

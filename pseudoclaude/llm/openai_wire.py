@@ -28,8 +28,8 @@ Invariants this module keeps:
   image parts. OpenAI-compatible local servers (Ollama, llama.cpp, vLLM) take
   the same shape. Messages without images keep their plain string content.
   A server that refuses images for a model the table does not know (a
-  text-only local model) is asked again with ``without_images`` (the adapter
-  does that, ``openai.py``).
+  text-only local model) is asked again without them (``openai.py``); a
+  request never holds more images than ``image_budget`` allows.
 * **Nothing partial is ever completed.** ``StreamAssembler`` only hands out a
   ``Completed`` when the server sent a ``finish_reason`` *and* the SSE stream
   reached ``data: [DONE]``; anything else is ``StreamCut``, and the half-built
@@ -43,7 +43,7 @@ from __future__ import annotations
 import base64
 import re
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm.errors import (
@@ -57,7 +57,8 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     error_for_status,
 )
-from pseudoclaude.llm.images import Image, image_note
+from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
+from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
@@ -95,7 +96,7 @@ def to_wire_request(request: Request, *, official: bool = False) -> dict[str, An
     models refuse ``max_tokens``) and ``max_tokens`` for OpenAI-compatible
     servers (vLLM, llama.cpp, Ollama, LiteLLM), which do not all know the newer name.
     """
-    messages = _wire_messages(images_for_model(request.messages, request.model))
+    messages = _wire_messages(newest_images(images_for_model(request.messages, request.model), OPENAI_IMAGES))
     body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *messages]}
     if request.tools:
         body["tools"] = _wire_tools(request.tools)
@@ -149,22 +150,6 @@ def refuses_images(error: ProviderError, messages: Sequence[Message]) -> bool:
     return any(image.available for message in messages for image in message.all_images()) and bool(
         _REFUSES_IMAGES.search(error.message)
     )
-
-
-def without_images(messages: Sequence[Message], reason: str) -> list[Message]:
-    """``messages`` with every image replaced by a text note giving ``reason``."""
-    out: list[Message] = []
-    for message in messages:
-        if message.images:
-            notes = "\n".join(image_note(image, reason) for image in message.images)
-            message = replace(message, text=f"{message.text}\n{notes}" if message.text else notes, images=())
-        result = message.tool_result
-        if result is not None and result.images:
-            notes = "\n".join(image_note(image, reason) for image in result.images)
-            content = f"{result.content}\n{notes}" if result.content else notes
-            message = replace(message, tool_result=replace(result, content=content, images=()))
-        out.append(message)
-    return out
 
 
 def data_url(image: Image) -> str:

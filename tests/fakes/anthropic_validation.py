@@ -18,6 +18,7 @@ from tests.fakes import anthropic_thinking_rules as thinking
 from tests.fakes.image_checks import (
     ANTHROPIC_MANY_IMAGES,
     ANTHROPIC_MANY_MAX_SIDE,
+    ANTHROPIC_MAX_IMAGES,
     ANTHROPIC_MAX_SIDE,
     anthropic_image_count,
     anthropic_image_problem,
@@ -50,7 +51,10 @@ def problems(body: Any) -> Iterator[str]:
     yield from _tool_problems(body.get("tools"))
     yield from _tool_choice_problems(body.get("tool_choice"), body.get("tools"))
     yield from thinking.config_problems(body)
-    many = anthropic_image_count(body.get("messages")) > ANTHROPIC_MANY_IMAGES
+    images = anthropic_image_count(body.get("messages"))
+    if images > ANTHROPIC_MAX_IMAGES:
+        yield f"messages: too many images in the request: {images} > {ANTHROPIC_MAX_IMAGES} maximum"
+    many = images > ANTHROPIC_MANY_IMAGES
     max_side = ANTHROPIC_MANY_MAX_SIDE if many else ANTHROPIC_MAX_SIDE
     yield from _message_problems(body["messages"], thinking.thinking_type(body) == "enabled", max_side)
     if isinstance(body["messages"], list):

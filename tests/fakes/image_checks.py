@@ -7,7 +7,9 @@ the wording its 400 uses):
   outside the four; data that is not base64; decoded bytes of another type
   than declared ("Image does not match the provided media type image/png");
   base64 over 5 MB ("image exceeds 5 MB maximum: N bytes > 5242880 bytes");
-  a side over 8000 pixels, or over 2000 in a request with more than 20 images.
+  a side over 8000 pixels, or over 2000 in a request with more than 20 images;
+  more than 100 images in a request (wording approximated), and (the server)
+  a body over 32 MB: 413 ``request_too_large``.
 * **OpenAI** (``image_url`` parts, ``input_image`` parts): a ``data:`` URL
   that is not ``data:<image type>;base64,...``, bytes that are not an image
   ("You uploaded an unsupported image. Please make sure your image is
@@ -27,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import hashlib
 import io
 import math
@@ -40,12 +41,13 @@ PILLOW_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", 
 ANTHROPIC_MAX_BASE64 = 5 * 1024 * 1024
 ANTHROPIC_MAX_SIDE = 8000
 ANTHROPIC_MANY_IMAGES = 20
+ANTHROPIC_MAX_IMAGES = 100
+ANTHROPIC_MAX_REQUEST_BYTES = 32 * 1024 * 1024
 ANTHROPIC_MANY_MAX_SIDE = 2000
 OPENAI_MAX_BYTES = 20 * 1024 * 1024
 DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.DOTALL)
 
 
-@functools.lru_cache(maxsize=64)
 def decode(data: str) -> bytes | None:
     """The bytes of strict base64 ``data``, or None when it is not base64."""
     try:
@@ -54,7 +56,6 @@ def decode(data: str) -> bytes | None:
         return None
 
 
-@functools.lru_cache(maxsize=64)
 def identify(raw: bytes) -> tuple[str, int, int] | None:
     """(media type, width, height) Pillow reads from ``raw``'s header, or None when it is none of the four."""
     from PIL import Image, UnidentifiedImageError
