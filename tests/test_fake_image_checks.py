@@ -224,3 +224,23 @@ def test_anthropic_refuses_more_than_100_images_and_a_body_over_32_mb() -> None:
     with FakeAnthropicServer([Reply(text="ok")]) as server:
         response = httpx.post(f"{server.url}/v1/messages", content=b" " * (32 * 1024 * 1024 + 1), headers=ANTHROPIC_HEADERS, timeout=30)
     assert response.status_code == 413 and response.json()["error"]["type"] == "request_too_large"
+
+
+def test_the_in_process_provider_bills_a_neutral_image_by_its_pixels() -> None:
+    import asyncio
+
+    from pseudoclaude.llm import Message
+    from pseudoclaude.llm.provider import Completed, Request
+    from tests.fakes.pictures import picture
+    from tests.fakes.scripted import ScriptedProvider
+
+    async def usage(messages: list[Message]) -> int:
+        provider = ScriptedProvider([Reply(text="ok")])
+        events = [event async for event in provider.stream(Request(model="m", system="s", messages=messages))]
+        assert isinstance(events[-1], Completed)
+        return events[-1].usage.input_tokens
+
+    shot = picture("shot.png", 1000, 750)
+    with_image = asyncio.run(usage([Message.user("look", [shot])]))
+    without = asyncio.run(usage([Message.user("look")]))
+    assert anthropic_tokens(1000, 750) <= with_image - without < anthropic_tokens(1000, 750) + 60

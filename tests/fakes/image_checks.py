@@ -170,6 +170,8 @@ def strip_images(value: Any) -> tuple[Any, int]:
 
     The fakes count text as JSON bytes / 4; an image is billed by its pixels,
     not by the length of its base64, so token counts and cache prefixes use this.
+    A neutral image (``Image.to_dict``, in the in-process provider's bodies) is
+    billed by its pixels too, at Anthropic's rate.
     """
     if isinstance(value, list):
         pairs = [strip_images(item) for item in value]
@@ -186,12 +188,26 @@ def strip_images(value: Any) -> tuple[Any, int]:
     if kind == "input_image" and isinstance(value.get("image_url"), str):
         url, detail = value["image_url"], str(value.get("detail") or "high")
         return {**value, "image_url": _digest(url)}, _url_cost(url, detail)
+    if _is_neutral_image(value):
+        return value, anthropic_tokens(int(value["width"]), int(value["height"]))
     out: dict[str, Any] = {}
     total = 0
     for key, item in value.items():
         out[key], tokens = strip_images(item)
         total += tokens
     return out, total
+
+
+def _is_neutral_image(value: dict[str, Any]) -> bool:
+    """An image as ``Image.to_dict`` names it (the in-process ``ScriptedProvider``'s bodies): billed by its pixels."""
+    return (
+        value.get("media_type") in MEDIA_TYPES
+        and isinstance(value.get("sha256"), str)
+        and isinstance(value.get("width"), int)
+        and isinstance(value.get("height"), int)
+        and value["width"] > 0
+        and value["height"] > 0
+    )
 
 
 def _digest(data: str) -> str:
