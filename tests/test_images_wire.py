@@ -308,3 +308,14 @@ def test_responses_the_same_request_is_the_same_bytes() -> None:
         for _ in range(2):
             assert openai(server, same, "responses")[1] is None
     assert server.rejections == [] and server.raw_bodies[0] == server.raw_bodies[1]
+
+
+def test_anthropic_thinking_leaves_the_window_room_for_the_images_pixels() -> None:
+    from pseudoclaude.llm.anthropic_wire import to_wire_request
+
+    tile = picture("tile.png", 16, 16)
+    claimed = Image("image/png", tile.data, "big.png", 1500, 1000)  # billed as 1500x1000: 2000 tokens each
+    plain = Request(model="claude-sonnet-4-5", system="s", messages=[Message.user("look")], effort="high")
+    heavy = Request(model="claude-sonnet-4-5", system="s", messages=[Message.user("look", [claimed] * 90)], effort="high")
+    roomy, tight = to_wire_request(plain)["max_tokens"], to_wire_request(heavy)["max_tokens"]
+    assert tight <= 200_000 - 90 * 2000 < roomy
