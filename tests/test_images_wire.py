@@ -26,7 +26,7 @@ from tests.fakes.image_checks import anthropic_tokens, openai_tokens
 from tests.fakes.local_servers import FakeLocalServer
 from tests.fakes.openai_server import CHAT_PATH, RESPONSES_PATH, FakeOpenAIServer
 from tests.fakes.pictures import missing, picture, picture_bytes
-from tests.fakes.script import Call, Reply
+from tests.fakes.script import Call, HttpError, Reply
 
 KEY = "sk-test-secret-0123456789"
 READ = ToolSpec("read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
@@ -300,6 +300,21 @@ def test_responses_a_model_without_vision_gets_the_note_and_no_image() -> None:
     items = server.requests[0]["input"]
     assert isinstance(items[-2]["output"], str) and "cannot see images" in items[-2]["output"]
     assert items[-1] == {"role": "user", "content": "[image shot.png (120x80 PNG, 1 KB) not shown: the current model cannot see images]"}
+
+
+def test_responses_a_server_refusing_images_is_asked_again_with_notes() -> None:
+    refusal = HttpError(400, "invalid_request", "Invalid content type. image_url is only supported by certain models.")
+    with FakeOpenAIServer([refusal, Reply(text="ok")]) as server:
+        events, error = openai(server, request("text-model-x", tool_round()), "responses")
+    assert error is None and completed(events).message.text == "ok"
+    assert [b"input_image" in raw for raw in server.raw_bodies] == [True, False]
+    assert "the server refused images for text-model-x" in server.requests[1]["input"][-1]["output"]
+
+
+def test_a_refusal_that_is_not_about_images_is_not_retried() -> None:
+    with FakeOpenAIServer([HttpError(400, "invalid_request", "Invalid value for 'temperature'."), Reply(text="ok")]) as server:
+        _, error = openai(server, request("text-model-x", tool_round()), "chat")
+    assert error is not None and "temperature" in error.message and len(server.requests) == 1
 
 
 def test_responses_the_same_request_is_the_same_bytes() -> None:

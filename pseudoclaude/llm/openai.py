@@ -30,7 +30,7 @@ error-object rules are ``openai_wire.error_from_body``):
 | Responses: ended without ``response.completed`` | StreamCut         |
 | Responses: ``error`` / ``response.failed`` event | by code, as above |
 | Responses: 400 on ``reasoning.summary``          | none: asked again once without a summary |
-| Chat: 400/422/500 refusing the request's images | none: asked again once with notes in their place |
+| 400/422/500 refusing the request's images       | none: asked again once with notes in their place |
 
 A server that refuses images (a text-only local model the model table does
 not know, so ``images_for_model`` let its images through) is asked again
@@ -50,7 +50,7 @@ from __future__ import annotations
 import importlib
 import json
 from dataclasses import replace
-from typing import Any, AsyncGenerator, AsyncIterator, Literal
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, Literal
 
 from pseudoclaude.llm.errors import (
     AuthError,
@@ -82,6 +82,7 @@ __all__ = ["OpenAIProvider"]
 
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 
+_Streamer = Callable[[Request], AsyncGenerator[StreamEvent, None]]
 WireApi = Literal["auto", "responses", "chat"]
 """Which API the adapter speaks: ``auto`` lets the model table decide on OpenAI itself (Chat Completions elsewhere)."""
 
@@ -156,17 +157,17 @@ class OpenAIProvider:
 
     def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         if self.takes_responses(request.model):
-            return self._stream_responses(request)
-        return self._stream_chat_seeing(request)
+            return self._seeing(request, self._stream_responses)
+        return self._seeing(request, self._stream_chat)
 
-    async def _stream_chat_seeing(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        """Chat Completions; asked again once with notes for images when the server refuses them (module docstring)."""
+    async def _seeing(self, request: Request, once: _Streamer) -> AsyncGenerator[StreamEvent, None]:
+        """``once(request)``; asked again once with notes for images when the server refuses them (module docstring)."""
         if request.model in self._no_images:
             request = replace(request, messages=without_images(request.messages, self._no_images[request.model]))
         refused: ProviderError | None = None
         started = False
         try:
-            async for event in self._stream_chat(request):
+            async for event in once(request):
                 started = True
                 yield event
         except ProviderError as error:
@@ -177,7 +178,7 @@ class OpenAIProvider:
             return
         reason = f"the server refused images for {request.model} ({refused.message[:200]})"
         self._no_images[request.model] = reason
-        async for event in self._stream_chat(replace(request, messages=without_images(request.messages, reason))):
+        async for event in once(replace(request, messages=without_images(request.messages, reason))):
             yield event
 
     async def _stream_responses(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
