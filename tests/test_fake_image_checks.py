@@ -244,3 +244,11 @@ def test_the_in_process_provider_bills_a_neutral_image_by_its_pixels() -> None:
     with_image = asyncio.run(usage([Message.user("look", [shot])]))
     without = asyncio.run(usage([Message.user("look")]))
     assert anthropic_tokens(1000, 750) <= with_image - without < anthropic_tokens(1000, 750) + 60
+
+
+def test_images_only_where_a_role_takes_them_and_details_the_services_know() -> None:
+    part = {"type": "input_image", "image_url": data_url(PNG)}
+    error = openai_rejected(responses_post([{"role": "developer", "content": [part]}, {"role": "user", "content": "hi"}])[0])
+    assert error["param"] == "input[0].content[0].type"
+    odd = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": data_url(PNG), "detail": "ultra"}}]}]
+    assert openai_rejected(chat_post(odd)[0])["param"] == "messages[0].content[0].image_url.detail"

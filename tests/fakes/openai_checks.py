@@ -142,6 +142,10 @@ def check_content(i: int, role: str, content: Any) -> Invalid | None:
         if kind == "image_url":
             image = part.get("image_url")
             url = image.get("url") if isinstance(image, Mapping) else None
+            detail = image.get("detail", "auto") if isinstance(image, Mapping) else "auto"
+            if detail not in ("auto", "low", "high", "original"):
+                where_detail = f"{where}[{j}].image_url.detail"
+                return Invalid(f"Invalid value: '{detail}'. Supported values are: 'auto', 'low', 'high', and 'original'.", where_detail, "invalid_value")
             problem = openai_data_url_problem(url)
             if problem:
                 return Invalid(problem[0], f"{where}[{j}].image_url.url", problem[1])

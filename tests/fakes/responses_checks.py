@@ -199,7 +199,8 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
             return Invalid(f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.", f"{where}.role", "invalid_value")
         if not isinstance(item.get("content"), (str, list)):
             return Invalid(f"Missing required parameter: '{where}.content'.", f"{where}.content", "missing_required_parameter")
-        return _check_parts(f"{where}.content", item["content"], INPUT_PARTS if item["role"] != "assistant" else OUTPUT_PARTS)
+        allowed = {"user": INPUT_PARTS, "assistant": OUTPUT_PARTS}.get(item["role"], ("input_text",))
+        return _check_parts(f"{where}.content", item["content"], allowed)
     if kind in ("function_call", "function_call_output"):
         for key in ("call_id", "arguments", "name") if kind == "function_call" else ("call_id",):
             if not isinstance(item.get(key), str):
