@@ -165,7 +165,8 @@ def test_anthropic_sends_at_most_100_images_the_oldest_become_notes_cut_in_steps
     assert server.rejections == []
     first, second = server.requests
     assert [len(_images_in(body)) for body in server.requests] == [85, 86]
-    assert "page0.png (8x8 PNG" in json.dumps(first["messages"][2]) and "left out of the request" in json.dumps(first["messages"][2])
+    oldest = json.dumps(first["messages"][2])
+    assert "[image page0.png (8x8 PNG" in oldest and "left out of the request" in oldest
     assert first["messages"][:-1] == second["messages"][: len(first["messages"]) - 1], "the cut did not move"
 
 
@@ -177,7 +178,7 @@ def test_anthropic_keeps_the_images_of_a_request_under_the_32_mb_limit() -> None
 
 
 def _images_in(body: dict[str, Any]) -> list[str]:
-    return [m.group(0) for m in re.finditer(r'"type": "image"', json.dumps(body))]
+    return re.findall(r'"type": "image"', json.dumps(body))
 
 
 # OpenAI Chat Completions
