@@ -335,3 +335,17 @@ def test_anthropic_thinking_leaves_the_window_room_for_the_images_pixels() -> No
     heavy = Request(model="claude-sonnet-4-5", system="s", messages=[Message.user("look", [claimed] * 90)], effort="high")
     roomy, tight = to_wire_request(plain)["max_tokens"], to_wire_request(heavy)["max_tokens"]
     assert tight <= 200_000 - 90 * 2000 < roomy
+
+
+def test_anthropic_a_cached_prefix_holding_an_image_is_read_back_and_billed_by_pixels() -> None:
+    noisy = picture("noise.png", 300, 200, noisy=True)
+    rounds = tool_round((noisy,))
+    long_system = "Follow the project rules. " * 400
+    first = Request(model="claude-fake-1", system=long_system, messages=rounds, tools=[READ])
+    later = [*rounds, Message.assistant("Aligned."), Message.user("thanks")]
+    second = Request(model="claude-fake-1", system=long_system, messages=later, tools=[READ])
+    with FakeAnthropicServer([Reply(text="Aligned."), Reply(text="ok")], report_cache=True) as server:
+        usages = [completed(anthropic(server, r)[0]).usage for r in (first, second)]
+    assert server.rejections == []
+    assert usages[1].cache_read_tokens >= usages[0].prompt_tokens - 100, "the first request, image included, is read back"
+    assert usages[1].prompt_tokens < len(b64(noisy)) // 4, "the image's base64 is not counted as text"
