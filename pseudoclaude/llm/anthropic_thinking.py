@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from pseudoclaude.llm.images import image_tokens
 from pseudoclaude.llm.messages import Thinking
 from pseudoclaude.llm.models import model_info
 from pseudoclaude.llm.provider import Effort, Request
@@ -64,11 +65,13 @@ def thinking_params(request: Request) -> dict[str, Any]:
 
 
 def _room(request: Request, max_output: int, window: int) -> int:
-    """The most ``max_tokens`` may be: the model's output limit and what the window leaves after the prompt."""
+    """The most ``max_tokens`` may be: the model's output limit and what the window leaves after the prompt
+    (its images counted by their pixels, as the service bills them)."""
     prompt = len(request.system) + len(request.system_suffix)
     prompt += sum(len(json.dumps(m.to_dict(), ensure_ascii=False)) for m in request.messages)
     prompt += sum(len(t.description) + len(json.dumps(dict(t.input_schema))) for t in request.tools)
-    left = max(1, window - prompt // 3)
+    images = sum(image_tokens(i, ANTHROPIC.name) for m in request.messages for i in m.all_images() if i.available)
+    left = max(1, window - prompt // 3 - images)
     return min(max_output, left) if max_output > 0 else left
 
 

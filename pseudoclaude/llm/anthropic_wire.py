@@ -19,6 +19,16 @@ Invariants the request keeps:
 * **At most three cache breakpoints** (the API allows four): the last tool, the
   stable system block, and the last content block of the latest turn. The
   changing ``system_suffix`` travels after the cached system block.
+* **Images only where the model can take them.** ``images_for_model`` runs
+  first (a no-vision model or bytes missing from the session get a text note).
+  A user turn's images are ``image`` blocks with a base64 ``source``, placed
+  before its text (Anthropic's advice: image first, then the question); a tool
+  result's images go inside its ``tool_result`` as a ``content`` list (the text
+  block, then the image blocks), so they never leave their call. A result
+  without images keeps its plain string ``content``: the bytes of every
+  image-free request are what they were before images existed. A request
+  never holds more images than ``image_budget`` allows (100, 24 MB of base64:
+  the 32 MB request limit less room for text); the oldest become notes.
 
 Stream assembly: a ``tool_use`` block's arguments are the concatenated
 ``partial_json`` pieces, kept as raw text; ``Completed`` exists only once
@@ -30,6 +40,7 @@ and its request parameters are in ``anthropic_thinking.py``.
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -46,6 +57,8 @@ from pseudoclaude.llm.errors import (
     error_for_status,
 )
 from pseudoclaude.llm.anthropic_thinking import continues_unthought_tool_round, thinking_blocks, thinking_params
+from pseudoclaude.llm.image_budget import ANTHROPIC_IMAGES, newest_images
+from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
@@ -57,6 +70,7 @@ from pseudoclaude.llm.provider import (
     UsageSoFar,
 )
 from pseudoclaude.llm.providers import ANTHROPIC
+from pseudoclaude.llm.vision import images_for_model
 
 WireMessage = dict[str, Any]
 
@@ -80,9 +94,10 @@ def _ephemeral() -> dict[str, str]:
 def to_wire_request(request: Request) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request`` (without ``stream``)."""
     thinking = thinking_params(request)
-    turns = _wire_messages(request.messages, with_thinking=bool(thinking))
+    messages = newest_images(images_for_model(request.messages, request.model), ANTHROPIC_IMAGES)
+    turns = _wire_messages(messages, with_thinking=bool(thinking))
     if thinking.get("thinking", {}).get("type") == "enabled" and continues_unthought_tool_round(turns):
-        thinking, turns = {}, _wire_messages(request.messages, with_thinking=False)
+        thinking, turns = {}, _wire_messages(messages, with_thinking=False)
     params: dict[str, Any] = {"model": request.model, "max_tokens": thinking.pop("max_tokens", request.max_tokens)}
     system = _wire_system(request)
     if system:
@@ -141,7 +156,10 @@ def _blocks_of(message: Message, with_thinking: bool) -> tuple[str, list[dict[st
         if result is None:
             return "user", []
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.call_id}
-        if result.content:
+        if result.images:
+            text = [{"type": "text", "text": result.content}] if result.content else []
+            block["content"] = text + [image_block(image) for image in result.images]
+        elif result.content:
             block["content"] = result.content
         if result.is_error:
             block["is_error"] = True
@@ -149,6 +167,8 @@ def _blocks_of(message: Message, with_thinking: bool) -> tuple[str, list[dict[st
     blocks: list[dict[str, Any]] = []
     if with_thinking and message.role == "assistant":
         blocks.extend(thinking_blocks(message.thinking))
+    if message.role == "user":
+        blocks.extend(image_block(image) for image in message.images)
     if message.text:
         blocks.append({"type": "text", "text": message.text})
     if message.role == "assistant":
@@ -156,6 +176,12 @@ def _blocks_of(message: Message, with_thinking: bool) -> tuple[str, list[dict[st
     if blocks and all(b["type"] in ("thinking", "redacted_thinking") for b in blocks):
         return message.role, []
     return message.role, blocks
+
+
+def image_block(image: Image) -> dict[str, Any]:
+    """An ``image`` content block carrying ``image``'s bytes as base64 (the same bytes give the same block)."""
+    data = base64.b64encode(image.data).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": data}}
 
 
 def _tool_use_block(call: ToolCall) -> dict[str, Any]:

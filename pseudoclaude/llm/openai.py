@@ -30,6 +30,12 @@ error-object rules are ``openai_wire.error_from_body``):
 | Responses: ended without ``response.completed`` | StreamCut         |
 | Responses: ``error`` / ``response.failed`` event | by code, as above |
 | Responses: 400 on ``reasoning.summary``          | none: asked again once without a summary |
+| 400/422/500 refusing the request's images       | none: asked again once with notes in their place |
+
+A server that refuses images (a text-only local model the model table does
+not know, so ``images_for_model`` let its images through) is asked again
+once with text notes in their place, and this adapter never sends that model
+an image again: the session goes on, and the model is told what it missed.
 
 A partial stream never produces ``Completed``; the API key never appears in
 a message (and long proxy pages are cut to 500 characters).
@@ -43,7 +49,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from typing import Any, AsyncGenerator, AsyncIterator, Literal
+from dataclasses import replace
+from typing import Any, AsyncGenerator, AsyncIterator, Callable, Literal
 
 from pseudoclaude.llm.errors import (
     AuthError,
@@ -52,6 +59,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     parse_retry_after,
 )
+from pseudoclaude.llm.image_budget import without_images
 from pseudoclaude.llm.openai_responses import (
     ResponsesAssembler,
     response_as_events,
@@ -62,6 +70,7 @@ from pseudoclaude.llm.openai_wire import (
     StreamAssembler,
     completion_as_chunk,
     error_from_body,
+    refuses_images,
     to_wire_request,
 )
 from pseudoclaude.llm.probe import WindowProbe, probe_window
@@ -73,6 +82,7 @@ __all__ = ["OpenAIProvider"]
 
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 
+_Streamer = Callable[[Request], AsyncGenerator[StreamEvent, None]]
 WireApi = Literal["auto", "responses", "chat"]
 """Which API the adapter speaks: ``auto`` lets the model table decide on OpenAI itself (Chat Completions elsewhere)."""
 
@@ -95,6 +105,7 @@ class OpenAIProvider:
         self._summaries = True
         self._structured_calls = False
         self._recovered = 0
+        self._no_images: dict[str, str] = {}
 
     def _sdk_client(self) -> Any:
         if self._client is None:
@@ -146,8 +157,29 @@ class OpenAIProvider:
 
     def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         if self.takes_responses(request.model):
-            return self._stream_responses(request)
-        return self._stream_chat(request)
+            return self._seeing(request, self._stream_responses)
+        return self._seeing(request, self._stream_chat)
+
+    async def _seeing(self, request: Request, once: _Streamer) -> AsyncGenerator[StreamEvent, None]:
+        """``once(request)``; asked again once with notes for images when the server refuses them (module docstring)."""
+        if request.model in self._no_images:
+            request = replace(request, messages=without_images(request.messages, self._no_images[request.model]))
+        refused: ProviderError | None = None
+        started = False
+        try:
+            async for event in once(request):
+                started = True
+                yield event
+        except ProviderError as error:
+            if started or not refuses_images(error, request.messages):
+                raise
+            refused = error
+        if refused is None:
+            return
+        reason = f"the server refused images for {request.model} ({refused.message[:200]})"
+        self._no_images[request.model] = reason
+        async for event in once(replace(request, messages=without_images(request.messages, reason))):
+            yield event
 
     async def _stream_responses(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         """One Responses call; asked again once without a reasoning summary when the organization may not have one."""

@@ -25,6 +25,18 @@ Invariants this module keeps:
   stable system prompt is ``instructions``, the changing ``system_suffix`` the
   first input item, and ``prompt_cache_key`` a hash of model, instructions and
   tools, so requests sharing the prefix reach the same prompt cache.
+* **Images inside their result.** ``images_for_model`` runs first (a no-vision
+  model such as o3-mini, or bytes missing from the session, get a text note).
+  A user message with images has a content list (``input_text``, then
+  ``input_image`` parts holding ``data:`` URLs). A tool result's images stay in
+  its ``function_call_output``: the Responses API documents ``output`` as
+  "Text, image, or file output of the function tool call", a string or a list
+  of ``input_text`` / ``input_image`` / ``input_file`` parts (openai-python
+  ``types/responses/response_input_item_param.py``, ``FunctionCallOutput``;
+  ``ResponseFunctionCallOutputItem`` in openai-java), so no follow-up user
+  message is needed here as it is for Chat Completions. Image-free messages
+  and results keep their plain string content and bytes. A request never
+  holds more images than ``image_budget`` allows (the oldest become notes).
 * **Nothing partial is ever completed.** ``ResponsesAssembler`` hands out a
   ``Completed`` only after ``response.completed`` (or ``response.incomplete``,
   the output cap); a stream that ends otherwise is ``StreamCut``. A function
@@ -39,9 +51,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from pseudoclaude.llm.errors import StreamCut
+from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
+from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.models import model_info
-from pseudoclaude.llm.openai_wire import error_from_body
+from pseudoclaude.llm.openai_wire import data_url, error_from_body
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
@@ -50,6 +64,7 @@ from pseudoclaude.llm.provider import (
     ThinkingChunk,
     ToolCallStart,
 )
+from pseudoclaude.llm.vision import images_for_model
 
 __all__ = ["ResponsesAssembler", "response_as_events", "takes_responses", "to_responses_request"]
 
@@ -78,7 +93,8 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
     if request.system:
         body["instructions"] = request.system
     suffix = [{"role": "developer", "content": request.system_suffix}] if request.system_suffix else []
-    body["input"] = [*suffix, *_input_items(request.messages, request.model)]
+    messages = newest_images(images_for_model(request.messages, request.model), OPENAI_IMAGES)
+    body["input"] = [*suffix, *_input_items(messages, request.model)]
     if request.tools:
         body["tools"] = [_wire_tool(tool) for tool in request.tools]
         if request.tool_choice != "auto":
@@ -149,9 +165,16 @@ def _input_items(messages: Sequence[Message], model: str) -> list[dict[str, Any]
             items.append(_call_output(message))
         elif message.role == "assistant":
             items.extend(_assistant_items(message, model))
+        elif message.images:
+            text = [{"type": "input_text", "text": message.text}] if message.text else []
+            items.append({"role": "user", "content": text + [_input_image(image) for image in message.images]})
         else:
             items.append({"role": "user", "content": message.text})
     return items
+
+
+def _input_image(image: Image) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": data_url(image), "detail": "auto"}
 
 
 def _call_output(message: Message) -> dict[str, Any]:
@@ -161,6 +184,10 @@ def _call_output(message: Message) -> dict[str, Any]:
     content = result.content
     if result.is_error and not content.lstrip().lower().startswith("error"):
         content = f"Error: {content}"
+    if result.images:
+        text = [{"type": "input_text", "text": content}] if content else []
+        output: Any = text + [_input_image(image) for image in result.images]
+        return {"type": "function_call_output", "call_id": result.call_id, "output": output}
     return {"type": "function_call_output", "call_id": result.call_id, "output": content}
 
 

@@ -17,6 +17,19 @@ Invariants this module keeps:
 * **One ``tool`` message per ``ToolResult``**, in conversation order; an error
   result is prefixed ``"Error: "`` unless its text already starts with
   "error" (deterministic, so a replayed session re-sends the same bytes).
+* **Images where Chat Completions takes them: user messages only.**
+  ``images_for_model`` runs first (a no-vision model or bytes missing from the
+  session get a text note). A user message with images has a content-part
+  list (its text, then ``image_url`` parts holding ``data:`` URLs). A ``tool``
+  message cannot carry an image (the service answers 400 "Image URLs are only
+  allowed for messages with role 'user'"), so after the run of tool messages
+  answering one assistant turn comes ONE user message: for each result with
+  images, the text "Images returned by tool call <id> (<name>):" and its
+  image parts. OpenAI-compatible local servers (Ollama, llama.cpp, vLLM) take
+  the same shape. Messages without images keep their plain string content.
+  A server that refuses images for a model the table does not know (a
+  text-only local model) is asked again without them (``openai.py``); a
+  request never holds more images than ``image_budget`` allows.
 * **Nothing partial is ever completed.** ``StreamAssembler`` only hands out a
   ``Completed`` when the server sent a ``finish_reason`` *and* the SSE stream
   reached ``data: [DONE]``; anything else is ``StreamCut``, and the half-built
@@ -27,6 +40,7 @@ Invariants this module keeps:
 
 from __future__ import annotations
 
+import base64
 import re
 import uuid
 from dataclasses import dataclass
@@ -43,6 +57,8 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     error_for_status,
 )
+from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
+from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.provider import (
     Completed,
@@ -52,6 +68,7 @@ from pseudoclaude.llm.provider import (
     ToolCallStart,
 )
 from pseudoclaude.llm.providers import OPENAI
+from pseudoclaude.llm.vision import images_for_model
 
 _FINISH_TO_STOP = {
     "stop": "end_turn",
@@ -79,7 +96,8 @@ def to_wire_request(request: Request, *, official: bool = False) -> dict[str, An
     models refuse ``max_tokens``) and ``max_tokens`` for OpenAI-compatible
     servers (vLLM, llama.cpp, Ollama, LiteLLM), which do not all know the newer name.
     """
-    body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *_wire_messages(request.messages)]}
+    messages = _wire_messages(newest_images(images_for_model(request.messages, request.model), OPENAI_IMAGES))
+    body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *messages]}
     if request.tools:
         body["tools"] = _wire_tools(request.tools)
         if request.tool_choice != "auto":
@@ -100,8 +118,47 @@ def _wire_system(request: Request) -> list[dict[str, Any]]:
 
 
 def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """One wire message per neutral message (one ``tool`` message per result)."""
-    return [_wire_message(message) for message in messages]
+    """One wire message per neutral message (one ``tool`` message per result), and after a run of
+    tool results that returned images, one user message showing them (the module docstring)."""
+    out: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    shown: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role != "tool" and shown:
+            out.append({"role": "user", "content": shown})
+            shown = []
+        if message.role == "assistant":
+            names = {call.id: call.name for call in message.tool_calls}
+        result = message.tool_result
+        if result is not None and result.images:
+            name = names.get(result.call_id, "tool")
+            shown.append({"type": "text", "text": f"Images returned by tool call {result.call_id} ({name}):"})
+            shown.extend(image_part(image) for image in result.images)
+        out.append(_wire_message(message))
+    if shown:
+        out.append({"role": "user", "content": shown})
+    return out
+
+
+_REFUSES_IMAGES = re.compile(r"image|vision|multimodal|mmproj|modalit", re.IGNORECASE)
+
+
+def refuses_images(error: ProviderError, messages: Sequence[Message]) -> bool:
+    """Whether ``error`` is a server refusing the images ``messages`` carry (a text-only model), not another fault."""
+    if isinstance(error, PromptTooLong) or error.status not in (400, 422, 500):
+        return False
+    return any(image.available for message in messages for image in message.all_images()) and bool(
+        _REFUSES_IMAGES.search(error.message)
+    )
+
+
+def data_url(image: Image) -> str:
+    """``image`` as a ``data:`` URL (the same bytes give the same text)."""
+    return f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
+
+
+def image_part(image: Image) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": data_url(image)}}
 
 
 def _wire_message(message: Message) -> dict[str, Any]:
@@ -126,6 +183,9 @@ def _wire_message(message: Message) -> dict[str, Any]:
                 for call in message.tool_calls
             ],
         }
+    if message.role == "user" and message.images:
+        text = [{"type": "text", "text": message.text}] if message.text else []
+        return {"role": "user", "content": text + [image_part(image) for image in message.images]}
     return {"role": message.role, "content": message.text}
 
 

@@ -15,7 +15,7 @@ connection drops inside a tool call's JSON, or right after its start), ``StallSt
 
 Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
 (the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
-(every 400 it answered, prompt-too-long included).
+(every 400 it answered, prompt-too-long included, and the 413 of a body over 32 MB).
 
 Cache reads are never reported beyond what the real service could serve: the
 prompt cache is simulated from the accepted requests (``prompt_cache.py``:
@@ -38,6 +38,7 @@ from typing import Any
 from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
 from tests.fakes.http import Exchange, FakeHTTPServer
+from tests.fakes.image_checks import ANTHROPIC_MAX_REQUEST_BYTES
 from tests.fakes.prompt_cache import PromptCache
 from tests.fakes.script import (
     CutStream,
@@ -121,6 +122,11 @@ class FakeAnthropicServer:
     def _handle(self, ex: Exchange) -> None:
         if ex.method != "POST" or ex.path.split("?")[0] != "/v1/messages":
             ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
+            return
+        if len(ex.raw_body) > ANTHROPIC_MAX_REQUEST_BYTES:
+            with self._lock:
+                self.rejections.append((413, "request_too_large"))
+            ex.send_json(413, error_body("request_too_large", "Request exceeds the maximum allowed number of bytes."))
             return
         try:
             body = ex.json()

@@ -3,7 +3,10 @@
 ``first_problem(body)`` returns the message of the first rule a request body
 breaks (worded like the real service's ``invalid_request_error``), or None.
 The rules are the ones that catch the costly agent bugs: an orphan
-``tool_use`` or ``tool_result``, broken role alternation, empty text, bad ids.
+``tool_use`` or ``tool_result``, broken role alternation, empty text, bad ids,
+and images (``image_checks``): only in user turns and inside a
+``tool_result``'s content list, of a declared type the bytes really are, within
+the size and dimension limits.
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ import re
 from typing import Any, Iterator, Mapping
 
 from tests.fakes import anthropic_thinking_rules as thinking
+from tests.fakes.image_checks import (
+    ANTHROPIC_MANY_IMAGES,
+    ANTHROPIC_MANY_MAX_SIDE,
+    ANTHROPIC_MAX_IMAGES,
+    ANTHROPIC_MAX_SIDE,
+    anthropic_image_count,
+    anthropic_image_problem,
+)
 
 TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -40,7 +51,12 @@ def problems(body: Any) -> Iterator[str]:
     yield from _tool_problems(body.get("tools"))
     yield from _tool_choice_problems(body.get("tool_choice"), body.get("tools"))
     yield from thinking.config_problems(body)
-    yield from _message_problems(body["messages"], thinking.thinking_type(body) == "enabled")
+    images = anthropic_image_count(body.get("messages"))
+    if images > ANTHROPIC_MAX_IMAGES:
+        yield f"messages: too many images in the request: {images} > {ANTHROPIC_MAX_IMAGES} maximum"
+    many = images > ANTHROPIC_MANY_IMAGES
+    max_side = ANTHROPIC_MANY_MAX_SIDE if many else ANTHROPIC_MAX_SIDE
+    yield from _message_problems(body["messages"], thinking.thinking_type(body) == "enabled", max_side)
     if isinstance(body["messages"], list):
         yield from thinking.tool_round_problems(body, body["messages"], _blocks)
     found = _count_cache_control(body)
@@ -114,7 +130,7 @@ def _blocks(message: Mapping[str, Any]) -> list[Any]:
     return list(content) if isinstance(content, list) else []
 
 
-def _message_problems(messages: Any, budget_mode: bool) -> Iterator[str]:
+def _message_problems(messages: Any, budget_mode: bool, max_side: int = ANTHROPIC_MAX_SIDE) -> Iterator[str]:
     if not isinstance(messages, list) or not messages:
         yield "messages: at least one message is required"
         return
@@ -141,14 +157,16 @@ def _message_problems(messages: Any, budget_mode: bool) -> Iterator[str]:
                 "except for the optional final assistant message"
             )
             return
-        yield from _block_problems(i, role, blocks, seen_ids, budget_mode)
+        yield from _block_problems(i, role, blocks, seen_ids, budget_mode, max_side)
         if role == "assistant":
             yield from _pairing_after(i, blocks, messages[i + 1] if i + 1 < len(messages) else None, last)
         elif i > 0:
             yield from _pairing_before(i, blocks, _blocks(messages[i - 1]))
 
 
-def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool) -> Iterator[str]:
+def _block_problems(
+    i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool, max_side: int
+) -> Iterator[str]:
     after_other = False
     for j, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
@@ -179,9 +197,40 @@ def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str], bu
                 yield f"{where}: tool_result blocks must come first in the user message content"
             if not isinstance(block.get("tool_use_id"), str):
                 yield f"{where}.tool_result.tool_use_id: Field required"
+            yield from _tool_result_content_problems(f"{where}.tool_result.content", block.get("content"), max_side)
+        elif kind == "image":
+            after_other = True
+            if role != "user":
+                yield f"{where}: image blocks may only appear in user messages"
+            problem = anthropic_image_problem(where, block, max_side)
+            if problem:
+                yield problem
         else:
             yield f"{where}.type: unsupported content block type {kind!r}"
             after_other = True
+
+
+def _tool_result_content_problems(where: str, content: Any, max_side: int) -> Iterator[str]:
+    """A ``tool_result``'s ``content``: absent, a string, or a list of text and image blocks."""
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        yield f"{where}: Input should be a valid string or list of content blocks"
+        return
+    for k, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            if not part.get("text"):
+                yield f"{where}.{k}.text: text content blocks must be non-empty"
+        elif kind == "image":
+            problem = anthropic_image_problem(f"{where}.{k}", part, max_side)
+            if problem:
+                yield problem
+        else:
+            yield (
+                f"{where}.{k}: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
+                "'text', 'image', 'search_result', 'document'"
+            )
 
 
 def _pairing_after(i: int, blocks: list[Any], following: Any, last: bool) -> Iterator[str]:

@@ -15,6 +15,9 @@ messages and tools. ``replies`` answers each model request: a string (text),
 a ``{"name", "arguments"}`` dict (a structured tool call), or a callable of
 the request body; a summary request (``is_summary_request``) gets a summary.
 ``largest_prompt`` is the most tokens any request carried (what reached the model).
+``vision=False`` plays a text-only model: llama.cpp without an ``--mmproj``
+answers a request with images 500 "image input is not supported - hint: ...",
+vLLM 400 (a model that takes no multimodal input); Ollama is not modelled.
 """
 
 from __future__ import annotations
@@ -50,11 +53,13 @@ class FakeLocalServer:
         loaded: bool = False,
         tools_capable: bool = True,
         reports_window: int | None = None,
+        vision: bool = True,
     ) -> None:
         """``reports_window``: what the window endpoints say when it differs from what the server runs (a stale probe)."""
         self.kind, self.model, self.window, self.model_window = kind, model, window, model_window
         self.num_ctx_parameter, self.loaded, self.tools_capable = num_ctx_parameter, loaded, tools_capable
         self.reports_window = reports_window or window
+        self.vision = vision
         self._replies = replies
         self.truncated_answers: list[str] = []
         self._served = 0
@@ -124,6 +129,8 @@ class FakeLocalServer:
         with self._lock:
             self.requests.append(body)
             self.sent.append(tokens)
+        if not self.vision and _has_images(body) and self.kind in ("llamacpp", "vllm"):
+            return self._refuse_images(exchange)
         if tokens > self.window and self.kind == "llamacpp":
             message = "the request exceeds the available context size, try increasing it"
             error = {"code": 400, "message": message, "type": "exceed_context_size_error", "n_prompt_tokens": tokens, "n_ctx": self.window}
@@ -145,6 +152,13 @@ class FakeLocalServer:
             with self._lock:
                 self.truncated_answers.append(marker)
         self._stream(exchange, reply, kept)
+
+    def _refuse_images(self, exchange: Exchange) -> None:
+        if self.kind == "llamacpp":
+            message = "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+            return exchange.send_json(500, {"error": {"code": 500, "message": message, "type": "server_error"}})
+        message = f"{self.model} is not a multimodal model: image inputs are not supported"
+        return exchange.send_json(400, {"object": "error", "message": message, "type": "BadRequestError", "code": 400})
 
     def _next(self, body: Mapping[str, Any]) -> ReplyItem:
         if callable(self._replies):
@@ -170,3 +184,11 @@ class FakeLocalServer:
         exchange.send_event(None, {**base, "choices": [], "usage": usage})
         exchange.send_event(None, "[DONE]")
         exchange.end_stream()
+
+
+def _has_images(body: Mapping[str, Any]) -> bool:
+    for message in body.get("messages", []):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list) and any(isinstance(p, Mapping) and p.get("type") == "image_url" for p in content):
+            return True
+    return False

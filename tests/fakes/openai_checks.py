@@ -3,7 +3,9 @@
 Each check returns an ``Invalid`` carrying the real error's message, ``param``
 and ``code`` (the wording is the service's own, typos included: "preceeding"),
 or None when the body passes. Only the rules that catch this project's costly
-bugs are modelled: tool-call pairing, argument types, roles, stream options.
+bugs are modelled: tool-call pairing, argument types, roles, stream options,
+content parts (images only in user messages, as ``data:`` URLs of real images:
+``image_checks``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
+
+from tests.fakes.image_checks import openai_data_url_problem
 
 ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -76,6 +80,9 @@ def check_messages(messages: list[Any]) -> Invalid | None:
             supported = "'system', 'assistant', 'user', 'function', 'tool', and 'developer'"
             message = f"Invalid value: '{role}'. Supported values are: {supported}."
             return Invalid(message, f"messages[{i}].role", "invalid_value")
+        problem = check_content(i, role, message.get("content"))
+        if problem:
+            return problem
         if role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str):
@@ -101,6 +108,47 @@ def check_messages(messages: list[Any]) -> Invalid | None:
             opened_at = i
     if open_calls:
         return _unanswered(opened_at, open_calls)
+    return None
+
+
+PART_TYPES = {
+    "user": ("text", "image_url", "input_audio", "file"),
+    "assistant": ("text", "refusal"),
+}
+
+
+def check_content(i: int, role: str, content: Any) -> Invalid | None:
+    """A message's ``content``: a string, null (an assistant's tool calls), or a list of typed parts."""
+    if content is None or isinstance(content, str):
+        return None
+    where = f"messages[{i}].content"
+    if not isinstance(content, list):
+        return Invalid(f"Invalid type for '{where}': expected one of a string or an array of objects.", where, "invalid_type")
+    allowed = PART_TYPES.get(role, ("text",))
+    for j, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind == "image_url" and role != "user":
+            return Invalid(
+                f"Invalid 'messages[{i}]'. Image URLs are only allowed for messages with role 'user', "
+                f"but this message with role '{role}' contains an image URL.",
+                f"messages[{i}]",
+                None,
+            )
+        if kind not in allowed:
+            supported = ", ".join(f"'{t}'" for t in allowed)
+            return Invalid(f"Invalid value: '{kind}'. Supported values are: {supported}.", f"{where}[{j}].type", "invalid_value")
+        if kind == "text" and not isinstance(part.get("text"), str):
+            return Invalid(f"Missing required parameter: '{where}[{j}].text'.", f"{where}[{j}].text", "missing_required_parameter")
+        if kind == "image_url":
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, Mapping) else None
+            detail = image.get("detail", "auto") if isinstance(image, Mapping) else "auto"
+            if detail not in ("auto", "low", "high", "original"):
+                where_detail = f"{where}[{j}].image_url.detail"
+                return Invalid(f"Invalid value: '{detail}'. Supported values are: 'auto', 'low', 'high', and 'original'.", where_detail, "invalid_value")
+            problem = openai_data_url_problem(url)
+            if problem:
+                return Invalid(problem[0], f"{where}[{j}].image_url.url", problem[1])
     return None
 
 

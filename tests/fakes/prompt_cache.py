@@ -26,6 +26,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from tests.fakes.image_checks import strip_images
+
 LOOKBACK_BLOCKS = 20
 MIN_CACHE_TOKENS = 1024
 
@@ -34,22 +36,24 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def prompt_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool]]:
-    """(block text without its marker, carries a cache marker) in the order the service reads a prompt.
+def prompt_blocks(body: Mapping[str, Any]) -> list[tuple[str, bool, int]]:
+    """(block text without its marker, carries a cache marker, image tokens) in the order the service reads a prompt.
 
     A zero-width ``tool_choice:`` block stands right before the first message block (rule 2).
+    An image's base64 is replaced by its digest in the text and counted by its pixels instead.
     """
 
-    def block(role: str, value: Any) -> tuple[str, bool]:
-        if isinstance(value, dict):
-            marked = "cache_control" in value
-            return role + _json({k: v for k, v in value.items() if k != "cache_control"}), marked
-        return role + _json(value), False
+    def block(role: str, value: Any) -> tuple[str, bool, int]:
+        stripped, image_tokens = strip_images(value)
+        if isinstance(stripped, dict):
+            marked = "cache_control" in stripped
+            return role + _json({k: v for k, v in stripped.items() if k != "cache_control"}), marked, image_tokens
+        return role + _json(stripped), False, image_tokens
 
     blocks = [block("tool:", tool) for tool in body.get("tools") or []]
     system = body.get("system")
     blocks += [block("system:", b) for b in (system if isinstance(system, list) else [system] if system else [])]
-    blocks.append(("\x00tool_choice:" + _json(body.get("tool_choice")), False))
+    blocks.append(("\x00tool_choice:" + _json(body.get("tool_choice")), False, 0))
     for message in body.get("messages", []):
         content = message.get("content")
         for b in content if isinstance(content, list) else [content]:
@@ -76,11 +80,11 @@ class PromptCache:
         ends: list[float] = []
         total = 0.0
         marks: list[int] = []
-        for index, (text, marked) in enumerate(prompt_blocks(body)):
+        for index, (text, marked, image_tokens) in enumerate(prompt_blocks(body)):
             running.update(b"\x00" + text.encode("utf-8"))
             digests.append(running.copy().digest())
             if not text.startswith("\x00"):
-                total += self.tokens(text)
+                total += self.tokens(text) + image_tokens
             ends.append(total)
             if marked:
                 marks.append(index)

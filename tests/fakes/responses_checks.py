@@ -6,13 +6,16 @@ reverse), the pairing of ``function_call`` and ``function_call_output`` items,
 reasoning items (in place: followed by an output item of their turn; carrying
 encrypted content this server issued, since with ``store: false`` nothing else
 can be resolved), item ids that name nothing stored, strict function schemas,
-and reasoning parameters on a model that does not reason.
+reasoning parameters on a model that does not reason, and content parts:
+``input_text`` / ``input_image`` in messages and in a ``function_call_output``'s
+list ``output`` (images as ``data:`` URLs of real images: ``image_checks``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
+from tests.fakes.image_checks import openai_data_url_problem
 from tests.fakes.openai_checks import TOOL_NAME, Invalid
 
 PARAMETERS = frozenset(
@@ -196,15 +199,46 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
             return Invalid(f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.", f"{where}.role", "invalid_value")
         if not isinstance(item.get("content"), (str, list)):
             return Invalid(f"Missing required parameter: '{where}.content'.", f"{where}.content", "missing_required_parameter")
-        return None
+        allowed = {"user": INPUT_PARTS, "assistant": OUTPUT_PARTS}.get(item["role"], ("input_text",))
+        return _check_parts(f"{where}.content", item["content"], allowed)
     if kind in ("function_call", "function_call_output"):
-        for key in ("call_id", "arguments", "name") if kind == "function_call" else ("call_id", "output"):
+        for key in ("call_id", "arguments", "name") if kind == "function_call" else ("call_id",):
             if not isinstance(item.get(key), str):
                 return Invalid(f"Missing required parameter: '{where}.{key}'.", f"{where}.{key}", "missing_required_parameter")
+        if kind == "function_call_output":
+            output = item.get("output")
+            if not isinstance(output, (str, list)):
+                return Invalid(f"Missing required parameter: '{where}.output'.", f"{where}.output", "missing_required_parameter")
+            return _check_parts(f"{where}.output", output, INPUT_PARTS)
         return None
     if kind == "reasoning":
         return _check_reasoning_item(i, item, items, store, issued, model)
     return Invalid(f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', and 'reasoning'.", f"{where}.type", "invalid_value")
+
+
+INPUT_PARTS = ("input_text", "input_image", "input_file")
+OUTPUT_PARTS = ("output_text", "refusal")
+
+
+def _check_parts(where: str, content: Any, allowed: tuple[str, ...]) -> Invalid | None:
+    """A content list: typed parts of ``allowed`` kinds; an ``input_image`` is a ``data:`` URL of a real image."""
+    if isinstance(content, str):
+        return None
+    for j, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind not in allowed:
+            supported = ", ".join(f"'{t}'" for t in allowed)
+            return Invalid(f"Invalid value: '{kind}'. Supported values are: {supported}.", f"{where}[{j}].type", "invalid_value")
+        if kind == "input_text" and not isinstance(part.get("text"), str):
+            return Invalid(f"Missing required parameter: '{where}[{j}].text'.", f"{where}[{j}].text", "missing_required_parameter")
+        if kind == "input_image":
+            detail = part.get("detail", "auto")
+            if detail not in ("auto", "low", "high", "original"):
+                return Invalid(f"Invalid value: '{detail}'. Supported values are: 'auto', 'low', 'high', and 'original'.", f"{where}[{j}].detail", "invalid_value")
+            problem = openai_data_url_problem(part.get("image_url"))
+            if problem:
+                return Invalid(problem[0], f"{where}[{j}].image_url", problem[1])
+    return None
 
 
 def _check_reasoning_item(i: int, item: Mapping[str, Any], items: list[Any], store: Any, issued: Mapping[str, str], model: str) -> Invalid | None:

@@ -128,11 +128,18 @@ class ScriptCursor:
 
 
 def approx_tokens(body: Mapping[str, Any] | str) -> int:
-    """The fakes' token count for a request: JSON bytes / 4, deterministic and cheap."""
+    """The fakes' token count for a request: JSON bytes / 4, deterministic and cheap.
+
+    Images count as the providers bill them (by pixels, ``image_checks.strip_images``), not by their base64.
+    """
     import json
 
-    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
-    return max(1, len(text.encode("utf-8")) // 4)
+    from tests.fakes.image_checks import strip_images
+
+    if isinstance(body, str):
+        return max(1, len(body.encode("utf-8")) // 4)
+    stripped, image_tokens = strip_images(body)
+    return max(1, len(json.dumps(stripped, ensure_ascii=False).encode("utf-8")) // 4 + image_tokens)
 
 
 SUMMARY_PREAMBLE = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."
