@@ -252,6 +252,10 @@ class Agent:
         """The instruction files in this session's system prompt, imports included."""
         return self._instructions.files
 
+    def request_tokens(self) -> int:
+        """The estimated input of the request in flight, 0 between requests (cheap: the live view reads it every frame)."""
+        return self._runner.request_tokens
+
     def status(self) -> AgentStatus:
         model, usage, conversation = self._model(), self._usage(), self._conversation()
         spent = self._runner.spent

@@ -309,9 +309,9 @@ class Repl:
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
-        view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
-        live = LiveArea(view, self.console)
         agent = self.agent
+        view = TurnView(self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0)
+        live = LiveArea(view, self.console)
         keys = TurnKeys(
             queue=agent.queue_message if agent is not None else self.queue.append,
             queued=agent.queued_messages if agent is not None else lambda: tuple(self.queue),
