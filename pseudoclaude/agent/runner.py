@@ -470,16 +470,20 @@ class Runner:
         tools, gate = wrap_tools(self.tools, self.hooks, emit), wrap_gate(self.permissions, self.hooks, emit)
         tool_round = ToolRound(message.tool_calls, tools, self.tool_context, gate, emit)
         task = asyncio.ensure_future(tool_round.run())
+        cause = "user"
         try:
             async with aclosing(_drain(queue, task)) as events:
                 async for event in events:
                     yield event
             format_errors = task.result()
+        except (asyncio.CancelledError, GeneratorExit) as cut:
+            cause = interrupt_cause(cut)
+            raise
         finally:
             if not task.done():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-            for result in tool_round.results():
+            for result in tool_round.results(cause):
                 self._append(result)
         yield RoundDone(format_errors)
 
