@@ -131,6 +131,8 @@ class Settings:
     max_thinking_tokens: int | None = None
     thinking: str | None = None
     mcp_servers: McpDeclarations = field(default_factory=dict, repr=False)
+    model_from_flag: bool = False
+    """``--model`` or ``--provider`` was given on the command line: a resumed session's recorded ``/model`` switch does not override it."""
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -253,6 +255,7 @@ def load_settings(
         trust=trust,
         api_key=api_key,
         mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
+        model_from_flag=bool(flags.model or flags.provider),
         **_reasoning(flags, env, files),
     )
 
