@@ -65,7 +65,7 @@ class LiveArea(Live):
             shape = self._live_render._shape
             last = self._last
             above = None
-            if last and lines and shape is not None and shape[1] == len(last) and self._last_width == console.width:
+            if last and lines and shape is not None and shape[1] == len(last) and self._last_width == console.width and _plain(lines):
                 above = _printed_rows(console, renderables)
             if above is not None and last is not None:
                 out: list[ConsoleRenderable] = [_Patch(screen_patch.patch(self._painter, last, above + lines, console.width, len(above)))]
@@ -83,12 +83,17 @@ def _printed_rows(console: Console, renderables: list[ConsoleRenderable]) -> Lin
         return None
     options = console.options.update(justify=None, overflow=None, height=None, no_wrap=None, markup=None, highlight=None)
     segments = [segment for item in printed for segment in console.render(item, options)]
-    if any(segment.control or (segment.style is not None and segment.style.link) for segment in segments):
+    if not _plain([segments]):
         return None
     text = [segment.text for segment in segments if segment.text]
     if text and not text[-1].endswith("\n"):
         return None
     return list(Segment.split_and_crop_lines(segments, console.width, pad=False, include_new_lines=False))
+
+
+def _plain(lines: Lines) -> bool:
+    """Text and styles only: no control segment and no link (those need Rich's own output)."""
+    return not any(segment.control or (segment.style is not None and segment.style.link) for line in lines for segment in line)
 
 
 class _Frame:
