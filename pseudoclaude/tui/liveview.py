@@ -61,6 +61,7 @@ class LiveArea(Live):
             self._last = None
             return super().process_renderables(renderables)
         with self._lock:
+            self.fit_to_width()  # a resize since the caller's check: the rows of the last frame are counted at the new width
             lines = console.render_lines(self._live_render.renderable, console.options, pad=False)[-console.height :]
             shape = self._live_render._shape
             last = self._last

@@ -179,7 +179,7 @@ class TurnView:
         sent = self.request_tokens() or self.prompt_tokens
         parts = [f"{self.label}… {elapsed:.0f}s"]
         if sent or out:
-            parts.append(f"↑ {compact_number(sent)} ↓ {compact_number(out)} tokens")
+            parts.append(f"↑ {compact_number(sent)} ↓ {compact_number(out)}")
         parts.append("esc to interrupt")
         return Text(" · ".join(parts), style="cyan")
 

@@ -12,9 +12,12 @@ style is set when it changes and reset once at the end of a run.
 
 The rows are text that Rich rendered through the console (``SafeConsole``
 neutralized every control character in it), so writing them as raw output
-cannot smuggle an escape sequence from the model. The cursor ends on the last
-new row; its column does not matter (every redraw starts with a carriage
-return), so it is left where the last write put it.
+cannot smuggle an escape sequence from the model. The cursor ends where
+Rich's own redraw leaves it, after the last cell of the last row: a terminal
+that reflows on resize keeps the cursor on the row its column falls in, and
+the live area counts its rows from there (``LiveArea.fit_to_width``); left
+mid-row, a narrower terminal would put it on the first half of a wrapped
+row and the next redraw would leave a row of the old frame behind.
 """
 
 from __future__ import annotations
@@ -137,6 +140,8 @@ class _Cursor:
 
     def to(self, row: int, column: int) -> str:
         moves = self.vertical(row)
+        if column >= self.width and self.column is None:
+            return moves
         if self.column != column:
             home = "\r" + (f"\x1b[{column}C" if column else "")
             if self.column is not None and column > self.column:
@@ -194,11 +199,14 @@ def _aligned(painter: Painter, cells: Callable[[Row], list[Cell]], old: list[Row
             out.append(_row(painter, cursor, index, cells(old[index]), cells(new[index]), whole=index < printed))
     if len(new) > len(old):
         out.append(cursor.vertical(len(old) - 1))
-        out.extend("\n" + painter.paint(cells(row)) for row in new[len(old) :])
+        for row in new[len(old) :]:
+            added = cells(row)
+            out.append("\n" + painter.paint(added))
+            cursor.row, cursor.column = cursor.row + 1, 0
+            cursor.wrote(len(added))
     elif len(new) < len(old):
         out.append(cursor.to(len(new), 0) + "\x1b[J" + cursor.vertical(len(new) - 1))
-    else:
-        out.append(cursor.vertical(len(new) - 1))
+    out.append(cursor.to(len(new) - 1, min(Segment.get_line_length(new[-1]), cursor.width)))
     return "".join(out)
 
 

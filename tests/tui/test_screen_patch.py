@@ -21,11 +21,12 @@ def rows(*texts: str) -> list[list[Segment]]:
 
 
 def shown(old: list[str], new: list[str], printed: int = 0) -> list[str]:
-    """The screen after ``old`` is drawn (cursor on its last row) and patched into ``new``."""
+    """The screen after ``old`` is drawn (cursor on its last row) and patched into ``new``; the cursor must end after the last row's last cell."""
     screen = Screen(40)
     screen.feed("\n".join(old))
     codes = patch(Painter(Console(file=io.StringIO(), force_terminal=True, color_system="256")), rows(*old), rows(*new), 40, printed)
     screen.feed("\n".join(old) + codes)
+    assert (screen.row, screen.col) == (len(screen.text()) - 1, len(new[-1])), "a reflowing terminal counts the rows from the cursor's"
     return screen.text()
 
 
