@@ -12,7 +12,10 @@ redrawn at the REPL's tick, as in a real turn) into a terminal-sized console
 3. Bytes written to the terminal per byte of final text, for a 10 KB answer
    streamed at a model's pace (``CHARS_PER_S``, so one live redraw per
    ``CHARS_PER_S * TICK_S`` characters, as the REPL's ticker does), with the
-   live view on. Was about 60 before incremental rendering; target under 5.
+   live view on, through the REPL's console (``SafeConsole``). Was about 60
+   before incremental rendering, 6.2 with Rich's redraw from the first changed
+   cell; now the live area is patched cell by cell (``tui/screen_patch.py``).
+   Target under 5 (``tests/tui/test_render_bytes.py`` pins it).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from rich.live import Live  # noqa: E402
 from pseudoclaude.agent.events import AssistantMessage, TextDelta  # noqa: E402
 from pseudoclaude.tui.liveview import LiveArea  # noqa: E402
 from pseudoclaude.tui.render import TurnView, synchronized  # noqa: E402
+from pseudoclaude.tui.safeconsole import safe_console  # noqa: E402
 
 
 class CountingSink:
@@ -51,7 +55,7 @@ def bytes_per_byte(text: str) -> float:
     """Terminal bytes per byte of ``text``, streamed at ``CHARS_PER_S`` with a redraw per tick (as the REPL does)."""
     sink = CountingSink()
     now = [0.0]  # simulated time: the spinner turns and the clock ticks as in a real turn
-    console = Console(file=sink, width=120, height=40, force_terminal=True, color_system="256", get_time=lambda: now[0])  # type: ignore[arg-type]
+    console = safe_console(file=sink, width=120, height=40, force_terminal=True, color_system="256", get_time=lambda: now[0])
     view = TurnView(console, clock=lambda: now[0])
     per_tick = max(1, round(CHARS_PER_S * TICK_S / DELTA_CHARS))
     with LiveArea(view, console) as live:

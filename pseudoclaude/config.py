@@ -132,6 +132,8 @@ class Settings:
     thinking: str | None = None
     mcp_servers: McpDeclarations = field(default_factory=dict, repr=False)
     web_fetch_local: bool = False
+    model_from_flag: bool = False
+    """``--model`` or ``--provider`` was given on the command line: a resumed session's recorded ``/model`` switch does not override it."""
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -255,6 +257,7 @@ def load_settings(
         api_key=api_key,
         mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
         web_fetch_local=process.get("PSEUDOCLAUDE_WEB_FETCH_LOCAL") == "1" or raw.layers[0].get("webFetchLocalAddresses") is True,
+        model_from_flag=bool(flags.model or flags.provider),
         **_reasoning(flags, env, files),
     )
 

@@ -93,7 +93,7 @@ def build_agent(
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
-    settings = _with_recorded_model(settings, replay)
+    settings, replay = _with_recorded_model(settings, replay)
     try:
         return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents)
     except BaseException:
@@ -101,15 +101,30 @@ def build_agent(
         raise
 
 
-def _with_recorded_model(settings: Settings, replay: Replay | None) -> Settings:
-    """A resumed session goes on with the model a ``/model`` switch recorded in it (same provider only: its key is the one configured)."""
+def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Settings, Replay | None]:
+    """A resumed session goes on with the model (and provider) its last ``/model`` switch recorded.
+
+    An explicit ``--model`` / ``--provider`` on the resuming command line wins.
+    A switch to another provider is kept when that provider's key is
+    configured; otherwise the resume warns and goes on with the default.
+    """
+    from pseudoclaude.config import ConfigError, Flags, load_settings
     from pseudoclaude.llm import provider_for_model
 
-    if replay is None or not replay.model or replay.model == settings.model:
-        return settings
-    if provider_for_model(replay.model) not in (None, settings.provider):
-        return settings
-    return dataclasses.replace(settings, model=replay.model)
+    if replay is None or not replay.model or settings.model_from_flag:
+        return settings, replay
+    provider = replay.model_provider or provider_for_model(replay.model) or settings.provider
+    if provider == settings.provider:
+        return dataclasses.replace(settings, model=replay.model), replay
+    try:
+        other = load_settings(settings.workspace, Flags(model=replay.model, provider=provider))
+    except ConfigError as error:
+        warning = f"this session had switched to {replay.model} ({provider}), but {error}; going on with {settings.model} ({settings.provider})"
+        return settings, dataclasses.replace(replay, warnings=(*replay.warnings, warning))
+    switched = dataclasses.replace(
+        settings, provider=other.provider, model=replay.model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
+    )
+    return switched, replay
 
 
 def _open_session(

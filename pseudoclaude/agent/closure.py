@@ -28,6 +28,13 @@ from typing import Sequence
 from pseudoclaude.llm import Message, ToolCall
 
 INTERRUPTED_RESULT = "Tool call interrupted by the user before it finished; it may not have run."
+def interrupted_result(cause: str = "user") -> str:
+    """The result of a call cut off by ``cause``: "user" (Esc, Ctrl-C) or what ended the process ("the process received SIGTERM")."""
+    if cause == "user":
+        return INTERRUPTED_RESULT
+    return f"Tool call interrupted before it finished ({cause}, not the user); it may not have run."
+
+
 MISSING_RESULT = "No result was recorded for this tool call (the run stopped before it finished)."
 
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -170,13 +170,14 @@ class Agent:
     def workspace(self) -> Path:
         return self._workspace()
 
-    def set_model(self, model: str) -> None:
+    def set_model(self, model: str, provider: str = "") -> None:
         """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window).
 
-        The switch is recorded in the session, so a resume goes on with it.
+        The switch is recorded in the session with ``provider`` (the one that
+        serves ``model`` after a provider switch), so a resume goes on with it.
         """
         self._set_model(model)
-        self._session.append_model(model)
+        self._session.append_model(model, provider)
 
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
         """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
@@ -254,6 +255,15 @@ class Agent:
     def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
         """The instruction files in this session's system prompt, imports included."""
         return self._instructions.files
+
+    @property
+    def provider_name(self) -> str:
+        """The provider the model calls go to (a resume may have switched it back to the one a ``/model`` chose)."""
+        return self._runner.provider.name
+
+    def request_tokens(self) -> int:
+        """The estimated input of the request in flight, 0 between requests (cheap: the live view reads it every frame)."""
+        return self._runner.request_tokens
 
     def status(self) -> AgentStatus:
         model, usage, conversation = self._model(), self._usage(), self._conversation()

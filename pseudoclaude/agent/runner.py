@@ -88,7 +88,7 @@ class AgentSession(SessionRecorder, CompactSession, Protocol):
     def title(self) -> str: ...
     def set_title(self, title: str) -> None: ...
     def append_memory(self, snapshot: str) -> None: ...
-    def append_model(self, model: str) -> None: ...
+    def append_model(self, model: str, provider: str = "") -> None: ...
     def close(self) -> None: ...
 
 
@@ -473,16 +473,20 @@ class Runner:
         self.tool_context.vision = supports_vision(self.config.model)
         tool_round = ToolRound(message.tool_calls, tools, self.tool_context, gate, emit)
         task = asyncio.ensure_future(tool_round.run())
+        cause = "user"
         try:
             async with aclosing(_drain(queue, task)) as events:
                 async for event in events:
                     yield event
             format_errors = task.result()
+        except (asyncio.CancelledError, GeneratorExit) as cut:
+            cause = interrupt_cause(cut)
+            raise
         finally:
             if not task.done():
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-            for result in tool_round.results():
+            for result in tool_round.results(cause):
                 self._append(result)
         yield RoundDone(format_errors)
 

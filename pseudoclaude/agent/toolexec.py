@@ -14,7 +14,7 @@ import dataclasses
 import json
 from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
-from pseudoclaude.agent.closure import INTERRUPTED_RESULT
+from pseudoclaude.agent.closure import interrupted_result
 from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolCallStarted
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
@@ -138,13 +138,13 @@ class ToolRound:
         await self.emit(ToolCallFinished(call.id, call.name, output.is_error, summary, output.display, output.content, denied, images))
         return int(format_error)
 
-    def results(self) -> list[Message]:
-        """One result per call, in call order; calls that did not finish are "interrupted"."""
+    def results(self, cause: str = "user") -> list[Message]:
+        """One result per call, in call order; calls that did not finish are "interrupted" by ``cause``."""
         finished = self._finished
         return [
             _result_message(call.id, finished[call.id])
             if call.id in finished
-            else Message.tool(call.id, INTERRUPTED_RESULT, is_error=True)
+            else Message.tool(call.id, interrupted_result(cause), is_error=True)
             for call in self.calls
         ]
 

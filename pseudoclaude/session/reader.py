@@ -79,6 +79,8 @@ class Replay:
     """The memory snapshot the session started with (None for sessions that recorded none)."""
     model: str = ""
     """The model a ``/model`` switch chose last ("" when none was recorded: ``meta.model``)."""
+    model_provider: str = ""
+    """The provider of that switch ("" when not recorded: older sessions, or none)."""
     cost_usd: float = 0.0
     """The estimated cost of the recorded calls, each at the price of the model that served it."""
     unpriced_calls: int = 0
@@ -131,6 +133,7 @@ class _State:
     memory_snapshot: str | None = None
     usage_total: Usage = field(default_factory=Usage)
     model: str = ""
+    model_provider: str = ""
     cost_usd: float = 0.0
     unpriced_calls: int = 0
     skipped: int = 0
@@ -241,7 +244,7 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
     elif kind == fmt.TITLE:
         state.title = str(entry["title"])
     elif kind == fmt.MODEL:
-        state.model = str(entry["model"])
+        state.model, state.model_provider = str(entry["model"]), str(entry.get("provider") or "")
     elif kind == fmt.MEMORY:
         if state.memory_snapshot is None:
             state.memory_snapshot = str(entry["snapshot"])
@@ -305,6 +308,7 @@ def _finish(state: _State) -> Replay:
         last_call_at=state.last_call_at,
         memory_snapshot=state.memory_snapshot,
         model=state.model,
+        model_provider=state.model_provider,
         cost_usd=state.cost_usd,
         unpriced_calls=state.unpriced_calls,
         calibration=state.calibration,

@@ -112,9 +112,9 @@ class Session:
         """One provider call's usage; ``model`` is the model that served it (its price, whatever the model is later)."""
         self._append(fmt.USAGE, {"usage": usage.to_dict(), "context_messages": context_messages, **({"model": model} if model else {})})
 
-    def append_model(self, model: str) -> None:
-        """A ``/model`` switch: a resume continues with ``model``, not the one the session started with."""
-        self._append(fmt.MODEL, {"model": model})
+    def append_model(self, model: str, provider: str = "") -> None:
+        """A ``/model`` switch: a resume continues with ``model`` (served by ``provider``), not the one the session started with."""
+        self._append(fmt.MODEL, {"model": model, **({"provider": provider} if provider else {})})
 
     def append_replacement(
         self,

@@ -3,20 +3,23 @@
 Rich erases and rewrites every line of the live area on each refresh; while
 an answer streams, only the tail's last line and the spinner line change, so
 that rewrite is most of what reaches the terminal. ``LiveArea`` keeps the last
-frame's lines and, on a plain refresh, moves the cursor to the first cell that
-differs, erases from there and writes the rest. Anything printed above the
-area (a finished block), a resize, or a non-interactive console takes Rich's
-full redraw.
+frame's rows and writes only the cells that differ (``screen_patch``), also
+when a finished block is printed above the area: the block's rows are written
+where the tail showed them, and the frame below is patched, not redrawn. A
+resize, a print that is not plain rows (a control sequence, a link, no final
+newline) or a non-interactive console takes Rich's full redraw.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderResult
 from rich.control import Control
 from rich.live import Live
 from rich.segment import ControlType, Segment
+
+from pseudoclaude.tui import screen_patch
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.render import TurnView
@@ -37,6 +40,7 @@ class LiveArea(Live):
         self.view = view
         self._last: Lines | None = None
         self._last_width = 0
+        self._painter = screen_patch.Painter(console)
 
     def fit_to_width(self) -> None:
         """After a resize, tell Rich how many rows the last frame takes now; call before anything is printed or redrawn.
@@ -57,17 +61,40 @@ class LiveArea(Live):
             self._last = None
             return super().process_renderables(renderables)
         with self._lock:
+            self.fit_to_width()  # a resize since the caller's check: the rows of the last frame are counted at the new width
             lines = console.render_lines(self._live_render.renderable, console.options, pad=False)[-console.height :]
             shape = self._live_render._shape
-            plain_refresh = all(isinstance(item, Control) and not item.segment.text for item in renderables)
             last = self._last
-            if plain_refresh and last and shape is not None and shape[1] == len(last) and self._last_width == console.width and lines:
-                out: list[ConsoleRenderable] = [_Patch(last, lines)]
+            above = None
+            if last and lines and shape is not None and shape[1] == len(last) and self._last_width == console.width and _plain(lines):
+                above = _printed_rows(console, renderables)
+            if above is not None and last is not None:
+                out: list[ConsoleRenderable] = [_Patch(screen_patch.patch(self._painter, last, above + lines, console.width, len(above)))]
             else:
                 out = [self._live_render.position_cursor(), *renderables, _Frame(lines)]
             self._live_render._shape = (console.width, len(lines))
             self._last, self._last_width = lines, console.width
             return out
+
+
+def _printed_rows(console: Console, renderables: list[ConsoleRenderable]) -> Lines | None:
+    """The rows ``console.print`` would write for ``renderables`` (each ended by a newline), or None when they are not plain rows."""
+    printed = [item for item in renderables if not (isinstance(item, Control) and not item.segment.text)]
+    if any(isinstance(item, Control) for item in printed):
+        return None
+    options = console.options.update(justify=None, overflow=None, height=None, no_wrap=None, markup=None, highlight=None)
+    segments = [segment for item in printed for segment in console.render(item, options)]
+    if not _plain([segments]):
+        return None
+    text = [segment.text for segment in segments if segment.text]
+    if text and not text[-1].endswith("\n"):
+        return None
+    return list(Segment.split_and_crop_lines(segments, console.width, pad=False, include_new_lines=False))
+
+
+def _plain(lines: Lines) -> bool:
+    """Text and styles only: no control segment and no link (those need Rich's own output)."""
+    return not any(segment.control or (segment.style is not None and segment.style.link) for line in lines for segment in line)
 
 
 class _Frame:
@@ -84,48 +111,11 @@ class _Frame:
 
 
 class _Patch:
-    """The cursor moves and segments that turn the frame ``old`` on screen into ``new``."""
+    """Output already computed (cursor moves, colour codes, text), written as one control segment."""
 
-    def __init__(self, old: Lines, new: Lines) -> None:
-        self.old = old
-        self.new = new
+    def __init__(self, codes: str) -> None:
+        self.codes = codes
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        old, new = self.old, self.new
-        row = next((i for i in range(min(len(old), len(new))) if old[i] != new[i]), min(len(old), len(new)))
-        if row == len(old) == len(new):
-            return
-        if row >= len(new):
-            row = len(new) - 1
-        if row >= len(old):
-            yield escape("\x1b[J")
-            yield from _lines_after(new, row)
-            return
-        yield escape("\r")
-        if len(old) - 1 - row:
-            yield escape(f"\x1b[{len(old) - 1 - row}A")
-        column, rest = _common_prefix(old[row], new[row]) if row < len(new) else (0, [])
-        if column:
-            yield escape(f"\x1b[{column}C")
-        yield escape("\x1b[J")
-        yield from rest
-        yield from _lines_after(new, row + 1)
-
-
-def _lines_after(lines: Lines, start: int) -> Iterable[Segment]:
-    for line in lines[start:]:
-        yield Segment.line()
-        yield from line
-
-
-def _common_prefix(old: list[Segment], new: list[Segment]) -> tuple[int, list[Segment]]:
-    """The cells ``old`` and ``new`` share at their start, and what of ``new`` comes after them."""
-    column = index = 0
-    while index < len(old) and index < len(new) and old[index] == new[index]:
-        column += old[index].cell_length
-        index += 1
-    if index < len(old) and index < len(new):
-        was, now = old[index], new[index]
-        if was.style == now.style and not was.control and not now.control and now.text.startswith(was.text):
-            return column + was.cell_length, [Segment(now.text[len(was.text) :], now.style), *new[index + 1 :]]
-    return column, new[index:]
+        if self.codes:
+            yield escape(self.codes)

@@ -89,6 +89,7 @@ class TurnView:
         clock: Callable[[], float] = time.monotonic,
         label: str = "Working",
         show_thinking: bool = False,
+        request_tokens: Callable[[], int] = lambda: 0,
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
@@ -100,6 +101,8 @@ class TurnView:
         self.started = clock()
         self.streamed_chars = 0
         self.prompt_tokens = 0
+        self.request_tokens = request_tokens
+        """The estimated input of the request in flight (0 between requests): ↑ before the reply's usage arrives."""
         self.output_tokens = 0
         self.stop: Stop | None = None
         self.errors: list[str] = []
@@ -174,9 +177,10 @@ class TurnView:
     def working_line(self) -> Text:
         elapsed = self.clock() - self.started
         out = self.output_tokens + self.streamed_chars // 4
+        sent = self.request_tokens() or self.prompt_tokens
         parts = [f"{self.label}… {elapsed:.0f}s"]
-        if self.prompt_tokens or out:
-            parts.append(f"↑ {compact_number(self.prompt_tokens)} ↓ {compact_number(out)} tokens")
+        if sent or out:
+            parts.append(f"↑ {compact_number(sent)} ↓ {compact_number(out)}")
         parts.append("esc to interrupt")
         return Text(" · ".join(parts), style="cyan")
 

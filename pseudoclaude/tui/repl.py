@@ -230,12 +230,26 @@ class Repl:
             return False
         for warning in agent.replay_warnings:
             self.console.print(Text(f"! {warning}", style="yellow"))
+        self._follow_model(agent)
         if (failed := agent.take_write_failure()) is not None:
             self.show_write_failure(failed)
         self.agent = agent
         agent.begin_mcp_servers()
         self.refresh_status()
         return True
+
+    def _follow_model(self, agent: Agent) -> None:
+        """After a resume that went on with the session's ``/model`` switch, the settings say so (``/model``, ``/status``, a rebuild)."""
+        from pseudoclaude.config import ConfigError
+        from pseudoclaude.tui.slash import with_provider
+
+        if agent.provider_name != self.settings.provider:
+            try:
+                self.settings = with_provider(self.settings, agent.provider_name, agent.model)
+            except ConfigError:
+                return
+        elif agent.model != self.settings.model:
+            self.settings = dataclasses.replace(self.settings, model=agent.model)
 
     def show_background_notices(self) -> None:
         """Background commands that exited since the last prompt (issue 20): shown, and told to the model with the next message."""
@@ -323,9 +337,9 @@ class Repl:
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
-        view = TurnView(self.console, label=label, show_thinking=self.show_thinking)
-        live = LiveArea(view, self.console)
         agent = self.agent
+        view = TurnView(self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0)
+        live = LiveArea(view, self.console)
         keys = TurnKeys(
             queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
             queued=(lambda: (*agent.queued_messages(), *self.queue)) if agent is not None else lambda: tuple(self.queue),

@@ -20,6 +20,7 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import Event
+    from pseudoclaude.config import Settings
     from pseudoclaude.tui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -163,7 +164,7 @@ async def _model(repl: Repl, arg: str) -> bool:
         return False
     current = repl.agent.session_id if repl.agent is not None else None
     if repl.agent is not None:
-        repl.agent.set_model(arg)  # recorded in the session: a resume goes on with it
+        repl.agent.set_model(arg, repl.settings.provider)  # recorded in the session: a resume goes on with it
     repl.settings = dataclasses.replace(repl.settings, model=arg)
     if current is not None:
         await repl.open_agent(resume_id=current)
@@ -174,18 +175,23 @@ async def _model(repl: Repl, arg: str) -> bool:
 
 def _switch_provider(repl: Repl, provider: str, model: str) -> bool:
     """Point the settings at ``provider`` when its key is configured; say what is missing otherwise."""
-    from pseudoclaude.config import ConfigError, Flags, load_settings
+    from pseudoclaude.config import ConfigError
 
     try:
-        other = load_settings(repl.settings.workspace, Flags(model=model, provider=provider))
+        repl.settings = with_provider(repl.settings, provider, model)
     except ConfigError as error:
         repl.console.print(f"[red]✗ {model} is served by {provider}: {error}. Still on {repl.settings.provider}.[/]")
         return False
-    repl.settings = dataclasses.replace(
-        repl.settings, provider=other.provider, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
-    )
     repl.console.print(f"[dim]Switching provider to {provider} (its key is configured).[/]")
     return True
+
+
+def with_provider(settings: Settings, provider: str, model: str) -> Settings:
+    """``settings`` pointed at ``provider`` (its key, endpoint and API flavour) and ``model``; ``ConfigError`` when its key is not configured."""
+    from pseudoclaude.config import Flags, load_settings
+
+    other = load_settings(settings.workspace, Flags(model=model, provider=provider))
+    return dataclasses.replace(settings, provider=other.provider, model=model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api)
 
 
 # --- end /model ------------------------------------------------------------------------------------

@@ -205,7 +205,7 @@ def test_model_switches_provider_when_its_key_is_configured(tmp_path: Path, term
 
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    with FakeAnthropicServer([Reply(text="Claude here.")]) as claude, FakeOpenAIServer([Reply(text="GPT here.")]) as gpt:
+    with FakeAnthropicServer([Reply(text="Claude here.")]) as claude, FakeOpenAIServer([Reply(text="GPT here."), Reply(text="GPT again.")]) as gpt:
         env = {**env_for(claude.url, tmp_path / "home"), "OPENAI_API_KEY": "k-test", "OPENAI_BASE_URL": gpt.url}
         term = Terminal([], workspace, env)
         terminals.append(term)
@@ -222,6 +222,16 @@ def test_model_switches_provider_when_its_key_is_configured(tmp_path: Path, term
         term.expect_prompt()
         term.send(CTRL_D)
         assert term.exit_code() == 0
-    assert len(claude.requests) == 1 and len(gpt.requests) == 1
+        again = Terminal(["--continue"], workspace, env)
+        terminals.append(again)
+        again.expect_prompt()
+        assert "gpt-4o · ctx" in again.raw[-400:]
+        again.send_line("Still you?")
+        again.expect("GPT again")
+        again.expect_prompt()
+        again.send(CTRL_D)
+        assert again.exit_code() == 0
+    assert len(claude.requests) == 1 and len(gpt.requests) == 2
+    assert gpt.requests[1]["model"] == "gpt-4o"
     assert "Claude here." in json.dumps(gpt.requests[0]) and gpt.requests[0]["model"] == "gpt-4o"
     assert claude.rejections == [] and gpt.rejections == []

@@ -23,7 +23,7 @@ CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])")
 
 
 class Screen:
-    """Just enough of a terminal for Rich's output: text, CR, LF, cursor up/right, erase line and below, SGR ignored."""
+    """Just enough of a terminal for Rich's output: text, CR, LF, cursor moves, erase line and below, SGR ignored."""
 
     def __init__(self, width: int) -> None:
         self.width = width
@@ -46,6 +46,7 @@ class Screen:
                 self.col = 0
             elif char == "\n":
                 self.row, self.col = self.row + 1, 0
+                self._line()
             else:
                 self._line().extend([" "] * (self.col - len(self._line())))
                 line = self._line()
@@ -64,8 +65,17 @@ class Screen:
         count = (int(argument) if argument.isdigit() else 1) or 1
         if command == "A":
             self.row = max(0, self.row - count)
+        elif command == "B":
+            self.row += count
         elif command == "C":
             self.col += count
+        elif command == "L":
+            self.rows[self.row : self.row] = [[] for _ in range(count)]
+            pushed_off, self.rows[-count:] = self.rows[-count:], []
+            assert pushed_off == [[]] * count, "lines inserted over text at the bottom of the screen"
+            self.col = 0
+        elif command == "D":
+            self.col = max(0, self.col - count)
         elif command == "K":
             self.rows[self.row : self.row + 1] = [[]] if argument == "2" else [self._line()[: self.col]]
         elif command == "J":
@@ -73,7 +83,10 @@ class Screen:
             del self.rows[self.row + 1 :]
 
     def text(self) -> list[str]:
-        return ["".join(row).rstrip() for row in self.rows]
+        rows = ["".join(row).rstrip() for row in self.rows]
+        while rows and not rows[-1]:
+            rows.pop()
+        return rows
 
 
 def events_at(index: int, piece: str) -> list[ev.Event]:
@@ -121,4 +134,5 @@ def test_every_frame_of_the_difference_redraw_matches_a_full_redraw() -> None:
     full_screen.feed(full_console.file.getvalue())
     assert diff_screen.text() == full_screen.text()
     assert patched > 10
+    assert "L" in {match.group(2) for match in CSI.finditer(diff_console.file.getvalue())}
     assert len(diff_console.file.getvalue()) < len(full_console.file.getvalue())

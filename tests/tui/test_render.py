@@ -78,7 +78,7 @@ def test_the_working_line_counts_time_and_tokens() -> None:
     view = TurnView(console(), clock=lambda: now[0])
     view.handle(ev.UsageReport(1200, 30, 800, 0))
     now[0] = 104.2
-    assert view.working_line().plain == "Working… 4s · ↑ 2.0k ↓ 30 tokens · esc to interrupt"
+    assert view.working_line().plain == "Working… 4s · ↑ 2.0k ↓ 30 · esc to interrupt"
 
 
 def test_status_line_shows_meter_tokens_cost_and_session_and_gives_way_session_first() -> None:

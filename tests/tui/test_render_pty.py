@@ -123,3 +123,21 @@ def test_a_message_the_agent_takes_mid_turn_is_shown_as_a_prompt_line_and_ctrl_d
         term.expect(r"pseudoclaude --resume \d{8}-\d{6}-\w+")
         assert term.exit_code() == 0
     assert "and a follow-up" in request_text(server.requests[1])
+
+
+def test_while_a_reply_streams_the_working_line_shows_the_requests_prompt_tokens(
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
+) -> None:
+    (workspace / "notes.md").write_text("context for the model " * 400)
+    script = [Reply(text="A slowly streamed answer. " * 4 + "THE END.", text_chunks=30)]
+    with SlowAnthropicServer(script, delay=0.06) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("Summarize @notes.md")
+        shown = term.expect(r"↑ [0-9.]+k? ")
+        assert "THE END" not in term.raw, "the count must show while the reply streams, not only after it"
+        assert shown != "↑ 0 "
+        term.expect("THE END")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0

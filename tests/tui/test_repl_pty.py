@@ -322,3 +322,7 @@ def test_sigterm_while_a_command_runs_kills_it_and_records_the_interrupt(workspa
     assert not (workspace / "late.txt").exists()
     session_file = next((tmp_path / "home").rglob("session.jsonl"))
     assert '"type":"interrupt"' in session_file.read_text().replace(" ", "")
+    recorded = session_file.read_text()
+    assert "by the user" not in recorded and "interrupted by user" not in recorded
+    tool_results = [line for line in recorded.splitlines() if "Tool call interrupted" in line]
+    assert tool_results and all("the process received SIGTERM" in line for line in tool_results)

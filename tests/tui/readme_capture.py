@@ -1,0 +1,61 @@
+"""The README's REPL capture, reproduced: ``python -m tests.tui.readme_capture OUT_DIR``.
+
+Runs the real REPL in tmux (100 x 34) against the scripted fake Anthropic
+server: the model reads a file, asks to edit it (the approval shows the diff),
+and answers after ``y``. Writes the screen at the question (``approval.txt``)
+and at the end of the turn (``final.txt``). Not a test: a tool for the docs.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.fakes.script import Call, Reply
+from tests.tui.terminal import SlowAnthropicServer, env_for
+from tests.tui.test_repl_tmux import Tmux
+
+CART = "def total(prices):\n    return sum(prices)\n\n\ndef with_tax(prices, rate):\n    return total(prices) * rate\n"
+SCRIPT = [
+    Reply(text="Let me read the cart module first.", calls=(Call("read_file", json.dumps({"path": "cart.py"})),)),
+    Reply(
+        text="`with_tax` multiplies by the rate itself, so a 20% tax returns a fifth of the total. I'll fix it.",
+        calls=(Call("edit_file", json.dumps({"path": "cart.py", "old_string": "    return total(prices) * rate", "new_string": "    return total(prices) * (1 + rate)"})),),
+    ),
+    Reply(text="Fixed: `with_tax([10, 20], 0.2)` now returns **36.0** instead of 6.0.", text_chunks=4),
+]
+
+
+def capture(root: Path) -> None:
+    workspace = root / "shop"
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / "cart.py").write_text(CART)
+    tmux = Tmux("pc-readme-capture")
+    try:
+        with SlowAnthropicServer(SCRIPT, delay=0.05) as server:
+            env = env_for(server.url, root / "home")
+            exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
+            launcher = root / "launch.sh"
+            launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
+            launcher.chmod(0o755)
+            tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "34", str(launcher))
+            tmux.wait_for("ctx 0%")
+            tmux.keys("with_tax looks wrong for a 20% rate, can you fix it?", "Enter")
+            tmux.wait_for("Allow", timeout=30)
+            time.sleep(0.5)
+            (root / "approval.txt").write_text(tmux.screen())
+            tmux.keys("y")
+            tmux.wait_for("36.0", timeout=30)
+            tmux.wait_for("ctx ")
+            time.sleep(0.8)
+            (root / "final.txt").write_text(tmux.screen())
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True)
+
+
+if __name__ == "__main__":
+    capture(Path(sys.argv[1]))
