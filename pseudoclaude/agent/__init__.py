@@ -39,7 +39,9 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
     from pseudoclaude.agent.custom_commands import CommandSet, CustomCommand, Expansion, load_custom_commands, workspace_trusted
-    from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner, SessionRecorder
+    from pseudoclaude.agent.recording import AgentSession, SessionRecorder
+    from pseudoclaude.agent.runconfig import RunConfig
+    from pseudoclaude.agent.runner import Runner
 
 _LAZY = {
     "CommandSet": "custom_commands",
@@ -55,11 +57,11 @@ _LAZY = {
     "session_changes": "checkpoints",
     "user_turns": "checkpoints",
     "Agent": "facade",
-    "AgentSession": "runner",
+    "AgentSession": "recording",
     "CompactionEngine": "context",
     "ContextEngine": "context",
     "NoCompaction": "context",
-    "SessionRecorder": "runner",
+    "SessionRecorder": "recording",
     "AgentStatus": "facade",
     "ContextBreakdown": "facade",
     "FactRejected": "memory",
@@ -70,7 +72,7 @@ _LAZY = {
     "INIT_PROMPT": "instructions",
     "MemoryScope": "memory",
     "PLAIN_CONTEXT_EVENTS": "hooks",
-    "RunConfig": "runner",
+    "RunConfig": "runconfig",
     "Runner": "runner",
     "SessionHooks": "hooks",
     "build_agent": "build",

@@ -33,7 +33,9 @@ from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
-from pseudoclaude.agent.runner import AgentSession, RunConfig, Runner
+from pseudoclaude.agent.recording import AgentSession
+from pseudoclaude.agent.runconfig import RunConfig
+from pseudoclaude.agent.runner import Runner
 from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings

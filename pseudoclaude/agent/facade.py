@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from pseudoclaude.tools import BackgroundJobs, JobView
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.runner import AgentSession, Runner
+    from pseudoclaude.agent.recording import AgentSession
+    from pseudoclaude.agent.runner import Runner
     from pseudoclaude.compact import ContextStatus
     from pseudoclaude.mcp_client import McpServers, ServerView
 

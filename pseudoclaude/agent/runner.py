@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import aclosing
-from pathlib import Path
-from dataclasses import dataclass, field
-from typing import Any, AsyncGenerator, Iterable, Mapping, Protocol, Sequence
+from dataclasses import dataclass
+from typing import AsyncGenerator, Iterable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.cost import Spent
@@ -30,11 +29,13 @@ from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_events
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
+from pseudoclaude.agent.recording import SessionRecorder
+from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd
+from pseudoclaude.agent.streaming import INTERRUPTED_BY_USER, RunFailed, drain, interrupt_cause, stream_event
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
-from pseudoclaude.compact import CompactSession, ContextOutcome, Trigger
+from pseudoclaude.compact import ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
-    Effort,
     Image,
     Message,
     PromptTooLong,
@@ -42,71 +43,17 @@ from pseudoclaude.llm import (
     Provider,
     ProviderError,
     Request,
-    RetryPolicy,
     Retrying,
     StreamCut,
-    StreamEvent,
     TextChunk,
-    ThinkingChunk,
-    ThinkingMode,
     ToolSpec,
     Usage,
     UsageSoFar,
-    cost_usd,
     explained,
-    model_info,
     stream_with_retry,
     supports_vision,
 )
-from pseudoclaude.session import WriteFailure
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
-
-
-class SessionRecorder(Protocol):
-    """What the runner records; ``pseudoclaude.session.Session`` satisfies it."""
-
-    def append_message(self, message: Message) -> None: ...
-    def append_usage(self, usage: Usage, *, context_messages: int, model: str = "") -> None: ...
-    def append_error(self, kind: str, message: str) -> None: ...
-    def append_interrupt(self, reason: str = "user") -> None: ...
-    def sync(self) -> None: ...
-
-
-class AgentSession(SessionRecorder, CompactSession, Protocol):
-    """Everything the agent needs of a session store (``pseudoclaude.session.Session`` satisfies it).
-
-    A different store implements this and is opened in ``build._open_session``.
-    """
-
-    id: str
-    spill_dir: Path
-    jsonl_path: Path
-    write_failure: WriteFailure | None
-    """The first failed write of the session file; nothing is recorded after it."""
-
-    @property
-    def title(self) -> str: ...
-    def set_title(self, title: str) -> None: ...
-    def append_memory(self, snapshot: str) -> None: ...
-    def append_model(self, model: str, provider: str = "") -> None: ...
-    def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """What one runner is told; ``max_turns`` and ``max_budget_usd`` are per run (one prompt), None: no limit."""
-
-    model: str
-    system: str
-    system_suffix: str = ""
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    max_tokens: int = 8192
-    max_format_errors: int = 3
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    effort: Effort | None = None
-    max_thinking_tokens: int | None = None
-    thinking: ThinkingMode | None = None
 
 
 @dataclass(frozen=True)
@@ -248,7 +195,7 @@ class Runner:
     async def _loop(self) -> AsyncGenerator[ev.Event, None]:
         """Model turns and tool rounds until a Stop; a provider failure ends as an error and a Stop."""
         turns, format_errors, continuations = 0, 0, 0
-        for warning in self._limit_warnings():
+        for warning in limit_warnings(self.config):
             yield warning
         try:
             while (limited := self._limit_stop(turns)) is None:
@@ -285,32 +232,17 @@ class Runner:
                 if ending:
                     return
             yield limited
-        except _RunFailed as failure:
+        except RunFailed as failure:
             self._record_error(type(failure.error).__name__, failure.error.message)
             yield ev.ErrorEvent(type(failure.error).__name__, failure.error.message, failure.error.retryable)
             yield ev.Stop(failure.reason, self._last_text(), turns, failure.error.message)
 
     def _limit_stop(self, turns: int) -> ev.Stop | None:
-        """The Stop before the next model call when this run reached its turn limit or passed its cost limit."""
-        limit, budget = self.config.max_turns, self.config.max_budget_usd
-        if limit is not None and turns >= limit:
-            return ev.Stop("max_turns", self._last_text(), turns, f"stopped after {turns} turns (the --max-turns / maxTurns limit)")
-        if budget is not None and (spent := self.run_cost_usd()) >= budget:
-            text = f"stopped after {turns} turns: the estimated cost of this run, ${spent:.2f}, reached the --max-budget-usd / maxBudgetUsd limit of ${budget:.2f}"
-            return ev.Stop("max_budget", self._last_text(), turns, text)
-        return None
-
-    def _limit_warnings(self) -> list[ev.Event]:
-        """A cost limit on a model without a known price cannot stop anything: say so instead of pretending."""
-        info = model_info(self.config.model)
-        if self.config.max_budget_usd is None or (info is not None and (info.input_per_mtok or info.output_per_mtok)):
-            return []
-        return [ev.Progress("warning", f"no price is known for {self.config.model}: its estimated cost stays $0 and the cost limit cannot stop the run")]
+        return limit_stop(self.config, turns, self.run_usage, self._last_text())
 
     def run_cost_usd(self) -> float:
         """The estimated cost of this run's model calls (cache reads and writes at their prices)."""
-        used = self.run_usage
-        return cost_usd(self.config.model, used.input_tokens, used.output_tokens, used.cache_read_tokens, used.cache_write_tokens)
+        return run_cost_usd(self.config, self.run_usage)
 
     def _round_ending(self, turns: int, format_errors: int) -> list[ev.Event]:
         """The events that end the run after a tool round (a hook halted it, or too many malformed calls); none to go on."""
@@ -353,7 +285,7 @@ class Runner:
             async with aclosing(self._stream()) as stream:
                 async for item in stream:
                     yield item
-        except _RunFailed as failure:
+        except RunFailed as failure:
             if not isinstance(failure.error, PromptTooLong) or not self.context.can_recover:
                 raise
             limit = failure.error.limit_tokens
@@ -368,13 +300,13 @@ class Runner:
                     else:
                         yield step
             if not changed:
-                raise _RunFailed(failure.error, "context_overflow") from None
+                raise RunFailed(failure.error, "context_overflow") from None
             try:
                 async with aclosing(self._stream()) as stream:
                     async for item in stream:
                         yield item
-            except _RunFailed as again:
-                raise _RunFailed(again.error, "context_overflow") from None
+            except RunFailed as again:
+                raise RunFailed(again.error, "context_overflow") from None
 
     async def _prepare(
         self, *, forced: bool, instructions: str | None = None, trigger: Trigger = "manual"
@@ -402,7 +334,7 @@ class Runner:
             )
         )
         try:
-            async with aclosing(_drain(queue, task)) as events:
+            async with aclosing(drain(queue, task)) as events:
                 async for event in events:
                     yield event
             outcome = task.result()
@@ -435,23 +367,23 @@ class Runner:
                         done = item
                     elif isinstance(item, UsageSoFar):
                         self._reported = item.usage
-                    elif (event := _stream_event(item)) is not None:
+                    elif (event := stream_event(item)) is not None:
                         if isinstance(item, Retrying):
                             self._partial, self._reported = [], None
                         elif isinstance(item, TextChunk):
                             self._partial.append(item.text)
                         yield event
         except ProviderError as error:
-            raise _RunFailed(explained(error, model=self.config.model, provider=self.provider.name), "error") from None
+            raise RunFailed(explained(error, model=self.config.model, provider=self.provider.name), "error") from None
         if done is None:
-            raise _RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
+            raise RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
         self._partial, self.request_tokens, self._reported = [], 0, None
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self._count_usage(usage)
         try:
             self.context.observe(usage, len(self.conversation))
         except PromptTooLong as truncated:  # a server that cut the prompt silently: its answer is never used
-            raise _RunFailed(truncated, "error") from None
+            raise RunFailed(truncated, "error") from None
         self._append(message)
         yield ev.AssistantMessage(
             message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)
@@ -475,7 +407,7 @@ class Runner:
         task = asyncio.ensure_future(tool_round.run())
         cause = "user"
         try:
-            async with aclosing(_drain(queue, task)) as events:
+            async with aclosing(drain(queue, task)) as events:
                 async for event in events:
                     yield event
             format_errors = task.result()
@@ -540,52 +472,3 @@ class Runner:
         return ""
 
 
-INTERRUPTED_BY_USER = "[Request interrupted by user]"
-
-
-def interrupt_cause(stop: BaseException) -> str:
-    """Who ended a turn: a cancel carrying a message names it (``SIGTERM``); otherwise the user."""
-    if isinstance(stop, asyncio.CancelledError) and stop.args and isinstance(stop.args[0], str) and stop.args[0]:
-        return stop.args[0]
-    return "user"
-
-
-def _stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
-    """What the user sees of one provider stream item (a partial tool call shows nothing yet)."""
-    if isinstance(item, TextChunk):
-        return ev.TextDelta(item.text)
-    if isinstance(item, ThinkingChunk):
-        return ev.ThinkingDelta(item.text)
-    if isinstance(item, Retrying):
-        return ev.Progress(
-            "retry",
-            f"{type(item.error).__name__}: {item.error.message}; retrying in {item.delay:.1f}s (attempt {item.attempt + 1} of {item.max_attempts})",
-            {"attempt": item.attempt + 1, "delay": item.delay, "error": type(item.error).__name__},
-        )
-    return None
-
-
-async def _drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[Any]) -> AsyncGenerator[ev.Event, None]:
-    """The events ``task`` puts on ``queue`` while it runs, and any left when it ends.
-
-    Each one is marked done once the consumer asks for the next, so ``task``
-    can ``await queue.join()`` until what it announced has been handled. A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
-    """
-    while not (task.done() and queue.empty()):
-        getter = asyncio.ensure_future(queue.get())
-        waited: set[asyncio.Future[Any]] = {getter, task}
-        try:
-            await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not getter.done():
-                getter.cancel()
-        if getter.done() and not getter.cancelled():
-            yield getter.result()
-            queue.task_done()
-
-
-class _RunFailed(Exception):
-    def __init__(self, error: ProviderError, reason: ev.StopReason) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.reason = reason

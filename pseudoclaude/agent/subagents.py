@@ -36,7 +36,8 @@ from pseudoclaude.agent.custom_commands import parse_front_matter
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.prompt import environment_suffix
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent.runconfig import RunConfig
+from pseudoclaude.agent.runner import Runner
 from pseudoclaude.llm import Provider, Usage, provider_for_model
 from pseudoclaude.session import SubrunRecorder, load_subruns
 from pseudoclaude.tools import Tool, ToolContext, ToolRegistry

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools import ToolContext, builtin_registry
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode, PermissionPolicy, Rule

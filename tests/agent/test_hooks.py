@@ -15,7 +15,7 @@ from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.hookconfig import HookCommand, HookConfig
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy

@@ -14,7 +14,7 @@ from pseudoclaude.agent.instructions import (
     repository_root,
 )
 from pseudoclaude.agent.prompt import stable_system_prompt
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.config import Settings, load_settings
 from pseudoclaude.llm.messages import Message

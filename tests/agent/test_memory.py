@@ -10,7 +10,7 @@ import pytest
 from pseudoclaude.agent.build import build_agent
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.memory import FactRejected, MemoryStore
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.config import Settings, load_settings
 from pseudoclaude.llm.messages import Message

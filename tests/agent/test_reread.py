@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction, RequestShape, Trigger
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy

@@ -11,7 +11,7 @@ import pytest
 from pseudoclaude.agent.events import Progress, Stop
 from pseudoclaude.config import ConfigError, Flags, load_settings
 from pseudoclaude.llm import cost_usd
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.tools import ToolContext
 from tests.agent.test_runner import FAST_RETRY, collect
 from tests.agent.tools import EchoTool

@@ -15,7 +15,7 @@ from pseudoclaude.agent.events import (
     ToolCallStarted,
     UsageReport,
 )
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import Tool, ToolContext, ToolOutput

@@ -10,7 +10,7 @@ from typing import Any, AsyncGenerator, Callable, Mapping
 from pseudoclaude.agent.closure import repair
 from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.events import Event, Progress, Stop
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import ContextState
 from pseudoclaude.llm import Request, RetryPolicy, StreamEvent
 from pseudoclaude.tools import ToolContext

@@ -10,7 +10,7 @@ from pathlib import Path
 from PIL import Image as PILImage
 
 from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, event_to_dict
-from pseudoclaude.agent.runner import RunConfig, Runner
+from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.session import create_session, open_session
 from pseudoclaude.tools import ToolContext
 from pseudoclaude.tools.read_file import ReadFileTool
