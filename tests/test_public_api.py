@@ -24,7 +24,7 @@ PUBLIC = {
         "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
-        "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "SessionRecorder",
+        "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "PrepareRequest", "SessionRecorder",
         "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",
         "FileChange", "RestoredFile", "UserTurn", "restore_files", "rewind_session", "session_changes", "user_turns",
     },

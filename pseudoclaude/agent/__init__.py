@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
-    from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
+    from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction, PrepareRequest
     from pseudoclaude.agent.custom_commands import CommandSet, CustomCommand, Expansion, load_custom_commands, workspace_trusted
     from pseudoclaude.agent.recording import AgentSession, SessionRecorder
     from pseudoclaude.agent.runconfig import RunConfig
@@ -61,6 +61,7 @@ _LAZY = {
     "CompactionEngine": "context",
     "ContextEngine": "context",
     "NoCompaction": "context",
+    "PrepareRequest": "context",
     "SessionRecorder": "recording",
     "AgentStatus": "facade",
     "ContextBreakdown": "facade",
@@ -116,6 +117,7 @@ __all__ = [
     "INIT_PROMPT",
     "MemoryScope",
     "NoCompaction",
+    "PrepareRequest",
     "PLAIN_CONTEXT_EVENTS",
     "Progress",
     "PromptChoice",

@@ -11,7 +11,7 @@ conversation through, for runs that do not govern context.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
 from pseudoclaude.agent import events as ev
@@ -36,32 +36,40 @@ TRUNCATION_MIN_GAP = 256
 """...and the gap to our estimate must be this many tokens at least (estimates of small prompts are noisy)."""
 
 
+@dataclass(frozen=True)
+class PrepareRequest:
+    """What the runner asks before a model call.
+
+    ``forced``: summarize now, for ``/compact`` and overflow recovery,
+    recorded as ``trigger`` (``manual`` or ``overflow``); ``instructions``:
+    what ``/compact`` was told to keep; ``before_summary``: awaited before a
+    summary request is sent (the ``PreCompact`` hook and the notice);
+    ``shape`` builds the request the runner would send for a conversation, so
+    a summary can be asked as that request (reusing its cached prefix).
+    """
+
+    conversation: tuple[Message, ...]
+    forced: bool = False
+    instructions: str | None = None
+    before_summary: BeforeSummary | None = None
+    shape: RequestShape | None = None
+    trigger: Trigger = "manual"
+
+
 class ContextEngine(Protocol):
     """What the runner needs of context governance.
 
-    ``prepare`` returns what to send (``forced``: summarize now, for
-    ``/compact`` and overflow recovery, recorded as ``trigger``: ``manual`` or
-    ``overflow``); ``observe`` sees the provider's usage
-    of the request just made; ``learn_window`` adopts a smaller window the
-    provider stated; ``status`` and ``count`` are read-only views for the UI.
-    ``can_recover`` says whether a forced ``prepare`` can shrink anything.
-    ``shape`` builds the request the runner would send for a conversation, so
-    a summary can be asked as that request (reusing its cached prefix).
+    ``prepare`` returns what to send (see ``PrepareRequest``); ``observe``
+    sees the provider's usage of the request just made; ``learn_window``
+    adopts a smaller window the provider stated; ``status`` and ``count`` are
+    read-only views for the UI. ``can_recover`` says whether a forced
+    ``prepare`` can shrink anything.
     """
 
     @property
     def can_recover(self) -> bool: ...
 
-    async def prepare(
-        self,
-        conversation: Sequence[Message],
-        *,
-        forced: bool = False,
-        instructions: str | None = None,
-        before_summary: BeforeSummary | None = None,
-        shape: RequestShape | None = None,
-        trigger: Trigger = "manual",
-    ) -> ContextOutcome: ...
+    async def prepare(self, request: PrepareRequest) -> ContextOutcome: ...
 
     def observe(self, usage: Usage, conversation_length: int) -> None: ...
 
@@ -77,17 +85,8 @@ class NoCompaction:
 
     can_recover = False
 
-    async def prepare(
-        self,
-        conversation: Sequence[Message],
-        *,
-        forced: bool = False,
-        instructions: str | None = None,
-        before_summary: BeforeSummary | None = None,
-        shape: RequestShape | None = None,
-        trigger: Trigger = "manual",
-    ) -> ContextOutcome:
-        return ContextOutcome(tuple(conversation), 0, 0)
+    async def prepare(self, request: PrepareRequest) -> ContextOutcome:
+        return ContextOutcome(request.conversation, 0, 0)
 
     def observe(self, usage: Usage, conversation_length: int) -> None:
         return None
@@ -122,26 +121,18 @@ class CompactionEngine:
         self._sent: Sequence[Message] = ()
         self._learned_from = "the provider's error"
 
-    async def prepare(
-        self,
-        conversation: Sequence[Message],
-        *,
-        forced: bool = False,
-        instructions: str | None = None,
-        before_summary: BeforeSummary | None = None,
-        shape: RequestShape | None = None,
-        trigger: Trigger = "manual",
-    ) -> ContextOutcome:
+    async def prepare(self, request: PrepareRequest) -> ContextOutcome:
         memory = self.memory or None
         notice = await self._probe_window()
-        if forced:
+        if request.forced:
             outcome = await force_compact(
-                conversation, self.state, self.provider, instructions=instructions, memory=memory, before_summary=before_summary,
-                retry=self.retry, shape=shape, trigger=trigger,
+                request.conversation, self.state, self.provider, instructions=request.instructions, memory=memory,
+                before_summary=request.before_summary, retry=self.retry, shape=request.shape, trigger=request.trigger,
             )
         else:
             outcome = await manage_context(
-                conversation, self.state, self.provider, memory=memory, before_summary=before_summary, retry=self.retry, shape=shape
+                request.conversation, self.state, self.provider, memory=memory, before_summary=request.before_summary,
+                retry=self.retry, shape=request.shape,
             )
         self._sent = outcome.conversation
         return replace(outcome, warnings=(notice, *outcome.warnings)) if notice else outcome

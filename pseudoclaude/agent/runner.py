@@ -26,7 +26,7 @@ from typing import AsyncGenerator, Iterable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.closure import normalize_call_ids, repair
-from pseudoclaude.agent.context import ContextEngine, NoCompaction, outcome_events
+from pseudoclaude.agent.context import ContextEngine, NoCompaction, PrepareRequest, outcome_events
 from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.recording import SessionRecorder
@@ -330,7 +330,7 @@ class Runner:
 
         task = asyncio.ensure_future(
             self.context.prepare(
-                self.conversation, forced=forced, instructions=instructions, before_summary=before_summary, shape=self._request_for, trigger=trigger
+                PrepareRequest(tuple(self.conversation), forced, instructions, before_summary, self._request_for, trigger)
             )
         )
         try:

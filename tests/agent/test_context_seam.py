@@ -5,21 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 
-from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextStatus, RequestShape, Trigger
+from pseudoclaude.agent import NoCompaction, PrepareRequest
+from pseudoclaude.compact import ContextOutcome
 from pseudoclaude.compact.layer import LayerAction
 from pseudoclaude.llm.errors import ServerError
-from pseudoclaude.llm.messages import Message
-from pseudoclaude.llm import Usage
 from tests.agent.test_hooks import collect, entry, hooks_for, make_runner, payloads, recorder, stop_of
 from tests.fakes.script import Reply
 from tests.fakes.scripted import ScriptedProvider, call
 
 
 @dataclass
-class FakeEngine:
+class FakeEngine(NoCompaction):
     """Counts ``prepare`` calls; ``mode`` "pass" sends as is, "summarize" reports a summary, "fail" a failed one."""
 
     mode: str = "pass"
@@ -29,39 +27,19 @@ class FakeEngine:
     def can_recover(self) -> bool:
         return False
 
-    async def prepare(
-        self,
-        conversation: Sequence[Message],
-        *,
-        forced: bool = False,
-        instructions: str | None = None,
-        before_summary: BeforeSummary | None = None,
-        shape: RequestShape | None = None,
-        trigger: Trigger = "manual",
-    ) -> ContextOutcome:
-        self.prepared.append(forced)
-        messages = tuple(conversation)
+    async def prepare(self, request: PrepareRequest) -> ContextOutcome:
+        self.prepared.append(request.forced)
+        messages = request.conversation
         if self.mode == "pass" or len(self.prepared) > 1:
             return ContextOutcome(messages, 100, 100)
-        if before_summary is not None:
-            await before_summary(5_000)
+        if request.before_summary is not None:
+            await request.before_summary(5_000)
         if self.mode == "fail":
             error = ServerError("boom")
             return ContextOutcome(messages, 5_000, 5_000, warnings=("context compaction failed: boom",), error=error)
         action = LayerAction("compact", 1, "context compacted: 5000 -> 900", {"trigger": "auto", "before_tokens": 5_000, "after_tokens": 900})
         return ContextOutcome(messages, 5_000, 900, actions=(action,), summary="s")
 
-    def observe(self, usage: Usage, conversation_length: int) -> None:
-        return None
-
-    def learn_window(self, tokens: int | None) -> bool:
-        return False
-
-    def status(self, conversation: Sequence[Message]) -> ContextStatus | None:
-        return None
-
-    def count(self, messages: Sequence[Message]) -> int:
-        return 0
 
 
 def test_context_management_runs_before_every_model_call(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 from typing import Sequence
 
-from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction
+from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction, PrepareRequest
 from pseudoclaude.agent import RunConfig, Runner
-from pseudoclaude.compact import BeforeSummary, ContextOutcome, ContextState, LayerAction, RequestShape, Trigger
+from pseudoclaude.compact import ContextOutcome, ContextState, LayerAction
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.retry import RetryPolicy
 from pseudoclaude.tools.base import ToolContext
@@ -68,19 +68,10 @@ class ChangesOnce(NoCompaction):
         self.calls = 0
         self.changed_at = changed_at
 
-    async def prepare(
-        self,
-        conversation: Sequence[Message],
-        *,
-        forced: bool = False,
-        instructions: str | None = None,
-        before_summary: BeforeSummary | None = None,
-        shape: RequestShape | None = None,
-        trigger: Trigger = "manual",
-    ) -> ContextOutcome:
+    async def prepare(self, request: PrepareRequest) -> ContextOutcome:
         self.calls += 1
         actions = (LayerAction("offload", 1, "offloaded 1 result"),) if self.calls == self.changed_at else ()
-        return ContextOutcome(tuple(conversation), 0, 0, actions)
+        return ContextOutcome(request.conversation, 0, 0, actions)
 
 
 def test_any_layer_action_makes_the_next_read_real(tmp_path: Path) -> None:
