@@ -65,3 +65,12 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     yield
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[Any]]:
+    """The REPL terminals a test opens (``tests.tui.terminal.start``), each closed when the test ends, passed or not."""
+    opened: list[Any] = []
+    yield opened
+    for terminal in opened:
+        terminal.close()

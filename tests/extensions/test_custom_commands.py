@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -93,14 +92,6 @@ def test_a_claude_command_expands_in_print_mode(kind: str, dirs: tuple[Path, Pat
     assert "Looked." in proc.stdout
     assert "Please look at src/app.py twice and report." in request_text(server.requests[0])
     assert "$ARGUMENTS" not in request_text(server.requests[0])
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
 
 
 @pytest.mark.slow

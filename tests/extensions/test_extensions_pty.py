@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import pytest
 
@@ -15,14 +15,6 @@ from tests.fakes.script import Call, Reply, StallStream, Step
 from tests.tui.terminal import CTRL_D, ESC, Terminal, env_for, request_text
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
 
 
 def test_tasks_lists_a_background_command_and_kills_it(tmp_path: Path, terminals: list[Terminal]) -> None:

@@ -117,3 +117,10 @@ class SlowAnthropicServer(FakeAnthropicServer):
 
 def request_text(body: dict[str, Any]) -> str:
     return json.dumps(body.get("messages", []))
+
+
+def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str, kind: str = "anthropic", **options: Any) -> Terminal:
+    """A REPL in ``workspace`` against ``server`` (the ``kind`` of fake), closed with the test (``terminals`` fixture)."""
+    terminal = Terminal([*args], workspace, env_for(server.url, home, kind), **options)
+    terminals.append(terminal)
+    return terminal

@@ -5,32 +5,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator
 
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.script import Call, Reply
-from tests.tui.terminal import CTRL_D, Terminal, env_for, request_text
+from tests.tui.terminal import CTRL_D, Terminal, env_for, request_text, start
 from tests.tui.test_repl_pty import SummaryResponder
 
 pytestmark = pytest.mark.slow
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
-
-
-def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str) -> Terminal:
-    terminal = Terminal([*args], workspace, env_for(server.url, home))
-    terminals.append(terminal)
-    return terminal
 
 
 def test_an_edit_question_shows_the_diff_before_asking_and_always_saves_a_folder_rule(tmp_path: Path, terminals: list[Terminal]) -> None:

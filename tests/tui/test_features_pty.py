@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator
 
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.script import Call, Reply
-from tests.tui.terminal import CTRL_D, ESC, Terminal, env_for, request_text
+from tests.tui.terminal import CTRL_D, ESC, Terminal, request_text, start
 
 pytestmark = pytest.mark.slow
 
@@ -22,20 +21,6 @@ def workspace(tmp_path: Path) -> Path:
     ws.mkdir()
     (ws / "app.py").write_text("x = 1\n")
     return ws
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
-
-
-def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str) -> Terminal:
-    terminal = Terminal([*args], workspace, env_for(server.url, home))
-    terminals.append(terminal)
-    return terminal
 
 
 def test_the_resume_picker_searches_and_resumes_in_place_and_exit_prints_the_resume_command(

@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from PIL import Image as PILImage
@@ -29,14 +29,6 @@ def png(width: int, height: int) -> bytes:
     out = io.BytesIO()
     PILImage.new("RGB", (width, height), "orange").save(out, format="PNG")
     return out.getvalue()
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
 
 
 def recorded_user_messages(home: Path) -> tuple[list[dict[str, Any]], Path]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Iterator
 
 import pytest
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.script import Call, Reply
-from tests.tui.terminal import CTRL_D, ESC, SlowAnthropicServer, Terminal, env_for, request_text
+from tests.tui.terminal import CTRL_D, ESC, SlowAnthropicServer, Terminal, env_for, request_text, start
 
 pytestmark = pytest.mark.slow
 
@@ -23,20 +22,6 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
-
-
-def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str, **options: Any) -> Terminal:
-    terminal = Terminal([*args], workspace, env_for(server.url, home), **options)
-    terminals.append(terminal)
-    return terminal
 
 
 @pytest.mark.parametrize("before", ["", "n", "x"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import pytest
 
@@ -18,8 +18,8 @@ from tests.tui.terminal import (
     SlowAnthropicServer,
     Terminal,
     context_percent,
-    env_for,
     request_text,
+    start,
 )
 
 pytestmark = pytest.mark.slow
@@ -31,20 +31,6 @@ def workspace(tmp_path: Path) -> Path:
     ws.mkdir()
     (ws / "notes.txt").write_text("alpha\nbeta\ngamma\n")
     return ws
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
-
-
-def start(terminals: list[Terminal], workspace: Path, server: Any, home: Path, *args: str, kind: str = "anthropic") -> Terminal:
-    terminal = Terminal([*args], workspace, env_for(server.url, home, kind))
-    terminals.append(terminal)
-    return terminal
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])

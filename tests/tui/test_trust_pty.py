@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -17,14 +16,6 @@ pytestmark = pytest.mark.slow
 
 QUESTION = r"Trust this folder's settings\? \[y/N\] "
 NOTICE = "this folder is not trusted"
-
-
-@pytest.fixture
-def terminals() -> Iterator[list[Terminal]]:
-    opened: list[Terminal] = []
-    yield opened
-    for terminal in opened:
-        terminal.close()
 
 
 def hostile_repo(tmp_path: Path, marker: Path) -> Path:
