@@ -39,7 +39,10 @@ _PLAIN = frozenset(
     cd""".split()
 )
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_RISKY_GIT_CONFIG = re.compile(r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|!", re.IGNORECASE)
+_RISKY_GIT_CONFIG = re.compile(
+    r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
+    re.IGNORECASE,
+)
 _NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
 _BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
@@ -80,6 +83,8 @@ def git_config_runs_code(start: Path) -> bool:
                 if match is None:
                     return True
                 gitdir = (directory / match.group(1).strip()).resolve()
+            elif _looks_like_git_dir(directory):
+                gitdir = directory
             else:
                 continue
             configs = [gitdir / "config", gitdir / "config.worktree"]
@@ -89,6 +94,15 @@ def git_config_runs_code(start: Path) -> bool:
     except OSError:
         return True
     return False
+
+
+def _looks_like_git_dir(directory: Path) -> bool:
+    """Whether git would take ``directory`` itself for a (bare) repository, as its discovery does after ``.git``.
+
+    Such a folder can be committed in an ordinary repository (``vendor/lib/HEAD``, ``objects/``,
+    ``refs/``, ``config``): a git command run inside it then reads that config, fsmonitor and all.
+    """
+    return (directory / "HEAD").is_file() and ((directory / "objects").is_dir() or (directory / "refs").is_dir() or (directory / "commondir").is_file())
 
 
 def _git_dirs(cmd: SimpleCommand, places: Places) -> list[str | None]:
@@ -104,8 +118,13 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
     """Every word that may be a path resolves inside the workspace (``cat ~/.ssh/id_rsa`` asks, as ``read_file`` refuses it).
 
     Option words count too (``--file=/x``, ``-f/x``), and so do input
-    redirections; ``~user`` and a glob that may match ``..`` (``.*``) count as outside.
+    redirections; ``~user`` and a glob that may match ``..`` (``.*``) count as outside. So does a
+    folder the line cannot know (after ``cd -``/``popd``, or ``cd`` to a relative name while
+    ``CDPATH`` is set) and a variable the line does not set: ``$OLDPWD`` and ``cd -`` are the
+    terminal's previous folder, often the home.
     """
+    if any(d is None or _unknown_variable(d, places) for d in cmd.dirs) or _cdpath_lookup(cmd):
+        return False
     words = [r.target for r in cmd.redirects if r.op == "<"]
     for word in cmd.args:
         if word.startswith("--") and "=" in word:
@@ -117,13 +136,29 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
     for word in words:
         if not word or word in _HARMLESS_TARGETS:
             continue
-        if re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
+        if _unknown_variable(word, places) or re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
             return False
         for path in candidates(word, cmd.dirs, places):
             real = os.path.realpath(path[1:] if path.startswith("?") else path)
             if path.startswith("?") or not (real == root or real.startswith(root.rstrip("/") + "/")):
                 return False
     return True
+
+
+_VARIABLE_USE = re.compile(r"\$\{?[#!]?([A-Za-z_]\w*|[0-9@*#?$!-])")
+
+
+def _unknown_variable(word: str, places: Places) -> bool:
+    """Whether ``word`` expands a variable whose value the line does not show (the environment's)."""
+    return any(name not in ("HOME", "PWD") and name not in places.variables for name in _VARIABLE_USE.findall(word))
+
+
+def _cdpath_lookup(cmd: SimpleCommand) -> bool:
+    """``cd name`` with ``CDPATH`` set in the environment the commands inherit: bash tries CDPATH's folders first."""
+    if cmd.name not in ("cd", "pushd") or not os.environ.get("CDPATH"):
+        return False
+    targets = [a for a in cmd.args if not a.startswith("-")]
+    return bool(targets) and not targets[0].startswith(("/", "./", "../", "~")) and targets[0] not in (".", "..")
 
 
 def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
@@ -133,8 +168,13 @@ def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
         return tuple(a for a in args if a in FIND_WRITERS)
     if name == "git":
         index, _ = git_subcommand(args)
-        return tuple(a for a in args[index + 1 :] if _git_output(a) or (a in ("-o", "-O") or a.startswith("--open-files-in-pager")))
+        return tuple(a for a in args[index + 1 :] if _git_output(a) or _short_o(a) or a.startswith("--open-files-in-pager"))
     return ()
+
+
+def _short_o(arg: str) -> bool:
+    """``-o``/``-O`` alone or in a cluster, value attached or not: ``git grep -Ovim``/``-iO'sh -c x'`` runs a program."""
+    return re.match(r"-[^-]*[oO]", arg) is not None
 
 
 def _git_output(arg: str) -> bool:
@@ -170,7 +210,7 @@ def _git_reads_only(args: tuple[str, ...]) -> bool:
     if index >= len(args) or any(o not in ("-C", "--no-pager", "-P") and not _follows(options, o, "-C") for o in options):
         return False
     sub, rest = args[index], args[index + 1 :]
-    if sub not in _GIT_READERS or any(_git_output(a) or a in ("-o", "-O") or a.startswith(("--open-files-in-pager", "--ext-diff", "--textconv")) for a in rest):
+    if sub not in _GIT_READERS or any(_git_output(a) or _short_o(a) or a.startswith(("--open-files-in-pager", "--ext-diff", "--textconv")) for a in rest):
         return False
     if sub == "branch":
         listing = "-l" in rest or "--list" in rest

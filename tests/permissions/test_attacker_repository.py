@@ -1,0 +1,140 @@
+"""A repository written by an attacker, and a model it talks into hostile calls: what still asks.
+
+Each case here was a hole found by reading the merged permission code as an attacker
+(issue 13 review); the commands are real git behaviour, checked against git itself
+where git is installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pseudoclaude.tools.permissions import Decision, PermissionMode, PermissionPolicy
+
+from .fakes import tool
+
+HOME = Path("/home/u")
+
+
+def decide(workspace: Path, command: str) -> Decision:
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME)
+    return asyncio.run(policy.check(tool("run_command"), {"command": command}))
+
+
+def cloned(tmp_path: Path) -> Path:
+    """A workspace as ``git clone`` leaves it: a plain ``.git/config``."""
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / ".git" / "config").write_text('[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = https://example.com/x.git\n')
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return workspace
+
+
+def embed_bare_repository(folder: Path, config: str) -> None:
+    """Committed files that git takes for a repository of its own: HEAD, objects/, refs/ and a config."""
+    (folder / "objects").mkdir(parents=True)
+    (folder / "refs" / "heads").mkdir(parents=True)
+    (folder / "HEAD").write_text("ref: refs/heads/main\n")
+    (folder / "config").write_text(config)
+
+
+EVIL_BARE = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch pwned; false\"\n"
+
+
+@pytest.mark.parametrize("command", ["git -C vendor/lib status", "cd vendor/lib && git status", "cd vendor/lib/refs && git log -1"])
+def test_git_reads_ask_inside_an_embedded_bare_repository(tmp_path: Path, command: str) -> None:
+    workspace = cloned(tmp_path)
+    embed_bare_repository(workspace / "vendor" / "lib", EVIL_BARE)
+    assert decide(workspace, "git status").allowed
+    assert not decide(workspace, command).allowed, command
+
+
+def test_an_embedded_bare_repository_without_risky_config_still_reads(tmp_path: Path) -> None:
+    workspace = cloned(tmp_path)
+    embed_bare_repository(workspace / "vendor" / "lib", "[core]\n\tbare = true\n")
+    assert decide(workspace, "git -C vendor/lib log -1").allowed
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_really_runs_an_embedded_repository_fsmonitor(tmp_path: Path) -> None:
+    """The premise of the test above: git discovers the committed folder as a repository and runs its config."""
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    embed_bare_repository(workspace / "vendor", EVIL_BARE)
+    subprocess.run(["git", "-C", "vendor", "status"], cwd=workspace, capture_output=True, check=False)
+    assert (workspace / "vendor" / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./evil\n",
+        '[gpg "ssh"]\n\tprogram = ./evil\n',
+        "[core]\n\tsshCommand = ./evil\n",
+        "[credential]\n\thelper = !./evil\n",
+        "[core]\n\taskPass = ./evil\n",
+    ],
+)
+def test_git_reads_ask_when_the_config_names_any_program(tmp_path: Path, config: str) -> None:
+    workspace = cloned(tmp_path)
+    (workspace / ".git" / "config").write_text(config)
+    assert not decide(workspace, "git log --show-signature -1").allowed
+    assert not decide(workspace, "git log -1").allowed
+
+
+@pytest.mark.parametrize("command", ["git grep -Ovim foo", "git grep '-Otouch pwned;true' foo", "git grep -iOsh foo", "git grep -nO foo"])
+def test_git_grep_opening_files_in_a_program_asks(tmp_path: Path, command: str) -> None:
+    """``git grep -O<pager>`` runs ``<pager>`` through the shell: an attached value is still that option."""
+    assert not decide(cloned(tmp_path), command).allowed, command
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_grep_attached_pager_really_runs(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "x").write_text("foo\n")
+    subprocess.run(["git", "add", "x"], cwd=workspace, check=True)
+    subprocess.run(["git", "grep", "-Otouch pwned;true", "foo"], cwd=workspace, capture_output=True, check=False)
+    assert (workspace / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd - && cat .ssh/id_rsa",
+        "cd - && ls",
+        "popd && cat x",
+        "pushd +1 && cat x",
+        'cd "$OLDPWD" && cat .ssh/id_rsa',
+        "cd ${OLDPWD} && ls",
+        'cat "$OLDPWD/.ssh/id_rsa"',
+        "cat $XDG_CONFIG_HOME/gh/hosts.yml",
+        "ls $TMPDIR",
+        "cat ${SECRET_DIR:-.}/x",
+    ],
+)
+def test_reads_from_a_folder_the_policy_cannot_know_ask(tmp_path: Path, command: str) -> None:
+    """``cd -`` and ``$OLDPWD`` are the user's previous folder (often the home), inherited from the terminal;
+    an environment variable the line does not set may point anywhere."""
+    assert not decide(cloned(tmp_path), command).allowed, command
+
+
+@pytest.mark.parametrize("command", ["cd src && cat a.py", "cat $HOME/../u/proj/x", "echo $PATH", "grep -rn x $PWD"])
+def test_known_folders_and_variables_still_read(command: str) -> None:
+    assert decide(Path("/home/u/proj"), command).allowed, command
+
+
+@pytest.mark.parametrize("command", ["cd etc && cat passwd", "cd .ssh && cat id_rsa"])
+def test_a_relative_cd_asks_when_cdpath_is_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    """With ``CDPATH`` in the environment bash looks the folder up there first."""
+    workspace = cloned(tmp_path)
+    monkeypatch.setenv("CDPATH", "/:/home/u")
+    assert not decide(workspace, command).allowed
+    assert decide(workspace, "cd ./src && ls").allowed
