@@ -138,3 +138,31 @@ def test_a_relative_cd_asks_when_cdpath_is_set(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setenv("CDPATH", "/:/home/u")
     assert not decide(workspace, command).allowed
     assert decide(workspace, "cd ./src && ls").allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["sed -Ei '1i x' .git/config", "perl -pi -e 's/a/b/' ~/.bashrc", "sed --in-place=.bak 's/a/b/' .git/config", "sed --in 's/a/b/' ~/.zshrc"],
+)
+def test_in_place_edits_of_protected_files_ask_under_a_broad_rule(command: str) -> None:
+    """A user's ``sed:*`` rule does not cover an in-place edit of ``.git/config`` (an fsmonitor there runs code)."""
+    from pseudoclaude.tools.permissions import Rules
+
+    rules = Rules.from_settings({"permissions": {"allow": ["Bash(sed:*)", "Bash(perl:*)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
+    decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
+    assert not decision.allowed and "protected" in decision.reason, command
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "sed -E 's/a/b/' notes.txt"})).allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["taskset 1 rm x", "taskset -c 0 rm x", "chrt -f 10 rm x", "coproc rm x", "pkexec rm x", "runuser -u root -- rm x", "fd -x rm", "fd . --exec-batch rm {} ;", "rg --pre rm x", "rg --pre=rm x"],
+)
+def test_deny_rules_see_through_more_wrappers(command: str) -> None:
+    from pseudoclaude.tools.permissions import Rules
+
+    rules = Rules.from_settings({"permissions": {"deny": ["Bash(rm:*)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
+    decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
+    assert not decision.allowed and decision.source == "rule", command

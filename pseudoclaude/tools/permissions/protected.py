@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -83,7 +84,7 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
     for cmd in line.effective:
         words = [r.target for r in cmd.redirects if r.op in _WRITE_OPS and not r.target.isdigit() and r.target != "-"]
         operands = [a for a in cmd.args if not a.startswith("-")] + [a.split("=", 1)[1] for a in cmd.args if a.startswith("--") and "=" in a]
-        if cmd.name in _OPERAND_WRITERS or (cmd.name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" for a in cmd.args)):
+        if cmd.name in _OPERAND_WRITERS or (cmd.name in ("sed", "perl") and any(_in_place(a) for a in cmd.args)):
             words += operands
         words += [a[3:] for a in cmd.args if cmd.name == "dd" and a.startswith("of=")]
         words += _git_config_file(cmd.args) if cmd.name == "git" else []
@@ -93,6 +94,11 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
                 if not path.startswith("?"):
                     out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
     return out
+
+
+def _in_place(arg: str) -> bool:
+    """``sed``/``perl`` editing in place: ``-i``, in a cluster (``-Ei``, ``-pi``) or long (``--in-place=.bak``, ``--in``)."""
+    return re.match(r"-[A-Za-z]*i", arg) is not None or (arg.startswith("--i") and "--in-place".startswith(arg.split("=", 1)[0]))
 
 
 def _git_config_file(args: tuple[str, ...]) -> list[str]:
