@@ -188,3 +188,26 @@ def test_a_keyless_server_named_in_the_project_env_needs_no_trust(tmp_path: Path
 def test_the_home_is_never_taken_from_the_project_env(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text(f"PSEUDOCLAUDE_HOME={tmp_path / 'fake'}\n")
     assert load(tmp_path, tmp_path / "home").home == tmp_path / "home"
+
+
+def test_an_always_answer_does_not_trust_the_folder_for_project_commands(tmp_path: Path) -> None:
+    """A project command's ``allowed-tools`` need the folder trusted; a user's "always" rule, even one
+    the repository copies into its own settings, is not that."""
+    from pseudoclaude.agent import load_custom_commands, workspace_trusted
+
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    (ws / ".claude" / "commands").mkdir(parents=True)
+    (ws / ".claude" / "commands" / "go.md").write_text("---\nallowed-tools: Bash\n---\nrun it\n")
+    local_rule_sink(ws, home)(Rule("run_command", "npm test:*"))
+    assert not workspace_trusted(load(ws, home).trust)
+    project(ws, {"permissions": {"allow": ["run_command(npm test:*)"]}})
+    settings = load(ws, home)
+    assert settings.trust.ignored == () and not workspace_trusted(settings.trust)
+    expansion = load_custom_commands(ws, home, tmp_path).expand("/go", trusted=workspace_trusted(settings.trust), provider="anthropic")
+    assert expansion is not None and expansion.allowed_tools == ()
+    project(ws, {"permissions": {"allow": ["run_command(npm test:*)"]}, "hooks": {"Stop": [hook("./stop.sh")]}})
+    settings = load(ws, home)
+    assert not workspace_trusted(settings.trust)
+    TrustStore(home).record(ws, settings.trust.pending, trusted=True)
+    assert workspace_trusted(load(ws, home).trust)
+    assert workspace_trusted(load(tmp_path / "ws", home, flags=Flags(trust_workspace=True)).trust)
