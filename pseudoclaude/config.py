@@ -37,12 +37,13 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, mcp_json_entries, visible
 
 THINKING_MODES = ("adaptive", "disabled")
+_Number = TypeVar("_Number", int, float)
 MIN_THINKING_TOKENS = 1024
 
 
@@ -246,8 +247,8 @@ def load_settings(
         context_window=window,
         permission_mode=mode,
         allowed_tools=flags.allowed_tools,
-        max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns"),
-        max_budget_usd=flags.max_budget_usd or _dollars(files.get("maxBudgetUsd"), "maxBudgetUsd"),
+        max_turns=flags.max_turns or _lowest(files, "maxTurns", _int),
+        max_budget_usd=flags.max_budget_usd or _lowest(files, "maxBudgetUsd", _dollars),
         openai_api=_openai_api(env, files),
         settings_layers=files.layers,
         settings_paths=files.paths,
@@ -460,6 +461,13 @@ def _settle_guess(guess: ProviderEntry, model: str, configured: Sequence[Provide
         f"the model name {model!r} looks like a {guess.name} model, but {guess.key_variable} is not set and "
         f"{', '.join(entry.name for entry in configured)} is configured: pass {names} to send it there, or set {guess.key_variable}"
     )
+
+
+def _lowest(files: SettingsFiles, key: str, parse: Callable[[Any, str], _Number | None]) -> _Number | None:
+    """A limit (``maxTurns``, ``maxBudgetUsd``) as the lowest any settings file sets: a project may
+    tighten the user's limit, never raise it (a cloned repository must not lift a spending cap)."""
+    found = [value for layer in files.layers if (value := parse(layer.get(key), key)) is not None]
+    return min(found) if found else None
 
 
 def _str(value: Any) -> str | None:

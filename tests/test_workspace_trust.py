@@ -211,3 +211,17 @@ def test_an_always_answer_does_not_trust_the_folder_for_project_commands(tmp_pat
     TrustStore(home).record(ws, settings.trust.pending, trusted=True)
     assert workspace_trusted(load(ws, home).trust)
     assert workspace_trusted(load(tmp_path / "ws", home, flags=Flags(trust_workspace=True)).trust)
+
+
+def test_a_project_may_lower_the_users_limits_but_never_raise_them(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"maxBudgetUsd": 5, "maxTurns": 20}))
+    project(tmp_path, {"maxBudgetUsd": 100000, "maxTurns": 100000})
+    settings = load(tmp_path, home)
+    assert (settings.max_budget_usd, settings.max_turns) == (5.0, 20)
+    project(tmp_path, {"maxBudgetUsd": "0.5"}, "settings.local.json")
+    assert load(tmp_path, home).max_budget_usd == 0.5
+    assert load(tmp_path, home, flags=Flags(max_budget_usd=50.0, max_turns=99)).max_budget_usd == 50.0
+    (home / "settings.json").write_text("{}")
+    assert load(tmp_path, home).max_turns == 100000
