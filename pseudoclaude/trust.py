@@ -104,10 +104,19 @@ def _server_target(declaration: str) -> str:
         return declaration[:200]
     if not isinstance(raw, dict):
         return declaration[:200]
-    if "command" in raw:
+    kind = _text(raw.get("type") or ("stdio" if "command" in raw else "http")).lower()
+    if kind == "stdio":
         args: list[Any] = raw["args"] if isinstance(raw.get("args"), list) else []
-        return "runs " + " ".join(_text(part) for part in (raw["command"], *args))[:300]
-    return f"connects to {_text(raw.get('url'))[:300]}"
+        return "runs " + " ".join(_text(part) for part in (raw.get("command"), *args))[:300] + _pairs("environment", raw.get("env"))
+    return f"connects to {_text(raw.get('url'))[:300]}" + _pairs("headers", raw.get("headers"))
+
+
+def _pairs(label: str, values: Any) -> str:
+    """The declared ``env``/``headers`` (``${VAR}`` unexpanded), every name shown: ``NODE_OPTIONS=--require ./x.js``
+    or ``LD_PRELOAD`` runs repository code under an innocent-looking command."""
+    if not isinstance(values, Mapping) or not values:
+        return ""
+    return f" with {label} " + ", ".join(f"{_text(name)}={_text(value)[:80]}" for name, value in values.items())
 
 
 def mcp_json_entries(servers: Mapping[str, Any], source: str = ".mcp.json") -> list[TrustEntry]:
