@@ -166,3 +166,59 @@ def test_deny_rules_see_through_more_wrappers(command: str) -> None:
     policy = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
     decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
     assert not decision.allowed and decision.source == "rule", command
+
+
+def test_git_reads_ask_when_a_hook_runs_on_an_index_refresh(tmp_path: Path) -> None:
+    """``git status`` refreshes the index and runs ``post-index-change`` (an archive brings its own ``.git/hooks``)."""
+    workspace = cloned(tmp_path)
+    (workspace / ".git" / "hooks").mkdir()
+    (workspace / ".git" / "hooks" / "post-index-change.sample").write_text("#!/bin/sh\n")
+    assert decide(workspace, "git status").allowed
+    (workspace / ".git" / "hooks" / "post-index-change").write_text("#!/bin/sh\ntouch pwned\n")
+    assert not decide(workspace, "git status").allowed
+
+
+def test_git_reads_ask_when_a_submodule_config_can_run_code(tmp_path: Path) -> None:
+    workspace = cloned(tmp_path)
+    module = workspace / ".git" / "modules" / "lib" / "nested"
+    module.mkdir(parents=True)
+    (module / "config").write_text("[core]\n\tbare = false\n")
+    assert decide(workspace, "git status").allowed
+    (module / "config").write_text("[core]\n\tfsmonitor = ./evil\n")
+    assert not decide(workspace, "git status").allowed
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_status_really_runs_post_index_change(tmp_path: Path) -> None:
+    import os
+    import time
+
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    git = ["git", "-c", "user.name=a", "-c", "user.email=a@b"]
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "a").write_text("a\n")
+    subprocess.run(["git", "add", "a"], cwd=workspace, check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], cwd=workspace, check=True)
+    hook = workspace / ".git" / "hooks" / "post-index-change"
+    hook.write_text(f"#!/bin/sh\ntouch {tmp_path / 'pwned'}\n")
+    hook.chmod(0o755)
+    later = time.time() + 5
+    os.utime(workspace / "a", (later, later))
+    subprocess.run(["git", "status"], cwd=workspace, capture_output=True, check=True)
+    assert (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".g\u200cit/hooks/pre-commit", ".GIT\ufeff/config", ".pseudo\u200bclaude/settings.local.json", "/home/u/.local/bin/ls", "/home/u/bin/git", "/home/u/.config/autostart/x.desktop", "/home/u/.config/systemd/user/x.service", "/home/u/.bash_aliases"],
+)
+def test_protected_names_survive_invisible_characters_and_cover_later_run_folders(path: str) -> None:
+    from pseudoclaude.tools.permissions import ApprovalAnswer
+
+    from .fakes import ScriptedApprover
+
+    approver = ScriptedApprover([ApprovalAnswer("once")])
+    policy = PermissionPolicy(mode=PermissionMode.ACCEPT_EDITS, workspace=Path("/home/u"), home=HOME, approver=approver)
+    decision = asyncio.run(policy.check(tool("write_file"), {"path": path, "content": "x"}))
+    assert decision.allowed and len(approver.requests) == 1 and "protected" in approver.requests[0].summary, path

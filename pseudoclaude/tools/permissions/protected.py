@@ -16,7 +16,12 @@ rule or earlier "always" answer covers it:
   or ``$PSEUDOCLAUDE_HOME``);
 * shell and tool start-up files in the home: ``~/.bashrc``, ``~/.zshrc``,
   ``~/.profile``, ``~/.bash_profile``... ``~/.gitconfig``, ``~/.config/git/``,
-  ``~/.config/fish/``, ``~/.ssh/``.
+  ``~/.config/fish/``, ``~/.ssh/``, and the folders whose programs run later
+  without a question: ``~/.local/bin/`` and ``~/bin/`` (early on ``PATH``),
+  ``~/.config/autostart/``, ``~/.config/systemd/``.
+
+Names compare after dropping the zero-width and direction characters macOS's
+file system ignores (``.g\u200cit`` is ``.git`` there).
 
 Names compare case-insensitively (``.GIT/hooks`` on macOS is ``.git/hooks``).
 For commands, the written paths are those :func:`command_writes` can extract:
@@ -32,6 +37,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import unicodedata
 from pathlib import Path
 from typing import Iterable
 
@@ -40,9 +46,10 @@ from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 HOME_STARTUP = frozenset(
     """.bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zshenv .zprofile .zlogin .zlogout .kshrc .mkshrc
-    .cshrc .tcshrc .login .gitconfig""".split()
+    .cshrc .tcshrc .login .gitconfig .bash_aliases .xprofile .xsessionrc .xinitrc .pam_environment""".split()
 )
-HOME_DIRS = (".ssh", ".config/git", ".config/fish")
+HOME_DIRS = (".ssh", ".config/git", ".config/fish", ".local/bin", ".config/autostart", ".config/systemd", ".config/environment.d", "bin")
+_IGNORABLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _OPERAND_WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate", "shred", "unlink", "patch"})
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"})
@@ -50,7 +57,7 @@ _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "
 
 def protected_reason(path: Path, *, workspace: Path, home: Path, config_dir: Path) -> str | None:
     """Why writing ``path`` (absolute) needs the user's eyes, or None."""
-    text = posixpath.normpath(str(path))
+    text = _IGNORABLE.sub("", unicodedata.normalize("NFC", posixpath.normpath(str(path))))
     parts = [p.lower() for p in text.split("/") if p]
     if ".git" in parts:
         return "it is inside a .git directory (hooks and config there run code on the next git command)"

@@ -19,6 +19,7 @@ prefix of ``--output`` counts. ``git branch`` is read-only only as a listing.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from fnmatch import fnmatchcase
@@ -38,6 +39,7 @@ _PLAIN = frozenset(
     b2sum cksum column jq find [[ whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
+_MAX_MODULE_CONFIGS = 64
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _RISKY_GIT_CONFIG = re.compile(
     r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
@@ -70,7 +72,9 @@ def git_config_runs_code(start: Path) -> bool:
 
     A repository unpacked from an archive brings its own ``.git/config``: a
     ``core.fsmonitor``, a diff ``textconv``/``command``, a filter or an
-    ``include`` there runs code on the next reading git command. Such a
+    ``include`` there runs code on the next reading git command, and so does
+    one in a submodule's config (``git status`` recurses into submodules) and
+    a ``hooks/post-index-change`` (``git status`` refreshes the index). Such a
     repository's git commands ask; unreadable configs count as risky.
     """
     try:
@@ -87,9 +91,13 @@ def git_config_runs_code(start: Path) -> bool:
                 gitdir = directory
             else:
                 continue
-            configs = [gitdir / "config", gitdir / "config.worktree"]
+            dirs = [gitdir]
             if (gitdir / "commondir").is_file():
-                configs.append((gitdir / (gitdir / "commondir").read_text().strip()).resolve() / "config")
+                dirs.append((gitdir / (gitdir / "commondir").read_text().strip()).resolve())
+            configs = [d / name for d in dirs for name in ("config", "config.worktree")]
+            configs += [config for d in dirs for config in itertools.islice((d / "modules").rglob("config"), _MAX_MODULE_CONFIGS + 1)]
+            if len(configs) > 2 * len(dirs) + _MAX_MODULE_CONFIGS or any((d / "hooks" / "post-index-change").exists() for d in dirs):
+                return True
             return any(c.is_file() and _RISKY_GIT_CONFIG.search(c.read_text(errors="replace")) for c in configs)
     except OSError:
         return True
