@@ -222,3 +222,63 @@ def test_protected_names_survive_invisible_characters_and_cover_later_run_folder
     policy = PermissionPolicy(mode=PermissionMode.ACCEPT_EDITS, workspace=Path("/home/u"), home=HOME, approver=approver)
     decision = asyncio.run(policy.check(tool("write_file"), {"path": path, "content": "x"}))
     assert decision.allowed and len(approver.requests) == 1 and "protected" in approver.requests[0].summary, path
+
+
+# Tests that kill hand-made mutants of readonly.py (each names the check it pins).
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls() { ls -la; }; ls",  # a line defining functions never counts as read-only
+        "cat ../proj2/x",  # a sibling folder sharing the workspace's name as a prefix is outside
+        "ls >&out",  # `>&word` writes the file `word`
+        "git branch --unset-upstream",  # git branch reads only as a listing
+        "git --git-dir=vendor/lib status",  # global options select another repository and its config
+        "git --exec-path=. log",
+        "git log -p --ext-diff",
+        "git show --textconv HEAD:a",
+        "xxd a b",  # a second operand is an output file
+        "uniq a b",
+        "file -C -m magic",  # compiles magic.mgc
+        "grep -r foo --file=..",  # the value of --opt= is a path
+        "rg --hostname-bin=gethost foo",  # rg runs it to build hyperlinks
+        "for f in /etc/*; do cat $f; done",  # a loop variable takes the listed values
+    ],
+)
+def test_mutant_killers_that_ask(command: str) -> None:
+    assert not decide(Path("/home/u/proj"), command).allowed, command
+
+
+@pytest.mark.parametrize("command", ["for f in a b; do cat $f; done", "ls 2>&1 | head"])
+def test_mutant_killers_that_read(command: str) -> None:
+    assert decide(Path("/home/u/proj"), command).allowed, command
+
+
+@pytest.mark.parametrize(
+    "config",
+    ["[core]\n\thooksPath = .husky\n", "[pager]\n\tlog = ./evil\n", "[diff]\n\texternal = ./evil\n", '[filter "x"]\n\tprocess = ./evil\n'],
+)
+def test_git_reads_ask_for_each_risky_config_key(tmp_path: Path, config: str) -> None:
+    workspace = cloned(tmp_path)
+    (workspace / ".git" / "config").write_text(config)
+    assert not decide(workspace, "git status").allowed
+
+
+def test_a_dot_git_file_that_cannot_be_read_counts_as_risky(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    (workspace / ".git").write_text("not a gitdir line\n")
+    assert not decide(workspace, "git status").allowed
+    (workspace / ".git").write_text("gitdir: " + "x" * 5000 + "\n")  # a name too long: OSError
+    assert not decide(workspace, "git status").allowed
+
+
+def test_a_worktree_style_git_dir_is_found_by_its_commondir(tmp_path: Path) -> None:
+    workspace = cloned(tmp_path)
+    common, linked = workspace / "vendor" / "common", workspace / "vendor" / "wt"
+    embed_bare_repository(common, EVIL_BARE)
+    linked.mkdir()
+    (linked / "HEAD").write_text("ref: refs/heads/main\n")
+    (linked / "commondir").write_text("../common\n")
+    assert not decide(workspace, "git -C vendor/wt status").allowed
