@@ -282,3 +282,25 @@ def test_a_worktree_style_git_dir_is_found_by_its_commondir(tmp_path: Path) -> N
     (linked / "HEAD").write_text("ref: refs/heads/main\n")
     (linked / "commondir").write_text("../common\n")
     assert not decide(workspace, "git -C vendor/wt status").allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["x=\\$\\(touch\\ pw\\); echo ${x@P}", "a=(1); x=a\\[\\$\\(touch\\ pw\\)\\]; echo ${!x}", "echo ${!REF}"],
+)
+def test_indirection_and_prompt_expansion_are_code_nobody_sees(command: str) -> None:
+    """Bash runs ``$(...)`` found in the value of ``${x@P}`` and in the subscript ``${!x}`` names; an escaped
+    assignment hides it from every reading of the line, so bypass refuses and no prefix rule matches."""
+    from pseudoclaude.tools.permissions import Rules
+
+    bypass = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME)
+    assert asyncio.run(bypass.check(tool("run_command"), {"command": command})).source == "hard-deny", command
+    rules = Rules.from_settings({"permissions": {"allow": ["Bash(echo:*)"]}})
+    ruled = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
+    assert not asyncio.run(ruled.check(tool("run_command"), {"command": command})).allowed, command
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_really_runs_code_in_prompt_expansion(tmp_path: Path) -> None:
+    subprocess.run(["bash", "-c", "x=\\$\\(touch\\ pw\\); echo ${x@P}"], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "pw").exists()
