@@ -304,3 +304,21 @@ def test_indirection_and_prompt_expansion_are_code_nobody_sees(command: str) -> 
 def test_bash_really_runs_code_in_prompt_expansion(tmp_path: Path) -> None:
     subprocess.run(["bash", "-c", "x=\\$\\(touch\\ pw\\); echo ${x@P}"], cwd=tmp_path, capture_output=True, check=False)
     assert (tmp_path / "pw").exists()
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.DEFAULT, PermissionMode.BYPASS])
+def test_a_command_nested_too_deeply_is_refused_not_a_crash(mode: PermissionMode) -> None:
+    """500 nested subshells overflowed the parser's walker: the check raised RecursionError out of the policy."""
+    command = "(" * 500 + "rm -rf ~" + ")" * 500
+    policy = PermissionPolicy(mode=mode, workspace=Path("/home/u/proj"), home=HOME)
+    decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
+    assert not decision.allowed and decision.source == "hard-deny"
+
+
+def test_a_very_long_line_is_still_judged() -> None:
+    from pseudoclaude.tools.permissions import Rules
+
+    rules = Rules.from_settings({"permissions": {"deny": ["Bash(rm:*)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
+    decision = asyncio.run(policy.check(tool("run_command"), {"command": "echo " + "a" * 200_000 + "; rm x"}))
+    assert not decision.allowed and decision.source == "rule"
