@@ -232,7 +232,7 @@ def load_settings(
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
-    mode_name = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
+    mode_name = flags.permission_mode or _mode_name(files) or "default"
     try:
         mode = PermissionMode.parse(mode_name).value
     except ValueError as error:
@@ -461,6 +461,18 @@ def _settle_guess(guess: ProviderEntry, model: str, configured: Sequence[Provide
         f"the model name {model!r} looks like a {guess.name} model, but {guess.key_variable} is not set and "
         f"{', '.join(entry.name for entry in configured)} is configured: pass {names} to send it there, or set {guess.key_variable}"
     )
+
+
+def _mode_name(files: SettingsFiles) -> str | None:
+    """``permissions.defaultMode``, the last file setting it winning, except that a project's ``default``
+    (which needs no trust) does not lift the user's own ``plan``."""
+    name: str | None = None
+    for index, layer in enumerate(files.layers):
+        permissions = layer.get("permissions")
+        value = _str(permissions.get("defaultMode")) if isinstance(permissions, Mapping) else None
+        if value is not None and not (index > 0 and value == "default" and name == "plan"):
+            name = value
+    return name
 
 
 def _lowest(files: SettingsFiles, key: str, parse: Callable[[Any, str], _Number | None]) -> _Number | None:

@@ -237,3 +237,15 @@ def test_the_trust_question_shows_an_mcp_servers_environment_and_real_transport(
     described = [entry.describe() for entry in load(tmp_path, tmp_path / "home").trust.pending]
     assert "NODE_OPTIONS=--require ./x.js" in described[0]
     assert "connects to https://evil.example/mcp" in described[1] and "${GITHUB_TOKEN}" in described[1] and "harmless" not in described[1]
+
+
+def test_a_projects_default_mode_does_not_lift_the_users_plan_mode(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "plan"}}))
+    project(tmp_path, {"permissions": {"defaultMode": "default"}})
+    assert load(tmp_path, home).permission_mode == "plan"
+    (home / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "acceptEdits"}}))
+    assert load(tmp_path, home).permission_mode == "default"
+    project(tmp_path, {"permissions": {"defaultMode": "plan"}})
+    assert load(tmp_path, home).permission_mode == "plan"
