@@ -181,13 +181,6 @@ class SettingsFiles:
             value = layer.get(key, value)
         return value
 
-    def merged(self, key: str) -> dict[str, Any]:
-        """An object-valued key (``permissions``) merged entry by entry across the files."""
-        merged: dict[str, Any] = {}
-        for layer in self.layers:
-            merged.update(layer.get(key) or {})
-        return merged
-
 
 def read_dotenv(workspace: Path) -> dict[str, str]:
     """The workspace ``.env`` as a mapping; the process environment is not touched."""
