@@ -322,3 +322,30 @@ def test_a_very_long_line_is_still_judged() -> None:
     policy = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
     decision = asyncio.run(policy.check(tool("run_command"), {"command": "echo " + "a" * 200_000 + "; rm x"}))
     assert not decision.allowed and decision.source == "rule"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["grep -R SECRET .", "grep -rRn SECRET", "grep --dereference-recursive SECRET .", "rg -L SECRET", "rg --follow SECRET", "fd -L id", "find -L . -name id", "find . -follow -name id", "tree -l", "ls -LR", "du -L"],
+)
+def test_walking_a_tree_through_its_symlinks_asks(tmp_path: Path, command: str) -> None:
+    """A repository ships ``docs -> ~/.ssh``: a recursive read that follows links reads the user's keys."""
+    workspace = cloned(tmp_path)
+    outside = tmp_path / "user" / ".ssh"
+    outside.mkdir(parents=True)
+    (outside / "id").write_text("SECRET")
+    (workspace / "docs").symlink_to(outside)
+    assert not decide(workspace, command).allowed, command
+    assert decide(workspace, "grep -rn SECRET .").allowed
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="needs grep")
+def test_grep_capital_r_really_follows_links_and_small_r_does_not(tmp_path: Path) -> None:
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    workspace.mkdir()
+    outside.mkdir()
+    (outside / "id").write_text("SECRET\n")
+    (workspace / "docs").symlink_to(outside)
+    follow = subprocess.run(["grep", "-R", "SECRET", "."], cwd=workspace, capture_output=True, text=True)
+    plain = subprocess.run(["grep", "-r", "SECRET", "."], cwd=workspace, capture_output=True, text=True)
+    assert "SECRET" in follow.stdout and "SECRET" not in plain.stdout

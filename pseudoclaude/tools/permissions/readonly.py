@@ -15,6 +15,9 @@ Some readers have a writing or executing option, refused here by name:
 ``fd --exec``, ``sort -o``/``--compress-program``, ``tree -o``, ``date -s``,
 ``git grep -O``; git's long options may be abbreviated (``--out=x``), so any
 prefix of ``--output`` counts. ``git branch`` is read-only only as a listing.
+Options that follow symbolic links while walking a tree (``grep -R``, ``rg -L``,
+``fd -L``, ``find -L``/``-follow``, ``tree -l``, ``ls -L``, ``du -L``) ask: a link the
+repository ships may point anywhere, and only the words of the line are checked.
 """
 
 from __future__ import annotations
@@ -262,12 +265,33 @@ def _sort(args: tuple[str, ...]) -> bool:
     return not any(a == "-o" or re.match(r"-[a-zA-Z]*o", a) or a.startswith(("--output", "--compress-program", "--temporary-directory", "-T")) for a in args)
 
 
+def _no_follow(letter: str, *long: str) -> Callable[[tuple[str, ...]], bool]:
+    """Refuses the option that follows symbolic links while walking a tree (``grep -R``, ``rg -L``):
+    a link the repository ships (``docs -> ~/.ssh``) would be read as if it were inside."""
+    short = re.compile(rf"-[A-Za-z0-9]*{letter}")
+
+    def check(args: tuple[str, ...]) -> bool:
+        return not any((not a.startswith("--") and short.match(a)) or a in long for a in args)
+
+    return check
+
+
+def _all(*checks: Callable[[tuple[str, ...]], bool]) -> Callable[[tuple[str, ...]], bool]:
+    return lambda args: all(check(args) for check in checks)
+
+
+_GREP = _no_follow("R", "--dereference-recursive")
 _OPTION_CHECKS: dict[str, Callable[[tuple[str, ...]], bool]] = {
-    "find": _find,
-    "rg": _without(prefixes=("--pre", "--hostname-bin")),
-    "fd": _without("-x", "-X", prefixes=("--exec",)),
+    "grep": _GREP,
+    "egrep": _GREP,
+    "fgrep": _GREP,
+    "ls": _no_follow("L", "--dereference"),
+    "du": _no_follow("L", "--dereference"),
+    "find": _all(_find, lambda args: not any(a in ("-L", "-follow") for a in args)),
+    "rg": _all(_without(prefixes=("--pre", "--hostname-bin")), _no_follow("L", "--follow")),
+    "fd": _all(_without("-x", "-X", prefixes=("--exec",)), _no_follow("L", "--follow")),
     "sort": _sort,
-    "tree": _without("-o", "-R"),
+    "tree": _all(_without("-o", "-R"), _no_follow("l")),
     "date": _without("-s", prefixes=("--set",)),
     "hostname": lambda args: all(a.startswith("-") and a not in ("-F", "--file", "-b", "--boot") for a in args),
     "uniq": _at_most_one_operand(),
