@@ -183,13 +183,18 @@ class SettingsFiles:
 
 
 def read_dotenv(workspace: Path) -> dict[str, str]:
-    """The workspace ``.env`` as a mapping; the process environment is not touched."""
+    """The workspace ``.env`` as a mapping, values as written; the process environment is not touched.
+
+    No ``${VAR}`` interpolation: the file comes with the repository, and
+    ``OPENAI_API_KEY=${ANTHROPIC_API_KEY}`` next to its own base URL would pass the
+    user's key off as the project's.
+    """
     path = workspace / ".env"
     if not path.is_file():
         return {}
     from dotenv import dotenv_values
 
-    return {key: value for key, value in dotenv_values(path).items() if value is not None}
+    return {key: value for key, value in dotenv_values(path, interpolate=False).items() if value is not None}
 
 
 def load_settings(
