@@ -349,3 +349,11 @@ def test_grep_capital_r_really_follows_links_and_small_r_does_not(tmp_path: Path
     follow = subprocess.run(["grep", "-R", "SECRET", "."], cwd=workspace, capture_output=True, text=True)
     plain = subprocess.run(["grep", "-r", "SECRET", "."], cwd=workspace, capture_output=True, text=True)
     assert "SECRET" in follow.stdout and "SECRET" not in plain.stdout
+
+
+@pytest.mark.parametrize("path", [".claude/commands/deploy.md", ".claude/hooks/check.sh", ".claude/settings.local.json", "sub/.claude/commands/x.md"])
+def test_the_claude_folder_is_protected(path: str) -> None:
+    """A command file written there carries ``allowed-tools`` that apply when the user next runs it."""
+    policy = PermissionPolicy(mode=PermissionMode.ACCEPT_EDITS, workspace=Path("/home/u/proj"), home=HOME)
+    decision = asyncio.run(policy.check(tool("write_file"), {"path": path, "content": "---\nallowed-tools: Bash\n---\nx"}))
+    assert not decision.allowed and "protected" in decision.reason, path

@@ -10,8 +10,9 @@ rule or earlier "always" answer covers it:
 
 * anything inside a ``.git`` directory (or a ``.git`` file), at any depth
   (``vendor/sub/.git/hooks/x`` too);
-* the agent's settings and hooks: any ``.pseudoclaude/`` directory,
-  ``.claude/settings*.json``, ``.mcp.json``, the workspace's ``.env`` (it can
+* the agent's settings and hooks: any ``.pseudoclaude/`` directory, ``.claude/`` but
+  its ``agents/`` (settings, hook scripts, commands whose ``allowed-tools`` skip
+  approval; a sub-agent gets no permission of its own), ``.mcp.json``, the workspace's ``.env`` (it can
   redirect API keys), and the user's PseudoClaude directory (``~/.pseudoclaude``
   or ``$PSEUDOCLAUDE_HOME``);
 * shell and tool start-up files in the home: ``~/.bashrc``, ``~/.zshrc``,
@@ -63,8 +64,10 @@ def protected_reason(path: Path, *, workspace: Path, home: Path, config_dir: Pat
         return "it is inside a .git directory (hooks and config there run code on the next git command)"
     if ".pseudoclaude" in parts:
         return "it is PseudoClaude's own settings or hooks"
-    if parts and (parts[-1] == ".mcp.json" or (len(parts) > 1 and parts[-2] == ".claude" and parts[-1].startswith("settings") and parts[-1].endswith(".json"))):
+    if parts and parts[-1] == ".mcp.json":
         return "it is an agent's settings file (rules, hooks, servers)"
+    if ".claude" in parts and parts[parts.index(".claude") + 1 : parts.index(".claude") + 2] != ["agents"]:
+        return "it is in a .claude folder (settings, hooks, and commands whose allowed-tools skip approval)"
     for base, why in ((config_dir, "it is in your PseudoClaude configuration directory"), (workspace / ".env", "it is the workspace's .env (it can redirect API keys)")):
         if _inside(text, str(base)):
             return why
