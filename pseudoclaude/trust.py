@@ -39,6 +39,7 @@ TRUST_FILE = "trust.json"
 SAFE_MODES = frozenset({"default", "plan"})
 EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint", "mcp"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_REORDERING = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,10 @@ def mcp_json_entries(servers: Mapping[str, Any], source: str = ".mcp.json") -> l
 
 
 def visible(text: str) -> str:
-    """``text`` with control characters shown as ``^X`` / ``\\xNN``, safe to print on a terminal."""
+    """``text`` with control characters shown as ``^X`` / ``\\xNN``, safe to print on a terminal; the
+    bidirectional and zero-width characters that reorder or hide what a command shows ("Trojan Source")
+    as ``<U+202E>``, since the trust question is printed before any safe console exists."""
+    text = _REORDERING.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
     return _CONTROL.sub(lambda m: f"^{chr(ord(m.group()) + 64)}" if ord(m.group()) < 32 else f"\\x{ord(m.group()):02x}", text)
 
 
