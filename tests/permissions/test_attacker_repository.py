@@ -357,3 +357,16 @@ def test_the_claude_folder_is_protected(path: str) -> None:
     policy = PermissionPolicy(mode=PermissionMode.ACCEPT_EDITS, workspace=Path("/home/u/proj"), home=HOME)
     decision = asyncio.run(policy.check(tool("write_file"), {"path": path, "content": "---\nallowed-tools: Bash\n---\nx"}))
     assert not decision.allowed and "protected" in decision.reason, path
+
+
+@pytest.mark.parametrize("command", ["git -C vendor/lib status", "cd vendor/lib && git status"])
+def test_a_git_prefix_rule_does_not_cover_a_repository_whose_config_runs_code(tmp_path: Path, command: str) -> None:
+    """As ``git -c core.fsmonitor=...`` is not covered by ``git:*``, neither is a committed folder whose config has one."""
+    from pseudoclaude.tools.permissions import Rules
+
+    workspace = cloned(tmp_path)
+    embed_bare_repository(workspace / "vendor" / "lib", EVIL_BARE)
+    rules = Rules.from_settings({"permissions": {"allow": ["Bash(git:*)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
+    assert not asyncio.run(policy.check(tool("run_command"), {"command": command})).allowed
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "git commit -m x"})).allowed

@@ -65,9 +65,14 @@ def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -
     for cmd in line.effective:
         if not _reads_only(cmd) or not (cmd.name in _NO_PATHS or _stays_inside(cmd, places, root)):
             return False
-        if cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places)):
+        if git_runs_repository_code(cmd, places):
             return False
     return True
+
+
+def git_runs_repository_code(cmd: SimpleCommand, places: Places) -> bool:
+    """Whether ``cmd`` is git run in a repository (or a folder that cannot be known) whose config or hooks run code."""
+    return cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places))
 
 
 def git_config_runs_code(start: Path) -> bool:
