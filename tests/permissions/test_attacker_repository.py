@@ -370,3 +370,17 @@ def test_a_git_prefix_rule_does_not_cover_a_repository_whose_config_runs_code(tm
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
     assert not asyncio.run(policy.check(tool("run_command"), {"command": command})).allowed
     assert asyncio.run(policy.check(tool("run_command"), {"command": "git commit -m x"})).allowed
+
+
+@pytest.mark.parametrize("command", ["cat .env", "head -n 3 config/.env", "grep KEY .env", "wc -l < .env", "cd config && cat .env", "cat link-to-env"])
+def test_a_deny_rule_on_reading_a_file_also_stops_reading_it_through_the_shell(tmp_path: Path, command: str) -> None:
+    from pseudoclaude.tools.permissions import Rules
+
+    workspace = cloned(tmp_path)
+    (workspace / "config").mkdir()
+    (workspace / ".env").write_text("KEY=secret\n")
+    (workspace / "link-to-env").symlink_to(workspace / ".env")
+    rules = Rules.from_settings({"permissions": {"deny": ["Read(**/.env)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
+    assert not asyncio.run(policy.check(tool("run_command"), {"command": command})).allowed, command
+    assert asyncio.run(policy.check(tool("run_command"), {"command": "cat README.md"})).allowed

@@ -70,6 +70,23 @@ def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -
     return True
 
 
+def read_paths(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -> list[Path]:
+    """The absolute paths the words of ``line``'s readers name (as written and with links resolved),
+    so that a deny rule on reading a file (``read_file(.env)``) also stops ``cat .env``."""
+    places = Places.of(workspace=workspace, home=home, cwd=cwd, variables=line.variables)
+    out: list[Path] = []
+    for cmd in line.effective:
+        if cmd.name in _NO_PATHS:
+            continue
+        words = [r.target for r in cmd.redirects if r.op == "<"]
+        words += [a.split("=", 1)[1] if a.startswith("--") and "=" in a else a for a in cmd.args if not a.startswith("-") or "=" in a]
+        for word in words:
+            for path in candidates(word, cmd.dirs, places):
+                if not path.startswith("?"):
+                    out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
+    return out
+
+
 def git_runs_repository_code(cmd: SimpleCommand, places: Places) -> bool:
     """Whether ``cmd`` is git run in a repository (or a folder that cannot be known) whose config or hooks run code."""
     return cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places))
