@@ -269,3 +269,18 @@ def test_the_trust_question_spells_out_characters_that_reorder_a_command(tmp_pat
     described = " ".join(entry.describe() for entry in load(tmp_path, tmp_path / "home").trust.pending)
     assert "\u202e" not in described and "\u2066" not in described
     assert described.count("<U+202E>") == 2 and "<U+2066>" in described
+
+
+def test_a_project_command_linking_out_of_the_workspace_is_not_loaded(tmp_path: Path) -> None:
+    """``.claude/commands/x.md -> ~/.ssh/id_rsa`` would show the key's first line in the help and send it as a prompt."""
+    from pseudoclaude.agent import load_custom_commands
+
+    ws, secret = tmp_path / "ws", tmp_path / "user" / ".ssh" / "id_rsa"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET\n")
+    (ws / ".claude" / "commands").mkdir(parents=True)
+    (ws / ".claude" / "commands" / "x.md").symlink_to(secret)
+    (ws / ".claude" / "commands" / "ok.md").symlink_to(ws / "ok.txt")
+    (ws / "ok.txt").write_text("fine\n")
+    commands = load_custom_commands(ws, tmp_path / "home", tmp_path / "user")
+    assert [c.name for c in commands.commands] == ["/ok"] and any("link out of the workspace" in p for p in commands.problems)

@@ -14,6 +14,7 @@ ignored, never executed.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -152,6 +153,9 @@ def load_custom_commands(workspace: Path, home: Path, user_home: Path | None = N
         for path in sorted(folder.rglob("*.md")):
             name = "/" + ":".join(path.relative_to(folder).with_suffix("").parts)
             if name in found or not path.is_file():
+                continue
+            if scope == "project" and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(workspace)):
+                problems.append(f"{path}: a link out of the workspace, not loaded")
                 continue
             try:
                 found[name] = parse_command(name, path, scope)
