@@ -157,7 +157,7 @@ def test_in_place_edits_of_protected_files_ask_under_a_broad_rule(command: str) 
 
 @pytest.mark.parametrize(
     "command",
-    ["taskset 1 rm x", "taskset -c 0 rm x", "chrt -f 10 rm x", "coproc rm x", "pkexec rm x", "runuser -u root -- rm x", "fd -x rm", "fd . --exec-batch rm {} ;", "rg --pre rm x", "rg --pre=rm x"],
+    ["taskset 1 rm x", "taskset -c 0 rm x", "chrt -f 10 rm x", "coproc rm x", "ls; coproc NAME { rm x; }", "coproc { rm x; }", "pkexec rm x", "runuser -u root -- rm x", "fd -x rm", "fd . --exec-batch rm {} ;", "rg --pre rm x", "rg --pre=rm x"],
 )
 def test_deny_rules_see_through_more_wrappers(command: str) -> None:
     from pseudoclaude.tools.permissions import Rules

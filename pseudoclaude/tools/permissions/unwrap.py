@@ -176,6 +176,9 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
     rest = args[index:]
     if name in _SKIP_FIRST and rest:
         rest = rest[1:]
+    if name == "coproc":
+        rest = rest[1:] if len(rest) > 1 and rest[1] in ("{", "(") else rest  # coproc NAME { cmd; }
+        rest = [word for word in rest if word not in ("{", "}", "(", ")")]
     if name == "xargs":
         if not rest:
             rest = ["echo"]
