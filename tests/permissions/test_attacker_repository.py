@@ -250,7 +250,7 @@ def test_mutant_killers_that_ask(command: str) -> None:
     assert not decide(Path("/home/u/proj"), command).allowed, command
 
 
-@pytest.mark.parametrize("command", ["for f in a b; do cat $f; done", "ls 2>&1 | head"])
+@pytest.mark.parametrize("command", ["for f in a b; do cat $f; done", "ls 2>&1 | head", "git status -uno"])
 def test_mutant_killers_that_read(command: str) -> None:
     assert decide(Path("/home/u/proj"), command).allowed, command
 

@@ -206,8 +206,9 @@ def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
 
 
 def _short_o(arg: str) -> bool:
-    """``-o``/``-O`` alone or in a cluster, value attached or not: ``git grep -Ovim``/``-iO'sh -c x'`` runs a program."""
-    return re.match(r"-[^-]*[oO]", arg) is not None
+    """``-o``/``-O`` alone, or ``-O`` in a cluster or with its value attached: ``git grep -Ovim``/``-iO'sh -c x'``
+    runs a program (a lower-case ``o`` in a cluster is another option: ``git status -uno``)."""
+    return arg in ("-o", "-O") or re.match(r"-[^-]*O", arg) is not None
 
 
 def _git_output(arg: str) -> bool:
