@@ -384,3 +384,16 @@ def test_a_deny_rule_on_reading_a_file_also_stops_reading_it_through_the_shell(t
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
     assert not asyncio.run(policy.check(tool("run_command"), {"command": command})).allowed, command
     assert asyncio.run(policy.check(tool("run_command"), {"command": "cat README.md"})).allowed
+
+
+@pytest.mark.parametrize("command", ["cat *.py", "head -n1 ./*.py", "grep -h . src/../*.py", "wc -l [e]vil.py"])
+def test_a_glob_matching_a_link_out_of_the_workspace_asks(tmp_path: Path, command: str) -> None:
+    """The literal pattern stays inside; what bash expands it to may be a link the repository ships."""
+    workspace = cloned(tmp_path)
+    (workspace / "src").mkdir()
+    (workspace / "a.py").write_text("ok\n")
+    (tmp_path / "key").write_text("SECRET\n")
+    assert decide(workspace, command).allowed, command
+    (workspace / "evil.py").symlink_to(tmp_path / "key")
+    assert not decide(workspace, command).allowed, command
+    assert decide(workspace, "cat a*.py").allowed

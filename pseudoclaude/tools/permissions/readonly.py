@@ -22,6 +22,7 @@ repository ships may point anywhere, and only the words of the line are checked.
 
 from __future__ import annotations
 
+import glob
 import itertools
 import os
 import re
@@ -43,6 +44,7 @@ _PLAIN = frozenset(
     cd""".split()
 )
 _MAX_MODULE_CONFIGS = 64
+_MAX_GLOB_MATCHES = 512
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _RISKY_GIT_CONFIG = re.compile(
     r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
@@ -172,10 +174,24 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
         if _unknown_variable(word, places) or re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
             return False
         for path in candidates(word, cmd.dirs, places):
-            real = os.path.realpath(path[1:] if path.startswith("?") else path)
-            if path.startswith("?") or not (real == root or real.startswith(root.rstrip("/") + "/")):
+            if path.startswith("?"):
+                return False
+            if not all(_inside(os.path.realpath(match), root) for match in _glob_matches(path)):
                 return False
     return True
+
+
+def _inside(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip("/") + "/")
+
+
+def _glob_matches(path: str) -> list[str]:
+    """``path`` and, when it is a glob, what bash would expand it to (``*.py`` may match a link
+    the repository ships, ``evil.py -> ~/.ssh/id_rsa``); too many matches count as one outside."""
+    if not _GLOB_CHARS.search(path):
+        return [path]
+    matches = list(itertools.islice(glob.iglob(path), _MAX_GLOB_MATCHES + 1))
+    return [path, *matches] if len(matches) <= _MAX_GLOB_MATCHES else ["/"]
 
 
 _VARIABLE_USE = re.compile(r"\$\{?[#!]?([A-Za-z_]\w*|[0-9@*#?$!-])")
