@@ -397,3 +397,15 @@ def test_a_glob_matching_a_link_out_of_the_workspace_asks(tmp_path: Path, comman
     (workspace / "evil.py").symlink_to(tmp_path / "key")
     assert not decide(workspace, command).allowed, command
     assert decide(workspace, "cat a*.py").allowed
+
+
+@pytest.mark.parametrize("command", ["cp pre-commit .gi?/hooks/", "cp pre-commit .[g]it/hooks/", "mv x .g*/config"])
+def test_a_glob_naming_a_protected_folder_is_a_protected_write(tmp_path: Path, command: str) -> None:
+    from pseudoclaude.tools.permissions import Rules
+
+    workspace = cloned(tmp_path)
+    (workspace / ".git" / "hooks").mkdir()
+    rules = Rules.from_settings({"permissions": {"allow": ["Bash(cp:*)", "Bash(mv:*)"]}})
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
+    decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
+    assert not decision.allowed and "protected" in decision.reason, command

@@ -42,7 +42,7 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable
 
-from pseudoclaude.tools.permissions.targets import Places, candidates
+from pseudoclaude.tools.permissions.targets import Places, candidates, glob_matches
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 HOME_STARTUP = frozenset(
@@ -101,8 +101,8 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
         words += [".git/hooks"] if cmd.name == "git" and any(a.startswith("--template") for a in cmd.args) else []
         for word in words:
             for path in candidates(word, cmd.dirs, places):
-                if not path.startswith("?"):
-                    out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
+                for match in glob_matches(path) if not path.startswith("?") else ():
+                    out.extend(dict.fromkeys((Path(match), Path(os.path.realpath(match)))))
     return out
 
 

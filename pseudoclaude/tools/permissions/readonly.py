@@ -22,7 +22,6 @@ repository ships may point anywhere, and only the words of the line are checked.
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
 import re
@@ -32,7 +31,7 @@ from typing import Callable
 
 from pseudoclaude.tools.permissions.hidden import git_subcommand, hidden_reason
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
-from pseudoclaude.tools.permissions.targets import Places, candidates, resolve_dirs
+from pseudoclaude.tools.permissions.targets import Places, candidates, glob_matches, resolve_dirs
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 FIND_WRITERS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -44,7 +43,6 @@ _PLAIN = frozenset(
     cd""".split()
 )
 _MAX_MODULE_CONFIGS = 64
-_MAX_GLOB_MATCHES = 512
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _RISKY_GIT_CONFIG = re.compile(
     r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
@@ -176,7 +174,7 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
         for path in candidates(word, cmd.dirs, places):
             if path.startswith("?"):
                 return False
-            if not all(_inside(os.path.realpath(match), root) for match in _glob_matches(path)):
+            if not all(_inside(os.path.realpath(match), root) for match in glob_matches(path)):
                 return False
     return True
 
@@ -185,13 +183,7 @@ def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip("/") + "/")
 
 
-def _glob_matches(path: str) -> list[str]:
-    """``path`` and, when it is a glob, what bash would expand it to (``*.py`` may match a link
-    the repository ships, ``evil.py -> ~/.ssh/id_rsa``); too many matches count as one outside."""
-    if not _GLOB_CHARS.search(path):
-        return [path]
-    matches = list(itertools.islice(glob.iglob(path), _MAX_GLOB_MATCHES + 1))
-    return [path, *matches] if len(matches) <= _MAX_GLOB_MATCHES else ["/"]
+
 
 
 _VARIABLE_USE = re.compile(r"\$\{?[#!]?([A-Za-z_]\w*|[0-9@*#?$!-])")
