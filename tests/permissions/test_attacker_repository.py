@@ -409,3 +409,16 @@ def test_a_glob_naming_a_protected_folder_is_a_protected_write(tmp_path: Path, c
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=workspace, home=HOME, rules=rules)
     decision = asyncio.run(policy.check(tool("run_command"), {"command": command}))
     assert not decision.allowed and "protected" in decision.reason, command
+
+
+@pytest.mark.parametrize("rule", ["mcp__github", "mcp__github__*"])
+def test_a_server_name_cannot_borrow_another_servers_allow_rule(rule: str) -> None:
+    from pseudoclaude.mcp_client import tool_name
+    from pseudoclaude.tools.permissions import Rules
+
+    from .fakes import declared
+
+    rules = Rules.from_settings({"permissions": {"allow": [rule]}})
+    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
+    assert not asyncio.run(policy.check(declared(tool_name("github__evil", "run"), "write"), {})).allowed
+    assert asyncio.run(policy.check(declared(tool_name("github", "run"), "write"), {})).allowed
