@@ -284,3 +284,19 @@ def test_a_project_command_linking_out_of_the_workspace_is_not_loaded(tmp_path: 
     (ws / "ok.txt").write_text("fine\n")
     commands = load_custom_commands(ws, tmp_path / "home", tmp_path / "user")
     assert [c.name for c in commands.commands] == ["/ok"] and any("link out of the workspace" in p for p in commands.problems)
+
+
+def test_project_agent_files_that_are_fifos_or_links_out_are_skipped(tmp_path: Path) -> None:
+    """A FIFO named ``.claude/agents/x.md`` (an archive can hold one) hung every start-up in the folder."""
+    from pseudoclaude.agent.subagents import load_agents
+
+    ws, secret = tmp_path / "ws", tmp_path / "id_rsa"
+    secret.write_text("SECRET")
+    agents = ws / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    os.mkfifo(agents / "hang.md")
+    (agents / "leak.md").symlink_to(secret)
+    (agents / "fine.md").write_text("---\nname: fine\n---\nreview\n")
+    definitions, problems = load_agents(ws, tmp_path / "home", tmp_path / "user")
+    assert [d.name for d in definitions if d.name not in ("explore", "general-purpose")] == ["fine"]
+    assert len(problems) == 2
