@@ -134,3 +134,13 @@ def test_start_up_names_outside_the_home_are_ordinary_files() -> None:
 def test_always_on_a_protected_write_counts_as_once() -> None:
     approver = ScriptedApprover([ApprovalAnswer("always")])
     assert check(policy(approver=approver), "write_file", {"path": ".git/config", "content": "x"}) == Decision(True, "approved once by the user", "approval")
+
+
+def test_a_path_rule_matches_when_the_workspace_is_opened_through_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "src").mkdir(parents=True)
+    link = tmp_path / "ws"
+    link.symlink_to(real)
+    rules = Rules.from_settings({"permissions": {"allow": ["edit_file(src/**)"]}})
+    p = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=link, home=HOME, rules=rules)
+    assert asyncio.run(p.check(tool("edit_file"), {"path": "src/a.py", "old_string": "a", "new_string": "b"})).source == "rule"
