@@ -37,12 +37,13 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
 from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, mcp_json_entries, visible
 
 THINKING_MODES = ("adaptive", "disabled")
+_Number = TypeVar("_Number", int, float)
 MIN_THINKING_TOKENS = 1024
 
 
@@ -182,22 +183,20 @@ class SettingsFiles:
             value = layer.get(key, value)
         return value
 
-    def merged(self, key: str) -> dict[str, Any]:
-        """An object-valued key (``permissions``) merged entry by entry across the files."""
-        merged: dict[str, Any] = {}
-        for layer in self.layers:
-            merged.update(layer.get(key) or {})
-        return merged
-
 
 def read_dotenv(workspace: Path) -> dict[str, str]:
-    """The workspace ``.env`` as a mapping; the process environment is not touched."""
+    """The workspace ``.env`` as a mapping, values as written; the process environment is not touched.
+
+    No ``${VAR}`` interpolation: the file comes with the repository, and
+    ``OPENAI_API_KEY=${ANTHROPIC_API_KEY}`` next to its own base URL would pass the
+    user's key off as the project's.
+    """
     path = workspace / ".env"
     if not path.is_file():
         return {}
     from dotenv import dotenv_values
 
-    return {key: value for key, value in dotenv_values(path).items() if value is not None}
+    return {key: value for key, value in dotenv_values(path, interpolate=False).items() if value is not None}
 
 
 def load_settings(
@@ -233,7 +232,7 @@ def load_settings(
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
-    mode_name = flags.permission_mode or _str(files.merged("permissions").get("defaultMode")) or "default"
+    mode_name = flags.permission_mode or _mode_name(files) or "default"
     try:
         mode = PermissionMode.parse(mode_name).value
     except ValueError as error:
@@ -248,8 +247,8 @@ def load_settings(
         context_window=window,
         permission_mode=mode,
         allowed_tools=flags.allowed_tools,
-        max_turns=flags.max_turns or _int(files.get("maxTurns"), "maxTurns"),
-        max_budget_usd=flags.max_budget_usd or _dollars(files.get("maxBudgetUsd"), "maxBudgetUsd"),
+        max_turns=flags.max_turns or _lowest(files, "maxTurns", _int),
+        max_budget_usd=flags.max_budget_usd or _lowest(files, "maxBudgetUsd", _dollars),
         openai_api=_openai_api(env, files),
         settings_layers=files.layers,
         settings_paths=files.paths,
@@ -463,6 +462,25 @@ def _settle_guess(guess: ProviderEntry, model: str, configured: Sequence[Provide
         f"the model name {model!r} looks like a {guess.name} model, but {guess.key_variable} is not set and "
         f"{', '.join(entry.name for entry in configured)} is configured: pass {names} to send it there, or set {guess.key_variable}"
     )
+
+
+def _mode_name(files: SettingsFiles) -> str | None:
+    """``permissions.defaultMode``, the last file setting it winning, except that a project's ``default``
+    (which needs no trust) does not lift the user's own ``plan``."""
+    name: str | None = None
+    for index, layer in enumerate(files.layers):
+        permissions = layer.get("permissions")
+        value = _str(permissions.get("defaultMode")) if isinstance(permissions, Mapping) else None
+        if value is not None and not (index > 0 and value == "default" and name == "plan"):
+            name = value
+    return name
+
+
+def _lowest(files: SettingsFiles, key: str, parse: Callable[[Any, str], _Number | None]) -> _Number | None:
+    """A limit (``maxTurns``, ``maxBudgetUsd``) as the lowest any settings file sets: a project may
+    tighten the user's limit, never raise it (a cloned repository must not lift a spending cap)."""
+    found = [value for layer in files.layers if (value := parse(layer.get(key), key)) is not None]
+    return min(found) if found else None
 
 
 def _str(value: Any) -> str | None:

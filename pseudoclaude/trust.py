@@ -39,6 +39,7 @@ TRUST_FILE = "trust.json"
 SAFE_MODES = frozenset({"default", "plan"})
 EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint", "mcp"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_REORDERING = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,19 @@ def _server_target(declaration: str) -> str:
         return declaration[:200]
     if not isinstance(raw, dict):
         return declaration[:200]
-    if "command" in raw:
+    kind = _text(raw.get("type") or ("stdio" if "command" in raw else "http")).lower()
+    if kind == "stdio":
         args: list[Any] = raw["args"] if isinstance(raw.get("args"), list) else []
-        return "runs " + " ".join(_text(part) for part in (raw["command"], *args))[:300]
-    return f"connects to {_text(raw.get('url'))[:300]}"
+        return "runs " + " ".join(_text(part) for part in (raw.get("command"), *args))[:300] + _pairs("environment", raw.get("env"))
+    return f"connects to {_text(raw.get('url'))[:300]}" + _pairs("headers", raw.get("headers"))
+
+
+def _pairs(label: str, values: Any) -> str:
+    """The declared ``env``/``headers`` (``${VAR}`` unexpanded), every name shown: ``NODE_OPTIONS=--require ./x.js``
+    or ``LD_PRELOAD`` runs repository code under an innocent-looking command."""
+    if not isinstance(values, Mapping) or not values:
+        return ""
+    return f" with {label} " + ", ".join(f"{_text(name)}={_text(value)[:80]}" for name, value in values.items())
 
 
 def mcp_json_entries(servers: Mapping[str, Any], source: str = ".mcp.json") -> list[TrustEntry]:
@@ -116,7 +126,10 @@ def mcp_json_entries(servers: Mapping[str, Any], source: str = ".mcp.json") -> l
 
 
 def visible(text: str) -> str:
-    """``text`` with control characters shown as ``^X`` / ``\\xNN``, safe to print on a terminal."""
+    """``text`` with control characters shown as ``^X`` / ``\\xNN``, safe to print on a terminal; the
+    bidirectional and zero-width characters that reorder or hide what a command shows ("Trojan Source")
+    as ``<U+202E>``, since the trust question is printed before any safe console exists."""
+    text = _REORDERING.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
     return _CONTROL.sub(lambda m: f"^{chr(ord(m.group()) + 64)}" if ord(m.group()) < 32 else f"\\x{ord(m.group()):02x}", text)
 
 

@@ -14,6 +14,7 @@ ignored, never executed.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -111,8 +112,16 @@ class CommandSet:
 
 
 def workspace_trusted(trust: WorkspaceTrust) -> bool:
-    """Whether the user trusts this folder (``--trust-workspace``, ``trustedWorkspaces``, or every project entry approved)."""
-    return trust.trusted_by is not None or (bool(trust.entries) and not trust.ignored and not trust.pending)
+    """Whether the user trusts this folder: ``--trust-workspace``, ``trustedWorkspaces``, or a "yes" to its trust question.
+
+    Every entry approved is not enough when all of them are allow rules: an "always" answer
+    records its rule as approved too (``local_rule_sink``), and a repository can add to its
+    settings the rule a user is likely to have said "always" to (``Bash(npm test:*)``). Only the
+    trust question approves a hook, a server, a mode, a sessions folder or a base URL.
+    """
+    if trust.trusted_by is not None:
+        return True
+    return not trust.ignored and not trust.pending and any(entry.kind != "allow" for entry in trust.entries)
 
 
 def _valid_rule(text: str) -> bool:
@@ -144,6 +153,9 @@ def load_custom_commands(workspace: Path, home: Path, user_home: Path | None = N
         for path in sorted(folder.rglob("*.md")):
             name = "/" + ":".join(path.relative_to(folder).with_suffix("").parts)
             if name in found or not path.is_file():
+                continue
+            if scope == "project" and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(workspace)):
+                problems.append(f"{path}: a link out of the workspace, not loaded")
                 continue
             try:
                 found[name] = parse_command(name, path, scope)

@@ -10,10 +10,13 @@ What is loaded, in this order (later files are more specific):
 A line that is only ``@relative/path`` (outside fenced code blocks) is replaced by
 that file's text, resolved from the importing file's folder (``@~/x`` from the
 user's home). Imports nest at most ``MAX_IMPORT_DEPTH`` deep, must stay inside the
-repository root or the PseudoClaude home, and a file already on the import chain
+repository root (the workspace, when that root holds the user's home) or the
+PseudoClaude home, and a file already on the import chain
 (a cycle) or already included is not included again; every refusal, missing file
 or unreadable file is reported in ``Instructions.problems`` and leaves the line
-as it was.
+as it was. The repository is untrusted: a project file that is a link out of it
+(``CLAUDE.md -> ~/.ssh/id_rsa``) is not loaded, since its text would go to the
+model's endpoint, and only the first ``MAX_FILE_CHARS`` characters of a file are read.
 
 Invariant: the rendered text depends only on the files' bytes and paths, in a
 fixed order, so it is byte-identical for a whole session and across a resume
@@ -108,10 +111,15 @@ def candidate_files(workspace: Path, home: Path) -> list[tuple[Path, Scope]]:
 
 def load_instructions(workspace: Path, home: Path) -> Instructions:
     """Read every instruction file of ``workspace`` (and the user's), expanding imports."""
-    loader = _Loader(allowed_roots=(repository_root(workspace), _real(home)))
+    project_root = _import_root(workspace)
+    loader = _Loader(allowed_roots=(project_root, _real(home)))
     sections: list[str] = []
     for path, scope in candidate_files(workspace, home):
         if not path.is_file() or _real(path) in loader.seen:
+            continue
+        limit = project_root if _inside(_real(path.parent), (project_root,)) else _real(repository_root(workspace))
+        if scope != "user" and not _inside(_real(path), (limit,)):
+            loader.problems.append(f"{path}: a link to {_real(path)}, outside the repository, not loaded")
             continue
         body = loader.load(path, scope, chain=(), imported_by=None)
         if body is not None and body.strip():
@@ -139,6 +147,30 @@ _LABELS: dict[Scope, str] = {
 }
 
 
+def _import_root(workspace: Path) -> Path:
+    """The folder project imports must stay in: the repository root, or the workspace when that root
+    holds the user's home (a dotfiles ``~/.git`` above a downloaded folder would open the whole home)."""
+    root = _real(repository_root(workspace))
+    user_home = _real(Path.home())
+    return _real(workspace) if user_home == root or root in user_home.parents else root
+
+
+def _read_bounded(path: Path) -> tuple[bytes, int]:
+    """The first bytes of ``path`` that can hold ``MAX_FILE_CHARS`` characters, and its whole size:
+    a repository's multi-gigabyte CLAUDE.md must not be read whole at start-up."""
+    with open(path, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        raw = stream.read(MAX_FILE_CHARS * 4 + 1)
+    if len(raw) > MAX_FILE_CHARS * 4:
+        for cut in range(4):
+            try:
+                (raw[: len(raw) - cut]).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            return raw[: len(raw) - cut], size
+    return raw, size
+
+
 def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
@@ -157,7 +189,7 @@ class _Loader:
     def load(self, path: Path, scope: Scope, *, chain: tuple[Path, ...], imported_by: Path | None) -> str | None:
         real = _real(path)
         try:
-            raw = path.read_bytes()
+            raw, size = _read_bounded(path)
             text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as error:
             self.problems.append(f"{path}: cannot be read as UTF-8 text ({type(error).__name__})")
@@ -166,7 +198,7 @@ class _Loader:
             self.problems.append(f"{path}: looks binary, not loaded")
             return None
         self.seen.add(real)
-        self.files.append(InstructionFile(path=path, size=len(raw), scope=scope, imported_by=imported_by))
+        self.files.append(InstructionFile(path=path, size=size, scope=scope, imported_by=imported_by))
         if len(text) > MAX_FILE_CHARS:
             self.problems.append(f"{path}: longer than {MAX_FILE_CHARS} characters, truncated")
             text = text[:MAX_FILE_CHARS] + "\n[... truncated ...]"

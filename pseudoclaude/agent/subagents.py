@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,8 +98,12 @@ def load_agents(workspace: Path, home: Path, user_home: Path | None = None) -> t
     problems: list[str] = []
     for folder in agent_dirs(workspace, home, user_home):
         for path in sorted(folder.glob("*.md")) if folder.is_dir() else ():
+            if not path.is_file() or (folder.is_relative_to(workspace) and not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(workspace))):
+                problems.append(f"{path}: not a regular file of the workspace, not loaded")  # a FIFO would hang start-up
+                continue
             try:
-                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace")[:256 * 1024])
+                with open(path, "rb") as stream:
+                    meta, body = parse_front_matter(stream.read(256 * 1024).decode("utf-8", errors="replace"))
             except OSError as error:
                 problems.append(f"{path}: {error.strerror or error}")
                 continue

@@ -135,8 +135,11 @@ def safe_name(text: str) -> str:
 
 
 def tool_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``, sanitized; a name over 64 characters keeps its start and a short hash."""
-    name = f"mcp__{safe_name(server)}__{safe_name(tool)}"
+    """``mcp__<server>__<tool>``, sanitized; a name over 64 characters keeps its start and a short hash.
+
+    The server part never holds ``__``: a server named ``github__x`` would otherwise have tools named
+    ``mcp__github__x__...``, which the user's ``mcp__github`` allow rule covers."""
+    name = f"mcp__{re.sub('_{2,}', '_', safe_name(server))}__{safe_name(tool)}"
     if len(name) <= MAX_TOOL_NAME:
         return name
     digest = hashlib.sha256(name.encode()).hexdigest()[:8]

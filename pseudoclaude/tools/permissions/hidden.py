@@ -17,6 +17,8 @@ whatever its first word:
 * a command name that is not a literal word (``$t``, ``"$(echo touch)"``,
   ``/bin/r?``, ``{rm,-rf,x}``), which also covers ``eval``/``bash -c`` of a
   computed string once :mod:`unwrap` has re-parsed it;
+* ``${!name}`` (indirection evaluates a subscript in the value) and ``${name@P}``
+  (prompt expansion runs ``$(...)`` in the value), whatever the value looks like;
 * ``source``/``.`` of a computed path; ``git -c``/``--config-env`` (a config
   value can define an alias, a pager or an fsmonitor that runs code) and a git
   subcommand that is not a built-in one (it may be an alias).
@@ -42,6 +44,7 @@ _ARITH_NAMES = re.compile(r"[A-Za-z_$\[]")
 _SUBSCRIPT_CODE = re.compile(r"\w\[[^\]]*(?:\$\(|`)")
 _ARITH_TEST = re.compile(r"\[\[(?:(?!\]\]).)*-(?:eq|ne|lt|le|gt|ge)\b(?:(?!\]\]).)*\]\]", re.DOTALL)
 _SHELL_WORD_END = " \t\n;|&<>()"
+_EVALUATING_EXPANSION = re.compile(r"\$\{![A-Za-z_]\w*[^\[]|\$\{![A-Za-z_]\w*$|\$\{[^}]*@P\}")
 
 GIT_BUILTINS = frozenset(
     """add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore check-mailmap
@@ -96,6 +99,8 @@ def hidden_reason(command: str, commands: Iterable[SimpleCommand]) -> str | None
             return "it runs a process substitution `<(...)`/`>(...)`"
         if _ARITH_NAMES.search(found.body):
             return "its arithmetic names a variable, which bash may evaluate as code"
+    if _EVALUATING_EXPANSION.search(command):
+        return "`${!name}` or `${name@P}` evaluates a variable's value (a subscript, a prompt string) and may run `$(...)` hidden in it"
     if _SUBSCRIPT_CODE.search(command):
         return "an array subscript holds `$(...)` or backticks, which bash runs when it evaluates it (printf -v, test -v, arithmetic), even in single quotes"
     if _ARITH_TEST.search(command):
@@ -121,6 +126,9 @@ def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[st
         return not values or any(_NON_LITERAL_NAME.search(v.split()[0]) for v in values)
 
     for cmd in commands:
+        evaluating = next((word for word in (*cmd.assignments, *cmd.words) if _EVALUATING_EXPANSION.search(word)), None)
+        if evaluating is not None:
+            return f"`{evaluating}` evaluates a variable's value as code when the line runs (indirection or prompt expansion)"
         if cmd.name in ("source", ".") and cmd.args and ("$" in cmd.args[0] or "`" in cmd.args[0]) and unknown(cmd.args[0]):
             return f"`{cmd.text}` runs a file whose name is only known when the line runs"
         if not non_literal_name(cmd) or re.fullmatch(r"\{[^{}$`]*,[^{}$`]*\}", cmd.words[0]):

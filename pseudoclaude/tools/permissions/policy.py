@@ -52,7 +52,7 @@ from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructio
 from pseudoclaude.tools.permissions.plan_exit import review_plan
 from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
-from pseudoclaude.tools.permissions.readonly import is_read_only
+from pseudoclaude.tools.permissions.readonly import is_read_only, read_paths
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
 from pseudoclaude.tools.permissions.suggest import suggested_rule
@@ -167,7 +167,20 @@ class PermissionPolicy:
 
     def _reads_only(self, call: Call) -> bool:
         line = self._line(call)
-        return line is not None and is_read_only(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
+        if line is None or not is_read_only(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call)):
+            return False
+        return not self._read_denied(call, line)
+
+    def _read_denied(self, call: Call, line: CommandLine) -> bool:
+        """Whether a deny rule on a reading tool (``read_file(.env)``) names a file this read-only line reads:
+        then the line is no longer run without asking (``cat .env`` reads what ``read_file`` may not)."""
+        denies = [rule for rule in self.rules.deny if rule.pattern is not None and (reader := self.tools.get(rule.tool)) is not None and reader.traits.kind == "read" and reader.traits.path_arguments]
+        if not denies:
+            return False
+        paths = read_paths(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
+        real_workspace = Path(os.path.realpath(self.workspace))
+        paths += [self.workspace / p.relative_to(real_workspace) for p in paths if p.is_relative_to(real_workspace) and real_workspace != self.workspace]
+        return any(rule.matches_path(path, workspace=self.workspace, home=self.home) for rule in denies for path in paths)
 
     def _protected(self, call: Call) -> tuple[Path, str] | None:
         if call.traits.kind == "edit":

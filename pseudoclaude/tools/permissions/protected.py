@@ -10,13 +10,19 @@ rule or earlier "always" answer covers it:
 
 * anything inside a ``.git`` directory (or a ``.git`` file), at any depth
   (``vendor/sub/.git/hooks/x`` too);
-* the agent's settings and hooks: any ``.pseudoclaude/`` directory,
-  ``.claude/settings*.json``, ``.mcp.json``, the workspace's ``.env`` (it can
+* the agent's settings and hooks: any ``.pseudoclaude/`` directory, ``.claude/`` but
+  its ``agents/`` (settings, hook scripts, commands whose ``allowed-tools`` skip
+  approval; a sub-agent gets no permission of its own), ``.mcp.json``, the workspace's ``.env`` (it can
   redirect API keys), and the user's PseudoClaude directory (``~/.pseudoclaude``
   or ``$PSEUDOCLAUDE_HOME``);
 * shell and tool start-up files in the home: ``~/.bashrc``, ``~/.zshrc``,
   ``~/.profile``, ``~/.bash_profile``... ``~/.gitconfig``, ``~/.config/git/``,
-  ``~/.config/fish/``, ``~/.ssh/``.
+  ``~/.config/fish/``, ``~/.ssh/``, and the folders whose programs run later
+  without a question: ``~/.local/bin/`` and ``~/bin/`` (early on ``PATH``),
+  ``~/.config/autostart/``, ``~/.config/systemd/``.
+
+Names compare after dropping the zero-width and direction characters macOS's
+file system ignores (``.g\u200cit`` is ``.git`` there).
 
 Names compare case-insensitively (``.GIT/hooks`` on macOS is ``.git/hooks``).
 For commands, the written paths are those :func:`command_writes` can extract:
@@ -31,17 +37,20 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
+import unicodedata
 from pathlib import Path
 from typing import Iterable
 
-from pseudoclaude.tools.permissions.targets import Places, candidates
+from pseudoclaude.tools.permissions.targets import Places, candidates, glob_matches
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 HOME_STARTUP = frozenset(
     """.bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zshenv .zprofile .zlogin .zlogout .kshrc .mkshrc
-    .cshrc .tcshrc .login .gitconfig""".split()
+    .cshrc .tcshrc .login .gitconfig .bash_aliases .xprofile .xsessionrc .xinitrc .pam_environment""".split()
 )
-HOME_DIRS = (".ssh", ".config/git", ".config/fish")
+HOME_DIRS = (".ssh", ".config/git", ".config/fish", ".local/bin", ".config/autostart", ".config/systemd", ".config/environment.d", "bin")
+_IGNORABLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _OPERAND_WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate", "shred", "unlink", "patch"})
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"})
@@ -49,14 +58,16 @@ _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "
 
 def protected_reason(path: Path, *, workspace: Path, home: Path, config_dir: Path) -> str | None:
     """Why writing ``path`` (absolute) needs the user's eyes, or None."""
-    text = posixpath.normpath(str(path))
+    text = _IGNORABLE.sub("", unicodedata.normalize("NFC", posixpath.normpath(str(path))))
     parts = [p.lower() for p in text.split("/") if p]
     if ".git" in parts:
         return "it is inside a .git directory (hooks and config there run code on the next git command)"
     if ".pseudoclaude" in parts:
         return "it is PseudoClaude's own settings or hooks"
-    if parts and (parts[-1] == ".mcp.json" or (len(parts) > 1 and parts[-2] == ".claude" and parts[-1].startswith("settings") and parts[-1].endswith(".json"))):
+    if parts and parts[-1] == ".mcp.json":
         return "it is an agent's settings file (rules, hooks, servers)"
+    if ".claude" in parts and parts[parts.index(".claude") + 1 : parts.index(".claude") + 2] != ["agents"]:
+        return "it is in a .claude folder (settings, hooks, and commands whose allowed-tools skip approval)"
     for base, why in ((config_dir, "it is in your PseudoClaude configuration directory"), (workspace / ".env", "it is the workspace's .env (it can redirect API keys)")):
         if _inside(text, str(base)):
             return why
@@ -83,16 +94,21 @@ def command_writes(line: CommandLine, *, workspace: Path, home: Path, cwd: Path)
     for cmd in line.effective:
         words = [r.target for r in cmd.redirects if r.op in _WRITE_OPS and not r.target.isdigit() and r.target != "-"]
         operands = [a for a in cmd.args if not a.startswith("-")] + [a.split("=", 1)[1] for a in cmd.args if a.startswith("--") and "=" in a]
-        if cmd.name in _OPERAND_WRITERS or (cmd.name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" for a in cmd.args)):
+        if cmd.name in _OPERAND_WRITERS or (cmd.name in ("sed", "perl") and any(_in_place(a) for a in cmd.args)):
             words += operands
         words += [a[3:] for a in cmd.args if cmd.name == "dd" and a.startswith("of=")]
         words += _git_config_file(cmd.args) if cmd.name == "git" else []
         words += [".git/hooks"] if cmd.name == "git" and any(a.startswith("--template") for a in cmd.args) else []
         for word in words:
             for path in candidates(word, cmd.dirs, places):
-                if not path.startswith("?"):
-                    out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
+                for match in glob_matches(path) if not path.startswith("?") else ():
+                    out.extend(dict.fromkeys((Path(match), Path(os.path.realpath(match)))))
     return out
+
+
+def _in_place(arg: str) -> bool:
+    """``sed``/``perl`` editing in place: ``-i``, in a cluster (``-Ei``, ``-pi``) or long (``--in-place=.bak``, ``--in``)."""
+    return re.match(r"-[A-Za-z]*i", arg) is not None or (arg.startswith("--i") and "--in-place".startswith(arg.split("=", 1)[0]))
 
 
 def _git_config_file(args: tuple[str, ...]) -> list[str]:

@@ -15,10 +15,14 @@ Some readers have a writing or executing option, refused here by name:
 ``fd --exec``, ``sort -o``/``--compress-program``, ``tree -o``, ``date -s``,
 ``git grep -O``; git's long options may be abbreviated (``--out=x``), so any
 prefix of ``--output`` counts. ``git branch`` is read-only only as a listing.
+Options that follow symbolic links while walking a tree (``grep -R``, ``rg -L``,
+``fd -L``, ``find -L``/``-follow``, ``tree -l``, ``ls -L``, ``du -L``) ask: a link the
+repository ships may point anywhere, and only the words of the line are checked.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from fnmatch import fnmatchcase
@@ -27,7 +31,7 @@ from typing import Callable
 
 from pseudoclaude.tools.permissions.hidden import git_subcommand, hidden_reason
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
-from pseudoclaude.tools.permissions.targets import Places, candidates, resolve_dirs
+from pseudoclaude.tools.permissions.targets import Places, candidates, glob_matches, resolve_dirs
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
 FIND_WRITERS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
@@ -38,8 +42,12 @@ _PLAIN = frozenset(
     b2sum cksum column jq find [[ whoami id groups uname nproc arch which type test [ rg fd tree sort uniq xxd date hostname
     cd""".split()
 )
+_MAX_MODULE_CONFIGS = 64
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_RISKY_GIT_CONFIG = re.compile(r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|!", re.IGNORECASE)
+_RISKY_GIT_CONFIG = re.compile(
+    r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
+    re.IGNORECASE,
+)
 _NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
 _GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
 _BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
@@ -57,9 +65,31 @@ def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -
     for cmd in line.effective:
         if not _reads_only(cmd) or not (cmd.name in _NO_PATHS or _stays_inside(cmd, places, root)):
             return False
-        if cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places)):
+        if git_runs_repository_code(cmd, places):
             return False
     return True
+
+
+def read_paths(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -> list[Path]:
+    """The absolute paths the words of ``line``'s readers name (as written and with links resolved),
+    so that a deny rule on reading a file (``read_file(.env)``) also stops ``cat .env``."""
+    places = Places.of(workspace=workspace, home=home, cwd=cwd, variables=line.variables)
+    out: list[Path] = []
+    for cmd in line.effective:
+        if cmd.name in _NO_PATHS:
+            continue
+        words = [r.target for r in cmd.redirects if r.op == "<"]
+        words += [a.split("=", 1)[1] if a.startswith("--") and "=" in a else a for a in cmd.args if not a.startswith("-") or "=" in a]
+        for word in words:
+            for path in candidates(word, cmd.dirs, places):
+                if not path.startswith("?"):
+                    out.extend(dict.fromkeys((Path(path), Path(os.path.realpath(path)))))
+    return out
+
+
+def git_runs_repository_code(cmd: SimpleCommand, places: Places) -> bool:
+    """Whether ``cmd`` is git run in a repository (or a folder that cannot be known) whose config or hooks run code."""
+    return cmd.name == "git" and any(d is None or git_config_runs_code(Path(d)) for d in _git_dirs(cmd, places))
 
 
 def git_config_runs_code(start: Path) -> bool:
@@ -67,7 +97,9 @@ def git_config_runs_code(start: Path) -> bool:
 
     A repository unpacked from an archive brings its own ``.git/config``: a
     ``core.fsmonitor``, a diff ``textconv``/``command``, a filter or an
-    ``include`` there runs code on the next reading git command. Such a
+    ``include`` there runs code on the next reading git command, and so does
+    one in a submodule's config (``git status`` recurses into submodules) and
+    a ``hooks/post-index-change`` (``git status`` refreshes the index). Such a
     repository's git commands ask; unreadable configs count as risky.
     """
     try:
@@ -80,15 +112,30 @@ def git_config_runs_code(start: Path) -> bool:
                 if match is None:
                     return True
                 gitdir = (directory / match.group(1).strip()).resolve()
+            elif _looks_like_git_dir(directory):
+                gitdir = directory
             else:
                 continue
-            configs = [gitdir / "config", gitdir / "config.worktree"]
+            dirs = [gitdir]
             if (gitdir / "commondir").is_file():
-                configs.append((gitdir / (gitdir / "commondir").read_text().strip()).resolve() / "config")
+                dirs.append((gitdir / (gitdir / "commondir").read_text().strip()).resolve())
+            configs = [d / name for d in dirs for name in ("config", "config.worktree")]
+            configs += [config for d in dirs for config in itertools.islice((d / "modules").rglob("config"), _MAX_MODULE_CONFIGS + 1)]
+            if len(configs) > 2 * len(dirs) + _MAX_MODULE_CONFIGS or any((d / "hooks" / "post-index-change").exists() for d in dirs):
+                return True
             return any(c.is_file() and _RISKY_GIT_CONFIG.search(c.read_text(errors="replace")) for c in configs)
     except OSError:
         return True
     return False
+
+
+def _looks_like_git_dir(directory: Path) -> bool:
+    """Whether git would take ``directory`` itself for a (bare) repository, as its discovery does after ``.git``.
+
+    Such a folder can be committed in an ordinary repository (``vendor/lib/HEAD``, ``objects/``,
+    ``refs/``, ``config``): a git command run inside it then reads that config, fsmonitor and all.
+    """
+    return (directory / "HEAD").is_file() and ((directory / "objects").is_dir() or (directory / "refs").is_dir() or (directory / "commondir").is_file())
 
 
 def _git_dirs(cmd: SimpleCommand, places: Places) -> list[str | None]:
@@ -104,8 +151,13 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
     """Every word that may be a path resolves inside the workspace (``cat ~/.ssh/id_rsa`` asks, as ``read_file`` refuses it).
 
     Option words count too (``--file=/x``, ``-f/x``), and so do input
-    redirections; ``~user`` and a glob that may match ``..`` (``.*``) count as outside.
+    redirections; ``~user`` and a glob that may match ``..`` (``.*``) count as outside. So does a
+    folder the line cannot know (after ``cd -``/``popd``, or ``cd`` to a relative name while
+    ``CDPATH`` is set) and a variable the line does not set: ``$OLDPWD`` and ``cd -`` are the
+    terminal's previous folder, often the home.
     """
+    if any(d is None or _unknown_variable(d, places) for d in cmd.dirs) or _cdpath_lookup(cmd):
+        return False
     words = [r.target for r in cmd.redirects if r.op == "<"]
     for word in cmd.args:
         if word.startswith("--") and "=" in word:
@@ -117,13 +169,37 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
     for word in words:
         if not word or word in _HARMLESS_TARGETS:
             continue
-        if re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
+        if _unknown_variable(word, places) or re.match(r"~[^/]", word) or any(_GLOB_CHARS.search(c) and fnmatchcase("..", c) for c in word.split("/")):
             return False
         for path in candidates(word, cmd.dirs, places):
-            real = os.path.realpath(path[1:] if path.startswith("?") else path)
-            if path.startswith("?") or not (real == root or real.startswith(root.rstrip("/") + "/")):
+            if path.startswith("?"):
+                return False
+            if not all(_inside(os.path.realpath(match), root) for match in glob_matches(path)):
                 return False
     return True
+
+
+def _inside(real: str, root: str) -> bool:
+    return real == root or real.startswith(root.rstrip("/") + "/")
+
+
+
+
+
+_VARIABLE_USE = re.compile(r"\$\{?[#!]?([A-Za-z_]\w*|[0-9@*#?$!-])")
+
+
+def _unknown_variable(word: str, places: Places) -> bool:
+    """Whether ``word`` expands a variable whose value the line does not show (the environment's)."""
+    return any(name not in ("HOME", "PWD") and name not in places.variables for name in _VARIABLE_USE.findall(word))
+
+
+def _cdpath_lookup(cmd: SimpleCommand) -> bool:
+    """``cd name`` with ``CDPATH`` set in the environment the commands inherit: bash tries CDPATH's folders first."""
+    if cmd.name not in ("cd", "pushd") or not os.environ.get("CDPATH"):
+        return False
+    targets = [a for a in cmd.args if not a.startswith("-")]
+    return bool(targets) and not targets[0].startswith(("/", "./", "../", "~")) and targets[0] not in (".", "..")
 
 
 def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
@@ -133,8 +209,14 @@ def writing_options(cmd: SimpleCommand) -> tuple[str, ...]:
         return tuple(a for a in args if a in FIND_WRITERS)
     if name == "git":
         index, _ = git_subcommand(args)
-        return tuple(a for a in args[index + 1 :] if _git_output(a) or (a in ("-o", "-O") or a.startswith("--open-files-in-pager")))
+        return tuple(a for a in args[index + 1 :] if _git_output(a) or _short_o(a) or a.startswith("--open-files-in-pager"))
     return ()
+
+
+def _short_o(arg: str) -> bool:
+    """``-o``/``-O`` alone, or ``-O`` in a cluster or with its value attached: ``git grep -Ovim``/``-iO'sh -c x'``
+    runs a program (a lower-case ``o`` in a cluster is another option: ``git status -uno``)."""
+    return arg in ("-o", "-O") or re.match(r"-[^-]*O", arg) is not None
 
 
 def _git_output(arg: str) -> bool:
@@ -170,7 +252,7 @@ def _git_reads_only(args: tuple[str, ...]) -> bool:
     if index >= len(args) or any(o not in ("-C", "--no-pager", "-P") and not _follows(options, o, "-C") for o in options):
         return False
     sub, rest = args[index], args[index + 1 :]
-    if sub not in _GIT_READERS or any(_git_output(a) or a in ("-o", "-O") or a.startswith(("--open-files-in-pager", "--ext-diff", "--textconv")) for a in rest):
+    if sub not in _GIT_READERS or any(_git_output(a) or _short_o(a) or a.startswith(("--open-files-in-pager", "--ext-diff", "--textconv")) for a in rest):
         return False
     if sub == "branch":
         listing = "-l" in rest or "--list" in rest
@@ -214,12 +296,33 @@ def _sort(args: tuple[str, ...]) -> bool:
     return not any(a == "-o" or re.match(r"-[a-zA-Z]*o", a) or a.startswith(("--output", "--compress-program", "--temporary-directory", "-T")) for a in args)
 
 
+def _no_follow(letter: str, *long: str) -> Callable[[tuple[str, ...]], bool]:
+    """Refuses the option that follows symbolic links while walking a tree (``grep -R``, ``rg -L``):
+    a link the repository ships (``docs -> ~/.ssh``) would be read as if it were inside."""
+    short = re.compile(rf"-[A-Za-z0-9]*{letter}")
+
+    def check(args: tuple[str, ...]) -> bool:
+        return not any((not a.startswith("--") and short.match(a)) or a in long for a in args)
+
+    return check
+
+
+def _all(*checks: Callable[[tuple[str, ...]], bool]) -> Callable[[tuple[str, ...]], bool]:
+    return lambda args: all(check(args) for check in checks)
+
+
+_GREP = _no_follow("R", "--dereference-recursive")
 _OPTION_CHECKS: dict[str, Callable[[tuple[str, ...]], bool]] = {
-    "find": _find,
-    "rg": _without(prefixes=("--pre", "--hostname-bin")),
-    "fd": _without("-x", "-X", prefixes=("--exec",)),
+    "grep": _GREP,
+    "egrep": _GREP,
+    "fgrep": _GREP,
+    "ls": _no_follow("L", "--dereference"),
+    "du": _no_follow("L", "--dereference"),
+    "find": _all(_find, lambda args: not any(a in ("-L", "-follow") for a in args)),
+    "rg": _all(_without(prefixes=("--pre", "--hostname-bin")), _no_follow("L", "--follow")),
+    "fd": _all(_without("-x", "-X", prefixes=("--exec",)), _no_follow("L", "--follow")),
     "sort": _sort,
-    "tree": _without("-o", "-R"),
+    "tree": _all(_without("-o", "-R"), _no_follow("l")),
     "date": _without("-s", prefixes=("--set",)),
     "hostname": lambda args: all(a.startswith("-") and a not in ("-F", "--file", "-b", "--boot") for a in args),
     "uniq": _at_most_one_operand(),

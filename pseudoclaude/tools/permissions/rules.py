@@ -20,7 +20,9 @@ inside ``bash -c`` or hidden in ``${X:-$(...)}``, by its words or by its
 meaning (:mod:`argv`: ``rm -fr ./v1`` is ``rm -rf v1``); allow rules compare
 words only, and pass a line only if EVERY written simple command is allowed
 (``cd`` and bare assignments need no rule), none of them redirects output into
-a file, the line hides no code (:mod:`hidden`) and no reader uses a writing
+a file, the line hides no code (:mod:`hidden`), no git command runs in a
+repository whose config or hooks run code (as ``git -c`` does not pass, an
+fsmonitor in a committed bare repository does not either) and no reader uses a writing
 option the rule does not name (``find -delete`` under ``find:*``), so
 ``git status && rm -rf x`` does not pass as ``git status``. A rule equal to
 the whole line (what "always" saves) matches it as written.
@@ -46,7 +48,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from pseudoclaude.tools import ToolTraits
 from pseudoclaude.tools.permissions.argv import deny_hits
 from pseudoclaude.tools.permissions.hidden import hidden_reason
-from pseudoclaude.tools.permissions.readonly import writing_options
+from pseudoclaude.tools.permissions.readonly import git_runs_repository_code, writing_options
+from pseudoclaude.tools.permissions.targets import Places
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError, SimpleCommand
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
@@ -234,7 +237,7 @@ def _command_match(rules: list[Rule], call: Call, *, deny: bool) -> Rule | None:
         line = analyze(command)
     except ShellParseError:
         return None
-    return _deny_match(rules, line, call) if deny else _allow_match(rules, line)
+    return _deny_match(rules, line, call) if deny else _allow_match(rules, line, call)
 
 
 def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None:
@@ -248,12 +251,13 @@ def _deny_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None
     return None
 
 
-def _allow_match(rules: list[Rule], line: CommandLine) -> Rule | None:
+def _allow_match(rules: list[Rule], line: CommandLine, call: Call) -> Rule | None:
     if hidden_reason(line.source, line.effective) is not None:
         return None
+    places = Places.of(workspace=call.workspace, home=call.home, cwd=call.workspace, variables=line.variables)
     decisive: Rule | None = None
     for cmd in line.written:
-        if _writes_files(cmd):
+        if _writes_files(cmd) or git_runs_repository_code(cmd, places):
             return None
         if not cmd.words or cmd.words[0] in ("cd", "pushd", "popd"):
             continue

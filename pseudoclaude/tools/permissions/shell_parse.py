@@ -49,8 +49,11 @@ def parse_script(command: str) -> ShellScript:
         return parse_with_shlex(command, parse_script)
     walker = _BashlexWalker()
     dirs: tuple[str | None, ...] = (".",)
-    for tree in trees:
-        dirs = union_dirs(dirs, walker.visit(tree, dirs))
+    try:
+        for tree in trees:
+            dirs = union_dirs(dirs, walker.visit(tree, dirs))
+    except RecursionError:
+        raise ShellParseError("the command nests too deeply to be judged") from None
     return ShellScript(tuple(walker.commands), tuple(walker.functions), freeze(walker.variables))
 
 

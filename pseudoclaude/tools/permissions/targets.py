@@ -13,6 +13,7 @@ directory, the workspace root, or a directory containing one of those.
 
 from __future__ import annotations
 
+import glob
 import itertools
 import posixpath
 import re
@@ -29,6 +30,7 @@ SYSTEM_DIRS = frozenset(
     }
 )
 MAX_CANDIDATES = 32
+MAX_GLOB_MATCHES = 512
 _GLOB = re.compile(r"[*?\[]")
 _BROAD = re.compile(r"[*?.]*\*[*?.]*")
 
@@ -207,6 +209,15 @@ def candidates(word: str, dirs: tuple[str | None, ...], places: Places) -> Itera
                 yield _norm(posixpath.join(base, value))
             elif _is_broad_relative(value):
                 yield "?" + value
+
+
+def glob_matches(path: str) -> list[str]:
+    """``path`` and, when it is a glob, what bash would expand it to now (``*.py`` may match a link
+    the repository ships, ``.gi?/hooks/`` is ``.git/hooks/``); too many matches give ``/``, outside everything."""
+    if not _GLOB.search(path):
+        return [path]
+    matches = list(itertools.islice(glob.iglob(path), MAX_GLOB_MATCHES + 1))
+    return [path, *matches] if len(matches) <= MAX_GLOB_MATCHES else ["/"]
 
 
 def _is_broad_relative(value: str) -> bool:

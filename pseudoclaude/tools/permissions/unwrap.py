@@ -64,10 +64,19 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "proxychains4": frozenset({"-f"}),
     "firejail": frozenset(),
     "unshare": frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "--root", "-w", "--wd"}),
+    "taskset": frozenset(),
+    "chrt": frozenset({"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}),
+    "coproc": frozenset(),
+    "pkexec": frozenset({"--user"}),
+    "runuser": frozenset({"-u", "-g", "-G", "--user", "--group", "--supp-group"}),
+    "nsenter": frozenset({"-t", "--target", "-S", "--setuid", "-G", "--setgid"}),
+    "cpulimit": frozenset({"-l", "--limit", "-p", "--pid", "-e", "--exe"}),
+    "prlimit": frozenset({"-p", "--pid"}),
+    "numactl": frozenset({"-C", "-N", "-m", "-i", "-p", "--physcpubind", "--cpunodebind", "--membind", "--interleave", "--preferred"}),
     "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "-E", "--setenv", "--uid", "--gid", "-M", "--machine"}),
 }
 # wrappers whose first operand is not the command (a duration, a lock file, a new root)
-_SKIP_FIRST = frozenset({"timeout", "flock", "chroot"})
+_SKIP_FIRST = frozenset({"timeout", "flock", "chroot", "taskset", "chrt"})
 
 
 @dataclass(frozen=True)
@@ -167,6 +176,9 @@ def _unwrapped(cmd: SimpleCommand) -> SimpleCommand | None:
     rest = args[index:]
     if name in _SKIP_FIRST and rest:
         rest = rest[1:]
+    if name == "coproc":
+        rest = rest[1:] if len(rest) > 1 and rest[1] in ("{", "(") else rest  # coproc NAME { cmd; }
+        rest = [word for word in rest if word not in ("{", "}", "(", ")")]
     if name == "xargs":
         if not rest:
             rest = ["echo"]
@@ -216,7 +228,18 @@ def _git_aliases(cmd: SimpleCommand) -> list[SimpleCommand]:
 
 
 def _find_exec(cmd: SimpleCommand) -> list[SimpleCommand]:
-    """The commands ``find ... -exec CMD {} ;`` runs (``{}`` left as is)."""
+    """The commands ``find ... -exec CMD {} ;``, ``fd -x CMD`` and ``rg --pre CMD`` run (``{}`` left as is)."""
+    if cmd.name == "rg":
+        args = list(cmd.args)
+        programs = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--pre"] + [a.split("=", 1)[1] for a in args if a.startswith("--pre=")]
+        return [SimpleCommand((program,), (), (), cmd.dirs) for program in programs if program]
+    if cmd.name in ("fd", "fdfind"):
+        args = list(cmd.args)
+        start = next((i for i, a in enumerate(args) if a in ("-x", "--exec", "-X", "--exec-batch")), None)
+        if start is None or start + 1 >= len(args):
+            return []
+        end = next((j for j in range(start + 1, len(args)) if args[j] == ";"), len(args))
+        return [SimpleCommand(tuple(args[start + 1 : end]), (), (), cmd.dirs)] if end > start + 1 else []
     if cmd.name != "find":
         return []
     found: list[SimpleCommand] = []
