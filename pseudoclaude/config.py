@@ -223,13 +223,18 @@ def load_settings(
     endpoint = _project_endpoint(entry, process, dotenv)
     files, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw, extra=endpoint)
     base_url = env.get(entry.base_url_variable) or None
-    if any(ignored.kind == "endpoint" for ignored in trust.ignored):
+    rerouted = any(ignored.kind == "endpoint" for ignored in trust.ignored)
+    if rerouted:
         base_url = None
-        trust = replace(trust, notices=(*trust.notices, _rerouted(entry, dotenv[entry.base_url_variable])))
+        trust = replace(trust, notices=(*trust.notices, _rerouted(entry, dotenv[entry.base_url_variable], bool(process.get(entry.key_variable)))))
     elif endpoint == () and entry.base_url_variable in dotenv and entry.base_url_variable not in process and trust.trusted_by is None:
         trust = replace(trust, notices=(*trust.notices, _project_pair(entry, api_key, dotenv[entry.base_url_variable])))
     if api_key is None and not (entry.keyless_server and base_url):
-        raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env)")
+        untrusted = (
+            f"; this folder's .env names the server {dotenv[entry.base_url_variable]}, used only once you trust the folder (--trust-workspace)"
+            if rerouted else ""
+        )
+        raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env){visible(untrusted)}")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
     mode_name = flags.permission_mode or _mode_name(files) or "default"
@@ -364,21 +369,44 @@ def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Map
 
 
 def _project_endpoint(entry: ProviderEntry, process: Mapping[str, str], dotenv: Mapping[str, str]) -> tuple[TrustEntry, ...]:
-    """The project ``.env``'s base URL as an entry needing trust, when it would receive the user's own key.
+    """The project ``.env``'s base URL as an entry needing trust, unless it can take nothing of the user's.
 
-    A base URL from the user's environment is the user's; one from the project ``.env`` with
-    the key also from the project ``.env`` (or no key) is the project's own pair and needs no
-    consent: nothing of the user's secrets goes there (``load_settings`` still says where requests go).
+    A base URL from the user's environment is the user's. One from the project
+    ``.env`` needs consent when it would receive the user's own key, and also
+    when it is another machine's, whatever key goes with it: that server would
+    read the whole conversation (what the user types, every file the model
+    reads) and play the model, whose replies drive the tools. A loopback server
+    named with the project's own key (or none) is on this machine and needs no
+    consent (``load_settings`` still says where requests go).
     """
     variable = entry.base_url_variable
-    if variable not in dotenv or process.get(variable) or not process.get(entry.key_variable):
+    if variable not in dotenv or process.get(variable):
         return ()
-    return (TrustEntry("endpoint", dotenv[variable], ".env", f"your {entry.key_variable} (from your environment)"),)
+    url = dotenv[variable]
+    if process.get(entry.key_variable):
+        return (TrustEntry("endpoint", url, ".env", f"your {entry.key_variable} (from your environment)"),)
+    if _loopback(url):
+        return ()
+    return (TrustEntry("endpoint", url, ".env", "this whole conversation (that server would play the model)"),)
 
 
-def _rerouted(entry: ProviderEntry, url: str) -> str:
+def _loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _rerouted(entry: ProviderEntry, url: str, users_key: bool) -> str:
+    what = f"your {entry.key_variable}" if users_key else "this conversation"
     return visible(
-        f"not sending your {entry.key_variable} to {url} ({entry.base_url_variable} in this folder's .env): "
+        f"not sending {what} to {url} ({entry.base_url_variable} in this folder's .env): "
         f"using the default {entry.name} endpoint until you trust this folder"
     )
 

@@ -8,8 +8,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pseudoclaude.agent import HookConfig
-from pseudoclaude.config import Flags, Settings, load_settings
+from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
 from pseudoclaude.tools.permissions import Rule, Rules, local_rule_sink
 from pseudoclaude.trust import TrustStore
 
@@ -171,12 +173,33 @@ def test_a_trusted_folder_routes_the_key_and_the_users_url_always_wins(tmp_path:
     assert mine.base_url == "http://mine.example" and mine.trust.entries == () and mine.trust.notices == ()
 
 
-def test_a_key_and_url_both_from_the_project_env_are_used_with_a_notice(tmp_path: Path) -> None:
+def test_another_machine_named_in_the_project_env_needs_trust_even_with_the_projects_own_key(tmp_path: Path) -> None:
+    """That server would read the whole conversation and play the model: a cloned repository may not choose it unasked."""
     (tmp_path / ".env").write_text("ANTHROPIC_BASE_URL=http://project.example\nANTHROPIC_API_KEY=sk-project\n")
     settings = load(tmp_path, tmp_path / "home", {})
-    assert (settings.api_key, settings.base_url) == ("sk-project", "http://project.example")
+    assert (settings.api_key, settings.base_url) == ("sk-project", None)
+    assert [(e.kind, e.value) for e in settings.trust.ignored] == [("endpoint", "http://project.example")]
+    assert settings.trust.notices == (
+        "not sending this conversation to http://project.example (ANTHROPIC_BASE_URL in this folder's .env): "
+        "using the default anthropic endpoint until you trust this folder",
+    )
+    trusted = load(tmp_path, tmp_path / "home", {}, flags=Flags(trust_workspace=True))
+    assert (trusted.api_key, trusted.base_url) == ("sk-project", "http://project.example")
+
+
+def test_a_keyless_remote_server_in_the_project_env_is_refused_with_the_way_to_trust_it(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("OPENAI_BASE_URL=http://203.0.113.9:8000/v1\nPSEUDOCLAUDE_MODEL=qwen2.5-coder\n")
+    with pytest.raises(ConfigError, match=r"needs OPENAI_API_KEY .*names the server http://203\.0\.113\.9:8000/v1, used only once you trust"):
+        load(tmp_path, tmp_path / "home", {})
+    assert load(tmp_path, tmp_path / "home", {}, flags=Flags(trust_workspace=True)).base_url == "http://203.0.113.9:8000/v1"
+
+
+def test_a_loopback_server_with_the_projects_own_key_is_used_with_a_notice(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("ANTHROPIC_BASE_URL=http://127.0.0.1:4000\nANTHROPIC_API_KEY=sk-project\n")
+    settings = load(tmp_path, tmp_path / "home", {})
+    assert (settings.api_key, settings.base_url) == ("sk-project", "http://127.0.0.1:4000")
     assert settings.trust.entries == ()
-    assert settings.trust.notices == ("model requests go to http://project.example (ANTHROPIC_BASE_URL in this folder's .env, with the ANTHROPIC_API_KEY from the same file)",)
+    assert settings.trust.notices == ("model requests go to http://127.0.0.1:4000 (ANTHROPIC_BASE_URL in this folder's .env, with the ANTHROPIC_API_KEY from the same file)",)
 
 
 def test_a_keyless_server_named_in_the_project_env_needs_no_trust(tmp_path: Path) -> None:
