@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import os
 import re
+import select
 import stat
 import subprocess
 import threading
@@ -33,6 +34,9 @@ from pseudoclaude.tools.threads import in_thread
 from pseudoclaude.tools.walk import glob_to_regex, walk_files
 
 MAX_RESULTS = 200
+RG_STALL_S = 10.0
+"""Silence from ``rg --files`` this long while it still runs (a FIFO committed as a ``.gitignore`` blocks it
+forever): it is stopped and the Python walk, which skips such files, lists instead."""
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 _SCHEMA: dict[str, Any] = {
@@ -141,7 +145,12 @@ def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: thr
     pending = b""
     printed = False
     try:
-        while chunk := proc.stdout.read(65536):
+        while True:
+            if not select.select([proc.stdout], [], [], RG_STALL_S)[0]:
+                raise EngineFailed(f"rg --files printed nothing for {RG_STALL_S:g} s")
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
             if stop.is_set():
                 return
             printed = True

@@ -31,6 +31,8 @@ from typing import Any, Callable, Iterator
 
 import pathspec
 
+from pseudoclaude.tools.files import open_if_regular
+
 Override = Callable[[str, bool], "bool | None"]
 IGNORE_FILENAME = ".pseudoclaudeignore"
 
@@ -152,9 +154,17 @@ def ignore_file(root: Path, ignore_base: Path | None) -> Path | None:
     return path if path.is_file() and not path.is_symlink() else None
 
 
+MAX_IGNORE_FILE_BYTES = 1 << 20
+
+
 def _load(folder: Path, name: str = ".gitignore") -> _Rules | None:
+    """The rules of one ignore file: a regular file only (a FIFO committed as ``.gitignore`` would block the walk), its first MiB."""
     try:
-        text = (folder / name).read_text(encoding="utf-8", errors="replace")
+        handle = open_if_regular(folder / name)
+        if handle is None:
+            return None
+        with handle:
+            text = handle.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     return _Rules(folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))

@@ -137,3 +137,15 @@ def test_a_failing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, t
     failing.chmod(0o755)
     _touch(workspace / "a.py", 1)
     assert call(GlobTool(rg_path=str(failing)), pattern="*.py").content == "a.py\n"
+
+
+
+@pytest.mark.slow
+def test_a_fifo_committed_as_gitignore_does_not_block_the_listing(call: Call, workspace: Path) -> None:
+    """A hostile repository's .gitignore that is a named pipe blocks ripgrep for ever; after RG_STALL_S the Python walk lists."""
+    (workspace / "sub").mkdir()
+    os.mkfifo(workspace / "sub" / ".gitignore")
+    (workspace / "sub" / "kept.py").write_text("x = 1\n")
+    (workspace / ".gitignore").write_text("*.log\n")
+    (workspace / "noise.log").write_text("")
+    assert sorted(call(GlobTool(), pattern="**/*").content.splitlines()) == [".gitignore", "sub/kept.py"]
