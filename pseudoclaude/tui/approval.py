@@ -42,8 +42,10 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     The diff comes before the question so an edit is judged on what it
     changes, not on its path; the rule "always" would save is named in full.
     """
+    summary = request.summary or request.tool
+    named = summary == request.tool or summary.startswith(request.tool + " ")
     lines: list[RenderableType] = [
-        Text("? ", style="bold yellow") + Text(f"Allow {request.tool}: ", style="bold") + Text(for_terminal(request.summary or request.tool)),
+        Text("? ", style="bold yellow") + Text("Allow " if named else f"Allow {request.tool}: ", style="bold") + Text(for_terminal(summary)),
     ]
     if request.diff:
         lines.extend(Text("    ") + row for row in diff_lines(request.diff, APPROVAL_DIFF_LINES))
