@@ -34,11 +34,12 @@ TRUNCATION_MIN_GAP = 256
 TRUNCATED_SOURCE = "a silently truncated prompt"
 """The window source a truncation teaches (``ContextState.learn_window``), shown in the status."""
 
-MAIN_CONSEQUENCE = "it dropped the front of the prompt (where the system prompt and tools are)"
+MAIN_CONSEQUENCE = "it dropped the front of the prompt (where the system prompt and tools are) to fit a window of about {window:,} tokens"
 SUMMARY_CONSEQUENCE = (
-    "it dropped the front of the conversation, so its summary would describe only the end and lose the task; "
-    "the summary was not kept"
+    "it dropped the front of the conversation to fit a window of about {window:,} tokens, so its summary would "
+    "describe only the end (the task lost) and was not kept"
 )
+"""What a cut means, in the ``PromptTruncated`` message (``{window}``: the tokens the server kept)."""
 
 
 def check_truncation(
@@ -65,8 +66,7 @@ def check_truncation(
         floor = TRUNCATION_RATIO * estimated
     if reported < floor and estimated - reported >= TRUNCATION_MIN_GAP:
         raise PromptTruncated(
-            f"the server read only {reported:,} of about {estimated:,} prompt tokens: {consequence} "
-            f"to fit a window of about {reported:,} tokens",
+            f"the server read only {reported:,} of about {estimated:,} prompt tokens: {consequence.format(window=reported)}",
             limit_tokens=reported,
         )
 
