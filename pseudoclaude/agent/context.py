@@ -20,11 +20,11 @@ from pseudoclaude.compact import (
     ContextOutcome,
     ContextState,
     ContextStatus,
-    TRUNCATED_SOURCE,
     RequestShape,
+    TRUNCATED_SOURCE,
     Trigger,
-    force_compact,
     check_truncation,
+    force_compact,
     manage_context,
 )
 from pseudoclaude.compact import Budget

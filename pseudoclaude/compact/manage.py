@@ -25,6 +25,9 @@ same retry policy as every other model call. Order and invariants:
    threshold, the tail loses its oldest groups (the summary covers them); a
    compaction that cannot get under it counts as a failure, so automatic
    compaction can never loop. Success resets the failure count and the anchor.
+   Against a local server (``local_server``) a summary request the server
+   silently cut (``truncation.py``) is never kept: the window it showed is
+   learned and the summary asked once more within it, else the compaction fails.
 
 ``force_compact`` (``/compact``: trigger ``manual``; overflow recovery:
 ``overflow``) runs the same pipeline with the manual margin, optional focus
