@@ -54,9 +54,11 @@ def test_ollama_cutting_a_summary_request_silently_never_leaves_a_summary_of_the
     cut_text = cut.removeprefix("<summary>").removesuffix("</summary>")
     kept_text = f"the work so far (request {len(server.requests)})"
     assert kept_text in conversation[0].text and not any(cut_text in m.text for m in conversation)
-    recorded = [json.loads(line) for line in (tmp_path / ".home").rglob("session.jsonl").__next__().read_text().splitlines()]
+    (session_file,) = (tmp_path / ".home").rglob("session.jsonl")
+    recorded = [json.loads(line) for line in session_file.read_text().splitlines()]
     assert [e["summary"] for e in recorded if e.get("type") == "compaction"] == [kept_text]
     assert (status.context_window, status.window_source) == (cut_kept, "a silently truncated prompt")
+    assert [e["context_window"] for e in recorded if e.get("type") == "window"][-1] == cut_kept  # a resume budgets against it too
     warnings = [e.message for e in events if getattr(e, "kind", None) == "warning"]
     assert any("the server read only" in w and "summary would describe only the end" in w for w in warnings), warnings
     assert events[-1].reason == "end_turn"
