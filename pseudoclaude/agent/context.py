@@ -21,20 +21,14 @@ from pseudoclaude.compact import (
     ContextState,
     ContextStatus,
     RequestShape,
+    TRUNCATED_SOURCE,
     Trigger,
+    check_truncation,
     force_compact,
     manage_context,
 )
 from pseudoclaude.compact import Budget
 from pseudoclaude.llm import Message, PromptTruncated, Provider, RetryPolicy, Usage, WindowProber
-
-TRUNCATION_RATIO = 0.5
-"""Without an anchor: a server that counts fewer than this share of the prompt tokens we estimate has cut the prompt."""
-TRUNCATION_GROWTH_SHARE = 0.75
-"""With an anchor: the server must count at least the anchor plus this share of our estimate of the messages added."""
-TRUNCATION_MIN_GAP = 256
-"""...and the gap to our estimate must be this many tokens at least (estimates of small prompts are noisy)."""
-
 
 @dataclass(frozen=True)
 class PrepareRequest:
@@ -128,11 +122,12 @@ class CompactionEngine:
             outcome = await force_compact(
                 request.conversation, self.state, self.provider, instructions=request.instructions, memory=memory,
                 before_summary=request.before_summary, retry=self.retry, shape=request.shape, trigger=request.trigger,
+                local_server=self._local,
             )
         else:
             outcome = await manage_context(
                 request.conversation, self.state, self.provider, memory=memory, before_summary=request.before_summary,
-                retry=self.retry, shape=request.shape,
+                retry=self.retry, shape=request.shape, local_server=self._local,
             )
         self._sent = outcome.conversation
         return replace(outcome, warnings=(notice, *outcome.warnings)) if notice else outcome
@@ -162,28 +157,13 @@ class CompactionEngine:
         self.state.record_usage(usage.prompt_tokens, conversation_length)
 
     def _check_truncation(self, reported: int, conversation_length: int) -> None:
-        if not self._local or reported <= 0 or conversation_length != len(self._sent) or any(m.all_images() for m in self._sent):
-            return  # a local vision model counts images its own way: the published rules would see a truncation that is not there
-        estimated, floor = self.state.estimate(self._sent), self._truncation_floor()
-        if reported < floor and estimated - reported >= TRUNCATION_MIN_GAP:
-            self._learned_from = "a silently truncated prompt"
-            raise PromptTruncated(
-                f"the server read only {reported:,} of about {estimated:,} prompt tokens: it dropped the front of the prompt "
-                f"(where the system prompt and tools are) to fit a window of about {reported:,} tokens",
-                limit_tokens=reported,
-            )
-
-    def _truncation_floor(self) -> float:
-        """The fewest prompt tokens a server that read all of ``_sent`` can report.
-
-        Anchored (the previous call's exact count, for a conversation this one extends): that
-        count plus most of the estimate of what was added; a server that reports less lost
-        something it had already read. Otherwise a share of the whole estimate.
-        """
-        anchor = self.state.anchor
-        if anchor is not None and anchor[1] <= len(self._sent):
-            return anchor[0] + TRUNCATION_GROWTH_SHARE * self.state.estimator.count(self._sent[anchor[1] :])
-        return TRUNCATION_RATIO * self.state.estimate(self._sent)
+        if not self._local or conversation_length != len(self._sent):
+            return
+        try:
+            check_truncation(reported, self._sent, self.state)
+        except PromptTruncated:
+            self._learned_from = TRUNCATED_SOURCE
+            raise
 
     def learn_window(self, tokens: int | None) -> bool:
         source, self._learned_from = self._learned_from, "the provider's error"

@@ -46,6 +46,7 @@ from pseudoclaude.compact.pinned import PinnedTool, WorkingSet, is_user_request
 from pseudoclaude.compact.reattach import FileText, PinnedSource
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
+from pseudoclaude.compact.truncation import TRUNCATED_SOURCE, check_truncation
 from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "SUMMARY_RESERVE_TOKENS",
     "SUMMARY_RETRY_LIMIT",
     "TOOL_ROUND_AGGREGATE_LIMIT_BYTES",
+    "TRUNCATED_SOURCE",
     "DETERMINISTIC_LAYERS",
     "BeforeSummary",
     "Budget",
@@ -85,6 +87,7 @@ __all__ = [
     "Trigger",
     "WorkingSet",
     "is_user_request",
+    "check_truncation",
     "compact_conversation",
     "estimate_messages",
     "expand_to_tool_boundary",

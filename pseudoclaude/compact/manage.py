@@ -25,6 +25,9 @@ same retry policy as every other model call. Order and invariants:
    threshold, the tail loses its oldest groups (the summary covers them); a
    compaction that cannot get under it counts as a failure, so automatic
    compaction can never loop. Success resets the failure count and the anchor.
+   Against a local server (``local_server``) a summary request the server
+   silently cut (``truncation.py``) is never kept: the window it showed is
+   learned and the summary asked once more within it, else the compaction fails.
 
 ``force_compact`` (``/compact``: trigger ``manual``; overflow recovery:
 ``overflow``) runs the same pipeline with the manual margin, optional focus
@@ -54,7 +57,8 @@ from pseudoclaude.compact.summarize import (
     summarize,
     validated_summary,
 )
-from pseudoclaude.llm import Message, Provider, ProviderError, RetryPolicy
+from pseudoclaude.compact.truncation import SUMMARY_CONSEQUENCE, TRUNCATED_SOURCE, check_truncation
+from pseudoclaude.llm import Message, PromptTruncated, Provider, ProviderError, RetryPolicy
 
 Trigger = Literal["auto", "manual", "overflow"]
 BeforeSummary = Callable[[int], Awaitable[None]]
@@ -151,6 +155,7 @@ async def compact_conversation(
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
     warnings: list[str] | None = None,
+    local_server: bool = False,
 ) -> tuple[list[Message], str]:
     """Layer 2: (new conversation, summary). Raises ``ProviderError`` when the summary fails.
 
@@ -161,26 +166,24 @@ async def compact_conversation(
     budget would send every automatic summary as a transcript. The reserve
     still covers the summary's output. Older results inside the kept tail
     become previews (``tail.py``); ``warnings`` receives what could not be saved
-    or recorded.
+    or recorded. ``local_server``: the provider is a local server that may cut
+    a prompt silently; each summary request's reported count is checked
+    (``truncation.py``), and a cut one is never kept: the window the server
+    showed is learned and the summary asked again within it (a transcript
+    trimmed from the middle, the first request and the latest kept); a second
+    cut raises ``PromptTruncated``, a failed compaction.
     """
-    budget = state.budget
     count = state.estimator.count
-    covered = _summary_scope(conversation, state, shape)
-    summary = await summarize(
-        provider,
-        state.model,
-        conversation[:covered],
-        budget_tokens=budget.summary_input_budget(trigger),
-        instructions=instructions,
-        max_tokens=budget.summary_max_output_tokens,
-        count=count,
-        memory=memory,
-        retry=retry,
-        shape=shape,
-        overhead_tokens=state.overhead_tokens,
-        in_place_budget_tokens=budget.summary_input_budget("manual"),
-        image_text=summary_image_text(state.session),
-    )
+    ask = _SummaryCall(state, provider, trigger, instructions, memory, retry, shape, local_server)
+    try:
+        covered, summary = await ask(conversation)
+    except PromptTruncated as error:
+        if not state.learn_window(error.limit_tokens, TRUNCATED_SOURCE):
+            raise
+        if warnings is not None:
+            warnings.append(f"{error.message}; budgeting against a window of {state.context_window:,} tokens and summarizing again")
+        covered, summary = await ask(conversation)
+    budget = state.budget
     summary = validated_summary(summary, budget.summary_max_output_tokens, count)
     history = history_after_meta(conversation)
     unsummarized = len(conversation) - covered
@@ -205,6 +208,45 @@ async def compact_conversation(
     if warnings is not None:
         warnings.extend(preview_warnings)
     return compacted, summary
+
+
+@dataclass(frozen=True)
+class _SummaryCall:
+    """One summary request as ``compact_conversation`` asks it, budgeted against the state's window at the time."""
+
+    state: ContextState
+    provider: Provider
+    trigger: Trigger
+    instructions: str | None
+    memory: str | None
+    retry: RetryPolicy
+    shape: RequestShape | None
+    local_server: bool
+
+    async def __call__(self, conversation: Sequence[Message]) -> tuple[int, str]:
+        """(how many leading messages the summary covers, its text)."""
+        state, budget = self.state, self.state.budget
+        covered = _summary_scope(conversation, state, self.shape)
+        summary = await summarize(
+            self.provider,
+            state.model,
+            conversation[:covered],
+            budget_tokens=budget.summary_input_budget(self.trigger),
+            instructions=self.instructions,
+            max_tokens=budget.summary_max_output_tokens,
+            count=state.estimator.count,
+            memory=self.memory,
+            retry=self.retry,
+            shape=self.shape,
+            overhead_tokens=state.overhead_tokens,
+            in_place_budget_tokens=budget.summary_input_budget("manual"),
+            image_text=summary_image_text(state.session),
+            check=self._check if self.local_server else None,
+        )
+        return covered, summary
+
+    def _check(self, messages: Sequence[Message], reported: int, overhead: int | None) -> None:
+        check_truncation(reported, messages, self.state, overhead_tokens=overhead, consequence=SUMMARY_CONSEQUENCE)
 
 
 def _summary_scope(conversation: Sequence[Message], state: ContextState, shape: RequestShape | None) -> int:
@@ -275,6 +317,7 @@ async def manage_context(
     before_summary: BeforeSummary | None = None,
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
+    local_server: bool = False,
 ) -> ContextOutcome:
     """Govern the context before a model call (see the module docstring).
 
@@ -282,7 +325,8 @@ async def manage_context(
     requested (after the deterministic layers, so never for a compaction they
     made unnecessary): the ``PreCompact`` hook's and the "compacting" notice's
     dispatch point. ``shape`` is the main loop's request builder (the summary
-    reuses its cached prefix).
+    reuses its cached prefix). ``local_server``: summary requests are checked for a
+    silent cut (see ``compact_conversation``).
     """
     state.working_set.observe(conversation)
     before = state.estimate(conversation)
@@ -314,7 +358,7 @@ async def manage_context(
     try:
         compacted, summary = await compact_conversation(
             current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape,
-            warnings=warnings,
+            warnings=warnings, local_server=local_server,
         )
     except ProviderError as error:
         _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)
@@ -365,10 +409,11 @@ async def force_compact(
     retry: RetryPolicy = RetryPolicy(),
     shape: RequestShape | None = None,
     trigger: Trigger = "manual",
+    local_server: bool = False,
 ) -> ContextOutcome:
     """``/compact`` (``manual``) or overflow recovery (``overflow``): the same pipeline now, manual margin, no breaker
     check; ``memory`` informs the summary."""
     return await manage_context(
         conversation, state, provider, trigger=trigger, instructions=instructions, memory=memory, before_summary=before_summary, retry=retry,
-        shape=shape,
+        shape=shape, local_server=local_server,
     )

@@ -54,6 +54,7 @@ from pseudoclaude.llm import (
     Image,
     Message,
     PromptTooLong,
+    PromptTruncated,
     Provider,
     ProviderError,
     Request,
@@ -67,6 +68,9 @@ ImageText = Callable[[Image], str]
 """The line that stands for an image in a summary transcript (``imagenotes.summary_image_text`` names its file)."""
 RequestShape = Callable[[Sequence[Message]], Request]
 """The request the main loop would send with these messages (system, tools, tool_choice, cache markers)."""
+PromptCheck = Callable[[Sequence[Message], int, "int | None"], None]
+"""Checks a summary request against the prompt tokens the server reported reading: (its messages, that count, the
+overhead sent with them, or None for the main loop's system prompt and tools); raises ``PromptTruncated`` on a cut."""
 IN_PLACE_ATTEMPTS = 2
 """In-place tries before the transcript form when a reply calls a tool or carries no summary (it costs little: cached)."""
 
@@ -293,19 +297,28 @@ class CalledTool(ProviderError):
     """The in-place summary reply called a tool instead of answering in text: a failed attempt."""
 
 
-async def _ask(provider: Provider, request: Request, retry: RetryPolicy) -> str:
+async def _ask(provider: Provider, request: Request, retry: RetryPolicy, on_usage: Callable[[int], None] | None = None) -> str:
+    """The reply's text; ``on_usage`` sees the prompt tokens the server reported before the reply is used."""
     deltas: list[str] = []
     async with aclosing(stream_with_retry(provider, request, retry)) as events:
         async for event in events:
             if isinstance(event, TextChunk):
                 deltas.append(event.text)
             elif isinstance(event, Completed):
+                if on_usage is not None:
+                    on_usage(event.usage.prompt_tokens)
                 if event.message.tool_calls:
                     raise CalledTool("the summary reply called a tool")
                 return event.message.text
             elif isinstance(event, Retrying):
                 deltas.clear()
     return "".join(deltas)
+
+
+def _checker(check: PromptCheck | None, messages: Sequence[Message], overhead: int | None) -> Callable[[int], None] | None:
+    if check is None:
+        return None
+    return lambda reported: check(messages, reported, overhead)
 
 
 def _summary_of(reply: str) -> str:
@@ -330,6 +343,7 @@ async def summarize(
     overhead_tokens: int = 0,
     in_place_budget_tokens: int | None = None,
     image_text: ImageText = plain_image_text,
+    check: PromptCheck | None = None,
 ) -> str:
     """The summary text of ``messages``; raises ``ProviderError`` (``PromptTooLong``, ``EmptySummary``...).
 
@@ -341,6 +355,9 @@ async def summarize(
     In place, the images are sent as the main loop sends them (the provider
     has them cached); in a transcript each becomes the line ``image_text``
     gives it (a user's attachment or a tool's image the summary then replaces).
+    ``check`` sees each reply's reported prompt tokens (a local server's silent
+    cut, see ``truncation.py``): its ``PromptTruncated`` is raised at once, for
+    the caller to learn the window and budget again, never retried here.
     """
     if not messages:
         raise EmptySummary("there is nothing to summarize")
@@ -351,7 +368,9 @@ async def summarize(
         if overhead_tokens + count(request.messages) <= limit:
             for _attempt in range(IN_PLACE_ATTEMPTS):
                 try:
-                    summary = extract_summary(await _ask(provider, request, retry))
+                    summary = extract_summary(await _ask(provider, request, retry, _checker(check, request.messages, None)))
+                except PromptTruncated:
+                    raise
                 except PromptTooLong:
                     break
                 except CalledTool:
@@ -363,12 +382,15 @@ async def summarize(
     excess = transcript.total() + overhead - budget_tokens
     if excess > 0:
         transcript.drop_oldest(excess)
+    system_tokens = count([Message.user(SUMMARY_SYSTEM_PROMPT)])
     last_error: PromptTooLong | None = None
     for _attempt in range(SUMMARY_RETRY_LIMIT + 1):
         prompt = build_summary_prompt(transcript.render(), instructions, memory)
         request = Request(model=model, system=SUMMARY_SYSTEM_PROMPT, messages=(Message.user(prompt),), tools=(), max_tokens=max_tokens)
         try:
-            reply = await _ask(provider, request, retry)
+            reply = await _ask(provider, request, retry, _checker(check, request.messages, system_tokens))
+        except PromptTruncated:
+            raise
         except PromptTooLong as error:
             last_error = error
             if not transcript.drop_oldest(int(transcript.total() * DROP_FRACTION_ON_RETRY)):

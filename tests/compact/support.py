@@ -9,7 +9,7 @@ from typing import AsyncIterator, Callable, Sequence, Union
 from pseudoclaude.llm.errors import ProviderError
 from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, ToolCall
-from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk
+from pseudoclaude.llm.provider import Completed, Request, StreamEvent, TextChunk, Usage
 from pseudoclaude.session.images import save_image
 from pseudoclaude.session.spill import write_spill
 
@@ -18,12 +18,16 @@ Answer = Union[str, ProviderError, Callable[[Request], Union[str, ProviderError]
 
 @dataclass
 class SummaryProvider:
-    """Answers each request with the next answer (text or error); the last one repeats."""
+    """Answers each request with the next answer (text or error); the last one repeats.
+
+    ``prompt_tokens`` gives the usage each answer reports (None: no usage, as before).
+    """
 
     answers: Sequence[Answer] = field(default_factory=lambda: ["<analysis>thinking</analysis><summary>the summary</summary>"])
     name: str = "fake"
     model: str = "fake-model"
     requests: list[Request] = field(default_factory=list)
+    prompt_tokens: Callable[[Request], int] | None = None
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
@@ -33,7 +37,8 @@ class SummaryProvider:
         if isinstance(answer, ProviderError):
             raise answer
         yield TextChunk(answer)
-        yield Completed(Message.assistant(answer))
+        usage = Usage(input_tokens=self.prompt_tokens(request)) if self.prompt_tokens is not None else Usage()
+        yield Completed(Message.assistant(answer), usage)
 
     async def aclose(self) -> None:
         return None

@@ -146,7 +146,7 @@ class FakeLocalServer:
             kept = prompt_tokens({"messages": messages, "tools": body.get("tools", [])})
         with self._lock:
             self.kept.append(kept)
-        reply = "<summary>the work so far</summary>" if is_summary_request(body) else self._next(body)
+        reply = f"<summary>the work so far (request {len(self.requests)})</summary>" if is_summary_request(body) else self._next(body)
         marker = f"call_local_{len(self.requests):04d}" if isinstance(reply, Mapping) else reply
         if kept < tokens:
             with self._lock:
