@@ -222,6 +222,9 @@ class ClaudeStream:
         run = self.run
         if run.pending is not None:
             self._assistant(run.pending, None)
+        if run.streaming is not None:
+            run.streaming.close([], None)
+            run.streaming = None
         stop = run.stop
         reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")

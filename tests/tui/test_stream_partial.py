@@ -85,3 +85,15 @@ def test_without_partial_messages_the_pieces_print_nothing() -> None:
     claude.feed(ToolInputStart("c1", "run_command", 0))
     claude.feed(ToolInputDelta("c1", 0, '{"command": "ls"}'))
     assert lines.items == []
+
+
+def test_an_interrupted_stream_still_ends_its_message_before_the_result() -> None:
+    claude, lines = stream(partial=True)
+    claude.feed(TextDelta("Let me"))
+    claude.feed(ToolInputStart("c1", "run_command", 0))
+    claude.feed(ToolInputDelta("c1", 0, '{"command": "sle'))
+    result = claude.finish(interrupted=True)
+    kinds = [e["type"] for e in raw(lines.items)]
+    assert kinds[-3:] == ["content_block_stop", "message_delta", "message_stop"]
+    assert [e["index"] for e in raw(lines.items) if e["type"] == "content_block_stop"] == [0, 1]
+    assert lines.items[-1] == result and result["subtype"] == "error_during_execution"
