@@ -38,6 +38,7 @@ class KeyRenamer:
         self.in_string = False
         self.escaped = False
         self.expect_key = False
+        self.object = False
         self.key: list[str] | None = None
 
     def feed(self, piece: str) -> str:
@@ -50,11 +51,12 @@ class KeyRenamer:
                 continue
             if char in "{[":
                 self.depth += 1
-                self.expect_key = char == "{" and self.depth == 1
+                if self.depth == 1:
+                    self.object = self.expect_key = char == "{"
             elif char in "}]":
                 self.depth -= 1
             elif self.depth == 1 and char in ",:":
-                self.expect_key = char == ","
+                self.expect_key = char == "," and self.object
             elif char == '"':
                 self.in_string = True
                 if self.depth == 1 and self.expect_key:

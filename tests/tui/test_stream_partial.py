@@ -29,6 +29,10 @@ def test_keys_are_renamed_wherever_the_pieces_are_cut(cut: int) -> None:
     assert out.startswith('{"file_path": "a\\"path\\": b"'), "values and formatting pass through as written"
 
 
+def test_only_the_keys_of_a_top_level_object_are_renamed() -> None:
+    assert KeyRenamer({"path": "file_path"}).feed('["a", "path", {"path": 1}]') == '["a", "path", {"path": 1}]'
+
+
 def test_a_tool_call_streams_between_text_and_the_next_call_with_claude_code_names() -> None:
     claude, lines = stream(partial=True)
     arguments = json.dumps({"path": "src/app.py", "content": "x = 1\n"})
