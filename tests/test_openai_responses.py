@@ -266,7 +266,7 @@ def test_a_server_that_answers_a_whole_response_as_json_still_completes() -> Non
     done = _completed(events)
     assert (done.message.text, done.message.tool_calls, done.stop_reason) == ("Reading.", (ToolCall("call_1", "read", "{}"),), "tool_use")
     assert done.message.thinking[0].text == "Think." and done.usage.reasoning_tokens == 3
-    assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "Completed"]
+    assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "ToolArgsChunk", "Completed"], "the arguments no delta carried arrive as one piece"
 
 
 def test_two_message_items_in_one_response_read_as_two_paragraphs() -> None:

@@ -12,7 +12,7 @@ PUBLIC = {
     "pseudoclaude.llm": {
         "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
-        "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolChoice", "ToolResult", "ToolSpec",
+        "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolArgsChunk", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up",
@@ -21,7 +21,7 @@ PUBLIC = {
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
-        "ToolCallFinished", "ToolCallStarted", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
+        "ToolCallFinished", "ToolCallStarted", "ToolInputStart", "ToolInputDelta", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
         "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "PrepareRequest", "SessionRecorder",

@@ -24,6 +24,8 @@ from pseudoclaude.agent.events import (
     ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolInputDelta,
+    ToolInputStart,
     UsageReport,
     event_to_dict,
 )
@@ -130,6 +132,8 @@ __all__ = [
     "ThinkingDelta",
     "ToolCallFinished",
     "ToolCallStarted",
+    "ToolInputDelta",
+    "ToolInputStart",
     "UsageReport",
     "build_agent",
     "event_to_dict",

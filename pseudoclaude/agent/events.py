@@ -45,6 +45,33 @@ class AssistantMessage:
 
 
 @dataclass(frozen=True)
+class ToolInputStart:
+    """The model began writing a tool call (its arguments follow as ``ToolInputDelta``s): live display only.
+
+    ``index`` is the call's place among the message's tool calls; ``call_id``
+    is the provider's and may still be replaced by the one the
+    ``AssistantMessage`` carries (a duplicate or unsafe id). Never stored, never
+    in the text or json output; stream-json turns it into a ``tool_use``
+    ``content_block_start`` with ``--include-partial-messages``.
+    """
+
+    call_id: str
+    name: str
+    index: int
+    type: Literal["tool_input_start"] = "tool_input_start"
+
+
+@dataclass(frozen=True)
+class ToolInputDelta:
+    """A piece of a streaming tool call's arguments JSON; a call's pieces concatenate to its final ``arguments``."""
+
+    call_id: str
+    index: int
+    fragment: str
+    type: Literal["tool_input_delta"] = "tool_input_delta"
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     call_id: str
     name: str
@@ -152,7 +179,7 @@ class Stop:
 
 
 Event = Union[
-    TextDelta, ThinkingDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
+    TextDelta, ThinkingDelta, ToolInputStart, ToolInputDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
 ]
 
 

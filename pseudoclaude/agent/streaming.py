@@ -12,7 +12,7 @@ import asyncio
 from typing import Any, AsyncGenerator
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.llm import ProviderError, Retrying, StreamEvent, TextChunk, ThinkingChunk
+from pseudoclaude.llm import ProviderError, Retrying, StreamEvent, TextChunk, ThinkingChunk, ToolArgsChunk, ToolCallStart
 
 
 INTERRUPTED_BY_USER = "[Request interrupted by user]"
@@ -26,11 +26,15 @@ def interrupt_cause(stop: BaseException) -> str:
 
 
 def stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
-    """What the user sees of one provider stream item (a partial tool call shows nothing yet)."""
+    """What the user sees of one provider stream item (usage and the completed message are the runner's)."""
     if isinstance(item, TextChunk):
         return ev.TextDelta(item.text)
     if isinstance(item, ThinkingChunk):
         return ev.ThinkingDelta(item.text)
+    if isinstance(item, ToolCallStart):
+        return ev.ToolInputStart(item.id, item.name, item.index)
+    if isinstance(item, ToolArgsChunk):
+        return ev.ToolInputDelta(item.id, item.index, item.fragment)
     if isinstance(item, Retrying):
         return ev.Progress(
             "retry",

@@ -46,6 +46,7 @@ from pseudoclaude.llm.provider import (
     ThinkingChunk,
     ThinkingMode,
     ToolCallStart,
+    ToolArgsChunk,
     ToolChoice,
     UsageSoFar,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "ThinkingMode",
     "ToolCall",
     "ToolCallStart",
+    "ToolArgsChunk",
     "ToolChoice",
     "ToolResult",
     "ToolSpec",

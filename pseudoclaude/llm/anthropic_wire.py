@@ -67,6 +67,7 @@ from pseudoclaude.llm.provider import (
     TextChunk,
     ThinkingChunk,
     ToolCallStart,
+    ToolArgsChunk,
     UsageSoFar,
 )
 from pseudoclaude.llm.providers import ANTHROPIC
@@ -307,7 +308,9 @@ class StreamAssembler:
             self.text_parts.append(delta.text)
             return [TextChunk(delta.text)]
         if kind == "input_json_delta" and index in self.tools:
-            self.tools[index].pieces.append(delta.partial_json or "")
+            tool, fragment = self.tools[index], delta.partial_json or ""
+            tool.pieces.append(fragment)
+            return [ToolArgsChunk(tool.ordinal, tool.id, fragment)] if fragment else []
         if kind == "thinking_delta" and index in self.thinking and delta.thinking:
             self.thinking[index].pieces.append(delta.thinking)
             return [ThinkingChunk(delta.thinking)]

@@ -63,6 +63,7 @@ from pseudoclaude.llm.provider import (
     TextChunk,
     ThinkingChunk,
     ToolCallStart,
+    ToolArgsChunk,
 )
 from pseudoclaude.llm.vision import images_for_model
 
@@ -270,8 +271,9 @@ class ResponsesAssembler:
             return self._thinking_delta(event)
         if kind == "response.function_call_arguments.delta":
             call = self._calls.get(str(event.get("item_id")))
-            if call is not None and isinstance(event.get("delta"), str):
+            if call is not None and isinstance(event.get("delta"), str) and event["delta"]:
                 call.arguments += event["delta"]
+                return [ToolArgsChunk(self._order(call), call.call_id, event["delta"])]
             return []
         item = event.get("item")
         if not isinstance(item, Mapping):
@@ -317,7 +319,10 @@ class ResponsesAssembler:
         if item.get("type") != "function_call":
             return []
         call = self._call_for(item)
-        return [ToolCallStart(index=list(self._calls.values()).index(call), id=call.call_id, name=call.name)]
+        return [ToolCallStart(index=self._order(call), id=call.call_id, name=call.name)]
+
+    def _order(self, call: _PendingCall) -> int:
+        return list(self._calls.values()).index(call)
 
     def _call_for(self, item: Mapping[str, Any]) -> _PendingCall:
         key = str(item.get("id") or item.get("call_id"))
@@ -331,6 +336,7 @@ class ResponsesAssembler:
             events = [] if str(item.get("id") or item.get("call_id")) in self._calls else self._item_added(item)
             call = self._call_for(item)
             if isinstance(item.get("arguments"), str):
+                events += self._rest_of_arguments(call, item["arguments"])
                 call.arguments = item["arguments"]
             call.done = item.get("status") != "incomplete"
             return events
@@ -343,6 +349,12 @@ class ResponsesAssembler:
                 self._texted.add(str(item.get("id")))
                 self._text.append(text)
                 return [TextChunk(text)]
+        return []
+
+    def _rest_of_arguments(self, call: _PendingCall, whole: str) -> list[StreamEvent]:
+        """The arguments the deltas did not carry (all of them when the server sent none), as one last piece."""
+        if whole.startswith(call.arguments) and len(whole) > len(call.arguments):
+            return [ToolArgsChunk(self._order(call), call.call_id, whole[len(call.arguments):])]
         return []
 
     def finish(self) -> list[StreamEvent]:

@@ -66,6 +66,7 @@ from pseudoclaude.llm.provider import (
     StreamEvent,
     TextChunk,
     ToolCallStart,
+    ToolArgsChunk,
 )
 from pseudoclaude.llm.providers import OPENAI
 from pseudoclaude.llm.vision import images_for_model
@@ -318,12 +319,17 @@ class StreamAssembler:
             call.id = str(fragment["id"])
         if function.get("name") and not call.name:
             call.name = str(function["name"])
-        if isinstance(function.get("arguments"), str):
-            call.arguments += function["arguments"]
+        piece = function["arguments"] if isinstance(function.get("arguments"), str) else ""
+        call.arguments += piece
         if call.id and call.name and not call.started:
-            call.started = True
-            return [ToolCallStart(index=self._order(call), id=call.id, name=call.name)]
-        return []
+            return self._start(call)
+        return [ToolArgsChunk(self._order(call), call.id, piece)] if call.started and piece else []
+
+    def _start(self, call: _PendingCall) -> list[StreamEvent]:
+        """A call's ``ToolCallStart``, then the arguments that streamed before its id and name were known."""
+        call.started = True
+        start: list[StreamEvent] = [ToolCallStart(index=self._order(call), id=call.id, name=call.name)]
+        return start + ([ToolArgsChunk(self._order(call), call.id, call.arguments)] if call.arguments else [])
 
     def _order(self, call: _PendingCall) -> int:
         return list(self._calls.values()).index(call)
@@ -341,8 +347,7 @@ class StreamAssembler:
             if not call.id:
                 call.id = f"call_{uuid.uuid4().hex[:24]}"
             if not call.started:
-                call.started = True
-                events.append(ToolCallStart(index=self._order(call), id=call.id, name=call.name))
+                events.extend(self._start(call))
             calls.append(ToolCall(id=call.id, name=call.name, arguments=call.arguments or "{}"))
         message = Message.assistant("".join(self._text), calls)
         events.append(Completed(message=message, usage=self._usage, stop_reason=_stop_reason(self._finish_reason)))

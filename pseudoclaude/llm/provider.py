@@ -88,6 +88,20 @@ class ToolCallStart:
 
 
 @dataclass(frozen=True)
+class ToolArgsChunk:
+    """A piece of a tool call's arguments JSON as the model writes it, after that call's ``ToolCallStart``.
+
+    ``index`` and ``id`` are the ``ToolCallStart``'s. The pieces of one call
+    concatenate to its ``ToolCall.arguments`` (an empty concatenation means
+    ``{}``); they are for live display only, never stored.
+    """
+
+    index: int
+    id: str
+    fragment: str
+
+
+@dataclass(frozen=True)
 class Completed:
     """The stream finished: the whole assistant message and its usage."""
 
@@ -107,7 +121,7 @@ class UsageSoFar:
     usage: Usage
 
 
-StreamEvent = Union[TextChunk, ThinkingChunk, ToolCallStart, Completed, UsageSoFar]
+StreamEvent = Union[TextChunk, ThinkingChunk, ToolCallStart, ToolArgsChunk, Completed, UsageSoFar]
 
 
 class Provider(Protocol):

@@ -5,7 +5,9 @@ end (``usage`` of this run, ``session_usage`` of the whole session); ``stream-js
 then the result object. Progress and errors go to stderr in ``text`` mode so
 stdout stays the answer alone, as does one line for each image a tool showed
 the model (name, pixels, type, size; events describe images, never carry their
-bytes). Reasoning: ``thinking_delta`` events as it
+bytes). A tool call's arguments stream as ``tool_input_start`` then
+``tool_input_delta`` pieces (``events`` and ``stream-json`` only; ``text`` and
+``json`` ignore them). Reasoning: ``thinking_delta`` events as it
 streams, and the assistant message's ``thinking`` parts; ``output_tokens``
 include it (``reasoning_tokens`` says how much, when the provider reports it). A session that stops being saved is one line on
 stderr in every format (and ``session_error`` in the result object).

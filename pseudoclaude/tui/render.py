@@ -33,6 +33,7 @@ from pseudoclaude.agent import (
     ThinkingDelta,
     ToolCallFinished,
     ToolCallStarted,
+    ToolInputDelta,
     UsageReport,
 )
 from pseudoclaude.textsafe import for_terminal
@@ -118,7 +119,9 @@ class TurnView:
             self.thinking.feed(event.text)
             return
         self._close_thinking()
-        if isinstance(event, TextDelta):
+        if isinstance(event, ToolInputDelta):
+            self.streamed_chars += len(event.fragment)
+        elif isinstance(event, TextDelta):
             self.streamed_chars += len(event.text)
             self.markdown.feed(event.text)
         elif isinstance(event, AssistantMessage):

@@ -5,7 +5,8 @@ the names and nesting are Claude Code's (``docs/headless.md`` lists every
 field): a ``system``/``init`` line first, then ``assistant`` messages whose
 ``content`` holds ``text`` and ``tool_use`` blocks (``input`` an object), a
 ``user`` message with the ``tool_result`` of each call, ``stream_event`` lines
-of partial text with ``--include-partial-messages``, and one ``result`` object
+of the message as it streams (thinking, text, tool arguments; ``stream_partial``)
+with ``--include-partial-messages``, and one ``result`` object
 per prompt. Tools and their arguments carry Claude Code's names (``Bash``,
 ``file_path``), derived from each tool's ``ToolTraits``; a tool Claude Code
 lacks keeps ours. ``session_id`` is on every line.
@@ -26,9 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
 
 from pseudoclaude import __version__
-from pseudoclaude.agent import PromptChoice, AssistantMessage, ErrorEvent, Event, Progress, SessionWriteFailed, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.agent import (
+    AssistantMessage, ErrorEvent, Event, Progress, PromptChoice, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted,
+    ToolInputDelta, ToolInputStart, UsageReport,
+)
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.headless import json_line
+from pseudoclaude.tui.stream_partial import PartialMessage
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
@@ -138,7 +143,7 @@ class _Run:
     errors: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
     pending: AssistantMessage | None = None
-    streaming: bool = False
+    streaming: PartialMessage | None = None
     stop: Stop | None = None
     session_error: str | None = None
 
@@ -191,8 +196,8 @@ class ClaudeStream:
         run = self.run
         if run.pending is not None and not isinstance(event, UsageReport):
             self._assistant(run.pending, None)
-        if isinstance(event, TextDelta):
-            self._partial_text(event.text)
+        if isinstance(event, (TextDelta, ThinkingDelta, ToolInputStart, ToolInputDelta)):
+            self._partial(event)
         elif isinstance(event, AssistantMessage):
             run.api_seconds += time.monotonic() - run.mark
             run.turns += 1
@@ -217,6 +222,9 @@ class ClaudeStream:
         run = self.run
         if run.pending is not None:
             self._assistant(run.pending, None)
+        if run.streaming is not None:
+            run.streaming.close([], None)
+            run.streaming = None
         stop = run.stop
         reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
@@ -258,9 +266,9 @@ class ClaudeStream:
             name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
             blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
         stop_reason = "tool_use" if event.tool_calls else "end_turn"
-        if self.partial and self.run.streaming:
-            self._close_partial(event, stop_reason)
-        self.run.streaming = False
+        if self.run.streaming is not None:
+            self.run.streaming.close([b for b in blocks if b["type"] == "tool_use"], stop_reason)
+        self.run.streaming = None
         message = {
             "id": f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
@@ -304,6 +312,9 @@ class ClaudeStream:
         run.mark = time.monotonic()
 
     def _progress(self, event: Progress) -> None:
+        if event.kind == "retry" and self.run.streaming is not None:
+            self.run.streaming.close([], None)
+            self.run.streaming = None
         if event.kind == "compacting":
             data = event.data
             boundary = {"trigger": data.get("trigger", "auto"), "pre_tokens": data.get("before_tokens", 0)}
@@ -311,27 +322,21 @@ class ClaudeStream:
             return
         self.emit(self._stamp({"type": "system", "subtype": "notice", "kind": event.kind, "message": event.message, "data": dict(event.data)}))
 
-    def _partial_text(self, text: str) -> None:
+    def _partial(self, event: TextDelta | ThinkingDelta | ToolInputStart | ToolInputDelta) -> None:
+        """A piece of the message being written, as Claude Code's raw stream events (``stream_partial``)."""
         if not self.partial:
             return
-        if not self.run.streaming:
-            self.run.streaming = True
-            start = {"id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": self.agent.model, "content": []}
-            self._stream_event({"type": "message_start", "message": start})
-            self._stream_event({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
-        self._stream_event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
-
-    def _close_partial(self, event: AssistantMessage, stop_reason: str) -> None:
-        self._stream_event({"type": "content_block_stop", "index": 0})
-        for index, call in enumerate(event.tool_calls, start=1):
-            name, _ = self._claude_call(str(call.get("name", "")), {})
-            block = {"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": {}}
-            self._stream_event({"type": "content_block_start", "index": index, "content_block": block})
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(self._claude_call(str(call.get("name", "")), _arguments(call))[1])}
-            self._stream_event({"type": "content_block_delta", "index": index, "delta": delta})
-            self._stream_event({"type": "content_block_stop", "index": index})
-        self._stream_event({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}})
-        self._stream_event({"type": "message_stop"})
+        run = self.run
+        if run.streaming is None:
+            run.streaming = PartialMessage(self._stream_event, self.agent.model, self.agent.tool_traits())
+        if isinstance(event, TextDelta):
+            run.streaming.text(event.text)
+        elif isinstance(event, ThinkingDelta):
+            run.streaming.thinking(event.text)
+        elif isinstance(event, ToolInputStart):
+            run.streaming.tool_start(event)
+        else:
+            run.streaming.tool_delta(event)
 
     def _stream_event(self, event: dict[str, Any]) -> None:
         self.emit(self._stamp({"type": "stream_event", "event": event, "parent_tool_use_id": None}))

@@ -247,6 +247,11 @@ def test_sdk_options_become_flags_we_honour(cli_path: str, workspace: Path) -> N
     partial = [m for m in messages if isinstance(m, sdk.StreamEvent)]
     deltas = "".join(m.event["delta"].get("text", "") for m in partial if m.event["type"] == "content_block_delta")
     assert "Two things." in deltas and partial[0].event["type"] == "message_start"
+    assistant = next(m for m in messages if isinstance(m, sdk.AssistantMessage) and any(isinstance(b, sdk.ToolUseBlock) for b in m.content))
+    for position, block in enumerate(assistant.content):
+        if isinstance(block, sdk.ToolUseBlock):
+            pieces = [m.event["delta"]["partial_json"] for m in partial if m.event["type"] == "content_block_delta" and m.event["index"] == position]
+            assert len(pieces) > 1 and json.loads("".join(pieces)) == block.input, "the SDK reassembles each call's streamed arguments"
     bash_result = next(m for m in messages if isinstance(m, sdk.UserMessage) and not m.content[0].is_error)
     assert "hi" in str(bash_result.content[0].content)
 

@@ -73,6 +73,17 @@ def test_progress_and_errors_are_one_line_each() -> None:
     assert text_of(c).splitlines() == ["⟳ context compacted: 9000 -> 2000", "✗ RateLimited: slow down"]
 
 
+def test_the_working_line_counts_a_tool_call_s_arguments_as_they_stream_and_prints_nothing_for_them() -> None:
+    """A long write_file streams for a while: the ↓ count moves instead of looking stuck."""
+    c = console()
+    view = TurnView(c, clock=lambda: 0.0)
+    view.handle(ev.ToolInputStart("c1", "write_file", 0))
+    view.handle(ev.ToolInputDelta("c1", 0, '{"path": "a.py", "content": "' + "x" * 370 + '"}'))
+    assert view.working_line().plain == "Working… 0s · ↑ 0 ↓ 100 · esc to interrupt"
+    view.flush()
+    assert text_of(c) == ""
+
+
 def test_the_working_line_counts_time_and_tokens() -> None:
     now = [100.0]
     view = TurnView(console(), clock=lambda: now[0])
