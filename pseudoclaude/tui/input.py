@@ -3,7 +3,9 @@
 Keys: Enter sends; Alt+Enter, or a trailing backslash, inserts a newline
 (pasted text arrives as one bracketed paste and stays one message); Ctrl-R
 searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
-in ``$EDITOR``; Shift+Tab cycles the permission mode; Esc Esc on an empty
+in ``$EDITOR``; Ctrl+V pastes a copied image (``clipboard``: saved and
+mentioned as ``@"path"``, or a one-line hint above the status line saying
+why not); Shift+Tab cycles the permission mode; Esc Esc on an empty
 line opens ``/rewind``; Ctrl-C clears the line,
 or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
 raises ``EOFError``. History is one file per workspace under the home folder.
@@ -11,11 +13,14 @@ raises ``EOFError``. History is one file per workspace under the home folder.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import (
     CompleteEvent,
     Completer,
@@ -35,6 +40,7 @@ STYLE = Style.from_dict(
         "prompt": "bold ansicyan",
         "bottom-toolbar": "noreverse bg:default #888888",
         "bottom-toolbar.text": "",
+        "hint": "ansiyellow",
     }
 )
 
@@ -77,7 +83,37 @@ class ReplCompleter(Completer):
             yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
 
 
-def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
+class Hint:
+    """The one line shown above the status line (why Ctrl+V pasted nothing) until the text changes."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def clear(self, _buffer: object = None) -> None:
+        self.text = ""
+
+    def fragments(self) -> list[tuple[str, str]]:
+        return [("class:hint", f"{self.text}\n")] if self.text else []
+
+
+async def paste_clipboard_image(buffer: Buffer, app: Application[object], home: Path, hint: Hint) -> None:
+    """Ctrl+V: the clipboard's image, read off the event loop, mentioned at the cursor; or the hint saying why not."""
+    from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
+
+    hint.text = "Ctrl+V: reading the clipboard…"
+    app.invalidate()
+    try:
+        path = await asyncio.to_thread(paste_image, home)
+    except ClipboardError as error:
+        hint.text = f"Ctrl+V: {error}"
+    else:
+        document = buffer.document
+        buffer.insert_text(mention(path, document.text_before_cursor, document.text_after_cursor))
+        hint.clear()
+    app.invalidate()
+
+
+def key_bindings(on_cycle_mode: Callable[[], None], home: Path | None = None, hint: Hint | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("enter", filter=~is_searching)
@@ -104,6 +140,13 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     @bindings.add("c-g", filter=~is_searching)
     def _editor(event: KeyPressEvent) -> None:
         event.current_buffer.open_in_editor(validate_and_handle=False)
+
+    if home is not None and hint is not None:
+        pasting_home, paste_hint = home, hint
+
+        @bindings.add("c-v", filter=~is_searching)
+        def _paste_image(event: KeyPressEvent) -> None:
+            event.app.create_background_task(paste_clipboard_image(event.current_buffer, event.app, pasting_home, paste_hint))
 
     @bindings.add("s-tab")
     def _cycle(event: KeyPressEvent) -> None:
@@ -138,16 +181,19 @@ def make_prompt_session(
     """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width."""
     path = history_path(home, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return PromptSession(
+    hint = Hint()
+    session: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", PROMPT)]),
         multiline=True,
         prompt_continuation=lambda width, line, wrapped: " " * (width - 2) + "… ",
         history=FileHistory(str(path)),
         completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
-        key_bindings=key_bindings(on_cycle_mode),
-        bottom_toolbar=lambda: FormattedText(status(_columns())),
+        key_bindings=key_bindings(on_cycle_mode, home, hint),
+        bottom_toolbar=lambda: FormattedText(hint.fragments() + status(_columns())),
         style=STYLE,
         enable_open_in_editor=False,
         reserve_space_for_menu=4,
     )
+    session.default_buffer.on_text_changed += hint.clear
+    return session
