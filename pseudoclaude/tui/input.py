@@ -100,7 +100,7 @@ async def paste_clipboard_image(buffer: Buffer, app: Application[object], home: 
     """Ctrl+V: the clipboard's image, read off the event loop, mentioned at the cursor; or the hint saying why not."""
     from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
 
-    hint.text = "Ctrl+V: reading the clipboard…"
+    hint.text = "Ctrl+V: reading…"
     app.invalidate()
     try:
         path = await asyncio.to_thread(paste_image, home)
