@@ -4,10 +4,10 @@ Terminals paste text, never images, so the image is fetched from the
 clipboard itself with the tool the platform has on ``PATH``:
 
 * Wayland (``WAYLAND_DISPLAY`` set): ``wl-paste --list-types``, then
-  ``wl-paste --type <image type>`` (wl-clipboard); ``xclip`` as a fallback
-  (XWayland).
-* X11: ``xclip -selection clipboard -t TARGETS -o``, then ``-t <image type> -o``;
-  ``wl-paste`` as a fallback.
+  ``wl-paste --type <image type>`` (wl-clipboard); ``xclip`` when it is missing
+  and XWayland's ``DISPLAY`` is set.
+* X11 (``DISPLAY`` set): ``xclip -selection clipboard -t TARGETS -o``, then
+  ``-t <image type> -o``.
 * macOS: ``pngpaste -``, or ``osascript`` reading ``«class PNGf»`` (always there).
 
 Each tool runs without a shell, with a short timeout (a clipboard owner that
@@ -29,8 +29,10 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,7 @@ from typing import Mapping, Sequence
 
 from pseudoclaude.imaging import MAX_FILE_BYTES
 from pseudoclaude.llm import sniff_media_type
+from pseudoclaude.textsafe import for_terminal
 
 TIMEOUT_S = 2.0
 PREFERRED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -68,7 +71,9 @@ def read_clipboard_image(
         return _read_macos(env, timeout, limit)
     if platform.startswith(("win", "cygwin")):
         raise ClipboardError("pasting images is not supported on this platform: save the image and attach its path")
-    tools = ("wl-paste", "xclip") if env.get("WAYLAND_DISPLAY") else ("xclip", "wl-paste")
+    tools = [tool for tool, display in (("wl-paste", "WAYLAND_DISPLAY"), ("xclip", "DISPLAY")) if env.get(display)]
+    if not tools:
+        raise ClipboardError("no graphical session to read a clipboard from (neither WAYLAND_DISPLAY nor DISPLAY is set)")
     for tool in tools:
         program = shutil.which(tool, path=env.get("PATH", ""))
         if program is not None:
@@ -77,14 +82,14 @@ def read_clipboard_image(
 
 
 def _read_x11(program: str, env: dict[str, str], timeout: float, limit: int) -> ClipboardImage:
-    targets = _run([program, "-selection", "clipboard", "-t", "TARGETS", "-o"], env, timeout, 64 * 1024, "xclip")
+    targets = _run([program, "-selection", "clipboard", "-t", "TARGETS", "-o"], env, timeout, 64 * 1024, "xclip", failure=NO_IMAGE)
     chosen = _choose_type(targets.decode("utf-8", "replace").split())
     data = _run([program, "-selection", "clipboard", "-t", chosen, "-o"], env, timeout, limit, "xclip")
     return _image(data, "xclip")
 
 
 def _read_wayland(program: str, env: dict[str, str], timeout: float, limit: int) -> ClipboardImage:
-    types = _run([program, "--no-newline", "--list-types"], env, timeout, 64 * 1024, "wl-paste")
+    types = _run([program, "--list-types"], env, timeout, 64 * 1024, "wl-paste", failure=NO_IMAGE)
     chosen = _choose_type(types.decode("utf-8", "replace").split())
     data = _run([program, "--no-newline", "--type", chosen], env, timeout, limit, "wl-paste")
     return _image(data, "wl-paste")
@@ -147,18 +152,37 @@ def _to_png(data: bytes) -> bytes:
 
 
 def _run(argv: list[str], env: dict[str, str], timeout: float, limit: int, tool: str, *, failure: str = "") -> bytes:
-    """``argv``'s standard output (no shell, stdin closed), at most ``limit`` bytes within ``timeout`` seconds."""
-    try:
-        process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, start_new_session=True
-        )
-    except OSError as error:
-        raise ClipboardError(f"{tool} cannot be run ({error.strerror or error})") from None
+    """``argv``'s standard output (no shell, stdin closed), at most ``limit`` bytes within ``timeout`` seconds.
+
+    A non-zero exit is ``failure`` when given (the tool's way of saying "no
+    such content"), else the first line the tool wrote on stderr.
+    """
+    with tempfile.TemporaryFile() as errors:
+        try:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, env=env, start_new_session=True)
+        except OSError as error:
+            raise ClipboardError(f"{tool} cannot be run ({error.strerror or error})") from None
+        try:
+            data = _read_bounded(process, timeout, limit, tool)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if process.returncode == 0:
+            return data
+        if failure:
+            raise ClipboardError(failure)
+        errors.seek(0)
+        said = errors.read(400).decode("utf-8", "replace").strip().splitlines()[:1]
+        raise ClipboardError(f"{tool} could not read the clipboard ({for_terminal(said[0]) if said else f'exit code {process.returncode}'})")
+
+
+def _read_bounded(process: subprocess.Popen[bytes], timeout: float, limit: int, tool: str) -> bytes:
     assert process.stdout is not None
     chunks: list[bytes] = []
     size = 0
     deadline = time.monotonic() + timeout
-    try:
+    with process.stdout:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -173,16 +197,10 @@ def _run(argv: list[str], env: dict[str, str], timeout: float, limit: int, tool:
             if size > limit:
                 raise ClipboardError(f"the clipboard image is over the {_size(limit)} an image may be")
             chunks.append(chunk)
-        code = process.wait(max(0.05, deadline - time.monotonic()))
+    try:
+        process.wait(max(0.05, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         raise ClipboardError(f"{tool} did not answer within {timeout:g} s") from None
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        process.stdout.close()
-    if code != 0:
-        raise ClipboardError(failure or f"{tool} could not read the clipboard (exit code {code})")
     return b"".join(chunks)
 
 

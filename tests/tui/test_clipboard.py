@@ -38,7 +38,7 @@ def fake_xclip(folder: Path, targets: str, image: Path | None = None, exit_code:
 
 
 def env(bin_dir: Path, **extra: str) -> dict[str, str]:
-    return {"PATH": f"{bin_dir}:/usr/bin:/bin", **extra}
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "DISPLAY": ":0", **extra}
 
 
 def test_xclip_gives_the_png_on_the_clipboard(tmp_path: Path) -> None:
@@ -65,7 +65,13 @@ def test_text_only_on_the_clipboard_is_no_image(tmp_path: Path) -> None:
 def test_without_a_clipboard_tool_the_hint_says_what_to_install(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ClipboardError, match="install wl-clipboard or xclip to paste images"):
-        read_clipboard_image({"PATH": str(tmp_path / "empty")}, platform="linux")
+        read_clipboard_image({"PATH": str(tmp_path / "empty"), "WAYLAND_DISPLAY": "wayland-0"}, platform="linux")
+
+
+def test_without_a_display_the_hint_says_so(tmp_path: Path) -> None:
+    fake_xclip(tmp_path / "bin", r"image/png\n")
+    with pytest.raises(ClipboardError, match="neither WAYLAND_DISPLAY nor DISPLAY is set"):
+        read_clipboard_image({"PATH": str(tmp_path / "bin")}, platform="linux")
 
 
 def test_a_tool_that_never_answers_is_stopped_at_the_timeout(tmp_path: Path) -> None:
@@ -84,9 +90,18 @@ def test_output_over_the_limit_is_cut_and_refused(tmp_path: Path) -> None:
     assert time.monotonic() - started < 3
 
 
-def test_a_failing_tool_is_one_line(tmp_path: Path) -> None:
-    fake_xclip(tmp_path / "bin", r"image/png\n", tmp_path / "missing.png", exit_code=1)
-    with pytest.raises(ClipboardError, match=r"xclip could not read the clipboard \(exit code 1\)"):
+def test_a_failing_tool_is_one_line_with_what_it_said(tmp_path: Path) -> None:
+    fake_tool(tmp_path / "bin", "xclip", 'case "$*" in\n  *TARGETS*) printf "image/png\\n";;\n  *) echo "Error: Can\'t open display: :0" >&2; echo more >&2; exit 1;;\nesac\n')
+    with pytest.raises(ClipboardError, match=r"^xclip could not read the clipboard \(Error: Can't open display: :0\)$"):
+        read_clipboard_image(env(tmp_path / "bin"), platform="linux")
+    fake_tool(tmp_path / "bin", "xclip", 'case "$*" in\n  *TARGETS*) printf "image/png\\n";;\n  *) exit 3;;\nesac\n')
+    with pytest.raises(ClipboardError, match=r"\(exit code 3\)$"):
+        read_clipboard_image(env(tmp_path / "bin"), platform="linux")
+
+
+def test_an_empty_clipboard_is_no_image(tmp_path: Path) -> None:
+    fake_tool(tmp_path / "bin", "xclip", 'echo "Error: target TARGETS not available" >&2; exit 1\n')
+    with pytest.raises(ClipboardError, match="^no image on the clipboard$"):
         read_clipboard_image(env(tmp_path / "bin"), platform="linux")
 
 
