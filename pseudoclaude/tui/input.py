@@ -83,37 +83,61 @@ class ReplCompleter(Completer):
             yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
 
 
-class Hint:
-    """The one line shown above the status line (why Ctrl+V pasted nothing) until the text changes."""
+class ImagePaste:
+    """Ctrl+V at the prompt: reads the clipboard off the event loop and mentions the image where Ctrl+V was pressed.
 
-    def __init__(self) -> None:
-        self.text = ""
+    ``hint`` is the line shown above the status (why nothing was pasted) until
+    the text changes. Enter pressed while a read runs waits for it, so a quick
+    Ctrl+V, words, Enter sends the image too; a read that fails sends nothing.
+    """
 
-    def clear(self, _buffer: object = None) -> None:
-        self.text = ""
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.hint = ""
+        self.pending = 0
+        self.send_when_done = False
+
+    def clear_hint(self, _buffer: object = None) -> None:
+        self.hint = ""
 
     def fragments(self) -> list[tuple[str, str]]:
-        return [("class:hint", f"{self.text}\n")] if self.text else []
+        return [("class:hint", f"{self.hint}\n")] if self.hint else []
+
+    def start(self, buffer: Buffer, app: Application[object]) -> None:
+        app.create_background_task(self._paste(buffer, app, buffer.cursor_position))
+
+    def hold_enter(self) -> bool:
+        """True (and Enter is remembered) while a paste is still reading the clipboard."""
+        if self.pending:
+            self.send_when_done = True
+            self.hint = "Ctrl+V: reading… (the message goes when the image is in)"
+        return bool(self.pending)
+
+    async def _paste(self, buffer: Buffer, app: Application[object], at: int) -> None:
+        from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
+
+        self.pending += 1
+        self.hint = "Ctrl+V: reading…"
+        app.invalidate()
+        try:
+            path = await asyncio.to_thread(paste_image, self.home)
+        except ClipboardError as error:
+            self.hint, self.send_when_done = f"Ctrl+V: {error}", False
+        else:
+            text, cursor = buffer.text, buffer.cursor_position
+            at = min(at, len(text))
+            piece = mention(path, text[:at], text[at:])
+            buffer.document = Document(text[:at] + piece + text[at:], cursor + len(piece) if cursor >= at else cursor)
+            self.clear_hint()
+        finally:
+            self.pending -= 1
+        if not self.pending and self.send_when_done:
+            self.send_when_done = False
+            buffer.validate_and_handle()
+        app.invalidate()
 
 
-async def paste_clipboard_image(buffer: Buffer, app: Application[object], home: Path, hint: Hint) -> None:
-    """Ctrl+V: the clipboard's image, read off the event loop, mentioned at the cursor; or the hint saying why not."""
-    from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
-
-    hint.text = "Ctrl+V: reading…"
-    app.invalidate()
-    try:
-        path = await asyncio.to_thread(paste_image, home)
-    except ClipboardError as error:
-        hint.text = f"Ctrl+V: {error}"
-    else:
-        document = buffer.document
-        buffer.insert_text(mention(path, document.text_before_cursor, document.text_after_cursor))
-        hint.clear()
-    app.invalidate()
-
-
-def key_bindings(on_cycle_mode: Callable[[], None], home: Path | None = None, hint: Hint | None = None) -> KeyBindings:
+def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("enter", filter=~is_searching)
@@ -122,6 +146,8 @@ def key_bindings(on_cycle_mode: Callable[[], None], home: Path | None = None, hi
         state = buffer.complete_state
         if state is not None and state.current_completion is not None:
             buffer.apply_completion(state.current_completion)
+        elif paste is not None and paste.hold_enter():
+            event.app.invalidate()
         elif buffer.document.text_before_cursor.endswith("\\") and buffer.document.is_cursor_at_the_end:
             buffer.delete_before_cursor(1)
             buffer.insert_text("\n")
@@ -141,12 +167,12 @@ def key_bindings(on_cycle_mode: Callable[[], None], home: Path | None = None, hi
     def _editor(event: KeyPressEvent) -> None:
         event.current_buffer.open_in_editor(validate_and_handle=False)
 
-    if home is not None and hint is not None:
-        pasting_home, paste_hint = home, hint
+    if paste is not None:
+        image_paste = paste
 
         @bindings.add("c-v", filter=~is_searching)
         def _paste_image(event: KeyPressEvent) -> None:
-            event.app.create_background_task(paste_clipboard_image(event.current_buffer, event.app, pasting_home, paste_hint))
+            image_paste.start(event.current_buffer, event.app)
 
     @bindings.add("s-tab")
     def _cycle(event: KeyPressEvent) -> None:
@@ -181,7 +207,7 @@ def make_prompt_session(
     """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width."""
     path = history_path(home, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
-    hint = Hint()
+    paste = ImagePaste(home)
     session: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", PROMPT)]),
         multiline=True,
@@ -189,11 +215,11 @@ def make_prompt_session(
         history=FileHistory(str(path)),
         completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
-        key_bindings=key_bindings(on_cycle_mode, home, hint),
-        bottom_toolbar=lambda: FormattedText(hint.fragments() + status(_columns())),
+        key_bindings=key_bindings(on_cycle_mode, paste),
+        bottom_toolbar=lambda: FormattedText(paste.fragments() + status(_columns())),
         style=STYLE,
         enable_open_in_editor=False,
         reserve_space_for_menu=4,
     )
-    session.default_buffer.on_text_changed += hint.clear
+    session.default_buffer.on_text_changed += paste.clear_hint
     return session

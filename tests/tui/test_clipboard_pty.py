@@ -52,21 +52,23 @@ def user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def paste_and_send(term: Terminal, before: str, after: str) -> None:
+def paste_and_send(term: Terminal, before: str, after: str, *, wait: bool) -> None:
     term.expect_prompt()
     term.send(before)
     term.send(CTRL_V)
-    term.expect(r'@"~/home/clipboard/clipboard-[0-9a-f]{12}\.png"')
+    if wait:
+        term.expect(r'@"~/home/clipboard/clipboard-[0-9a-f]{12}\.png"')
     term.send_line(after)
 
 
-@pytest.mark.parametrize("tool", ["xclip", "wl-paste"])
+@pytest.mark.parametrize("tool", ["xclip", "wl-paste", "slow xclip"])
 def test_ctrl_v_attaches_the_copied_image_to_the_message(tool: str, tmp_path: Path, terminals: list[Terminal]) -> None:
     workspace, home, bin_dir = tmp_path / "ws", tmp_path / "home", tmp_path / "bin"
     workspace.mkdir()
     (tmp_path / "copied.png").write_bytes(copied := png(90, 45))
-    if tool == "xclip":
-        fake_tool(bin_dir, "xclip", f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
+    if tool != "wl-paste":
+        pause = "sleep 1; " if tool == "slow xclip" else ""  # Enter comes before the image: the message waits for it
+        fake_tool(bin_dir, "xclip", f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) {pause}cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
         display = {"DISPLAY": ":0"}
     else:
         fake_tool(bin_dir, "wl-paste", f'case "$*" in\n  *--list-types*) printf "image/png\\ntext/plain\\n";;\n  *"--type image/png"*) cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
@@ -74,7 +76,7 @@ def test_ctrl_v_attaches_the_copied_image_to_the_message(tool: str, tmp_path: Pa
     with FakeAnthropicServer([Reply(text="A purple rectangle.")]) as server:
         term = Terminal([], workspace, clipboard_env(server.url, home, bin_dir, **display))
         terminals.append(term)
-        paste_and_send(term, "what is this", "in the corner?")
+        paste_and_send(term, "what is this", "in the corner?", wait=tool != "slow xclip")
         term.expect(r"\[image 1\] clipboard-[0-9a-f]{12}\.png \(90x45 PNG")
         term.expect("A purple rectangle.")
         term.expect_prompt()
