@@ -3,7 +3,9 @@
 Keys: Enter sends; Alt+Enter, or a trailing backslash, inserts a newline
 (pasted text arrives as one bracketed paste and stays one message); Ctrl-R
 searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
-in ``$EDITOR``; Shift+Tab cycles the permission mode; Esc Esc on an empty
+in ``$EDITOR``; Ctrl+V pastes a copied image (``clipboard``: saved and
+mentioned as ``@"path"``, or a one-line hint above the status line saying
+why not); Shift+Tab cycles the permission mode; Esc Esc on an empty
 line opens ``/rewind``; Ctrl-C clears the line,
 or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
 raises ``EOFError``. History is one file per workspace under the home folder.
@@ -11,11 +13,14 @@ raises ``EOFError``. History is one file per workspace under the home folder.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import (
     CompleteEvent,
     Completer,
@@ -35,6 +40,7 @@ STYLE = Style.from_dict(
         "prompt": "bold ansicyan",
         "bottom-toolbar": "noreverse bg:default #888888",
         "bottom-toolbar.text": "",
+        "hint": "ansiyellow",
     }
 )
 
@@ -77,7 +83,61 @@ class ReplCompleter(Completer):
             yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
 
 
-def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
+class ImagePaste:
+    """Ctrl+V at the prompt: reads the clipboard off the event loop and mentions the image where Ctrl+V was pressed.
+
+    ``hint`` is the line shown above the status (why nothing was pasted) until
+    the text changes. Enter pressed while a read runs waits for it, so a quick
+    Ctrl+V, words, Enter sends the image too; a read that fails sends nothing.
+    """
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.hint = ""
+        self.pending = 0
+        self.send_when_done = False
+
+    def clear_hint(self, _buffer: object = None) -> None:
+        self.hint = ""
+
+    def fragments(self) -> list[tuple[str, str]]:
+        return [("class:hint", f"{self.hint}\n")] if self.hint else []
+
+    def start(self, buffer: Buffer, app: Application[object]) -> None:
+        app.create_background_task(self._paste(buffer, app, buffer.cursor_position))
+
+    def hold_enter(self) -> bool:
+        """True (and Enter is remembered) while a paste is still reading the clipboard."""
+        if self.pending:
+            self.send_when_done = True
+            self.hint = "Ctrl+V: reading… (the message goes when the image is in)"
+        return bool(self.pending)
+
+    async def _paste(self, buffer: Buffer, app: Application[object], at: int) -> None:
+        from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
+
+        self.pending += 1
+        self.hint = "Ctrl+V: reading…"
+        app.invalidate()
+        try:
+            path = await asyncio.to_thread(paste_image, self.home)
+        except ClipboardError as error:
+            self.hint, self.send_when_done = f"Ctrl+V: {error}", False
+        else:
+            text, cursor = buffer.text, buffer.cursor_position
+            at = min(at, len(text))
+            piece = mention(path, text[:at], text[at:])
+            buffer.document = Document(text[:at] + piece + text[at:], cursor + len(piece) if cursor >= at else cursor)
+            self.clear_hint()
+        finally:
+            self.pending -= 1
+        if not self.pending and self.send_when_done:
+            self.send_when_done = False
+            buffer.validate_and_handle()
+        app.invalidate()
+
+
+def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("enter", filter=~is_searching)
@@ -86,6 +146,8 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
         state = buffer.complete_state
         if state is not None and state.current_completion is not None:
             buffer.apply_completion(state.current_completion)
+        elif paste is not None and paste.hold_enter():
+            event.app.invalidate()
         elif buffer.document.text_before_cursor.endswith("\\") and buffer.document.is_cursor_at_the_end:
             buffer.delete_before_cursor(1)
             buffer.insert_text("\n")
@@ -104,6 +166,13 @@ def key_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     @bindings.add("c-g", filter=~is_searching)
     def _editor(event: KeyPressEvent) -> None:
         event.current_buffer.open_in_editor(validate_and_handle=False)
+
+    if paste is not None:
+        image_paste = paste
+
+        @bindings.add("c-v", filter=~is_searching)
+        def _paste_image(event: KeyPressEvent) -> None:
+            image_paste.start(event.current_buffer, event.app)
 
     @bindings.add("s-tab")
     def _cycle(event: KeyPressEvent) -> None:
@@ -138,16 +207,19 @@ def make_prompt_session(
     """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width."""
     path = history_path(home, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return PromptSession(
+    paste = ImagePaste(home)
+    session: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", PROMPT)]),
         multiline=True,
         prompt_continuation=lambda width, line, wrapped: " " * (width - 2) + "… ",
         history=FileHistory(str(path)),
         completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
-        key_bindings=key_bindings(on_cycle_mode),
-        bottom_toolbar=lambda: FormattedText(status(_columns())),
+        key_bindings=key_bindings(on_cycle_mode, paste),
+        bottom_toolbar=lambda: FormattedText(paste.fragments() + status(_columns())),
         style=STYLE,
         enable_open_in_editor=False,
         reserve_space_for_menu=4,
     )
+    session.default_buffer.on_text_changed += paste.clear_hint
+    return session

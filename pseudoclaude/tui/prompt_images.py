@@ -19,6 +19,9 @@ Which references must be images and which stay words:
 
 A file outside the workspace may be attached: typing its path is the user's
 own act, unlike a mention the model could be steered into.
+
+Ctrl+V of a copied image (``clipboard``) comes here too: the image is saved
+under the home folder and mentioned as ``@"path"`` at the cursor.
 """
 
 from __future__ import annotations

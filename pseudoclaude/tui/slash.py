@@ -368,6 +368,7 @@ KEYS = (
     ("Shift+Tab", "cycle permission mode"),
     ("Ctrl-O", "fold or unfold the model's thinking (during a turn)"),
     ("Ctrl-R / Ctrl-G", "search history / edit the input in $EDITOR"),
+    ("Ctrl-V", "paste a copied image (needs wl-paste, xclip or pngpaste)"),
     ("Esc Esc", "on an empty prompt: /rewind"),
     ("@path / !cmd", "attach a file's content / run a shell command (output goes to the next message)"),
     ("# fact", "remember a fact for this project (next sessions see it)"),
