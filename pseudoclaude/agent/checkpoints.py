@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -58,7 +58,7 @@ class CheckpointingTool:
         output = await self.tool.run(args, ctx)
         if problems and not output.is_error:
             note = f"\n(note: no checkpoint was kept, so /rewind cannot undo this edit: {'; '.join(problems)})"
-            return ToolOutput(output.content + note, output.is_error, output.summary, output.display, output.shaped, output.full_output)
+            return replace(output, content=output.content + note)
         return output
 
     def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str | None:
