@@ -91,6 +91,13 @@ class ContextBreakdown:
     pinned_tokens: int = 0
     """Tokens of the pinned block (part of ``message_tokens``): what follows a summary, built from the session."""
     window_source: str = ""
+    images: int = 0
+    """Images the next request shows the model (attachments and tool results not yet replaced by notes)."""
+    image_tokens: int = 0
+    """Their estimate (part of ``message_tokens``), by ``image_rule``: "anthropic", "openai", "no-vision" or "" (the larger rule)."""
+    image_notes: int = 0
+    """Images replaced by a note naming their file so far."""
+    image_rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,6 +313,10 @@ class Agent:
             instruction_files=self._instructions.files,
             pinned_tokens=status.pinned_tokens,
             window_source=status.window_source,
+            images=status.images.images,
+            image_tokens=status.images.tokens,
+            image_notes=status.images.notes,
+            image_rule=status.images.rule,
         )
 
     def mcp_servers(self) -> tuple[ServerView, ...]:

@@ -31,9 +31,11 @@ from typing import Callable, Sequence
 
 from pseudoclaude.compact.estimate import one_image_tokens
 from pseudoclaude.compact.offload import result_id
-from pseudoclaude.compact.state import CompactSession, ContextState
+from pseudoclaude.compact.state import CompactSession, ContextState, ImageUsage
 from pseudoclaude.llm import Image, Message
 
+NOTE_START = "[image "
+NOTE_REMOVED = " removed from the context"
 IMAGE_KEEP_RECENT_ROUNDS = 3
 """Tool rounds, counted from the newest, whose images always stay in the context."""
 
@@ -41,9 +43,9 @@ IMAGE_KEEP_RECENT_ROUNDS = 3
 def image_note_text(image: Image, session: CompactSession) -> str:
     """The note that replaces ``image``; ``OSError`` when its bytes cannot be kept in the session folder."""
     if not image.available:
-        return f"[image {image.describe()} removed from the context; its bytes were already missing from the session folder]"
+        return f"{NOTE_START}{image.describe()}{NOTE_REMOVED}; its bytes were already missing from the session folder]"
     path = session.keep_image(image)
-    return f"[image {image.describe()} removed from the context to save room; its file is kept at {path} (read_file it to see it again)]"
+    return f"{NOTE_START}{image.describe()}{NOTE_REMOVED} to save room; its file is kept at {path} (read_file it to see it again)]"
 
 
 def with_notes(content: str, images: Sequence[Image], session: CompactSession) -> str:
@@ -91,3 +93,26 @@ def result_image_tokens(message: Message, provider: str) -> int:
     result = message.tool_result
     return sum(one_image_tokens(image, provider) for image in result.images) if result is not None else 0
 
+
+
+def image_usage(conversation: Sequence[Message], state: ContextState) -> ImageUsage:
+    """The images the next request shows the model, what they cost, and how many became notes (see ``ImageUsage``).
+
+    A result the ledger says lost its images counts as notes even before
+    ``manage_context`` applied the ledger (a resumed conversation holds the
+    originals until the first request), so ``/context`` says the same before and after it.
+    """
+    rule = state.image_rule
+    seen: list[Image] = []
+    for i, message in enumerate(conversation):
+        seen.extend(message.images)
+        result = message.tool_result
+        if result is not None and result.images and not state.drops_images(result_id(message, i, state)):
+            seen.extend(result.images)
+    previews = state.replacements
+    notes = sum(_note_count(previews.get(call_id, "")) for call_id in state.images_dropped)
+    return ImageUsage(len(seen), sum(one_image_tokens(image, rule) for image in seen), notes, rule)
+
+
+def _note_count(preview: str) -> int:
+    return sum(1 for line in preview.splitlines() if line.startswith(NOTE_START) and NOTE_REMOVED in line)

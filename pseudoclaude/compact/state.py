@@ -88,8 +88,24 @@ class CompactSession(Protocol):
 
 
 @dataclass(frozen=True)
+class ImageUsage:
+    """The images in the context (``/context``'s image line; ``imagenotes.image_usage`` counts them).
+
+    ``images``: what the next request shows the model (user attachments and
+    tool results whose images were not replaced by notes); ``tokens``: their
+    estimate under ``rule`` (the one the estimator counts by, ``estimate.image_rule``);
+    ``notes``: images replaced by a note naming their file so far (this session, resumes included).
+    """
+
+    images: int = 0
+    tokens: int = 0
+    notes: int = 0
+    rule: str = ""
+
+
+@dataclass(frozen=True)
 class ContextStatus:
-    """What ``/context`` shows."""
+    """What ``/context`` shows; ``estimated_tokens`` already counts ``images.tokens`` (or the provider counted them)."""
 
     estimated_tokens: int
     context_window: int
@@ -101,6 +117,7 @@ class ContextStatus:
     tripped: bool
     pinned_tokens: int = 0
     window_source: str = ""
+    images: ImageUsage = ImageUsage()
 
 
 @dataclass
@@ -250,6 +267,14 @@ class ContextState:
         return call_id in self._images_dropped
 
     @property
+    def image_rule(self) -> str:
+        """The rule this state's estimator counts images by (``estimate.image_rule``; a tokenizer's own family when unknown)."""
+        estimator = self.estimator
+        if isinstance(estimator, (BytesEstimator, TiktokenEstimator)):
+            return estimator.provider
+        return image_rule(self.model)
+
+    @property
     def images_dropped(self) -> frozenset[str]:
         """Call ids whose images were replaced by notes (what a session persists beside ``replacements``)."""
         return frozenset(self._images_dropped)
@@ -316,6 +341,8 @@ class ContextState:
         return self.overhead_tokens + self.estimator.count(conversation)
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
+        from pseudoclaude.compact.imagenotes import image_usage  # it reads this ledger, so it imports this module
+
         pinned = pinned_text(conversation)
         return ContextStatus(
             estimated_tokens=self.estimate(conversation),
@@ -328,4 +355,5 @@ class ContextState:
             tripped=self.tripped,
             pinned_tokens=self.count_text(pinned) if pinned else 0,
             window_source=self.window_source,
+            images=image_usage(conversation, self),
         )

@@ -7,6 +7,12 @@ from rich.table import Table
 
 from pseudoclaude.agent import ContextBreakdown
 
+IMAGE_RULES = {
+    "anthropic": "Anthropic's rule, w×h/750",
+    "openai": "OpenAI's rule, 85 + 170 per 512px tile",
+    "": "the larger of Anthropic's and OpenAI's rules",
+}
+
 
 def render_context(console: Console, b: ContextBreakdown) -> None:
     window = max(1, b.context_window)
@@ -19,9 +25,21 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     table.add_row("messages", f"{b.message_tokens:,}", f"tokens in {b.messages} messages")
     pinned = "user messages, files touched and the newest ones' text, todos, plan, last failure" if b.pinned_tokens else "none until a summary"
     table.add_row("  pinned block", f"{b.pinned_tokens:,}", f"tokens of them ({pinned})")
+    if b.images or b.image_notes:
+        table.add_row("  images", f"{b.image_tokens:,}", f"tokens of them: {_images(b)}")
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", f"bytes on disk ({b.offloaded_results} tool results replaced by previews)")
     table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""))
     table.add_row("auto-compaction at", f"{b.auto_threshold:,}", f"tokens = {100 * b.auto_threshold / window:.0f}% (estimator: {b.estimator})")
     console.print(table)
     for file in b.instruction_files:
         console.print(f"[dim]  instructions: {file.path} ({file.size:,} bytes)[/]")
+
+
+def _images(b: ContextBreakdown) -> str:
+    """Images seen now, by which rule, and how many older ones became notes (``/context`` shows it only when there are any)."""
+    plural = "" if b.images == 1 else "s"
+    if b.image_rule == "no-vision":
+        seen = f"{b.images} image{plural}, each sent as a short note (the model has no vision)"
+    else:
+        seen = f"{b.images} image{plural} the model sees ({IMAGE_RULES.get(b.image_rule, b.image_rule)})"
+    return seen + (f", {b.image_notes} older one{'' if b.image_notes == 1 else 's'} replaced by a note naming {'its' if b.image_notes == 1 else 'their'} file" if b.image_notes else "")

@@ -15,6 +15,7 @@ from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS
 from pseudoclaude.compact.estimate import NO_VISION_RULE, NOTE_TOKENS, TiktokenEstimator, image_rule
 from pseudoclaude.compact.manage import compacted_conversation
 from pseudoclaude.compact.select import select_recent
+from pseudoclaude.compact.state import ImageUsage
 from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.llm import Image, Request
 from pseudoclaude.llm.messages import Message, ToolCall
@@ -121,6 +122,8 @@ def test_old_images_become_notes_naming_their_file_the_latest_rounds_keep_theirs
     assert [d["call_id"] for d in recorded] == [f"c{n}" for n in range(9)]
     assert all(d["layer"] == "shrink" and d["drops_images"] is True and d["resets_anchor"] is True for d in recorded)
     assert state.anchor is None and outcome.after_tokens < outcome.before_tokens - 9 * 1500
+    seen = ImageUsage(images=4, tokens=3 * 1537 + 160, notes=9, rule="anthropic")
+    assert state.status(outcome.conversation).images == seen == state.status(conversation).images, "the ledger decides, applied or not"
 
 
 def test_a_few_old_images_do_not_break_the_cache_on_their_own(tmp_path: Path) -> None:
