@@ -23,6 +23,7 @@ any other image type the clipboard offers (BMP, TIFF) is converted to PNG.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import io
 import os
@@ -36,7 +37,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from pseudoclaude.imaging import MAX_FILE_BYTES
 from pseudoclaude.llm import sniff_media_type
@@ -254,3 +255,78 @@ def paste_image(home: Path, env: Mapping[str, str] | None = None, *, timeout: fl
         return save_clipboard_image(image, home)
     except OSError as error:
         raise ClipboardError(f"cannot save the clipboard image under {home} ({error.strerror or error})") from None
+
+
+class PasteTarget(Protocol):
+    """The text being typed that a Ctrl+V mentions its image in: the prompt's buffer, or the line typed during a turn."""
+
+    def text_and_cursor(self) -> tuple[str, int]: ...
+
+    def set_text(self, text: str, cursor: int) -> None: ...
+
+    def submit(self) -> None:
+        """Send the text, as Enter would (Enter pressed while the clipboard was read)."""
+
+    def redraw(self) -> None: ...
+
+
+class ImagePaste:
+    """Ctrl+V: reads the clipboard off the event loop and mentions the image where Ctrl+V was pressed.
+
+    ``hint`` is the line shown above the status (why nothing was pasted) until
+    the text changes. Enter pressed while a read runs waits for it, so a quick
+    Ctrl+V, words, Enter sends the image too; a read that fails sends nothing.
+    The prompt (``input``) and the keys typed during a turn (``keys``) share it.
+    """
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.hint = ""
+        self.pending = 0
+        self.send_when_done = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def clear_hint(self, _buffer: object = None) -> None:
+        self.hint = ""
+
+    def fragments(self) -> list[tuple[str, str]]:
+        return [("class:hint", f"{self.hint}\n")] if self.hint else []
+
+    def start(self, target: PasteTarget) -> None:
+        """Begin reading the clipboard; the mention goes where the cursor is now."""
+        self.pending += 1  # now, not when the task runs: an Enter read in the same batch of keys must wait too
+        self.hint = "Ctrl+V: reading…"
+        target.redraw()
+        task = asyncio.get_running_loop().create_task(self._paste(target, target.text_and_cursor()[1]))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def settle(self) -> None:
+        """Wait for the reads still running (each is bounded by ``TIMEOUT_S``)."""
+        while self._tasks:
+            await asyncio.wait(set(self._tasks))
+
+    def hold_enter(self) -> bool:
+        """True (and Enter is remembered) while a paste is still reading the clipboard."""
+        if self.pending:
+            self.send_when_done = True
+            self.hint = "Ctrl+V: reading… (the message goes when the image is in)"
+        return bool(self.pending)
+
+    async def _paste(self, target: PasteTarget, at: int) -> None:
+        try:
+            path = await asyncio.to_thread(paste_image, self.home)
+        except ClipboardError as error:
+            self.hint, self.send_when_done = f"Ctrl+V: {error}", False
+        else:
+            text, cursor = target.text_and_cursor()
+            at = min(at, len(text))
+            piece = mention(path, text[:at], text[at:])
+            target.set_text(text[:at] + piece + text[at:], cursor + len(piece) if cursor >= at else cursor)
+            self.clear_hint()
+        finally:
+            self.pending -= 1
+        if not self.pending and self.send_when_done:
+            self.send_when_done = False
+            target.submit()
+        target.redraw()

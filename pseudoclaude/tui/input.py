@@ -13,10 +13,9 @@ raises ``EOFError``. History is one file per workspace under the home folder.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application
@@ -33,6 +32,9 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.styles import Style
+
+if TYPE_CHECKING:
+    from pseudoclaude.tui.clipboard import ImagePaste
 
 PROMPT = "❯ "
 STYLE = Style.from_dict(
@@ -83,58 +85,24 @@ class ReplCompleter(Completer):
             yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
 
 
-class ImagePaste:
-    """Ctrl+V at the prompt: reads the clipboard off the event loop and mentions the image where Ctrl+V was pressed.
+class BufferTarget:
+    """The prompt's buffer as the place a Ctrl+V'd image is mentioned in."""
 
-    ``hint`` is the line shown above the status (why nothing was pasted) until
-    the text changes. Enter pressed while a read runs waits for it, so a quick
-    Ctrl+V, words, Enter sends the image too; a read that fails sends nothing.
-    """
+    def __init__(self, buffer: Buffer, app: Application[object]) -> None:
+        self.buffer = buffer
+        self.app = app
 
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.hint = ""
-        self.pending = 0
-        self.send_when_done = False
+    def text_and_cursor(self) -> tuple[str, int]:
+        return self.buffer.text, self.buffer.cursor_position
 
-    def clear_hint(self, _buffer: object = None) -> None:
-        self.hint = ""
+    def set_text(self, text: str, cursor: int) -> None:
+        self.buffer.document = Document(text, cursor)
 
-    def fragments(self) -> list[tuple[str, str]]:
-        return [("class:hint", f"{self.hint}\n")] if self.hint else []
+    def submit(self) -> None:
+        self.buffer.validate_and_handle()
 
-    def start(self, buffer: Buffer, app: Application[object]) -> None:
-        app.create_background_task(self._paste(buffer, app, buffer.cursor_position))
-
-    def hold_enter(self) -> bool:
-        """True (and Enter is remembered) while a paste is still reading the clipboard."""
-        if self.pending:
-            self.send_when_done = True
-            self.hint = "Ctrl+V: reading… (the message goes when the image is in)"
-        return bool(self.pending)
-
-    async def _paste(self, buffer: Buffer, app: Application[object], at: int) -> None:
-        from pseudoclaude.tui.clipboard import ClipboardError, mention, paste_image
-
-        self.pending += 1
-        self.hint = "Ctrl+V: reading…"
-        app.invalidate()
-        try:
-            path = await asyncio.to_thread(paste_image, self.home)
-        except ClipboardError as error:
-            self.hint, self.send_when_done = f"Ctrl+V: {error}", False
-        else:
-            text, cursor = buffer.text, buffer.cursor_position
-            at = min(at, len(text))
-            piece = mention(path, text[:at], text[at:])
-            buffer.document = Document(text[:at] + piece + text[at:], cursor + len(piece) if cursor >= at else cursor)
-            self.clear_hint()
-        finally:
-            self.pending -= 1
-        if not self.pending and self.send_when_done:
-            self.send_when_done = False
-            buffer.validate_and_handle()
-        app.invalidate()
+    def redraw(self) -> None:
+        self.app.invalidate()
 
 
 def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = None) -> KeyBindings:
@@ -172,7 +140,7 @@ def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = N
 
         @bindings.add("c-v", filter=~is_searching)
         def _paste_image(event: KeyPressEvent) -> None:
-            image_paste.start(event.current_buffer, event.app)
+            image_paste.start(BufferTarget(event.current_buffer, event.app))
 
     @bindings.add("s-tab")
     def _cycle(event: KeyPressEvent) -> None:
@@ -207,6 +175,8 @@ def make_prompt_session(
     """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width."""
     path = history_path(home, workspace)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from pseudoclaude.tui.clipboard import ImagePaste
+
     paste = ImagePaste(home)
     session: PromptSession[str] = PromptSession(
         message=FormattedText([("class:prompt", PROMPT)]),

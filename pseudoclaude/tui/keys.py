@@ -12,7 +12,9 @@ terminal and is tested directly:
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
 * Shift+Tab cycles the permission mode;
-* Ctrl+O folds or unfolds the model's thinking.
+* Ctrl+O folds or unfolds the model's thinking;
+* Ctrl+V mentions the clipboard's image in the typed text (``clipboard.ImagePaste``,
+  as at the prompt), so it is attached when that message is sent.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from __future__ import annotations
 import asyncio
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
 
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
+
+if TYPE_CHECKING:
+    from pseudoclaude.tui.clipboard import ImagePaste
 
 ENTER_KEYS = ("c-m", "c-j")
 BACKSPACE_KEYS = ("c-h", "backspace")
@@ -54,6 +59,7 @@ class TurnKeys:
         on_cycle_mode: Callable[[], None] = lambda: None,
         on_change: Callable[[], None] = lambda: None,
         on_toggle_thinking: Callable[[], None] = lambda: None,
+        paste: ImagePaste | None = None,
     ) -> None:
         self.queue = queue
         self.queued = queued
@@ -61,6 +67,7 @@ class TurnKeys:
         self.on_cycle_mode = on_cycle_mode
         self.on_change = on_change
         self.on_toggle_thinking = on_toggle_thinking
+        self.paste = paste
         self.buffer = ""
         self.approval: PendingApproval | None = None
         self._waiting: list[str] = []
@@ -97,19 +104,38 @@ class TurnKeys:
         self.on_change()
 
     def _buffer_key(self, key: str, data: str) -> None:
+        before = self.buffer
         if key == ALT_ENTER:
             self.buffer += "\n"
         elif key in ENTER_KEYS:
-            if self.buffer.strip():
-                self._waiting.append(self.buffer.strip())
-                self.queue(self.buffer.strip())
-            self.buffer = ""
+            if self.paste is None or not self.paste.hold_enter():
+                self.submit()
+        elif key == "c-v" and self.paste is not None:
+            self.paste.start(self)
         elif key in BACKSPACE_KEYS:
             self.buffer = self.buffer[:-1]
         elif key == "<bracketed-paste>":
             self.buffer += data
         elif len(key) == 1 and key.isprintable():
             self.buffer += key
+        if self.paste is not None and self.buffer != before:
+            self.paste.clear_hint()
+
+    def submit(self) -> None:
+        """Queue the typed text (Enter); the ``ImagePaste`` calls it when Enter came while it read the clipboard."""
+        if self.buffer.strip():
+            self._waiting.append(self.buffer.strip())
+            self.queue(self.buffer.strip())
+        self.buffer = ""
+
+    def text_and_cursor(self) -> tuple[str, int]:
+        return self.buffer, len(self.buffer)
+
+    def set_text(self, text: str, cursor: int) -> None:
+        self.buffer = text
+
+    def redraw(self) -> None:
+        self.on_change()
 
     def _approval_key(self, pending: PendingApproval, key: str, data: str) -> None:
         if pending.future.done():
@@ -141,6 +167,8 @@ class TurnKeys:
             lines.extend(approval_lines(self.approval))
         elif self.buffer:
             lines.append(Text("› ", style="bold") + Text(self.buffer) + Text("▌", style="dim"))
+        if self.paste is not None and self.paste.hint and self.approval is None:
+            lines.append(Text(f"  {self.paste.hint}", style="yellow"))
         return lines
 
 

@@ -334,6 +334,7 @@ class Repl:
         """Consume ``events()`` in a task with a live view; Esc/Ctrl-C cancels it. Returns the ``TurnView``."""
         from pseudoclaude.tui.liveview import LiveArea
 
+        from pseudoclaude.tui.clipboard import ImagePaste
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
 
@@ -347,6 +348,7 @@ class Repl:
             on_cycle_mode=self.cycle_mode,
             on_change=lambda: _refresh(live),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
+            paste=(paste := ImagePaste(self.settings.home)),
         )
         view.footer = keys.footer
         task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))
@@ -364,6 +366,7 @@ class Repl:
                     if not task.done():
                         task.cancel()
                         await asyncio.wait({task})
+                await paste.settle()  # a Ctrl+V still reading the clipboard lands in the draft or the queue
         finally:
             self.approver.keys = None
             self._echo_sent(keys)

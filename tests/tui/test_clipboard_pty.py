@@ -17,7 +17,7 @@ from PIL import Image as PILImage
 
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.script import Reply
-from tests.tui.terminal import CTRL_D, Terminal, env_for
+from tests.tui.terminal import CTRL_D, SlowAnthropicServer, Terminal, env_for, request_text
 
 pytestmark = pytest.mark.slow
 
@@ -46,8 +46,12 @@ def clipboard_env(server_url: str, home: Path, bin_dir: Path, **display: str) ->
     return env
 
 
+def fake_xclip(bin_dir: Path, image: Path, pause: str = "") -> None:
+    fake_tool(bin_dir, "xclip", f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) {pause}cat "{image}";;\n  *) exit 1;;\nesac\n')
+
+
 def user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
-    [message] = [m for m in body["messages"] if m["role"] == "user"]
+    message = [m for m in body["messages"] if m["role"] == "user"][-1]
     content = message["content"]
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
@@ -68,7 +72,7 @@ def test_ctrl_v_attaches_the_copied_image_to_the_message(tool: str, tmp_path: Pa
     (tmp_path / "copied.png").write_bytes(copied := png(90, 45))
     if tool != "wl-paste":
         pause = "sleep 1; " if tool == "slow xclip" else ""  # Enter comes before the image: the message waits for it
-        fake_tool(bin_dir, "xclip", f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) {pause}cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
+        fake_xclip(bin_dir, tmp_path / "copied.png", pause)
         display = {"DISPLAY": ":0"}
     else:
         fake_tool(bin_dir, "wl-paste", f'case "$*" in\n  *--list-types*) printf "image/png\\ntext/plain\\n";;\n  *"--type image/png"*) cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
@@ -119,3 +123,57 @@ def test_ctrl_v_without_an_image_says_why_and_loses_nothing(clipboard: str, hint
     assert [b["type"] for b in blocks if b["type"] == "image"] == []
     assert "keep this text" in " ".join(b["text"] for b in blocks if b["type"] == "text")
     assert not (home / "clipboard").exists() or list((home / "clipboard").iterdir()) == []
+
+
+@pytest.mark.parametrize("tool", ["xclip", "slow xclip"])
+def test_ctrl_v_while_the_agent_works_attaches_the_image_to_the_typed_message(tool: str, tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace, home, bin_dir = tmp_path / "ws", tmp_path / "home", tmp_path / "bin"
+    workspace.mkdir()
+    (tmp_path / "copied.png").write_bytes(copied := png(70, 35))
+    fake_xclip(bin_dir, tmp_path / "copied.png", "sleep 1; " if tool == "slow xclip" else "")  # slow: Enter waits for the image
+    script = [Reply(text="A slowly streamed first answer. " * 4, text_chunks=60), Reply(text="Seen the pasted one.")]
+    with SlowAnthropicServer(script, delay=0.05) as server:
+        term = Terminal([], workspace, clipboard_env(server.url, home, bin_dir, DISPLAY=":0"))
+        terminals.append(term)
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("Working")
+        term.send("look at ")
+        term.send(CTRL_V)
+        if tool == "xclip":
+            term.expect(r'@"~/home/clipboard/clipboard-[0-9a-f]{12}\.png"')
+        term.send_line("this one")
+        term.expect(r"\[image 1\] clipboard-[0-9a-f]{12}\.png \(70x35 PNG")
+        term.expect("Seen the pasted one.")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert server.rejections == [] and len(server.requests) == 2
+    assert "clipboard" not in request_text(server.requests[0])
+    blocks = user_blocks(server.requests[1])
+    assert [base64.b64decode(b["source"]["data"]) for b in blocks if b["type"] == "image"] == [copied]
+    text = " ".join(b["text"] for b in blocks if b["type"] == "text")
+    assert "look at [image 1: clipboard-" in text and ".png] this one" in text
+
+
+def test_ctrl_v_while_the_agent_works_without_an_image_says_why(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace, home, bin_dir = tmp_path / "ws", tmp_path / "home", tmp_path / "bin"
+    workspace.mkdir()
+    fake_tool(bin_dir, "xclip", 'case "$*" in\n  *TARGETS*) printf "TARGETS\\nUTF8_STRING\\n";;\n  *) printf "words";;\nesac\n')
+    script = [Reply(text="A slowly streamed first answer. " * 4, text_chunks=60), Reply(text="Only words came.")]
+    with SlowAnthropicServer(script, delay=0.05) as server:
+        term = Terminal([], workspace, clipboard_env(server.url, home, bin_dir, DISPLAY=":0"))
+        terminals.append(term)
+        term.expect_prompt()
+        term.send_line("First question")
+        term.expect("Working")
+        term.send("keep this")
+        term.send(CTRL_V)
+        term.expect("no image on the clipboard")
+        term.send_line(" text")
+        term.expect("Only words came.")
+        term.expect_prompt()
+        term.send(CTRL_D)
+        assert term.exit_code() == 0
+    assert server.rejections == []
+    assert "keep this text" in request_text(server.requests[-1]) and '"image"' not in request_text(server.requests[-1])
