@@ -20,10 +20,11 @@ files consumes them.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
+
+from pseudoclaude.session.writer import write_private_file
 
 CHECKPOINT_DIR = "checkpoints"
 
@@ -69,11 +70,5 @@ def save_blob(folder: Path, content: bytes) -> str:
     name = hashlib.sha256(content).hexdigest()
     path = directory / name
     if not path.exists():
-        temporary = directory / f".{name}.{os.getpid()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
+        write_private_file(path, content)
     return f"{CHECKPOINT_DIR}/{name}"

@@ -12,10 +12,10 @@ live session still holding its bytes) writes the file again.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from pseudoclaude.llm import Image, ImageLoader
+from pseudoclaude.session.writer import write_private_file
 
 IMAGE_DIR = "images"
 
@@ -27,15 +27,8 @@ def save_image(folder: Path, image: Image) -> None:
     directory = folder / IMAGE_DIR
     directory.mkdir(mode=0o700, exist_ok=True)
     path = directory / image.file_name
-    if _holds(path, image.sha256):
-        return
-    temporary = directory / f".{image.file_name}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(image.data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temporary, path)
+    if not _holds(path, image.sha256):
+        write_private_file(path, image.data)
 
 
 def _holds(path: Path, sha256: str) -> bool:
@@ -44,6 +37,40 @@ def _holds(path: Path, sha256: str) -> bool:
         return hashlib.sha256(path.read_bytes()).hexdigest() == sha256
     except OSError:
         return False
+
+
+class ImageStore:
+    """One recorder's ``images/`` folder, where each image file is read and hashed once, not at every save.
+
+    A session saves the images of every message it records and of every
+    compaction's kept messages, and a note names an image's file each time
+    one is offloaded. A file this process checked or wrote is only stat'ed
+    again: while its size and mtime are unchanged its bytes are trusted, and a
+    file changed on disk since (truncated, replaced) is checked and written
+    again as ``save_image`` does.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._kept: dict[str, tuple[int, int]] = {}
+
+    def save(self, image: Image) -> Path:
+        """The absolute path of ``image``'s bytes, saved there if they are not; ``OSError``."""
+        path = (self.folder / IMAGE_DIR / image.file_name).absolute()
+        stamp = _stamp(path)
+        if image.available and (stamp is None or self._kept.get(image.sha256) != stamp):
+            save_image(self.folder, image)
+            if (saved := _stamp(path)) is not None:
+                self._kept[image.sha256] = saved
+        return path
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
 
 
 def image_loader(folder: Path) -> ImageLoader:

@@ -31,7 +31,7 @@ from pseudoclaude.llm import Image, Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
-from pseudoclaude.session.images import IMAGE_DIR, save_image
+from pseudoclaude.session.images import IMAGE_DIR, ImageStore
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
     new_session_id,
@@ -61,6 +61,7 @@ class Session:
         self._failed_at = ""
         self._lock = SessionLock(folder, meta.id)
         self._writer = JsonlWriter(self.jsonl_path, ops)
+        self._images = ImageStore(folder)
         self.closed = False
 
     def _take_lock(self) -> None:
@@ -104,7 +105,7 @@ class Session:
         for message in messages:
             for image in message.all_images():
                 try:
-                    save_image(self.folder, image)
+                    self._images.save(image)
                 except OSError as error:
                     self._record(describe_os_error("save image", self.folder / IMAGE_DIR / image.file_name, error))
 
@@ -142,9 +143,8 @@ class Session:
         )
 
     def keep_image(self, image: Image) -> Path:
-        """The absolute path of ``image``'s bytes in ``images/``, saved again if they went missing; ``OSError``."""
-        save_image(self.folder, image)
-        return (self.folder / IMAGE_DIR / image.file_name).absolute()
+        """The absolute path of ``image``'s bytes in ``images/`` (saved there if they were not); ``OSError``."""
+        return self._images.save(image)
 
     def append_compaction(
         self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int

@@ -16,7 +16,7 @@ from pseudoclaude import __version__
 from pseudoclaude.llm import Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionError
-from pseudoclaude.session.images import save_image
+from pseudoclaude.session.images import ImageStore
 from pseudoclaude.session.spill import safe_spill_name
 from pseudoclaude.session.reader import Replay, load_replay
 from pseudoclaude.session.writer import JsonlWriter, WriteFailure
@@ -35,6 +35,7 @@ class SubrunRecorder:
         self.spill_dir = folder / f"{_stem(call_id)}-results"
         self.write_failure: WriteFailure | None = None
         self._writer = JsonlWriter(self.path)
+        self._images = ImageStore(folder)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.spill_dir.mkdir(mode=0o700, exist_ok=True)
@@ -53,7 +54,7 @@ class SubrunRecorder:
     def append_message(self, message: Message) -> None:
         for image in message.all_images():
             try:
-                save_image(self.path.parent, image)
+                self._images.save(image)
             except OSError:
                 pass  # the replay then tells the model the image is missing; the transcript itself is kept
         self._append(fmt.MESSAGE, {"message": message.to_dict()})

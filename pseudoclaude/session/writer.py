@@ -56,6 +56,17 @@ class WriteFailure:
         return f"session {self.action} failed for {self.path}: {self.reason}; the session continues in memory only"
 
 
+def write_private_file(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` (0600) whole or not at all: a temporary file beside it, fsynced, then renamed."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(content)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temporary, path)
+
+
 def describe_os_error(action: str, path: Path, error: OSError) -> WriteFailure:
     reason = error.strerror or str(error)
     if error.errno == errno.ENOSPC:

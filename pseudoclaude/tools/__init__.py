@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pseudoclaude.tools.budgeted import budgeted_output
     from pseudoclaude.tools.background import BackgroundJobs, JobView, background_recap
     from pseudoclaude.tools.command_output import CommandOutputTool
+    from pseudoclaude.tools.files import open_if_regular
     from pseudoclaude.tools.kill_command import KillCommandTool
     from pseudoclaude.tools.run_command import RunCommandTool
     from pseudoclaude.tools.shell import stop_group
@@ -43,6 +44,7 @@ _LAZY = {
     "BackgroundJobs": "background",
     "CommandOutputTool": "command_output",
     "KillCommandTool": "kill_command",
+    "open_if_regular": "files",
     "JobView": "background",
     "background_recap": "background",
     "RunCommandTool": "run_command",
@@ -62,6 +64,7 @@ __all__ = [
     "BackgroundJobs",
     "CommandOutputTool",
     "KillCommandTool",
+    "open_if_regular",
     "JobView",
     "background_recap",
     "FactStore",

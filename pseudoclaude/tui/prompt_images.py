@@ -30,13 +30,13 @@ import base64
 import binascii
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import unquote
 
 from pseudoclaude.llm import Image, sniff_media_type
+from pseudoclaude.tools import open_if_regular
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 MAX_PROMPT_IMAGES = 20
@@ -139,16 +139,13 @@ def _resolve(raw: str, root: Path) -> Path:
 def _kind(path: Path) -> str:
     """The image type of a regular file at ``path`` by its first bytes ("" otherwise; a FIFO is never opened)."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        handle = open_if_regular(path)
+        if handle is None:
             return ""
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with handle:
+            head = handle.read(16)
     except (OSError, ValueError):
         return ""
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            head = handle.read(16)
-        except OSError:
-            return ""
     return sniff_media_type(head) or ""
 
 
