@@ -4,7 +4,7 @@ Read from the source with ``ast`` (nothing is imported). A unit is a package
 (``pseudoclaude.agent``; ``pseudoclaude.tools.permissions`` counts as its own)
 or a top-level module (``pseudoclaude.cli``). The rules:
 
-* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> imaging -> llm,
+* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
   as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
   each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
@@ -28,6 +28,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "pseudoclaude"
 
 PACKAGES = (
     "pseudoclaude.agent",
+    "pseudoclaude.sandbox",
     "pseudoclaude.compact",
     "pseudoclaude.llm",
     "pseudoclaude.mcp_client",
@@ -41,7 +42,7 @@ IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitco
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
-_BELOW_AGENT = {"pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
+_BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
     "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
@@ -53,11 +54,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.compact": {"pseudoclaude.llm"},
     "pseudoclaude.session": {"pseudoclaude.llm"},
     "pseudoclaude.mcp_client": {"pseudoclaude.tools", "pseudoclaude.imaging", "pseudoclaude.llm"},
-    "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.imaging", "pseudoclaude.llm"},
-    "pseudoclaude.tools": {"pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.tools.permissions": {"pseudoclaude.tools", "pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.tools": {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.llm"},
+    "pseudoclaude.sandbox": set(),
     "pseudoclaude.imaging": {"pseudoclaude.llm"},
     "pseudoclaude.llm": set(),
-    "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust"},
+    "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust", "pseudoclaude.sandbox"},
     "pseudoclaude.trust": set(),
     "pseudoclaude.exitcodes": set(),
     "pseudoclaude.lazy": set(),

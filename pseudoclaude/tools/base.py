@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get
 from pseudoclaude.llm import Image, ToolSpec
 
 if TYPE_CHECKING:
+    from pseudoclaude.sandbox import CommandSandbox
     from pseudoclaude.tools.background import BackgroundJobs
 
 
@@ -149,6 +150,8 @@ class ToolContext:
     ``vision``: whether the current model may be sent images (the runner sets
     it from the model table before each tool round); ``read_file`` answers a
     model without vision with a note instead of an image it could not see.
+    ``sandbox`` confines the commands the model runs (None: they run unconfined,
+    as with ``--sandbox off`` or a command the user approved to run outside).
     """
 
     workspace: Path
@@ -164,6 +167,7 @@ class ToolContext:
     call_id: str = ""
     background: BackgroundJobs | None = None
     vision: bool = True
+    sandbox: CommandSandbox | None = None
 
 
 @dataclass(frozen=True)
