@@ -282,7 +282,7 @@ def tools_text(tools: Iterable[Tool]) -> str:
 
 def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
     """The tools whose calls the pinned block reads, from their declared traits: file reads and edits (by their
-    path argument), commands (by their command line), the todo list (its ``items``) and a presented plan (``exits_plan``)."""
+    path argument), searches (a path with a default and a pattern as key argument) and listings (a path with a default), commands (by their command line), the todo list (its ``items``) and a presented plan (``exits_plan``)."""
     roles: dict[str, PinnedTool] = {}
     for tool in tools:
         traits = tool.traits
@@ -294,4 +294,8 @@ def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
             roles[tool.name] = PinnedTool("todo", "items")
         elif traits.kind in ("read", "edit") and traits.path_arguments and traits.default_path is None:
             roles[tool.name] = PinnedTool("edit" if traits.kind == "edit" else "read", traits.path_arguments[0])
+        elif traits.kind == "read" and traits.path_arguments and traits.default_path is not None:
+            searched = traits.key_argument if traits.key_argument not in (None, *traits.path_arguments) else None
+            role = "search" if searched is not None else "list"
+            roles[tool.name] = PinnedTool(role, traits.path_arguments[0], pattern=searched, default=traits.default_path)
     return roles

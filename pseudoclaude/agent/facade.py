@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.recording import AgentSession
     from pseudoclaude.agent.runner import Runner
     from pseudoclaude.compact import ContextStatus
+    from pseudoclaude.compact.pinnedview import PinnedParts
     from pseudoclaude.mcp_client import McpServers, ServerView
 
 
@@ -98,6 +99,8 @@ class ContextBreakdown:
     image_notes: int = 0
     """Images replaced by a note naming their file so far."""
     image_rule: str = ""
+    pinned: PinnedParts | None = None
+    """The pinned block's parts: user messages (and what had to be reduced), rules extracted, files, last failure."""
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,7 @@ class Agent:
             image_tokens=status.images.tokens,
             image_notes=status.images.notes,
             image_rule=status.images.rule,
+            pinned=status.pinned,
         )
 
     def mcp_servers(self) -> tuple[ServerView, ...]:

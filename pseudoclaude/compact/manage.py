@@ -45,7 +45,7 @@ from pseudoclaude.compact.clear import clear_layer
 from pseudoclaude.compact.imagenotes import summary_image_text
 from pseudoclaude.compact.layer import Layer, LayerAction
 from pseudoclaude.compact.offload import offload_layer
-from pseudoclaude.compact.pinned import is_user_request, pinned_text
+from pseudoclaude.compact.pinned import block_tokens, is_user_request, pinned_text
 from pseudoclaude.compact.select import closed_groups, select_recent
 from pseudoclaude.compact.shrink import shrink_layer
 from pseudoclaude.compact.state import ContextState
@@ -271,14 +271,16 @@ def _summary_scope(conversation: Sequence[Message], state: ContextState, shape: 
     if any(a is not b and a != b for a, b in zip(sent, conversation)):
         return everything
     budget = state.budget
-    after = state.overhead_tokens + budget.summary_max_output_tokens + budget.pinned_max_tokens + state.estimator.count(conversation[len(sent) :])
+    pinned = block_tokens(state.context_window, budget.pinned_max_tokens)
+    after = state.overhead_tokens + budget.summary_max_output_tokens + pinned + state.estimator.count(conversation[len(sent) :])
     return len(sent) if after < state.auto_threshold else everything
 
 
 def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
     """The pinned block to follow the summary; user messages the tail keeps verbatim are named, not repeated."""
     in_tail = [message.text for message in tail if is_user_request(message)]
-    return state.working_set.render(state.budget.pinned_max_tokens, state.count_text, in_tail, window=state.context_window, kept=tail)
+    cap = block_tokens(state.context_window, state.budget.pinned_max_tokens)
+    return state.working_set.render(cap, state.count_text, in_tail, window=state.context_window, kept=tail)
 
 
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:

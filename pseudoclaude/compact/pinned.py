@@ -14,21 +14,33 @@ Which tools read, edit, run commands or keep the todo list is data
 ``compact`` never imports ``tools``.
 
 ``render`` is deterministic: the same record and cap give the same bytes, so
-a resumed session rebuilds the same block. It stays within ``max_tokens``:
-the first and the latest user messages always (each cut in its middle when
-it alone would take more than half the cap), then the files, the last
-failure and the todo list, then the other user messages, newest first, while
-they fit (a repeat of a message already kept, such as "continue", is left
-out). What comes from outside the record follows, each part within its own
-cap (``reattach.py``): the plan (the one presented with ``exit_plan_mode``, else
-the last answer written in plan mode), instruction files
-changed since the session started, and the current text of the newest files.
+a resumed session rebuilds the same block. Its parts, in order:
+
+1. **The user's messages**, every one, oldest first (``usertext.py``):
+   verbatim while they fit; a message too long keeps its instruction-bearing
+   sentences (``rules.py``) and a pointer ``recall`` follows to the whole
+   text; then the oldest are summarized. They come first and take what they
+   need of ``max_tokens`` less the least the bookkeeping needs (at most
+   ``BOOKKEEPING_MAX_SHARE`` of it), and may also take the re-attached files'
+   budget: file text never costs a user message. ``manage_context`` sizes
+   ``max_tokens`` from the window (``block_tokens``: the budget's pinned cap
+   plus ``USER_WINDOW_FRACTION`` of the window, at most ``USER_MAX_TOKENS``).
+2. **The files touched** (read, edited, searched, listed), grouped by
+   directory, compressed rather than capped (``touched.py``), with what is
+   left; edited files and those the last failure names first.
+3. **The last failure** (its command, how it ended, its last
+   ``FAILURE_TAIL_LINES`` lines) and **the todo list**.
+4. What comes from outside the record (``reattach.py``): the plan (the one
+   presented with ``exit_plan_mode``, else the last answer written in plan
+   mode), instruction files changed since the session started, and the
+   current text of the files edited, or read in the last ``RECENT_ROUNDS``
+   rounds, within what the user's messages left of the files' budget.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Literal, Mapping, Sequence
 
 from pseudoclaude.compact.reattach import (
@@ -42,9 +54,11 @@ from pseudoclaude.compact.reattach import (
     shown_in,
 )
 from pseudoclaude.compact.summarize import is_summary_message
+from pseudoclaude.compact.touched import Entry, normalized, render_files
+from pseudoclaude.compact.usertext import carry
 from pseudoclaude.llm import Message, ToolCall, ToolResult
 
-PinnedRole = Literal["read", "edit", "execute", "todo", "plan"]
+PinnedRole = Literal["read", "edit", "search", "list", "execute", "todo", "plan"]
 TextCounter = Callable[[str], int]
 
 PINNED_HEADER = '<pinned-context note="kept from the session itself, not written by the summary">'
@@ -52,7 +66,10 @@ PINNED_FOOTER = "</pinned-context>"
 PINNED_INTRO = "Kept from the session itself, not from the summary: the user's messages verbatim, files touched, todos, last failure."
 FAILURE_TAIL_LINES = 12
 LINE_CHARS = 300
-CHARS_PER_TOKEN = 3.5
+BOOKKEEPING_MAX_SHARE = 0.4
+RECENT_ROUNDS = 4
+USER_WINDOW_FRACTION = 0.10
+USER_MAX_TOKENS = 20_000
 
 _READ_RANGE = re.compile(r"lines (\d+)-(\d+) of (\d+)")
 _ENDING = re.compile(r"^\[(exit code (-?\d+)|timed out after [^;\]·]*|killed by signal \d+)")
@@ -60,17 +77,16 @@ _ENDING = re.compile(r"^\[(exit code (-?\d+)|timed out after [^;\]·]*|killed by
 
 @dataclass(frozen=True)
 class PinnedTool:
-    """What a tool's calls tell the working set: its ``role`` and the ``argument`` that carries it."""
+    """What a tool's calls tell the working set: its ``role`` and the ``argument`` that carries it.
+
+    A ``search`` tool (grep, glob) also names its ``pattern`` argument; a
+    ``search`` or ``list`` tool's path may be left out (``default``: the workspace).
+    """
 
     role: PinnedRole
     argument: str
-
-
-@dataclass
-class _File:
-    ranges: list[tuple[int, int]] = field(default_factory=list)
-    edited: bool = False
-    total: int | None = None
+    pattern: str | None = None
+    default: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,7 +108,9 @@ class WorkingSet:
 
     def _reset(self) -> None:
         self.user_messages: list[str] = []
-        self.files: dict[str, _File] = {}
+        self.files: dict[str, Entry] = {}
+        self._round = 0
+        self._touched_round: dict[str, int] = {}
         self.todos: tuple[str, ...] = ()
         self.failure: Failure | None = None
         self.plan = ""
@@ -140,6 +158,7 @@ class WorkingSet:
                 self.user_messages.append(message.text)
             elif message.role == "assistant":
                 self._calls.update((call.id, call) for call in message.tool_calls)
+                self._round += bool(message.tool_calls)
                 presented = self._presented_plan(message)
                 if presented:
                     self.plan, self._plan_presented = presented, True
@@ -168,24 +187,35 @@ class WorkingSet:
         if tool is None:
             return
         try:
-            value = call.parsed_arguments().get(tool.argument)
+            arguments = call.parsed_arguments()
         except ValueError:
             return
+        value = arguments.get(tool.argument, tool.default)
         if tool.role == "execute" and isinstance(value, str):
             self._command(value, result)
         elif result.is_error:
             return
         elif tool.role == "todo" and isinstance(value, list):
             self.todos = tuple(_todo_line(item) for item in value if isinstance(item, dict))
-        elif isinstance(value, str) and value:
-            record = self.files.pop(value, None) or _File()
-            self.files[value] = record  # most recently touched last
+        elif isinstance(value, str) and value and tool.role in ("read", "edit", "search", "list"):
+            path = normalized(value)
+            record = self.files.pop(path, None) or Entry()
+            self.files[path] = record  # most recently touched last
+            if tool.role in ("read", "edit"):
+                self._touched_round[path] = self._round
             if tool.role == "edit":
                 record.edited = True
-            elif (found := _READ_RANGE.findall(result.content[-200:])):
-                first, last, total = (int(n) for n in found[-1])
-                record.ranges.append((first, last))
-                record.total = total
+            elif tool.role == "list":
+                record.listed = True
+            elif tool.role == "search":
+                pattern = arguments.get(tool.pattern or "")
+                record.searched(pattern if isinstance(pattern, str) else "")
+            else:
+                record.read = True
+                if (found := _READ_RANGE.findall(result.content[-200:])):
+                    first, last, total = (int(n) for n in found[-1])
+                    record.ranges.append((first, last))
+                    record.total = total
 
     def _command(self, command: str, result: ToolResult) -> None:
         lines = result.content.rstrip("\n").splitlines() or [""]
@@ -203,68 +233,61 @@ class WorkingSet:
         """The block (see the module docstring); "" when there is nothing to pin.
 
         ``tail``: the newest user messages, which the kept tail carries
-        verbatim; the block names them instead of repeating them (the latest
-        is then in the tail, and only the first is always in the block).
+        verbatim; the block names them instead of repeating them.
         ``window`` (with a ``source``) adds what comes from the disk
-        (``reattach.py``): the plan within ``max_tokens`` of its own, changed
-        instruction files and the current text of the newest files, in a
-        budget scaled to ``window``, leaving out those ``kept`` shows whole.
+        (``reattach.py``): the plan, changed instruction files and the current
+        text of the files edited or read in the last rounds, in a budget
+        scaled to ``window`` that the user's messages may take first, leaving
+        out those ``kept`` shows whole.
         """
         in_tail = len(tail)
         messages = self.user_messages[: max(0, len(self.user_messages) - in_tail)]
-        extras = self._extras(max_tokens, count, window, kept)
-        if not (messages or self.files or self.todos or self.failure or any(extras)):
+        priority = self._failure_paths()
+        failure, todos = self._failure_section(), self._todo_section()
+        if not (messages or self.files or self.todos or self.failure or self.plan or self.source is not None and window > 0):
             return ""
-        last = len(messages) - 1
-        per_message = max(1, max_tokens // 2)
-        chosen: dict[int, str] = {i: _cut(messages[i], per_message, count) for i in {0, -1 if in_tail else last} if 0 <= i < len(messages)}
-        sections = [self._files_section(), self._failure_section(), self._todo_section()]
-        used = count(_assemble(chosen, len(messages), in_tail, sections))
-        for index in range(last if in_tail else last - 1, 0, -1):
-            if used >= max_tokens:
-                break
-            if messages[index] in chosen.values() or messages[index] in tail:
-                continue
-            text = _cut(messages[index], per_message, count)
-            cost = count(text) + 8
-            if used + cost > max_tokens:
-                continue
-            chosen[index] = text
-            used += cost
-        while count(_assemble(chosen, len(messages), in_tail, sections)) > max_tokens and any(sections):
-            sections = [_halve(section) for section in sections]
-        return _assemble(chosen, len(messages), in_tail, [*sections, *extras])
+        fixed = count(failure) + count(todos) + 8
+        least = count(render_files(self.files, priority, 0, count)) if self.files else 0
+        bookkeeping = min(fixed + least, int(max_tokens * BOOKKEEPING_MAX_SHARE))
+        files_budget = FileBudget.for_window(window) if self.source is not None and window > 0 else None
+        borrowable = files_budget.total if files_budget is not None else 0
+        own = max(0, max_tokens - bookkeeping)
+        users = carry(messages, own + borrowable, count, in_tail=in_tail)
+        used = count(users.text) if users.text else 0
+        files = render_files(self.files, priority, max(0, max_tokens - used - fixed), count)
+        extras = self._extras(max_tokens, count, window, kept, files_budget, max(0, used - own))
+        block = _assemble([users.text, files, failure, todos, *extras])
+        return "" if block == _assemble([]) else block
 
-    def _extras(self, max_tokens: int, count: TextCounter, window: int, kept: Sequence[Message]) -> list[str]:
-        """The plan, then what the ``source`` reads from the disk now: changed instructions, the newest files."""
+    def _failure_paths(self) -> frozenset[str]:
+        """Touched paths the last failure names (its command line or output): they are listed first."""
+        failure = self.failure
+        if failure is None:
+            return frozenset()
+        text = f"{failure.command}\n{failure.tail}"
+        return frozenset(path for path in self.files if path != "." and path in text)
+
+    def _extras(self, max_tokens: int, count: TextCounter, window: int, kept: Sequence[Message], budget: FileBudget | None, taken: int) -> list[str]:
+        """The plan, then what the ``source`` reads from the disk now: changed instructions, recent files (less what ``taken``)."""
         plan = plan_section(self.plan, max_tokens, count)
         source = self.source
-        if source is None or window <= 0:
+        if source is None or budget is None:
             return [plan]
-        budget = FileBudget.for_window(window)
         arguments = {name: tool.argument for name, tool in self.tools.items() if tool.role in ("read", "edit")}
         readers = frozenset(name for name, tool in self.tools.items() if tool.role == "read")
         visible = shown_in(kept, arguments, readers)
         edited = frozenset(path for path, record in self.files.items() if record.edited)
+        recent = [path for path in reversed(self.files) if path in edited or path in self._recent_reads()]
+        left = FileBudget(max(0, budget.total - taken), budget.per_file)
         return [
             plan,
             instructions_section(source, max(max_tokens, budget.per_file), count),
-            files_section(source, list(reversed(self.files)), budget, count, visible, edited),
+            files_section(source, recent, left, count, visible, edited),
         ]
 
-    def _files_section(self) -> str:
-        if not self.files:
-            return ""
-        lines = ["Files touched (most recent last):"]
-        for path, record in self.files.items():
-            what = []
-            if record.ranges:
-                total = f" of {record.total}" if record.total is not None else ""
-                what.append("read lines " + ", ".join(f"{a}-{b}" for a, b in _merge(record.ranges)) + total)
-            if record.edited:
-                what.append("edited")
-            lines.append(f"- {path}" + (f" ({'; '.join(what)})" if what else ""))
-        return "\n".join(lines)
+    def _recent_reads(self) -> frozenset[str]:
+        """Files read in the last ``RECENT_ROUNDS`` rounds: only those (and edited ones) come back as text."""
+        return frozenset(path for path, round_ in self._touched_round.items() if self._round - round_ < RECENT_ROUNDS)
 
     def _failure_section(self) -> str:
         failure = self.failure
@@ -276,53 +299,21 @@ class WorkingSet:
         return "Todo list:\n" + "\n".join(self.todos) if self.todos else ""
 
 
+def block_tokens(window: int, pinned_max_tokens: int) -> int:
+    """The cap ``manage_context`` renders the block with: the bookkeeping's cap plus the user messages' share of ``window``."""
+    return pinned_max_tokens + min(USER_MAX_TOKENS, int(window * USER_WINDOW_FRACTION))
+
+
 def is_user_request(message: Message) -> bool:
     """A message the user (or a hook speaking for them) wrote: not a compaction's meta message."""
     text = message.text
     return message.role == "user" and bool(text) and not is_summary_message(message) and not text.startswith(PINNED_HEADER)
 
 
-def _assemble(kept: Mapping[int, str], total: int, in_tail: int, sections: Sequence[str]) -> str:
-    parts = [PINNED_HEADER]
-    if kept:
-        parts.append(f"User messages, verbatim ({len(kept)} of {total}, oldest first):")
-        previous = -1
-        for index in sorted(kept):
-            if index > previous + 1:
-                parts.append(f"[{index - previous - 1} omitted]")
-            parts.append(f"[{index + 1}] {kept[index]}")
-            previous = index
-        if previous < total - 1:
-            parts.append(f"[{total - 1 - previous} omitted]")
-    parts.extend(section for section in sections if section)
-    body = "\n".join(parts).replace(PINNED_FOOTER, "</pinned-context >")  # a file's text cannot end the block early
+def _assemble(sections: Sequence[str]) -> str:
+    body = "\n".join([PINNED_HEADER, *(section for section in sections if section)])
+    body = body.replace(PINNED_FOOTER, "</pinned-context >")  # a file's text cannot end the block early
     return f"{body}\n{PINNED_FOOTER}"
-
-
-def _cut(text: str, max_tokens: int, count: TextCounter) -> str:
-    """``text``, or its head and tail around a marker when it alone would take more than ``max_tokens``."""
-    if count(text) <= max_tokens:
-        return text
-    keep = int(max_tokens * CHARS_PER_TOKEN / 2)
-    return f"{text[:keep]}\n[... {len(text) - 2 * keep} characters cut ...]\n{text[-keep:]}"
-
-
-def _halve(section: str) -> str:
-    """A section with its older half of lines dropped (the heading kept): the block must fit its cap."""
-    lines = section.splitlines()
-    if len(lines) <= 2:
-        return ""
-    return "\n".join([lines[0], *lines[1 + (len(lines) - 1) // 2 :]])
-
-
-def _merge(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(ranges):
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return merged
 
 
 def _todo_line(item: Mapping[str, object]) -> str:

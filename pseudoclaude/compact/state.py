@@ -40,6 +40,7 @@ from pseudoclaude.compact.estimate import (
     messages_bytes,
 )
 from pseudoclaude.compact.pinned import WorkingSet, pinned_text
+from pseudoclaude.compact.pinnedview import PinnedParts, pinned_parts
 from pseudoclaude.llm import Image, Message
 
 LedgerDecision = Literal["keep", "replace"]
@@ -118,6 +119,8 @@ class ContextStatus:
     pinned_tokens: int = 0
     window_source: str = ""
     images: ImageUsage = ImageUsage()
+    pinned: PinnedParts = PinnedParts()
+    """The pinned block's parts (``pinnedview.py``): user messages, rules, files, last failure, what was reduced."""
 
 
 @dataclass
@@ -356,4 +359,5 @@ class ContextState:
             pinned_tokens=self.count_text(pinned) if pinned else 0,
             window_source=self.window_source,
             images=image_usage(conversation, self),
+            pinned=pinned_parts(pinned, self.count_text, len(self.working_set.files)),
         )

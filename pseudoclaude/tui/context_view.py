@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
 from pseudoclaude.agent import ContextBreakdown
+
+if TYPE_CHECKING:
+    from pseudoclaude.compact.pinnedview import PinnedParts
 
 IMAGE_RULES = {
     "anthropic": "Anthropic's rule, w×h/750",
@@ -25,6 +30,9 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     table.add_row("messages", f"{b.message_tokens:,}", f"tokens in {b.messages} messages")
     pinned = "user messages, files touched and the newest ones' text, todos, plan, last failure" if b.pinned_tokens else "none until a summary"
     table.add_row("  pinned block", f"{b.pinned_tokens:,}", f"tokens of them ({pinned})")
+    if b.pinned_tokens and b.pinned is not None:
+        for row in _pinned_rows(b.pinned):
+            table.add_row(*row)
     if b.images or b.image_notes:
         table.add_row("  images", f"{b.image_tokens:,}", f"tokens of them: {_images(b)}")
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", f"bytes on disk ({b.offloaded_results} tool results replaced by previews)")
@@ -43,3 +51,29 @@ def _images(b: ContextBreakdown) -> str:
     else:
         seen = f"{b.images} image{plural} the model sees ({IMAGE_RULES.get(b.image_rule, b.image_rule)})"
     return seen + (f", {b.image_notes} older one{'' if b.image_notes == 1 else 's'} replaced by a note naming {'its' if b.image_notes == 1 else 'their'} file" if b.image_notes else "")
+
+
+def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
+    """The pinned block's parts, one row each, and a line saying what had to be reduced to fit (only when something was)."""
+    tail = f"; {p.in_tail} more verbatim in the kept tail" if p.in_tail else ""
+    shown = p.user_messages - p.in_tail
+    rows = [("    user messages", f"{p.user_tokens:,}", f"tokens: {shown} message{'' if shown == 1 else 's'}, {p.verbatim} verbatim{tail}")]
+    if p.by_rules:
+        rows.append(("    rules extracted", f"{p.rules:,}", f"instructions pinned verbatim from {p.by_rules} long message{'' if p.by_rules == 1 else 's'}"))
+    rows.append(("    files touched", f"{p.files_tokens:,}", f"tokens: {p.files} path{'' if p.files == 1 else 's'}, grouped by directory"))
+    if p.failure_tokens:
+        rows.append(("    last failure", f"{p.failure_tokens:,}", "tokens"))
+    if p.todo_tokens:
+        rows.append(("    todo list", f"{p.todo_tokens:,}", "tokens"))
+    if p.attached_tokens:
+        rows.append(("    file text, plan", f"{p.attached_tokens:,}", "tokens read from disk at the compaction"))
+    if p.reduced:
+        what = []
+        if p.by_rules:
+            what.append(f"{p.by_rules} carried by their instructions")
+        if p.summarized:
+            what.append(f"{p.summarized} summarized to their opening words")
+        if p.collapsed:
+            what.append(f"{p.collapsed} left out for space")
+        rows.append(("    reduced to fit", "", f"user messages: {', '.join(what)}; each whole in the session (recall finds it)"))
+    return rows

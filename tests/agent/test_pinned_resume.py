@@ -104,10 +104,10 @@ def test_a_resume_after_a_compaction_sends_the_same_bytes_and_rebuilds_the_same_
     assert again_pinned == first_pinned
     # The block after a second compaction leaves out what the kept tail already carries; a resume rebuilds
     # the same tail (the calibration is restored too), hence the same block.
-    for kept in (f"[1] {TASK}", "- a.py (read lines 1-", "- d.py (read lines 1-", "$ echo boom; exit 3"):
+    for kept in (f"[1] {TASK}", "a.py (read 1-", "d.py (read 1-", "$ echo boom; exit 3"):
         assert kept in again_pinned
-    assert first_pinned.startswith("<pinned-context") and f"[1] {TASK}" in first_pinned and "- d.py (read lines 1-" in first_pinned
-    assert "- a.py (read lines 1-" in first_pinned and "- b.py (read lines 1-20 of 40)" in first_pinned
+    assert first_pinned.startswith("<pinned-context") and f"[1] {TASK}" in first_pinned and "d.py (read 1-" in first_pinned
+    assert "\n- ./: a.py (read 1-39 of 40), b.py (read 1-20 of 40), c.py (read 1-" in first_pinned
     assert "$ echo boom; exit 3\n[exit code 3]\nboom" in first_pinned
 
 
@@ -141,6 +141,9 @@ def test_the_tools_that_feed_the_block_are_derived_from_their_traits() -> None:
         "run_command": PinnedTool("execute", "command"),
         "todo_write": PinnedTool("todo", "items"),
         "exit_plan_mode": PinnedTool("plan", "plan"),
+        "grep": PinnedTool("search", "path", pattern="pattern", default="."),
+        "glob": PinnedTool("search", "path", pattern="pattern", default="."),
+        "list_dir": PinnedTool("list", "path", default="."),
     }
 
 

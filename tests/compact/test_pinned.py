@@ -11,6 +11,7 @@ import pytest
 from pseudoclaude.compact import Budget, BytesEstimator, ContextState, PinnedTool, WorkingSet, force_compact, manage_context, summarize
 from pseudoclaude.compact.estimate import estimate_messages
 from pseudoclaude.llm.messages import Message, ToolCall
+from tests.compact.listing import names_path
 from tests.compact.support import RecordingSession, SummaryProvider
 from tests.fakes.scripted import validate_conversation
 
@@ -71,8 +72,8 @@ def test_after_a_summary_every_touched_path_the_last_failure_and_both_user_messa
     kept = _outside_summary(conversation)
     assert TASK in kept and "also keep the error messages unchanged" in kept
     for path in ["src/parser.py", "src/lexer.py", *(f"src/module_{n}.py" for n in range(6))]:
-        assert path in kept
-    assert "src/parser.py (read lines 1-160 of 200; edited)" in kept
+        assert names_path(kept, path)
+    assert "- src/: parser.py (edited; read 1-160 of 200)" in kept
     assert "$ pytest tests/test_parser.py\n[exit code 1]" in kept and "FAILED tests/test_parser.py::test_commas" in kept
     assert "[~] fix commas\n[ ] run tests" in kept
     assert TASK not in conversation[0].text, "the first request is kept mechanically, not by the model"
@@ -87,10 +88,10 @@ def test_two_compactions_never_lose_the_first_or_the_latest_user_message() -> No
     assert outcome.summarized and validate_conversation(outcome.conversation) is None
     kept = _outside_summary(outcome.conversation)
     assert TASK in kept and "next step 7" in kept
-    assert "src/parser.py" in kept and "lib/other_0.py" in kept and "pytest tests/test_parser.py" in kept
+    assert names_path(kept, "src/parser.py") and names_path(kept, "lib/other_0.py") and "pytest tests/test_parser.py" in kept
     second = asyncio.run(force_compact([*outcome.conversation, Message.assistant("ok"), Message.user("last words")], state, provider))
     kept = _outside_summary(second.conversation)
-    assert TASK in kept and "last words" in kept and "src/lexer.py" in kept
+    assert TASK in kept and "last words" in kept and names_path(kept, "src/lexer.py")
 
 
 def test_a_command_that_later_succeeds_is_no_longer_the_last_failure() -> None:
@@ -171,4 +172,4 @@ def test_when_the_tail_holds_every_user_message_the_block_keeps_the_files() -> N
     working = WorkingSet(TOOLS)
     working.ingest([Message.user("only request"), *_read("r1", "src/a.py")])
     block = working.render(1_000, _state().count_text, tail=["only request"])
-    assert "only request" not in block and "- src/a.py (read lines 1-80 of 200)" in block
+    assert "only request" not in block and "- src/: a.py (read 1-80 of 200)" in block
