@@ -39,9 +39,9 @@ class PinnedParts:
     ``user_messages``: how many the block accounts for (``in_tail`` of them
     follow it verbatim in the kept tail); ``verbatim``, ``by_rules`` (carried
     as their instructions and a pointer to the whole text), ``summarized``
-    (their opening words and the pointer), ``collapsed`` (counted on a line
-    of their own); ``rules``: instruction sentences pinned for the
-    ``by_rules`` ones. ``files``: paths the working set holds.
+    (the same with fewer opening words), ``bare`` (opening words and the
+    pointer only), ``collapsed`` (counted on a line of their own); ``rules``:
+    instruction sentences pinned for the reduced ones. ``files``: paths the working set holds.
     """
 
     user_messages: int = 0
@@ -50,6 +50,7 @@ class PinnedParts:
     by_rules: int = 0
     rules: int = 0
     summarized: int = 0
+    bare: int = 0
     collapsed: int = 0
     in_tail: int = 0
     files: int = 0
@@ -61,7 +62,7 @@ class PinnedParts:
     @property
     def reduced(self) -> bool:
         """Whether any user message is carried in less than its whole text."""
-        return bool(self.by_rules or self.summarized or self.collapsed)
+        return bool(self.by_rules or self.summarized or self.bare or self.collapsed)
 
 
 def pinned_parts(block: str, count: TextCounter, files: int = 0) -> PinnedParts:
@@ -88,6 +89,7 @@ def pinned_parts(block: str, count: TextCounter, files: int = 0) -> PinnedParts:
         by_rules=counts.by_rules if counts else 0,
         rules=counts.rules if counts else 0,
         summarized=counts.summarized if counts else 0,
+        bare=counts.bare if counts else 0,
         collapsed=counts.collapsed if counts else 0,
         in_tail=int(tail) if tail.isdigit() else 0,
         files=files,

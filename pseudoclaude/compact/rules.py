@@ -9,6 +9,7 @@ message too long for the pinned block's budget is not cut in its middle
 How ``extract_rules`` finds them, line by line:
 
 1. Fenced code (```` ``` ````) and what reads as machine output is skipped:
+   a Python traceback (its indented frames and the exception line after them),
    stack-trace frames (``File "...", line N``, ``at x.y(...)``, ``#3 0x...``),
    ``Traceback``, pytest's ``E   `` lines and log lines that open with a
    timestamp or a level (``ERROR``, ``WARN``...). A constraint is written by a
@@ -23,8 +24,11 @@ How ``extract_rules`` finds them, line by line:
    or opens with an imperative verb (``Add``, ``Fix``, ``Rename``,
    ``Leave``...), or is a list item under a heading that names rules
    (``Constraints``, ``Requirements``, ``Acceptance criteria``, ``Rules``,
-   ``Definition of done``, ``Notes``): every numbered acceptance criterion
-   is kept whatever its wording.
+   ``Definition of done``, ``Notes``, ``Out of scope``): every numbered
+   acceptance criterion is kept whatever its wording (bullets and check
+   boxes are dropped from the kept text, numbers are not; the heading is
+   kept before the first of its items, since "the CLI flags" means nothing
+   without "Out of scope:").
 4. Each unit is kept whole up to ``RULE_MAX_CHARS`` (a longer one keeps its
    head to a word boundary and says so); repeats are dropped.
 
@@ -50,8 +54,9 @@ _IMPERATIVE = frozenset(
     "document bump pin split merge convert migrate validate reject accept print emit store cache retry wrap mark".split()
 )
 _RULE_HEADING = re.compile(r"^\W*(constraints?|requirements?|acceptance( criteria| notes| tests)?|rules?|definition of done|"
-                           r"notes?|must[- ]haves?|do(?:n't| not)s?|guidelines?|restrictions?)\b", re.IGNORECASE)
+                           r"notes?|must[- ]haves?|do(?:n't| not)s?|guidelines?|restrictions?|out of scope|non[- ]goals?|scope|limits?)\b", re.IGNORECASE)
 _ITEM = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\[[ xX]\]|[A-Z]{1,4}-?\d+[:.)])\s+")
+_BULLET = re.compile(r"^(?:[-*•+]\s+)?(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _MACHINE = re.compile(
     r"^\s*(File \"[^\"]+\", line \d+|at [\w$.<>]+\(|#\d+\s+0x[0-9a-f]+|Traceback \(most recent call last\)|E {2,}|"
@@ -64,24 +69,34 @@ def extract_rules(text: str) -> tuple[str, ...]:
     """The instruction-bearing sentences and items of ``text``, in order (see the module docstring)."""
     rules: list[str] = []
     seen: set[str] = set()
-    in_fence = False
-    under_heading = False
+    in_fence = in_trace = under_heading = False
+    heading = ""
     for raw in text.splitlines():
         if _FENCE.match(raw):
             in_fence = not in_fence
             continue
         line = raw.strip()
+        if in_trace:
+            in_trace = raw[:1].isspace()  # a frame or its source line; the first line back at the margin is the exception
+            continue
+        if raw.lstrip().startswith("Traceback (most recent call last)"):
+            in_trace = True
+            continue
         if in_fence or not line or _MACHINE.match(raw):
             continue
         item = _ITEM.match(raw) is not None
         if not item and _is_heading(line):
             under_heading = _RULE_HEADING.match(line) is not None
+            heading = line.lstrip("#").strip() if under_heading else ""
             if _CONSTRAINT.search(line) is None or under_heading:
                 continue
-        units = [line] if item else _SENTENCE_END.split(line)
+        units = [_BULLET.sub("", line)] if item else _SENTENCE_END.split(line)
         for unit in units:
             unit = unit.strip()
             if unit and (item and under_heading or _is_rule(unit)) and unit.lower() not in seen:
+                if item and under_heading and heading:
+                    rules.append(heading)  # "Out of scope:" gives its items their sense
+                    heading = ""
                 seen.add(unit.lower())
                 rules.append(_capped(unit))
     return tuple(rules)

@@ -2,24 +2,28 @@
 
 A summary is the model's paraphrase; a rule the user stated once ("do not
 modify anything under tests/") must reach the model after every compaction
-in the user's own words. Each message takes one of four forms, from the
+in the user's own words. Each message takes one of these forms, from the
 whole text down:
 
 * ``verbatim``: the message as written.
-* ``rules``: its instruction-bearing sentences and items (``rules.py``),
-  verbatim, after its opening words and a pointer: the whole text stays in
-  the session file, and ``recall`` with the query the pointer gives returns it.
-* ``gist``: the opening words and the pointer only (the rules did not fit).
+* ``rules`` ("by their instructions"): its instruction-bearing sentences and
+  items (``rules.py``), verbatim, after its opening words and a pointer: the
+  whole text stays in the session file, and ``recall`` with the query the
+  pointer gives returns it.
+* ``summarized``: the same with fewer opening words: what is not an
+  instruction is summarized away, the instructions stay.
+* ``gist``: the opening words and the pointer only (even the rules did not fit).
 * a run of such messages ``collapsed`` into one line naming how many there
   were and how to recall them: the last resort; never a silent drop.
 
 ``carry`` chooses the forms within ``max_tokens``: all verbatim if they fit;
-else the longest messages go to ``rules`` first (a pasted ticket is what
-overflows, and its constraints are what must survive), while that frees
-room; then the oldest messages go to ``rules``, then to ``gist``, then
-runs of them collapse. "Oldest" skips the first message (the task) and the
-newest, which go last. The heading says how many took each form
-(``/context`` shows it), and the result is deterministic.
+else the longest messages go to ``rules`` first, while that frees room (a
+pasted ticket is what overflows, and its constraints are what must
+survive); then the oldest messages are ``summarized``, then reduced to their
+``gist``, then runs of them collapse. "Oldest" skips the first message (the
+task) and the newest, which go last: they are summarized after the others,
+reduced to their gist only after the others collapsed, and never collapse. The heading says how many took each
+form (``/context`` shows it), and the result is deterministic.
 """
 
 from __future__ import annotations
@@ -30,14 +34,16 @@ from typing import Callable, Literal, Sequence
 
 from pseudoclaude.compact.rules import extract_rules
 
-Form = Literal["verbatim", "rules", "gist"]
+Form = Literal["verbatim", "rules", "summarized", "gist"]
 TextCounter = Callable[[str], int]
 
 HEADING = "User messages"
-GIST_CHARS = 160
-QUERY_CHARS = 40
+OPENING_CHARS = 160
+COLLAPSED_LINE_TOKENS = 30
+SHORT_OPENING_CHARS = 48
 _HEADING = re.compile(
-    r"^User messages \((\d+)(?:, all verbatim|: (\d+) verbatim, (\d+) by their instructions \((\d+) rules\), (\d+) summarized(?:, (\d+) collapsed)?)"
+    r"^User messages \((\d+)(?:, all verbatim|: (\d+) verbatim, (\d+) by their instructions, (\d+) summarized, (\d+) rules pinned"
+    r"(?:, (\d+) without their rules)?(?:, (\d+) collapsed)?)"
 )
 
 
@@ -49,6 +55,7 @@ class Carried:
     verbatim: int = 0
     by_rules: int = 0
     summarized: int = 0
+    bare: int = 0
     collapsed: int = 0
     rules: int = 0
 
@@ -84,26 +91,30 @@ def carry(messages: Sequence[str], max_tokens: int, count: TextCounter, *, in_ta
         forms[i], costs[i] = form, cost
         return True
 
-    budget = max_tokens - count(_heading(len(parsed), len(parsed), 0, 0, 0, 0, in_tail)) - 4
+    budget = max_tokens - count(_heading(len(parsed), 0, 0, 0, 0, 0, 0, in_tail)) - 4
     for i in sorted(range(len(parsed)), key=lambda i: (-costs[i], i)):
         if sum(costs) <= budget:
             break
         reform(i, "rules")
-    order = [*range(1, len(parsed) - 1), *([0] if len(parsed) > 1 else []), len(parsed) - 1]
-    for form in ("rules", "gist"):
-        for i in order:
+    middle = list(range(1, len(parsed) - 1))
+    ends = sorted({0, len(parsed) - 1})
+    for form in ("summarized", "gist"):
+        for i in [*middle, *ends] if form == "summarized" else middle:
             if sum(costs) <= budget:
                 break
             reform(i, form)  # type: ignore[arg-type]
-    collapsed = _collapse(order, costs, budget, count, len(parsed))
-    return _assemble(parsed, forms, shown, collapsed, in_tail, rules_of)
+    gone = _collapse(middle, costs, budget, len(parsed))
+    for i in ends:
+        if sum(c for j, c in enumerate(costs) if j not in gone) + COLLAPSED_LINE_TOKENS * _runs(gone, len(parsed)) > budget:
+            reform(i, "gist")
+    return _assemble(parsed, forms, shown, gone, in_tail, rules_of)
 
 
-def _collapse(order: Sequence[int], costs: list[int], budget: int, count: TextCounter, total: int) -> set[int]:
-    """Indices whose lines become one count line each run, oldest first (the first and newest last of all)."""
+def _collapse(order: Sequence[int], costs: list[int], budget: int, total: int) -> set[int]:
+    """Indices (taken from ``order``) whose lines become one count line per run, until the rest fits ``budget``."""
     gone: set[int] = set()
     for i in order:
-        if sum(c for j, c in enumerate(costs) if j not in gone) + 30 * _runs(gone, total) <= budget:
+        if sum(c for j, c in enumerate(costs) if j not in gone) + COLLAPSED_LINE_TOKENS * _runs(gone, total) <= budget:
             break
         gone.add(i)
     return gone
@@ -130,33 +141,37 @@ def _assemble(
         lines.append(shown(i, forms[i]))
         i += 1
     kept = [i for i in range(len(parsed)) if i not in gone]
-    verbatim = sum(forms[i] == "verbatim" for i in kept)
-    by_rules = sum(forms[i] == "rules" for i in kept)
-    summarized = sum(forms[i] == "gist" for i in kept)
-    rules = sum(len(rules_of.get(i, ())) for i in kept if forms[i] == "rules")
-    heading = _heading(len(parsed), verbatim, by_rules, rules, summarized, len(gone), in_tail)
-    return Carried("\n".join([heading, *lines]), verbatim, by_rules, summarized, len(gone), rules)
+    verbatim, by_rules, summarized, bare = (sum(forms[i] == form for i in kept) for form in ("verbatim", "rules", "summarized", "gist"))
+    rules = sum(len(rules_of.get(i, ())) for i in kept if forms[i] in ("rules", "summarized"))
+    heading = _heading(len(parsed), verbatim, by_rules, summarized, rules, bare, len(gone), in_tail)
+    return Carried("\n".join([heading, *lines]), verbatim, by_rules, summarized, bare, len(gone), rules)
 
 
-def _heading(total: int, verbatim: int, by_rules: int, rules: int, summarized: int, collapsed: int, in_tail: int) -> str:
+def _heading(total: int, verbatim: int, by_rules: int, summarized: int, rules: int, bare: int, collapsed: int, in_tail: int) -> str:
     tail = f"; the newest {in_tail} follow verbatim after this block" if in_tail else ""
     if verbatim == total:
         return f"{HEADING} ({total}, all verbatim; oldest first{tail}):"
-    extra = f", {collapsed} collapsed" if collapsed else ""
-    return f"{HEADING} ({total}: {verbatim} verbatim, {by_rules} by their instructions ({rules} rules), {summarized} summarized{extra}; oldest first{tail}):"
+    extra = (f", {bare} without their rules" if bare else "") + (f", {collapsed} collapsed" if collapsed else "")
+    return f"{HEADING} ({total}: {verbatim} verbatim, {by_rules} by their instructions, {summarized} summarized, {rules} rules pinned{extra}; oldest first{tail}):"
 
 
 def _show(message: _Message, form: Form) -> str:
+    """One message in ``form``: reduced ones open with their first words, which ``recall`` finds the whole text by."""
     text = message.text
     if form == "verbatim":
         return f"[{message.number}] {text}"
-    opening = " ".join(text.split())
-    gist = opening if len(opening) <= GIST_CHARS else opening[:GIST_CHARS].rsplit(" ", 1)[0] + " …"
-    query = " ".join(text.strip().splitlines()[0].split())[:QUERY_CHARS].replace('"', "'") if text.strip() else ""
-    pointer = f'({len(text):,} characters, whole in the session: recall query="{query}" returns it)'
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    limit = OPENING_CHARS if form == "rules" else SHORT_OPENING_CHARS
+    opening = first.split('"')[0].strip()
+    if len(opening) > limit:
+        cut = opening[:limit]
+        opening = cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut
+    head = f'[{message.number}] "{opening}…" ({len(text):,} chars; recall the quoted words for the whole text)' if opening else (
+        f"[{message.number}] ({len(text):,} chars, whole in the session: recall finds it by its words)"
+    )
     if form == "gist" or not message.rules:
-        return f"[{message.number}] {pointer} {gist}"
-    return "\n".join([f"[{message.number}] {pointer} {gist}", "  Its instructions, verbatim:", *(f"  - {rule}" for rule in message.rules)])
+        return head
+    return "\n".join([head + (" Its instructions, verbatim:" if form == "rules" else ""), *(f"  - {rule}" for rule in message.rules)])
 
 
 @dataclass(frozen=True)
@@ -168,6 +183,7 @@ class HeadingCounts:
     by_rules: int = 0
     rules: int = 0
     summarized: int = 0
+    bare: int = 0
     collapsed: int = 0
 
 
@@ -176,8 +192,7 @@ def heading_counts(line: str) -> HeadingCounts | None:
     match = _HEADING.match(line)
     if match is None:
         return None
-    total, verbatim, by_rules, rules, summarized, collapsed = (int(g) if g is not None else None for g in match.groups())
-    assert total is not None
-    if verbatim is None:
+    total, verbatim, by_rules, summarized, rules, bare, collapsed = (int(g) if g is not None else 0 for g in match.groups())
+    if match.group(2) is None:
         return HeadingCounts(total, total)
-    return HeadingCounts(total, verbatim, by_rules or 0, rules or 0, summarized or 0, collapsed or 0)
+    return HeadingCounts(total, verbatim, by_rules, rules, summarized, bare, collapsed)

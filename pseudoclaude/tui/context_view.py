@@ -58,8 +58,9 @@ def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
     tail = f"; {p.in_tail} more verbatim in the kept tail" if p.in_tail else ""
     shown = p.user_messages - p.in_tail
     rows = [("    user messages", f"{p.user_tokens:,}", f"tokens: {shown} message{'' if shown == 1 else 's'}, {p.verbatim} verbatim{tail}")]
-    if p.by_rules:
-        rows.append(("    rules extracted", f"{p.rules:,}", f"instructions pinned verbatim from {p.by_rules} long message{'' if p.by_rules == 1 else 's'}"))
+    reduced = p.by_rules + p.summarized
+    if reduced:
+        rows.append(("    rules extracted", f"{p.rules:,}", f"instructions pinned verbatim from {reduced} message{'' if reduced == 1 else 's'} not carried whole"))
     rows.append(("    files touched", f"{p.files_tokens:,}", f"tokens: {p.files} path{'' if p.files == 1 else 's'}, grouped by directory"))
     if p.failure_tokens:
         rows.append(("    last failure", f"{p.failure_tokens:,}", "tokens"))
@@ -72,7 +73,9 @@ def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
         if p.by_rules:
             what.append(f"{p.by_rules} carried by their instructions")
         if p.summarized:
-            what.append(f"{p.summarized} summarized to their opening words")
+            what.append(f"{p.summarized} oldest summarized to their opening words and instructions")
+        if p.bare:
+            what.append(f"{p.bare} to their opening words only")
         if p.collapsed:
             what.append(f"{p.collapsed} left out for space")
         rows.append(("    reduced to fit", "", f"user messages: {', '.join(what)}; each whole in the session (recall finds it)"))
