@@ -11,7 +11,9 @@ took. Two parts, each most recent last (directories by their newest touch,
 entries within one likewise): first what was edited or appears in the last
 failure (the model is changing it), then what was only read, searched or
 listed. When even that is over its budget the detail goes in steps: line
-ranges and search patterns first (``brief``), then the oldest directories
+ranges and search patterns first (``brief``: one line per directory names
+its entries by what was done, ``- src/shop/: edited cart.py; read tax.py,
+util.py; listed models/``, about a third of one line per path), then the oldest directories
 of the second part become a count (``- lib/: 14 entries read or searched;
 recall path=lib/... names them``), never a silent drop.
 """
@@ -106,13 +108,29 @@ def _groups(paths: Sequence[str]) -> list[tuple[str, list[str]]]:
 
 def _line(folder: str, paths: Sequence[str], entries: dict[str, Entry], detail: Detail) -> str:
     shown = f"{folder}/" if folder and not folder.endswith("/") else (folder or "./")
-    return f"- {shown}: " + ", ".join(_entry(path, entries[path], detail) for path in paths)
+    if detail == "full":
+        return f"- {shown}: " + ", ".join(_entry(path, entries[path], detail) for path in paths)
+    verbs: dict[str, list[str]] = {"edited": [], "read": [], "searched": [], "listed": []}
+    for path in paths:
+        entry, name = entries[path], _name(path, entries[path])
+        if entry.edited:
+            verbs["edited"].append(name)
+        elif entry.read:
+            verbs["read"].append(name)
+        if entry.patterns:
+            verbs["searched"].append(name)
+        if entry.listed:
+            verbs["listed"].append(name)
+    return f"- {shown}: " + "; ".join(f"{verb} {', '.join(names)}" for verb, names in verbs.items() if names)
+
+
+def _name(path: str, entry: Entry) -> str:
+    name = posixpath.basename(path) if path != "." else "."
+    return name + "/" if entry.listed and not (entry.read or entry.edited) and name != "." else name
 
 
 def _entry(path: str, entry: Entry, detail: Detail) -> str:
-    name = posixpath.basename(path) if path != "." else "."
-    if entry.listed and not (entry.read or entry.edited):
-        name += "/" if name != "." else ""
+    name = _name(path, entry)
     what: list[str] = []
     if entry.edited:
         what.append("edited")
