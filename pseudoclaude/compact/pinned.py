@@ -254,7 +254,7 @@ class WorkingSet:
         own = max(0, max_tokens - bookkeeping)
         users = carry(messages, own + borrowable, count, in_tail=in_tail)
         used = count(users.text) if users.text else 0
-        files = render_files(self.files, priority, max(0, max_tokens - used - fixed), count)
+        files = render_files(self.files, priority, max(least, max_tokens - used - fixed), count)
         extras = self._extras(max_tokens, count, window, kept, files_budget, max(0, used - own))
         block = _assemble([users.text, files, failure, todos, *extras])
         return "" if block == _assemble([]) else block

@@ -160,7 +160,7 @@ def test_deleted_fifo_binary_and_escaping_files_are_skipped_and_still_named(tmp_
     assert list(_attached(after)) == ["keep.py"]
     assert "TOP SECRET" not in after and "PNG" not in after
     for name in names:
-        assert re.search(rf"^- \./: .*\b{re.escape(name)} \(edited\)", after, re.MULTILINE)
+        assert re.search(rf"^- \./: (?:.*\b{re.escape(name)} \(edited\)|edited .*\b{re.escape(name)}\b)", after, re.MULTILINE)
 
 
 def _read_and_edit(names: Sequence[str]) -> list[Step]:
