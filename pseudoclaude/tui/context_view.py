@@ -71,12 +71,12 @@ def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
     if p.reduced:
         what = []
         if p.by_rules:
-            what.append(f"{p.by_rules} carried by their instructions")
+            what.append(f"{p.by_rules} by their instructions")
         if p.summarized:
-            what.append(f"{p.summarized} oldest summarized to their opening words and instructions")
+            what.append(f"{p.summarized} oldest summarized (instructions kept)")
         if p.bare:
             what.append(f"{p.bare} to their opening words only")
         if p.collapsed:
             what.append(f"{p.collapsed} left out for space")
-        rows.append(("    reduced to fit", "", f"user messages: {', '.join(what)}; each whole in the session (recall finds it)"))
+        rows.append(("    reduced to fit", "", f"user messages: {', '.join(what)}; whole in the session, recall finds them"))
     return rows

@@ -163,3 +163,74 @@ def test_a_compaction_forced_by_an_overflow_is_recorded_and_announced_as_overflo
     assert pre["trigger"] == post["trigger"] == "overflow"
     [compacted] = [e for e in events if isinstance(e, ev.Progress) and e.kind == "compact"]
     assert compacted.data["trigger"] == "overflow"
+
+
+LONG_TASK = (
+    "TICKET-7: the importer drops rows\n\n"
+    + "Background: the importer reads the nightly export and has been patched many times. " * 200
+    + "\nDo not modify anything under tests/. Keep every public function name in a.py.\n"
+    + "More background: the export format changed twice this year. " * 200
+)
+
+
+class SearchingResponder(Responder):
+    """Reads, greps the workspace and lists it, then a failing command, then answers."""
+
+    def __init__(self, main: int = 0) -> None:
+        super().__init__(main)
+        self.steps = [
+            Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "a.py"})),)),
+            Reply(text="Searching.", calls=(Call("grep", json.dumps({"pattern": "v1 =", "path": "."})),)),
+            Reply(text="Listing.", calls=(Call("list_dir", json.dumps({})),)),
+            Reply(text="Testing.", calls=(Call("run_command", json.dumps({"command": "echo boom; exit 3"})),)),
+            Reply(text="Stopping here."),
+        ]
+
+
+def test_a_resume_after_compacting_a_long_ticket_sends_the_same_bytes_and_context_shows_the_rules(tmp_path: Path) -> None:
+    _files(tmp_path)
+    home, copy = tmp_path / "home", tmp_path / "home-copy"
+
+    async def original(server: Any) -> tuple[str, str, str]:
+        agent = _agent(tmp_path, home, server.url, resume=False)
+        try:
+            await drain(agent.run(LONG_TASK))
+            await drain(agent.compact(None))
+            shutil.copytree(home, copy)
+            console = Console(file=StringIO(), width=120)
+            render_context(console, agent.context_breakdown())
+            start = len(server.requests)
+            await drain(agent.run("what next?"))
+            return json.dumps(server.requests[start]), agent.conversation()[2].text, console.file.getvalue()  # type: ignore[attr-defined]
+        finally:
+            await agent.aclose()
+
+    async def resumed(server: Any) -> tuple[str, str]:
+        agent = _agent(tmp_path, copy, server.url, resume=True)
+        try:
+            console = Console(file=StringIO(), width=120)
+            render_context(console, agent.context_breakdown())
+            start = len(server.requests)
+            await drain(agent.run("what next?"))
+            return json.dumps(server.requests[start]), console.file.getvalue()  # type: ignore[attr-defined]
+        finally:
+            await agent.aclose()
+
+    with fake_server("anthropic", SearchingResponder()) as server:
+        first_sent, pinned, first_view = asyncio.run(original(server))
+        assert server.rejections == []
+    with fake_server("anthropic", SearchingResponder(main=5)) as server:
+        again_sent, again_view = asyncio.run(resumed(server))
+        assert server.rejections == []
+    assert again_sent == first_sent
+
+    def pinned_rows(view: str) -> list[str]:
+        return [line for line in view.splitlines() if line.startswith(("  pinned block", "    "))]
+
+    assert pinned_rows(again_view) == pinned_rows(first_view) and len(pinned_rows(first_view)) >= 4
+    assert "  - Do not modify anything under tests/." in pinned and "  - Keep every public function name in a.py." in pinned
+    assert '[1] "TICKET-7: the importer drops rows…"' in pinned and "characters cut" not in pinned
+    assert "- ./: a.py (read 1-39 of 40), . (searched 'v1 ='; listed)\n" in pinned
+    assert re.search(r"rules extracted +2  instructions pinned verbatim from 1 message not carried whole", first_view)
+    assert re.search(r"reduced to fit +user messages: 1 by their instructions; whole in the session, recall finds them", first_view)
+    assert re.search(r"files touched +\d+  tokens: 2 paths, grouped by directory", first_view)
