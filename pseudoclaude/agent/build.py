@@ -296,6 +296,6 @@ def pinned_tools(tools: Iterable[Tool]) -> dict[str, PinnedTool]:
             roles[tool.name] = PinnedTool("edit" if traits.kind == "edit" else "read", traits.path_arguments[0])
         elif traits.kind == "read" and traits.path_arguments and traits.default_path is not None:
             searched = traits.key_argument if traits.key_argument not in (None, *traits.path_arguments) else None
-            role = "search" if searched is not None else "list"
-            roles[tool.name] = PinnedTool(role, traits.path_arguments[0], pattern=searched, default=traits.default_path)
+            path, default = traits.path_arguments[0], traits.default_path
+            roles[tool.name] = PinnedTool("search", path, searched, default) if searched is not None else PinnedTool("list", path, default=default)
     return roles

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.recording import AgentSession
     from pseudoclaude.agent.runner import Runner
     from pseudoclaude.compact import ContextStatus
-    from pseudoclaude.compact.pinnedview import PinnedParts
+    from pseudoclaude.compact import PinnedParts
     from pseudoclaude.mcp_client import McpServers, ServerView
 
 

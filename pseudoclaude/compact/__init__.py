@@ -43,6 +43,7 @@ from pseudoclaude.compact.manage import (
 )
 from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
 from pseudoclaude.compact.pinned import PinnedTool, WorkingSet, is_user_request
+from pseudoclaude.compact.pinnedview import PinnedParts
 from pseudoclaude.compact.reattach import FileText, PinnedSource
 from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
@@ -82,6 +83,7 @@ __all__ = [
     "FileText",
     "OffloadResult",
     "PinnedSource",
+    "PinnedParts",
     "PinnedTool",
     "TiktokenEstimator",
     "Trigger",

@@ -98,11 +98,12 @@ def carry(messages: Sequence[str], max_tokens: int, count: TextCounter, *, in_ta
         reform(i, "rules")
     middle = list(range(1, len(parsed) - 1))
     ends = sorted({0, len(parsed) - 1})
-    for form in ("summarized", "gist"):
+    forms_down: tuple[Form, ...] = ("summarized", "gist")
+    for form in forms_down:
         for i in [*middle, *ends] if form == "summarized" else middle:
             if sum(costs) <= budget:
                 break
-            reform(i, form)  # type: ignore[arg-type]
+            reform(i, form)
     gone = _collapse(middle, costs, budget, len(parsed))
     for i in ends:
         if sum(c for j, c in enumerate(costs) if j not in gone) + COLLAPSED_LINE_TOKENS * _runs(gone, len(parsed)) > budget:

@@ -10,7 +10,7 @@ from rich.table import Table
 from pseudoclaude.agent import ContextBreakdown
 
 if TYPE_CHECKING:
-    from pseudoclaude.compact.pinnedview import PinnedParts
+    from pseudoclaude.compact import PinnedParts
 
 IMAGE_RULES = {
     "anthropic": "Anthropic's rule, w×h/750",

@@ -7,7 +7,7 @@ from io import StringIO
 from rich.console import Console
 
 from pseudoclaude.agent import ContextBreakdown
-from pseudoclaude.compact.pinnedview import PinnedParts
+from pseudoclaude.compact import PinnedParts
 from pseudoclaude.tui.context_view import render_context
 
 
