@@ -255,7 +255,7 @@ class WorkingSet:
         users = carry(messages, own + borrowable, count, in_tail=in_tail)
         used = count(users.text) if users.text else 0
         files = render_files(self.files, priority, max(least, max_tokens - used - fixed), count)
-        extras = self._extras(max_tokens, count, window, kept, files_budget, max(0, used - own))
+        extras = self._extras(max(max_tokens // 4, max_tokens - used), count, window, kept, files_budget, max(0, used - own))
         block = _assemble([users.text, files, failure, todos, *extras])
         return "" if block == _assemble([]) else block
 
@@ -268,7 +268,8 @@ class WorkingSet:
         return frozenset(path for path in self.files if path != "." and path in text)
 
     def _extras(self, max_tokens: int, count: TextCounter, window: int, kept: Sequence[Message], budget: FileBudget | None, taken: int) -> list[str]:
-        """The plan, then what the ``source`` reads from the disk now: changed instructions, recent files (less what ``taken``)."""
+        """The plan (within ``max_tokens``), then what the ``source`` reads from the disk now: changed instructions, recent files
+        (their budget less what the user's messages ``taken`` of it)."""
         plan = plan_section(self.plan, max_tokens, count)
         source = self.source
         if source is None or budget is None:
@@ -277,7 +278,8 @@ class WorkingSet:
         readers = frozenset(name for name, tool in self.tools.items() if tool.role == "read")
         visible = shown_in(kept, arguments, readers)
         edited = frozenset(path for path, record in self.files.items() if record.edited)
-        recent = [path for path in reversed(self.files) if path in edited or path in self._recent_reads()]
+        read_lately = self._recent_reads()
+        recent = [path for path in reversed(self.files) if path in edited or path in read_lately]
         left = FileBudget(max(0, budget.total - taken), budget.per_file)
         return [
             plan,
