@@ -4,7 +4,9 @@ A summary says what the files were; after it the model would re-read the
 ones it was working on before its next edit. Claude Code saves that round
 trip by re-attaching the most recently read files; so does this module:
 the most recently touched files (``MAX_FILES``, newest first, the edited
-ones before those only read, which share at most half the total) are read from
+ones before those only read, which share at most a quarter of the total;
+the pinned block offers only files edited or read in its last rounds, and
+its budget less what the user's messages took, ``pinned.py``) are read from
 disk at compaction time, as ``read_file`` numbers them, within a budget that
 scales with the window (``FileBudget.for_window``: about 3,200 tokens at 32k,
 20,000 at 200k, and at most a quarter of that total per file,
