@@ -7,6 +7,7 @@ import json
 from typing import Sequence
 
 from pseudoclaude.compact import BytesEstimator, ContextState, PinnedTool, WorkingSet, force_compact
+from pseudoclaude.compact.reattach import FileText
 from pseudoclaude.llm.messages import Message, ToolCall
 from tests.compact.listing import names_path
 from tests.compact.support import SummaryProvider
@@ -135,3 +136,56 @@ def test_when_even_the_names_do_not_fit_the_oldest_directories_become_counts() -
     assert "- pkg/area_00/: 20 entries read, searched or listed (recall path=pkg/area_00/<name> finds them)" in block
     assert names_path(block, "pkg/area_19/module_with_a_long_name_19.py"), "the newest directories keep their names"
     assert all(f"pkg/area_{folder:02d}/" in block for folder in range(20)), "every directory is named"
+
+
+class Disk:
+    """A ``PinnedSource`` over a dict of file texts (the workspace seam)."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def current_file(self, path: str, max_chars: int) -> FileText | None:
+        text = self.files.get(path)
+        if text is None:
+            return None
+        lines = text.splitlines()
+        return FileText("".join(f"{n:6}\t{line}\n" for n, line in enumerate(lines, 1))[:max_chars], len(lines))
+
+    def changed_instructions(self) -> str:
+        return ""
+
+    def planning(self) -> bool:
+        return False
+
+
+def test_file_text_comes_back_only_for_files_edited_or_read_in_the_last_rounds() -> None:
+    disk = Disk({path: f"text of {path}\n" for path in ("old_read.py", "old_edit.py", "new_read.py")})
+    working = WorkingSet(TOOLS, disk)
+    messages = [Message.user("go"), *_read("r1", "old_read.py"), *_call("e1", "edit_file", "edited", path="old_edit.py", old_string="a", new_string="b")]
+    for n in range(6):
+        messages += _call(f"c{n}", "run_command", "ok\n[exit code 0]", command=f"step {n}")
+    messages += _read("r2", "new_read.py")
+    working.ingest(messages)
+    block = working.render(2_000, lambda text: BytesEstimator().count([Message.user(text)]), window=60_000)
+    attached = [line for line in block.splitlines() if line.startswith("<file ")]
+    assert attached == ['<file path="old_edit.py" lines="1">', '<file path="new_read.py" lines="1">']
+    assert names_path(block, "old_read.py"), "still listed, only its text is not re-attached"
+
+
+def test_a_user_message_takes_the_file_text_budget_before_any_file_does() -> None:
+    disk = Disk({"big.py": "x = 1\n" * 3_000})
+    working = WorkingSet(TOOLS, disk)
+    ticket = "Please do the migration. " + "Background sentence about the legacy system. " * 260 + "Never drop the audit table."
+    working.ingest([Message.user(ticket), *_call("e1", "edit_file", "edited", path="big.py", old_string="a", new_string="b")])
+    count = BytesEstimator().count
+    roomy = working.render(4_000, lambda text: count([Message.user(text)]), window=60_000)
+    squeezed = working.render(1_000, lambda text: count([Message.user(text)]), window=32_000)
+    alone = WorkingSet(TOOLS, disk)
+    alone.ingest([Message.user("Please do the migration."), *_call("e1", "edit_file", "edited", path="big.py", old_string="a", new_string="b")])
+    unsqueezed = alone.render(1_000, lambda text: count([Message.user(text)]), window=32_000)
+
+    def file_text(block: str) -> str:
+        return block[block.index('<file path="big.py"') : block.index("</file>")]
+
+    assert ticket in roomy and ticket in squeezed, "the message stays whole, borrowing the files' budget"
+    assert len(file_text(squeezed)) < len(file_text(unsqueezed)) / 2, "the file gets what the message left"
