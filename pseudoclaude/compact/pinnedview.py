@@ -81,9 +81,10 @@ def pinned_parts(block: str, count: TextCounter, files: int = 0) -> PinnedParts:
             texts.setdefault(current, []).append(line)
     tokens = {name: count("\n".join(lines)) for name, lines in texts.items()}
     counts = heading_counts(heading)
-    tail = heading.rsplit("the newest ", 1)[-1].split(" ", 1)[0] if "the newest " in heading else "0"
+    named = heading.rsplit("the newest ", 1)[-1].split(" ", 1)[0] if "the newest " in heading else "0"
+    in_tail = int(named) if named.isdigit() else 0
     return PinnedParts(
-        user_messages=(counts.total if counts else 0) + int(tail) if tail.isdigit() else 0,
+        user_messages=(counts.total if counts else 0) + in_tail,
         user_tokens=tokens.get("user", 0),
         verbatim=counts.verbatim if counts else 0,
         by_rules=counts.by_rules if counts else 0,
@@ -91,7 +92,7 @@ def pinned_parts(block: str, count: TextCounter, files: int = 0) -> PinnedParts:
         summarized=counts.summarized if counts else 0,
         bare=counts.bare if counts else 0,
         collapsed=counts.collapsed if counts else 0,
-        in_tail=int(tail) if tail.isdigit() else 0,
+        in_tail=in_tail,
         files=files,
         files_tokens=tokens.get("files", 0),
         failure_tokens=tokens.get("failure", 0),
