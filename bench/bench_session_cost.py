@@ -12,6 +12,10 @@ prompt over it is a 400), and prints one markdown table per run:
 * **explore**: the model reads 40 generated files of 10-60 KB, paging each one
   as far as the result's offset hint takes it (at most 20 pages).
 * **small**: 200 small tool results (reads, a command, a glob).
+* **multi**: three user requests in one session (stream-json lines on stdin, each
+  its own run): a pasted 4 KB ticket with its two rules in the middle, a
+  follow-up stating a third rule, a last request; each reads 8 modules of
+  20 KB, greps, runs the tests and edits (the last writes NOTES.md).
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in
 order whatever it sees (only the paging in *explore* follows the hint a read
@@ -44,7 +48,12 @@ offload, a summary) loses the cache from that point on.
 A second table reports every compaction (``bench/compaction_checks.py``):
 whether the task statement, every touched path and the last error are in the
 next request outside the summary text, the summary request's cached share,
-and the size of the request after it.
+and the size of the request after it; for a session of several requests, whether each
+rule and each earlier request is there too (``user_words_kept``).
+
+Prefix reuse: the cached share of every request between compactions (not the
+first request, a summary request or the first request after one): a shrink
+batch or a clearing shows as a drop, the append-only ideal is about 0.99+.
 """
 
 from __future__ import annotations
@@ -65,7 +74,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, run_table  # noqa: E402
+from bench import compaction_checks  # noqa: E402
+from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, outside_summary, run_table  # noqa: E402
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
@@ -84,6 +94,58 @@ WINDOWS = (200_000, 60_000, 32_000)
 def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
     """Anthropic's prompt cache (``tests/fakes/prompt_cache.py``) counting tokens as the benchmark does."""
     return SharedPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
+
+
+# ---------------------------------------------------------------- the user's words
+
+
+@dataclass(frozen=True)
+class WordsKept:
+    """After one compaction: the rules given so far and kept, the earlier requests and kept (outside the summary text)."""
+
+    rules_kept: int
+    rules_given: int
+    requests_kept: int
+    requests_earlier: int
+
+
+def _words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsKept, ...]:
+    """Stand-in for ``compaction_checks.user_words_kept`` until it lands: verbatim presence of each rule and each whole request.
+
+    A request counts as given once a request carried it, a rule once its request was given;
+    "earlier" requests are the ones given before the newest request given.
+    """
+    out: list[WordsKept] = []
+    given = 0
+    for index, body in enumerate(accepted):
+        text = json.dumps(body.get("messages", []), ensure_ascii=False)
+        while given < len(requests) and json.dumps(requests[given], ensure_ascii=False)[1:-1] in text:
+            given += 1
+        if not is_summary_request(body):
+            continue
+        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
+        if following is None:
+            continue
+        outside, _ = outside_summary(accepted[following])
+        stated = [rule for rule in rules if any(rule in request for request in requests[:given])]
+        earlier = requests[: max(0, given - 1)]
+        out.append(WordsKept(sum(rule in outside for rule in stated), len(stated), sum(r in outside for r in earlier), len(earlier)))
+    return tuple(out)
+
+
+def user_words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsKept, ...]:
+    """Per compaction, the rules and earlier requests kept: ``compaction_checks.user_words_kept`` when it exists."""
+    check = getattr(compaction_checks, "user_words_kept", _words_kept)
+    return tuple(check(accepted, requests, rules))
+
+
+def prefix_reuse(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]]) -> tuple[float, ...]:
+    """The cached share of every request between compactions (see the module docstring)."""
+    return tuple(
+        hit / prompt
+        for i, (body, (prompt, hit)) in enumerate(zip(accepted, served))
+        if i > 0 and prompt and not is_summary_request(body) and not is_summary_request(accepted[i - 1])
+    )
 
 
 # ---------------------------------------------------------------- one run
@@ -115,6 +177,8 @@ class RunReport:
     compactions: tuple[CompactionReport, ...] = ()
     summary_input: float = 0.0
     summary_cached: float = 0.0
+    reuse: tuple[float, ...] = ()
+    words: tuple[WordsKept, ...] = ()
 
     @property
     def cost(self) -> float:
@@ -148,9 +212,10 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
                      sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids))
         for out in model.outputs
     )
+    words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
     return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
                      model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
-                     summary_input, summary_cached)
+                     summary_input, summary_cached, prefix_reuse(accepted, served), words)
 
 
 def run_session(session: str, window: int, size: Size) -> RunReport:
@@ -164,10 +229,15 @@ def run_session(session: str, window: int, size: Size) -> RunReport:
                        PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
                        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
             started = time.monotonic()
+            if model.requests:
+                prompt = ["--input-format", "stream-json"]
+                stdin = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": r}}) + "\n" for r in model.requests)
+            else:
+                prompt, stdin = ["-p", model.task], None
             proc = subprocess.run(
-                [sys.executable, "-m", "pseudoclaude", "-p", model.task, "--output-format", "stream-json",
+                [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
                  "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000"],
-                cwd=ws, env=env, capture_output=True, text=True, timeout=1800,
+                cwd=ws, env=env, input=stdin, capture_output=True, text=True, timeout=1800,
             )
             seconds = time.monotonic() - started
             accepted, rejections = list(server.cursor.requests), len(server.rejections)
@@ -190,8 +260,9 @@ def _window(window: int) -> str:
 def summary_table(reports: Sequence[RunReport]) -> str:
     rows = [
         "| session | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
-        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs |",
-        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|",
+        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs "
+        "| prefix reuse between compactions, mean / min |",
+        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
     ]
     for r in reports:
         inline = [o.inline_tokens for o in r.outputs]
@@ -202,10 +273,11 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
         summaries = f"{_k(r.summary_input)} ({r.summary_cached / r.summary_input:.0%})" if r.summary_input else "-"
         status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
+        reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f}" if r.reuse else "-"
         rows.append(
             f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
-            f"{tails} | {shape} | {calls} |"
+            f"{tails} | {shape} | {calls} | {reuse} |"
         )
     return "\n".join(rows)
 
@@ -223,10 +295,22 @@ def debug_table(reports: Sequence[RunReport]) -> str:
     return "\n".join(rows)
 
 
+def words_table(reports: Sequence[RunReport]) -> str:
+    """Each compaction of a session of several requests: rules and earlier requests kept outside the summary text."""
+    rows = [
+        "| session | window | # | rules kept | earlier requests kept |",
+        "|---|---|---:|---|---|",
+    ]
+    for r in reports:
+        for number, w in enumerate(r.words, 1):
+            rows.append(f"| {r.session} | {_window(r.window)} | {number} | {w.rules_kept}/{w.rules_given} | {w.requests_kept}/{w.requests_earlier} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer turns (2 test runs, 8 files, 30 small results)")
-    parser.add_argument("--sessions", default="debug,explore,small")
+    parser.add_argument("--sessions", default="debug,explore,small,multi")
     parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
@@ -240,6 +324,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if details:
         print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent):\n")
         print(details)
+    words = words_table(reports)
+    if words:
+        print("\nThe user's words after each compaction (rules and earlier requests present outside the summary text):\n")
+        print(words)
     runs = [(r.session, r.window, r.compactions) for r in reports]
     print("\nEvery compaction (kept: present in the next request outside the summary text):\n")
     print(compaction_totals(runs))
