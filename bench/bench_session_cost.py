@@ -51,9 +51,10 @@ next request outside the summary text, the summary request's cached share,
 and the size of the request after it; for a session of several requests, whether each
 rule and each earlier request is there too (``user_words_kept``).
 
-Prefix reuse: the cached share of every request between compactions (not the
-first request, a summary request or the first request after one): a shrink
-batch or a clearing shows as a drop, the append-only ideal is about 0.99+.
+Prefix reuse: for every request between compactions (not the first request, a
+summary request or the first request after one), the share of the previous
+request's prompt that it read from the cache: 1.0 for an append-only
+conversation; a shrink batch or a clearing shows as a drop.
 """
 
 from __future__ import annotations
@@ -140,11 +141,11 @@ def user_words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[st
 
 
 def prefix_reuse(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]]) -> tuple[float, ...]:
-    """The cached share of every request between compactions (see the module docstring)."""
+    """For every request between compactions, the share of the previous request's prompt it read from the cache."""
     return tuple(
-        hit / prompt
-        for i, (body, (prompt, hit)) in enumerate(zip(accepted, served))
-        if i > 0 and prompt and not is_summary_request(body) and not is_summary_request(accepted[i - 1])
+        min(1.0, hit / served[i - 1][0])
+        for i, (body, (_, hit)) in enumerate(zip(accepted, served))
+        if i > 0 and served[i - 1][0] and not is_summary_request(body) and not is_summary_request(accepted[i - 1])
     )
 
 
