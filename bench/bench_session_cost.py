@@ -54,7 +54,8 @@ rule and each earlier request is there too (``user_words_kept``).
 Prefix reuse: for every request between compactions (not the first request, a
 summary request or the first request after one), the share of the previous
 request's prompt that it read from the cache: 1.0 for an append-only
-conversation; a shrink batch or a clearing shows as a drop.
+conversation; a shrink batch or a clearing shows as a drop (counted as a break
+under half).
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ if str(ROOT) not in sys.path:
 
 from bench import compaction_checks  # noqa: E402
 from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, outside_summary, run_table  # noqa: E402
-from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
+from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
+from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
 from tests.fakes.script import is_summary_request  # noqa: E402
@@ -87,6 +89,8 @@ UNCACHED_PER_M = 3.75
 OUTPUT_PER_M = 15.0
 CACHE_MIN_TOKENS = 1024
 WINDOWS = (200_000, 60_000, 32_000)
+BREAK_SHARE = 0.5
+"""A request between compactions that reads less than this share of the previous prompt from the cache is a break."""
 
 
 # ---------------------------------------------------------------- prompt cache
@@ -95,6 +99,12 @@ WINDOWS = (200_000, 60_000, 32_000)
 def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
     """Anthropic's prompt cache (``tests/fakes/prompt_cache.py``) counting tokens as the benchmark does."""
     return SharedPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
+
+
+def real_tokens(text: str) -> int:
+    """``text`` counted by o200k (a real tokenizer, loaded offline), 0 when it cannot be loaded."""
+    encoding = load_offline_encoding("gpt-4o")
+    return len(encoding.encode_ordinary(text)) if encoding is not None and text else 0
 
 
 # ---------------------------------------------------------------- the user's words
@@ -159,6 +169,8 @@ class OutputReport:
     tail_in_first_result: bool
     inline_tokens: float
     calls: int
+    real_tokens: int = 0
+    """Its inline cost counted by a real tokenizer (o200k, loaded offline; 0 when it cannot be loaded)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +205,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     cache = PromptCache()
     billed = cached = peak = summary_input = summary_cached = 0.0
     first_sent: dict[str, str] = {}
+    first_text: dict[str, str] = {}
     seen_texts: list[str] = []
     served: list[tuple[float, float]] = []
     for body in accepted:
@@ -207,10 +220,12 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
             for block in message.get("content") if isinstance(message.get("content"), list) else []:
                 if block.get("type") == "tool_result" and block.get("tool_use_id") not in first_sent:
                     first_sent[block["tool_use_id"]] = as_json(block.get("content", ""))
+                    first_text[block["tool_use_id"]] = content_text(block.get("content", ""))
     outputs = tuple(
         OutputReport(out.label, any(out.marker in text for text in seen_texts),
                      bool(out.call_ids) and out.marker in first_sent.get(out.call_ids[0], ""),
-                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids))
+                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids),
+                     sum(real_tokens(first_text.get(i, "")) for i in out.call_ids))
         for out in model.outputs
     )
     words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
@@ -262,7 +277,7 @@ def summary_table(reports: Sequence[RunReport]) -> str:
     rows = [
         "| session | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
         "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs "
-        "| prefix reuse between compactions, mean / min |",
+        "| prefix reuse between compactions, mean / min (breaks) |",
         "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
     ]
     for r in reports:
@@ -274,7 +289,8 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
         summaries = f"{_k(r.summary_input)} ({r.summary_cached / r.summary_input:.0%})" if r.summary_input else "-"
         status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
-        reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f}" if r.reuse else "-"
+        breaks = sum(share < BREAK_SHARE for share in r.reuse)
+        reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f} ({breaks})" if r.reuse else "-"
         rows.append(
             f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
@@ -291,7 +307,7 @@ def debug_table(reports: Sequence[RunReport]) -> str:
     labels = [o.label for o in runs[0].outputs]
     rows = ["| window | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     for r in runs:
-        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)}" for o in r.outputs]
+        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)} ({_k(o.real_tokens)} o200k)" for o in r.outputs]
         rows.append(f"| {_window(r.window)} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -323,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(summary_table(reports))
     details = debug_table(reports)
     if details:
-        print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent):\n")
+        print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent: bytes / 3.5, and o200k's count):\n")
         print(details)
     words = words_table(reports)
     if words:
