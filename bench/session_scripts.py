@@ -342,7 +342,7 @@ class MultiRequestSession(ScriptedModel):
                 first = r * files
                 plan += [
                     (("edit_file", {"path": parts[k], "old_string": f"FIX_LEVEL_{first + k} = 0", "new_string": f"FIX_LEVEL_{first + k} = 1"}), None)
-                    for k in range(2)
+                    for k in range(min(2, files))
                 ]
             else:
                 plan.append((("write_file", {"path": "NOTES.md", "content": "# Nested records\n\nparse_record_* recursion reviewed.\n"}), None))
