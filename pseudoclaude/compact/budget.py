@@ -42,8 +42,9 @@ the session-cost bench's 270 KB log 3.10-3.11; at 3.5 the old 14 KB budget was
 4,400-4,500 tokens, at 2.8 the 11,200 bytes are 3,500-3,600 (10% below the
 promise, room for denser logs). A page of a file ``read_page_bytes`` (about 64 KB, whole
 files, at 128k and above; below, it shrinks faster than the window, so a
-small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and at ``shrink_threshold``
-(half the window) older large results shrink to previews in one batch. The
+small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and from ``shrink_threshold``
+(half the window) older large results shrink to previews in one batch when
+that pays for the cache write it causes (``shrink.py``). The
 pinned block that follows every summary (``pinned.py``) is capped at
 ``pinned_max_tokens``: 4,000 tokens at 128k and above, scaled down with the
 window, never under 400.
@@ -146,7 +147,7 @@ class Budget:
 
     @property
     def shrink_threshold(self) -> int:
-        """Older large results shrink to previews, in one batch, once the estimate reaches this many tokens."""
+        """From this many tokens a shrink batch is considered (it runs when it pays, ``shrink.py``)."""
         return int(self.context_window * SHRINK_THRESHOLD_FRACTION)
 
     @property

@@ -1,11 +1,12 @@
-"""The shrink tier: older large results become their previews, in one batch, well before a summary.
+"""The shrink tier: older large results become their previews, in one batch, when that pays for the cache it breaks.
 
 Layer 1 keeps every result it did not spill verbatim for the rest of the
 session, so a long session re-sends the same big outputs every turn until
 Layer 2 summarizes everything. This tier sits between them: once the estimate
-reaches ``Budget.shrink_threshold`` (half the window), the inline bodies of
-older large results are replaced by their head+tail preview and the path of
-their complete output (``preview.py``), all in one step. Rules:
+reaches ``Budget.shrink_threshold`` (half the window) a batch is considered,
+and when it pays the inline bodies of older large results are replaced by
+their head+tail preview and the path of their complete output
+(``preview.py``), all in one step. Rules:
 
 * **Which results.** Not the most recent ``SHRINK_KEEP_RECENT_RESULTS``, nor
   any result of the latest tool round (the model has not answered them yet);
