@@ -31,10 +31,16 @@ their head+tail preview and the path of their complete output
       rounds = (A - T) / g                          # requests left before the summary anyway
       saving = rounds * S * r                       # each of them reads S fewer cached tokens
 
-  The batch runs when ``saving > break``, or when it **avoids a summary**: the
-  estimate is at ``A`` now and the batch brings it to ``A - SHRINK_MIN_ROUNDS * g``
-  or below (a summary breaks the cache too, pays for its output and loses
-  the details the previews keep). Either way it must remove at least
+  The batch runs when ``saving > break``, or when it **avoids a summary** for
+  less than the summary costs: the estimate is at ``A`` now, the batch brings
+  it to ``A - SHRINK_MIN_ROUNDS * g`` or below, and::
+
+      break + (T - S - C) * r * (A - T + S) / g  <  T * r + O * o + C * w
+
+  (left: the break and the larger prompt read until it reaches ``A`` again;
+  right: the summary request, cached in place, its ``O`` output tokens at the
+  output price ``o``, and the prefix ``C`` after it written: the kept tail, the
+  pinned block and the summary, ``summary_price``). Either way it must remove at least
   ``SHRINK_MIN_ROUNDS`` rounds of growth and ``Budget.shrink_min_saving_bytes``
   (a fifth of the window), so it clears enough at once not to fire again for a
   few rounds, and a call right after a batch finds nothing to do. When the
