@@ -40,7 +40,7 @@ their head+tail preview and the path of their complete output
   (left: the break and the larger prompt read until it reaches ``A`` again;
   right: the summary request, cached in place, its ``O`` output tokens at the
   output price ``o``, and the prefix ``C`` after it written: the kept tail, the
-  pinned block and the summary, ``summary_price``). Either way it must remove at least
+  pinned block and the summary: ``batchprice.summary_price``). Either way it must remove at least
   ``SHRINK_MIN_ROUNDS`` rounds of growth and ``Budget.shrink_min_saving_bytes``
   (a fifth of the window), so it clears enough at once not to fire again for a
   few rounds, and a call right after a batch finds nothing to do. When the
@@ -55,7 +55,7 @@ their head+tail preview and the path of their complete output
   (``S`` = 30,000, ``T - S`` = 18,000 <= 47,600 - 3 * 5,700) avoids the summary: it
   runs. At 200k (``A`` = 167,000) with ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000:
   ``17,000 * 1.25 - 97,000 * 0.1 = 11,550`` against ``13.4 * 80,000 * 0.1 = 107,000``:
-  it runs and pays nine times over.
+  it runs and pays nine times over. The figures are ``batchprice.BatchPrice``'s.
 * **Only removes text.** It can lower the estimate and so postpone Layer 2,
   never bring it forward.
 * **Recorded like any decision.** Each replacement goes into the ledger and the
@@ -83,22 +83,16 @@ from pseudoclaude.compact.budget import (
     ESTIMATE_CHARS_PER_TOKEN,
     PREVIEW_HEAD_BYTES,
     PREVIEW_TAIL_BYTES,
-    SHRINK_GROWTH_ROUNDS,
     SHRINK_KEEP_RECENT_RESULTS,
-    SHRINK_MIN_ROUNDS,
 )
-from pseudoclaude.compact.clear import cache_is_cold
+from pseudoclaude.compact.batchprice import BatchPrice, batch_price
 from pseudoclaude.compact.estimate import image_rule, utf8_len
 from pseudoclaude.compact.imagenotes import old_image_results, result_image_tokens, with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
 from pseudoclaude.compact.offload import result_id, round_start
 from pseudoclaude.compact.preview import PREVIEW_REMINDER, preview_for, save_complete
 from pseudoclaude.compact.state import ContextState
-from pseudoclaude.compact.summarize import meta_prefix_length
-from pseudoclaude.llm import CachePrices, Message, cache_prices, model_info
-
-DEFAULT_OUTPUT_PRICE_RATIO = 5.0
-"""Output tokens against input tokens when the table has no price (Anthropic's and OpenAI's usual ratio)."""
+from pseudoclaude.llm import Message
 
 PREVIEW_BYTES = PREVIEW_HEAD_BYTES + PREVIEW_TAIL_BYTES + len(PREVIEW_REMINDER) + 512
 """About the largest a preview gets (head, tail, header lines with an ordinary path, reminder)."""
@@ -111,83 +105,6 @@ class Candidate:
     index: int
     call_id: str
     size: int
-
-
-@dataclass(frozen=True)
-class BatchPrice:
-    """The arithmetic of the module docstring for one possible batch, in tokens at the uncached input price."""
-
-    tokens: int
-    prefix: int
-    removed: int
-    growth: float
-    threshold: int
-    prices: CachePrices
-    summary_cost: float
-    after_summary: int
-    cold: bool = False
-
-    @property
-    def after(self) -> int:
-        return self.tokens - self.removed
-
-    @property
-    def cache_break(self) -> float:
-        """What the next request pays more for the rewritten suffix than it would have paid to read it."""
-        if self.cold:
-            return (self.after - self.tokens) * self.prices.write
-        return (self.after - self.prefix) * self.prices.write - (self.tokens - self.prefix) * self.prices.read
-
-    @property
-    def rounds_left(self) -> float:
-        """Requests expected before the summary would run without the batch."""
-        return max(0.0, (self.threshold - self.tokens) / self.growth)
-
-    @property
-    def saving(self) -> float:
-        return self.rounds_left * self.removed * self.prices.read
-
-    @property
-    def avoids_summary(self) -> bool:
-        """A summary is due now, the batch leaves room for a few rounds and costs less than the summary would."""
-        if self.tokens < self.threshold or self.after > self.threshold - SHRINK_MIN_ROUNDS * self.growth:
-            return False
-        rounds = (self.threshold - self.after) / self.growth
-        larger = max(0, self.after - self.after_summary) * self.prices.read * rounds
-        return self.cache_break + larger < self.summary_cost
-
-    @property
-    def clears_enough(self) -> bool:
-        """It removes a few rounds' growth at once, so the next rounds do not fire again."""
-        return self.removed >= SHRINK_MIN_ROUNDS * self.growth
-
-    @property
-    def pays(self) -> bool:
-        return self.clears_enough and (self.avoids_summary or self.saving > self.cache_break)
-
-
-def growth_per_round(conversation: Sequence[Message], state: ContextState) -> float:
-    """Tokens a round (an assistant turn and its results) adds, over the newest ``SHRINK_GROWTH_ROUNDS`` rounds (at least 1).
-
-    The newest rounds, because older ones may be previews already: what the
-    conversation will add next is what it has just been adding.
-    """
-    history = conversation[meta_prefix_length(conversation) :]
-    starts = [i for i, message in enumerate(history) if message.role == "assistant"][-SHRINK_GROWTH_ROUNDS:]
-    if not starts:
-        return 1.0
-    return max(1.0, state.estimator.count(history[starts[0] :]) / len(starts))
-
-
-def summary_price(state: ContextState, tokens: int) -> tuple[float, int]:
-    """What a summary now would cost (the cached summary request, its output, the new prefix written) and the size after it."""
-    prices = cache_prices(state.model)
-    info = model_info(state.model)
-    output_ratio = info.output_per_mtok / info.input_per_mtok if info is not None and info.input_per_mtok else DEFAULT_OUTPUT_PRICE_RATIO
-    budget = state.budget
-    output = budget.summary_max_output_tokens // 4
-    after = state.overhead_tokens + budget.recent_keep_tokens + budget.pinned_max_tokens + output
-    return tokens * prices.read + output * output_ratio + after * prices.write, after
 
 
 def _candidates(conversation: Sequence[Message], state: ContextState) -> list[Candidate]:
@@ -232,7 +149,7 @@ def shrink_older_results(
     saving_bytes = sum(c.size - PREVIEW_BYTES for c in candidates.values()) + image_bytes
     if saving_bytes < budget.shrink_min_saving_bytes:
         return conversation, 0, ()
-    if not batch_price(conversation, state, tokens, list(candidates.values()), sorted(pictures), image_bytes).pays:
+    if not _price(conversation, state, tokens, list(candidates.values()), sorted(pictures), image_bytes).pays:
         return conversation, 0, ()
     out = list(conversation)
     warnings: list[str] = []
@@ -244,13 +161,8 @@ def shrink_older_results(
     return (out if shrunk else conversation), shrunk, tuple(warnings)
 
 
-def batch_price(
-    conversation: Sequence[Message],
-    state: ContextState,
-    tokens: int,
-    candidates: Sequence[Candidate],
-    pictures: Sequence[int] = (),
-    image_bytes: int = 0,
+def _price(
+    conversation: Sequence[Message], state: ContextState, tokens: int, candidates: Sequence[Candidate], pictures: Sequence[int], image_bytes: int
 ) -> BatchPrice:
     """The price of shrinking ``candidates`` to previews and the images of ``pictures`` to notes now, at ``tokens``.
 
@@ -260,21 +172,7 @@ def batch_price(
     count = state.estimator.count
     removed = sum(count([conversation[c.index]]) * (c.size - PREVIEW_BYTES) / c.size for c in candidates)
     removed += image_bytes / ESTIMATE_CHARS_PER_TOKEN
-    first = min([c.index for c in candidates] + list(pictures))
-    cold = cache_is_cold(state, state.clock())
-    prices = cache_prices(state.model)
-    reach = prices.lookback_blocks
-    if cold:
-        prefix = 0
-    elif reach is not None and sum(1 + len(m.tool_calls) for m in conversation[first:]) > reach:
-        prefix = state.overhead_tokens  # further back than the provider looks: only the system prompt and tools stay cached
-    else:
-        prefix = state.overhead_tokens + count(conversation[:first])
-    summary_cost, after_summary = summary_price(state, tokens)
-    return BatchPrice(
-        tokens, prefix, min(int(removed), tokens), growth_per_round(conversation, state), state.auto_threshold, prices,
-        summary_cost, after_summary, cold,
-    )
+    return batch_price(conversation, state, tokens, int(removed), min([c.index for c in candidates] + list(pictures)))
 
 
 def _shrink_one(out: list[Message], index: int, candidate: Candidate | None, images: bool, state: ContextState) -> list[str]:

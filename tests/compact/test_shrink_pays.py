@@ -11,7 +11,7 @@ from PIL import Image as Picture
 
 from pseudoclaude.compact import BytesEstimator, ContextOutcome, ContextState, manage_context
 from pseudoclaude.compact.estimate import image_rule
-from pseudoclaude.compact.shrink import BatchPrice
+from pseudoclaude.compact.batchprice import BatchPrice
 from pseudoclaude.llm import CachePrices, Image, cache_prices
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.tools import builtin_registry
