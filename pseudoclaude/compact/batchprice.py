@@ -55,12 +55,16 @@ class BatchPrice:
 
     @property
     def avoids_summary(self) -> bool:
-        """A summary is due now, the batch leaves room for a few rounds and costs less than the summary would."""
+        """A summary is due now, the batch leaves room for a few rounds, and the room it buys costs less a round than a summary's."""
         if self.tokens < self.threshold or self.after > self.threshold - SHRINK_MIN_ROUNDS * self.growth:
             return False
-        rounds = (self.threshold - self.after) / self.growth
-        larger = max(0, self.after - self.after_summary) * self.prices.read * rounds
-        return self.cache_break + larger < self.summary_cost
+        return self.rate(self.cache_break, self.after) < self.rate(self.summary_cost, self.after_summary)
+
+    def rate(self, cost: float, start: int) -> float:
+        """What a round costs after a break of ``cost`` that leaves ``start`` tokens: the break spread over the rounds until
+        the threshold again, plus reading the prompt, on average halfway from ``start`` to the threshold."""
+        rounds = max(1.0, (self.threshold - start) / self.growth)
+        return cost / rounds + (start + self.threshold) / 2 * self.prices.read
 
     @property
     def clears_enough(self) -> bool:

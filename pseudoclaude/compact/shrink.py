@@ -32,15 +32,20 @@ their head+tail preview and the path of their complete output
       saving = rounds * S * r                       # each of them reads S fewer cached tokens
 
   The batch runs when ``saving > break``, or when it **avoids a summary** for
-  less than the summary costs: the estimate is at ``A`` now, the batch brings
-  it to ``A - SHRINK_MIN_ROUNDS * g`` or below, and::
+  less: the estimate is at ``A`` now, the batch brings it to ``A - SHRINK_MIN_ROUNDS * g``
+  or below, and the room it buys costs less a round than the room a summary
+  buys. A break that costs ``K`` and leaves ``X`` tokens costs, a round::
 
-      break + (T - S - C) * r * (A - T + S) / g  <  T * r + O * o + C * w
+      rate(K, X) = K / ((A - X) / g)  +  (X + A) / 2 * r
 
-  (left: the break and the larger prompt read until it reaches ``A`` again;
-  right: the summary request, cached in place, its ``O`` output tokens at the
-  output price ``o``, and the prefix ``C`` after it written: the kept tail, the
-  pinned block and the summary: ``batchprice.summary_price``). Either way it must remove at least
+  (the break spread over the rounds until the threshold again, plus reading
+  the prompt, halfway between on average). The batch: ``K = break``,
+  ``X = T - S``; the summary: ``K = T * r + O * o + C * w`` (the summary request,
+  cached in place, its ``O`` output tokens at the output price ``o``, the prefix
+  ``C`` after it written: kept tail, pinned block, summary; ``batchprice.summary_price``),
+  ``X = C``. A batch that leaves much more than a summary would is a
+  postponement, not a saving: the previews it keeps are summarized anyway a
+  few rounds later. Either way it must remove at least
   ``SHRINK_MIN_ROUNDS`` rounds of growth and ``Budget.shrink_min_saving_bytes``
   (a fifth of the window), so it clears enough at once not to fire again for a
   few rounds, and a call right after a batch finds nothing to do. When the
@@ -51,9 +56,12 @@ their head+tail preview and the path of their complete output
   at 60k (``A`` = 47,600) with ``T`` = 34,000, ``P`` = 3,000 and ``S`` = 18,000 the
   break costs ``13,000 * 1.25 - 31,000 * 0.1 = 13,150`` while the 2.4 rounds
   left save ``2.4 * 18,000 * 0.1 = 4,300``: no batch (the old rule ran it and
-  broke the cache every few rounds). At ``T`` = 48,000 the same kind of batch
-  (``S`` = 30,000, ``T - S`` = 18,000 <= 47,600 - 3 * 5,700) avoids the summary: it
-  runs. At 200k (``A`` = 167,000) with ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000:
+  broke the cache every few rounds). At ``T`` = 48,000 a summary is due; it
+  would cost ``K = 4,800 + 2,046 * 5 + 10,946 * 1.25 = 28,700`` and leave ``C`` = 10,946:
+  ``rate = 28,700 / 6.4 + 29,300 * 0.1 = 7,400`` a round. A batch with ``S`` = 30,000
+  (``break = 15,000 * 1.25 - 45,000 * 0.1 = 14,250``, leaving 18,000) costs
+  ``14,250 / 5.2 + 32,800 * 0.1 = 6,000``: it runs; with ``S`` = 25,000 (break 20,500,
+  leaving 23,000) it costs 8,300: the summary runs. At 200k (``A`` = 167,000) with ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000:
   ``17,000 * 1.25 - 97,000 * 0.1 = 11,550`` against ``13.4 * 80,000 * 0.1 = 107,000``:
   it runs and pays nine times over. The figures are ``batchprice.BatchPrice``'s.
 * **Only removes text.** It can lower the estimate and so postpone Layer 2,

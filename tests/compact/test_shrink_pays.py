@@ -103,6 +103,12 @@ def test_the_docstring_arithmetic_at_60k_and_200k() -> None:
     assert small.cache_break == pytest.approx(13_150) and small.saving == pytest.approx(4_295, abs=1) and not small.pays
     large = BatchPrice(100_000, 3_000, 80_000, 5_000, 167_000, anthropic, summary_cost=50_000, after_summary=17_000)
     assert large.cache_break == pytest.approx(11_550) and large.saving == pytest.approx(107_200) and large.pays
+    summary = 48_000 * 0.1 + 2_046 * 5 + 10_946 * 1.25
+    avoids = BatchPrice(48_000, 3_000, 30_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
+    assert avoids.cache_break == pytest.approx(14_250) and avoids.pays
+    assert round(avoids.rate(avoids.cache_break, avoids.after)) == 6_024 and round(avoids.rate(summary, 10_946)) == 7_392
+    postpones = BatchPrice(48_000, 3_000, 25_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
+    assert postpones.clears_enough and not postpones.pays, "leaving much more than a summary would only postpones it"
 
 
 def test_without_a_write_premium_a_break_costs_less() -> None:
