@@ -49,7 +49,8 @@ A second table reports every compaction (``bench/compaction_checks.py``):
 whether the task statement, every touched path and the last error are in the
 next request outside the summary text, the summary request's cached share,
 and the size of the request after it; for a session of several requests, whether each
-rule and each earlier request is there too (``user_words_kept``).
+rule and each request sent so far is there too (``compaction_checks.words_reports``: a
+request verbatim, or by the opening words the pinned block quotes for ``recall``).
 
 Prefix reuse: for every request between compactions (not the first request, a
 summary request or the first request after one), the share of the previous
@@ -76,8 +77,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import compaction_checks  # noqa: E402
-from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, outside_summary, run_table  # noqa: E402
+from bench.compaction_checks import (  # noqa: E402
+    CompactionReport,
+    WordsReport,
+    compaction_reports,
+    compaction_table,
+    compaction_totals,
+    run_table,
+    words_reports,
+)
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
@@ -110,44 +118,9 @@ def real_tokens(text: str) -> int:
 # ---------------------------------------------------------------- the user's words
 
 
-@dataclass(frozen=True)
-class WordsKept:
-    """After one compaction: the rules given so far and kept, the earlier requests and kept (outside the summary text)."""
-
-    rules_kept: int
-    rules_given: int
-    requests_kept: int
-    requests_earlier: int
-
-
-def _words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsKept, ...]:
-    """Stand-in for ``compaction_checks.user_words_kept`` until it lands: verbatim presence of each rule and each whole request.
-
-    A request counts as given once a request carried it, a rule once its request was given;
-    "earlier" requests are the ones given before the newest request given.
-    """
-    out: list[WordsKept] = []
-    given = 0
-    for index, body in enumerate(accepted):
-        text = json.dumps(body.get("messages", []), ensure_ascii=False)
-        while given < len(requests) and json.dumps(requests[given], ensure_ascii=False)[1:-1] in text:
-            given += 1
-        if not is_summary_request(body):
-            continue
-        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
-        if following is None:
-            continue
-        outside, _ = outside_summary(accepted[following])
-        stated = [rule for rule in rules if any(rule in request for request in requests[:given])]
-        earlier = requests[: max(0, given - 1)]
-        out.append(WordsKept(sum(rule in outside for rule in stated), len(stated), sum(r in outside for r in earlier), len(earlier)))
-    return tuple(out)
-
-
-def user_words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsKept, ...]:
-    """Per compaction, the rules and earlier requests kept: ``compaction_checks.user_words_kept`` when it exists."""
-    check = getattr(compaction_checks, "user_words_kept", _words_kept)
-    return tuple(check(accepted, requests, rules))
+def user_words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsReport, ...]:
+    """After every compaction, each rule and each request sent so far present outside the summary text (``words_reports``)."""
+    return words_reports(accepted, [(request, tuple(rule for rule in rules if rule in request)) for request in requests])
 
 
 def prefix_reuse(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]]) -> tuple[float, ...]:
@@ -191,7 +164,7 @@ class RunReport:
     summary_input: float = 0.0
     summary_cached: float = 0.0
     reuse: tuple[float, ...] = ()
-    words: tuple[WordsKept, ...] = ()
+    words: tuple[WordsReport, ...] = ()
 
     @property
     def cost(self) -> float:
@@ -315,12 +288,16 @@ def debug_table(reports: Sequence[RunReport]) -> str:
 def words_table(reports: Sequence[RunReport]) -> str:
     """Each compaction of a session of several requests: rules and earlier requests kept outside the summary text."""
     rows = [
-        "| session | window | # | rules kept | earlier requests kept |",
-        "|---|---|---:|---|---|",
+        "| session | window | # | rules kept | requests kept (verbatim) | missing |",
+        "|---|---|---:|---|---|---|",
     ]
     for r in reports:
-        for number, w in enumerate(r.words, 1):
-            rows.append(f"| {r.session} | {_window(r.window)} | {number} | {w.rules_kept}/{w.rules_given} | {w.requests_kept}/{w.requests_earlier} |")
+        for w in r.words:
+            missing = "; ".join(w.missing) or "-"
+            rows.append(
+                f"| {r.session} | {_window(r.window)} | {w.number} | {w.rules_kept}/{w.rules} | {w.requests_kept}/{w.requests} "
+                f"({w.requests_verbatim}) | {missing} |"
+            )
     return "\n".join(rows) if len(rows) > 2 else ""
 
 

@@ -12,6 +12,15 @@ or a kept message counts, the model's own words do not), the checks are:
 * the last error (the latest tool result that is an error or reports a
   non-zero exit code, identified by its tail marker, else its last line) is present.
 
+A path counts as present when it appears whole or on its directory's line of
+the pinned block's grouped list (``- src/shop/: cart.py (edited), tax.py (read)``).
+
+``words_reports`` checks the user's own words the same way, for a scenario
+that names them: after each compaction, every rule string given for a
+request sent before it, and the request itself (verbatim, or by the opening
+words the pinned block points ``recall`` to when the request was too long to
+carry whole), present outside the summary text.
+
 "So far" is everything the session had when it compacted: the working
 requests before, the summary request, and the calls and results of the
 request after (it is sent before any new tool runs; when the summary covers
@@ -30,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from bench.session_scripts import SUMMARY_LAST_LINE, as_json, content_text
+from tests.compact.listing import names_path
 from tests.fakes.script import is_summary_request
 
 SUMMARY_OPENING = "Summary of the earlier conversation:"
@@ -118,9 +128,78 @@ def compaction_reports(
         last_error = _error_mark(next(reversed(errors.values()))) if errors else None
         reports.append(CompactionReport(
             len(reports) + 1, prompt, cached, committed, task in outside,
-            sum(path in outside for path in touched), len(touched),
+            sum(path_kept(outside, path) for path in touched), len(touched),
             None if last_error is None else last_error in outside, served[following][0],
         ))
+    return tuple(reports)
+
+
+def path_kept(outside: str, path: str) -> bool:
+    """Whether ``path`` is present whole or on its directory's line of the grouped file list."""
+    return path in outside or names_path(outside, path.removeprefix("./"))
+
+
+@dataclass(frozen=True)
+class WordsReport:
+    """The user's words after one compaction: rules and earlier requests present outside the summary text."""
+
+    number: int
+    rules_kept: int
+    rules: int
+    requests_kept: int
+    requests_verbatim: int
+    requests: int
+    missing: tuple[str, ...]
+    """The rules and requests (their first 60 characters) not found."""
+
+    @property
+    def complete(self) -> bool:
+        return self.rules_kept == self.rules and self.requests_kept == self.requests
+
+
+def words_kept(body: Mapping[str, Any], requests: Sequence[tuple[str, Sequence[str]]], number: int = 0) -> WordsReport:
+    """Whether each request in ``requests`` ((text, the rules it states)) and each of its rules is outside the summary of ``body``.
+
+    A request is kept verbatim, or by its opening words (up to the first
+    quote, their first 24 characters, as the pinned block quotes them for
+    ``recall``) when it was too long to carry whole; a rule only verbatim.
+    """
+    outside, _ = outside_summary(body)
+    missing: list[str] = []
+    rules = [rule for _, stated in requests for rule in stated]
+    rules_kept = 0
+    for rule in rules:
+        if rule in outside:
+            rules_kept += 1
+        else:
+            missing.append(f"rule: {rule[:60]}")
+    verbatim = kept = 0
+    for text, _ in requests:
+        opening = text.strip().splitlines()[0].split('"')[0].strip()[:24] if text.strip() else ""
+        if text in outside:
+            verbatim += 1
+            kept += 1
+        elif opening and f'"{opening}' in outside:
+            kept += 1
+        else:
+            missing.append(f"request: {text[:60]}")
+    return WordsReport(number, rules_kept, len(rules), kept, verbatim, len(requests), tuple(missing))
+
+
+def words_reports(accepted: Sequence[Mapping[str, Any]], requests: Sequence[tuple[str, Sequence[str]]]) -> tuple[WordsReport, ...]:
+    """``words_kept`` after every committed compaction, for the requests sent before it (found in the requests so far)."""
+    reports: list[WordsReport] = []
+    seen: set[int] = set()
+    for index, body in enumerate(accepted):
+        texts = "\n".join(request_strings(body))
+        seen.update(i for i, (text, _) in enumerate(requests) if text[:200] in texts)
+        if not is_summary_request(body):
+            continue
+        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
+        if following is None or not outside_summary(accepted[following])[1]:
+            continue
+        earlier = [requests[i] for i in sorted(seen)]
+        reports.append(words_kept(accepted[following], earlier, len(reports) + 1))
     return tuple(reports)
 
 
