@@ -12,6 +12,10 @@ prompt over it is a 400), and prints one markdown table per run:
 * **explore**: the model reads 40 generated files of 10-60 KB, paging each one
   as far as the result's offset hint takes it (at most 20 pages).
 * **small**: 200 small tool results (reads, a command, a glob).
+* **multi**: three user requests in one session (stream-json lines on stdin, each
+  its own run): a pasted 4 KB ticket with its two rules in the middle, a
+  follow-up stating a third rule, a last request; each reads 8 modules of
+  20 KB, greps, runs the tests and edits (the last writes NOTES.md).
 
 The model is a script (``bench/session_scripts.py``): it issues its calls in
 order whatever it sees (only the paging in *explore* follows the hint a read
@@ -44,7 +48,15 @@ offload, a summary) loses the cache from that point on.
 A second table reports every compaction (``bench/compaction_checks.py``):
 whether the task statement, every touched path and the last error are in the
 next request outside the summary text, the summary request's cached share,
-and the size of the request after it.
+and the size of the request after it; for a session of several requests, whether each
+rule and each request sent so far is there too (``compaction_checks.words_reports``: a
+request verbatim, or by the opening words the pinned block quotes for ``recall``).
+
+Prefix reuse: for every request between compactions (not the first request, a
+summary request or the first request after one), the share of the previous
+request's prompt that it read from the cache: 1.0 for an append-only
+conversation; a shrink batch or a clearing shows as a drop (counted as a break
+under half).
 """
 
 from __future__ import annotations
@@ -65,8 +77,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.compaction_checks import CompactionReport, compaction_reports, compaction_table, compaction_totals, run_table  # noqa: E402
-from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, tokens  # noqa: E402
+from bench.compaction_checks import (  # noqa: E402
+    CompactionReport,
+    WordsReport,
+    compaction_reports,
+    compaction_table,
+    compaction_totals,
+    run_table,
+    words_reports,
+)
+from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
+from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
 from tests.fakes.script import is_summary_request  # noqa: E402
@@ -76,6 +97,8 @@ UNCACHED_PER_M = 3.75
 OUTPUT_PER_M = 15.0
 CACHE_MIN_TOKENS = 1024
 WINDOWS = (200_000, 60_000, 32_000)
+BREAK_SHARE = 0.5
+"""A request between compactions that reads less than this share of the previous prompt from the cache is a break."""
 
 
 # ---------------------------------------------------------------- prompt cache
@@ -84,6 +107,29 @@ WINDOWS = (200_000, 60_000, 32_000)
 def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
     """Anthropic's prompt cache (``tests/fakes/prompt_cache.py``) counting tokens as the benchmark does."""
     return SharedPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
+
+
+def real_tokens(text: str) -> int:
+    """``text`` counted by o200k (a real tokenizer, loaded offline), 0 when it cannot be loaded."""
+    encoding = load_offline_encoding("gpt-4o")
+    return len(encoding.encode_ordinary(text)) if encoding is not None and text else 0
+
+
+# ---------------------------------------------------------------- the user's words
+
+
+def user_words_kept(accepted: Sequence[Mapping[str, Any]], requests: Sequence[str], rules: Sequence[str]) -> tuple[WordsReport, ...]:
+    """After every compaction, each rule and each request sent so far present outside the summary text (``words_reports``)."""
+    return words_reports(accepted, [(request, tuple(rule for rule in rules if rule in request)) for request in requests])
+
+
+def prefix_reuse(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]]) -> tuple[float, ...]:
+    """For every request between compactions, the share of the previous request's prompt it read from the cache."""
+    return tuple(
+        min(1.0, hit / served[i - 1][0])
+        for i, (body, (_, hit)) in enumerate(zip(accepted, served))
+        if i > 0 and served[i - 1][0] and not is_summary_request(body) and not is_summary_request(accepted[i - 1])
+    )
 
 
 # ---------------------------------------------------------------- one run
@@ -96,6 +142,8 @@ class OutputReport:
     tail_in_first_result: bool
     inline_tokens: float
     calls: int
+    real_tokens: int = 0
+    """Its inline cost counted by a real tokenizer (o200k, loaded offline; 0 when it cannot be loaded)."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +163,8 @@ class RunReport:
     compactions: tuple[CompactionReport, ...] = ()
     summary_input: float = 0.0
     summary_cached: float = 0.0
+    reuse: tuple[float, ...] = ()
+    words: tuple[WordsReport, ...] = ()
 
     @property
     def cost(self) -> float:
@@ -128,6 +178,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     cache = PromptCache()
     billed = cached = peak = summary_input = summary_cached = 0.0
     first_sent: dict[str, str] = {}
+    first_text: dict[str, str] = {}
     seen_texts: list[str] = []
     served: list[tuple[float, float]] = []
     for body in accepted:
@@ -142,15 +193,18 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
             for block in message.get("content") if isinstance(message.get("content"), list) else []:
                 if block.get("type") == "tool_result" and block.get("tool_use_id") not in first_sent:
                     first_sent[block["tool_use_id"]] = as_json(block.get("content", ""))
+                    first_text[block["tool_use_id"]] = content_text(block.get("content", ""))
     outputs = tuple(
         OutputReport(out.label, any(out.marker in text for text in seen_texts),
                      bool(out.call_ids) and out.marker in first_sent.get(out.call_ids[0], ""),
-                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids))
+                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids),
+                     sum(real_tokens(first_text.get(i, "")) for i in out.call_ids))
         for out in model.outputs
     )
+    words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
     return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
                      model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
-                     summary_input, summary_cached)
+                     summary_input, summary_cached, prefix_reuse(accepted, served), words)
 
 
 def run_session(session: str, window: int, size: Size) -> RunReport:
@@ -164,10 +218,15 @@ def run_session(session: str, window: int, size: Size) -> RunReport:
                        PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
                        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
             started = time.monotonic()
+            if model.requests:
+                prompt = ["--input-format", "stream-json"]
+                stdin = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": r}}) + "\n" for r in model.requests)
+            else:
+                prompt, stdin = ["-p", model.task], None
             proc = subprocess.run(
-                [sys.executable, "-m", "pseudoclaude", "-p", model.task, "--output-format", "stream-json",
+                [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
                  "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000"],
-                cwd=ws, env=env, capture_output=True, text=True, timeout=1800,
+                cwd=ws, env=env, input=stdin, capture_output=True, text=True, timeout=1800,
             )
             seconds = time.monotonic() - started
             accepted, rejections = list(server.cursor.requests), len(server.rejections)
@@ -190,8 +249,9 @@ def _window(window: int) -> str:
 def summary_table(reports: Sequence[RunReport]) -> str:
     rows = [
         "| session | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
-        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs |",
-        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|",
+        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs "
+        "| prefix reuse between compactions, mean / min (breaks) |",
+        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
     ]
     for r in reports:
         inline = [o.inline_tokens for o in r.outputs]
@@ -202,10 +262,12 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
         summaries = f"{_k(r.summary_input)} ({r.summary_cached / r.summary_input:.0%})" if r.summary_input else "-"
         status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
+        breaks = sum(share < BREAK_SHARE for share in r.reuse)
+        reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f} ({breaks})" if r.reuse else "-"
         rows.append(
             f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
-            f"{tails} | {shape} | {calls} |"
+            f"{tails} | {shape} | {calls} | {reuse} |"
         )
     return "\n".join(rows)
 
@@ -218,15 +280,31 @@ def debug_table(reports: Sequence[RunReport]) -> str:
     labels = [o.label for o in runs[0].outputs]
     rows = ["| window | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     for r in runs:
-        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)}" for o in r.outputs]
+        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)} ({_k(o.real_tokens)} o200k)" for o in r.outputs]
         rows.append(f"| {_window(r.window)} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def words_table(reports: Sequence[RunReport]) -> str:
+    """Each compaction of a session of several requests: rules and earlier requests kept outside the summary text."""
+    rows = [
+        "| session | window | # | rules kept | requests kept (verbatim) | missing |",
+        "|---|---|---:|---|---|---|",
+    ]
+    for r in reports:
+        for w in r.words:
+            missing = "; ".join(w.missing) or "-"
+            rows.append(
+                f"| {r.session} | {_window(r.window)} | {w.number} | {w.rules_kept}/{w.rules} | {w.requests_kept}/{w.requests} "
+                f"({w.requests_verbatim}) | {missing} |"
+            )
+    return "\n".join(rows) if len(rows) > 2 else ""
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer turns (2 test runs, 8 files, 30 small results)")
-    parser.add_argument("--sessions", default="debug,explore,small")
+    parser.add_argument("--sessions", default="debug,explore,small,multi")
     parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
@@ -238,8 +316,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(summary_table(reports))
     details = debug_table(reports)
     if details:
-        print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent):\n")
+        print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent: bytes / 3.5, and o200k's count):\n")
         print(details)
+    words = words_table(reports)
+    if words:
+        print("\nThe user's words after each compaction (rules and earlier requests present outside the summary text):\n")
+        print(words)
     runs = [(r.session, r.window, r.compactions) for r in reports]
     print("\nEvery compaction (kept: present in the next request outside the summary text):\n")
     print(compaction_totals(runs))

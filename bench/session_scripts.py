@@ -55,6 +55,10 @@ class ScriptedModel:
     """Plays ``next_action`` for each request with tools; answers a summary request with a plausible summary."""
 
     task = "Work through the task."
+    requests: tuple[str, ...] = ()
+    """Every user request in order when the session has more than one (sent as stream-json lines); else just ``task``."""
+    RULES: tuple[str, ...] = ()
+    """The rules the user stated, each as written in its request."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -246,17 +250,133 @@ class SmallSession(ScriptedModel):
         return (self.plan.pop(0), None) if self.plan else None
 
 
+TICKET_BACKGROUND = (
+    "Background. The ledger service reads settlement files that partners upload every night, parses each record with the "
+    "parser in pkg/, and writes the balances to the reporting tables. Since the partner in Rotterdam switched to the new "
+    "export format last month, roughly one night in five ends with a partial import: the parser stops at the first nested "
+    "bracket it does not expect, the import job logs a generic error, and the operations team re-runs it by hand in the "
+    "morning after editing the file. Nobody has looked at the parser itself for two years; the people who wrote it have "
+    "moved to other teams, and the tests were last touched when the old format was still the only one. "
+)
+TICKET_CONSTRAINTS = (
+    "Constraints. Do not modify anything under tests/; the test files are owned by the QA team and are the acceptance "
+    "criteria. Keep every public function name in pkg/ unchanged, because the import job and two notebooks call them by name. "
+)
+TICKET_ACCEPTANCE = (
+    "Acceptance notes. The nightly import of the sample files in the fixtures folder has to complete without manual edits. "
+    "The error message for a malformed record should name the file, the line and the offset, so the operations team can "
+    "answer the partner without opening a debugger. Performance is not a concern for this change: the files are small "
+    "and the job runs at night. If the fix needs a helper, keep it private to its module. Please describe in the final "
+    "message what the root cause was and which modules you changed, so the ticket can be closed with that text. "
+)
+
+
+def pasted_ticket(target: int = 4_000) -> str:
+    """A ticket pasted as the first request: background, the constraints in the middle, acceptance notes (~``target`` bytes)."""
+    head = "Ticket LEDGER-4312: the nightly settlement import fails on nested records.\n\n"
+    background, acceptance = TICKET_BACKGROUND, TICKET_ACCEPTANCE
+    filler = len(head) + len(TICKET_CONSTRAINTS) + len(background) + len(acceptance)
+    while filler < target:
+        background += "The old format had no nesting at all, so the parser's recursion was never exercised by real data. "
+        acceptance += "The partner has confirmed that the new format will not change again this year. "
+        filler = len(head) + len(TICKET_CONSTRAINTS) + len(background) + len(acceptance)
+    return f"{head}{background.strip()}\n\n{TICKET_CONSTRAINTS.strip()}\n\n{acceptance.strip()}"
+
+
+SECOND_REQUEST = (
+    "Thanks. Next, add a small cache to the record loader so a file read twice in one import is parsed once. "
+    "Never print to stdout in pkg/; report through the logger instead."
+)
+THIRD_REQUEST = "Finally, review the whole package for other places that would break on nested records and write what you find to NOTES.md."
+
+
+def _code_module(n: int, size: int) -> str:
+    lines = [f'"""Settlement parser module {n}."""', "", f"FIX_LEVEL_{n} = 0", ""]
+    written, i = 40, 0
+    while written < size:
+        block = (
+            f"def parse_record_{n}_{i}(tokens, offset):\n"
+            f"    \"\"\"Parse level {i} of a record of module {n}.\"\"\"\n"
+            f"    if tokens[offset] != '[':\n"
+            f"        raise ValueError(f\"expected '[' at offset {{offset}}\")\n"
+            f"    return parse_record_{n}_{i + 1}(tokens, offset + 1)\n"
+        )
+        lines.append(block)
+        written += len(block) + 1
+        i += 1
+    return "\n".join(lines) + "\n"
+
+
+class MultiRequestSession(ScriptedModel):
+    """Three user requests in one session: a pasted 4 KB ticket (its constraints in the middle), a follow-up with a
+    rule, a last request; each request reads ``files`` modules of about 20 KB, greps, runs the tests and edits."""
+
+    task = pasted_ticket()
+    RULES = (
+        "Do not modify anything under tests/",
+        "Keep every public function name in pkg/ unchanged",
+        "Never print to stdout in pkg/",
+    )
+    """Each rule as the user wrote it (the first two in the first request, the third in the second)."""
+
+    def __init__(self, ws: Path, files: int) -> None:
+        super().__init__()
+        (ws / "pkg").mkdir(parents=True)
+        (ws / "tests").mkdir()
+        (ws / "run_tests.py").write_text(TEST_SCRIPT)
+        count = 3 * files
+        for n in range(count):
+            (ws / "pkg" / f"part{n:02d}.py").write_text(_code_module(n, 20_000))
+        for n in range(3):
+            (ws / "tests" / f"test_part{n:02d}.py").write_text(_module(n, "test"))
+        self.requests = (self.task, SECOND_REQUEST, THIRD_REQUEST)
+        self.plans: list[list[tuple[Action, LongOutput | None]]] = []
+        for r in range(3):
+            parts = [f"pkg/part{n:02d}.py" for n in range(r * files, (r + 1) * files)]
+            output = LongOutput(f"test run {r + 1}", tail_marker("run", r + 1))
+            self.outputs.append(output)
+            plan: list[tuple[Action, LongOutput | None]] = [(("read_file", {"path": p}), None) for p in parts]
+            plan.append((("grep", {"pattern": "parse_record_\\d+_3\\b", "path": "pkg", "output_mode": "files_with_matches"}), None))
+            plan.append((("run_command", {"command": f"{sys.executable} run_tests.py"}), output))
+            if r < 2:
+                first = r * files
+                plan += [
+                    (("edit_file", {"path": parts[k], "old_string": f"FIX_LEVEL_{first + k} = 0", "new_string": f"FIX_LEVEL_{first + k} = 1"}), None)
+                    for k in range(min(2, files))
+                ]
+            else:
+                plan.append((("write_file", {"path": "NOTES.md", "content": "# Nested records\n\nparse_record_* recursion reviewed.\n"}), None))
+            self.plans.append(plan)
+
+    def next_action(self, body: Mapping[str, Any]) -> tuple[Action, LongOutput | None] | None:
+        if self.plans and not self.plans[0]:
+            self.plans.pop(0)
+            return None  # this request is done: the answer ends its run, the next prompt starts the next plan
+        return self.plans[0].pop(0) if self.plans else None
+
+    def summary(self) -> str:
+        asked = "; ".join(request.splitlines()[0][:80] for request in self.requests[: 3 - len(self.plans) + 1])
+        recent = "\n".join(f"- {line}" for line in self.log[-40:])
+        return (
+            "<analysis>Chronological notes on the session so far.</analysis>\n<summary>\n"
+            f"1. Requests: {asked}\n2. Progress: {self.calls} tool calls so far; the most recent:\n{recent}\n"
+            f"{SUMMARY_LAST_LINE}\n</summary>"
+        )
+
+
 @dataclass(frozen=True)
 class Size:
     debug_runs: int
     explore_files: int
     small_results: int
+    multi_files: int = 8
 
 
 FULL = Size(debug_runs=5, explore_files=40, small_results=200)
-QUICK = Size(debug_runs=2, explore_files=8, small_results=30)
+QUICK = Size(debug_runs=2, explore_files=8, small_results=30, multi_files=3)
 SESSIONS: dict[str, Callable[[Path, Size], ScriptedModel]] = {
     "debug": lambda ws, size: DebugSession(ws, size.debug_runs),
     "explore": lambda ws, size: ExploreSession(ws, size.explore_files),
     "small": lambda ws, size: SmallSession(ws, size.small_results),
+    "multi": lambda ws, size: MultiRequestSession(ws, size.multi_files),
 }

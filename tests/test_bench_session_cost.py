@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from bench.bench_session_cost import PromptCache, run_session, summary_table
+from bench.bench_session_cost import PromptCache, prefix_reuse, run_session, summary_table, user_words_kept
 from bench.compaction_checks import compaction_reports, compaction_table
 from bench.session_scripts import SUMMARY_LAST_LINE, Size
 from tests.fakes.script import SUMMARY_PREAMBLE
 
-TINY = Size(debug_runs=1, explore_files=1, small_results=2)
+TINY = Size(debug_runs=1, explore_files=1, small_results=2, multi_files=1)
 
 
 def body(*texts: str, tools: bool = True) -> dict[str, Any]:
@@ -58,6 +58,29 @@ def test_a_tiny_session_runs_through_the_cli_and_reports_its_long_outputs(sessio
     assert report.requests >= 2 and 0 < report.cached_tokens < report.input_tokens and report.cost > 0
     assert len(report.outputs) == 1 and report.outputs[0].tail_seen and report.outputs[0].inline_tokens > 0
     assert f"| {session} | 200k | {report.requests} |" in summary_table([report])
+
+
+@pytest.mark.slow
+def test_a_session_of_three_requests_runs_each_request_in_turn() -> None:
+    report = run_session("multi", 200_000, TINY)
+    assert report.exit_code == 0 and report.rejections == 0
+    assert [o.tail_seen for o in report.outputs] == [True, True, True], "each request ran its tests"
+    assert report.reuse and min(report.reuse) > 0.9, "a new request is appended: the cache serves what came before"
+
+
+def test_prefix_reuse_is_the_share_of_the_previous_prompt_read_from_the_cache() -> None:
+    bodies = [working(user({"type": "text", "text": "a"})) for _ in range(3)]
+    assert prefix_reuse(bodies, [(100.0, 0.0), (150.0, 100.0), (60.0, 15.0)]) == (1.0, 0.1)
+
+
+def test_rules_and_earlier_requests_count_only_outside_the_summary_text() -> None:
+    first, second = "Fix it. Never touch tests/.", "Now add a cache. Keep names."
+    before = working(user({"type": "text", "text": first}), {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+                     user({"type": "text", "text": second}))
+    summary = working(user({"type": "text", "text": f"{SUMMARY_PREAMBLE}\nSummarize."}))
+    after = working(user({"type": "text", "text": f"Summary of the earlier conversation:\n\n{first}\n{SUMMARY_LAST_LINE}\nPinned: {second}"}))
+    (kept,) = user_words_kept([before, summary, after], (first, second), ("Never touch tests/", "Keep names"))
+    assert (kept.rules_kept, kept.rules, kept.requests_kept, kept.requests) == (1, 2, 1, 2)
 
 
 def working(*messages: dict[str, Any]) -> dict[str, Any]:

@@ -32,11 +32,19 @@ and only down, by two rules:
 
 Beyond the seed, the budget is the one place that sizes tool output (the
 runner hands it to the tools as their ``OutputBudget``): a shaped command or
-search output takes ``inline_output_bytes`` (about 4k tokens at most, 8% of
-a small window), a page of a file ``read_page_bytes`` (about 64 KB, whole
+search output takes ``inline_output_bytes``, at most ``OUTPUT_INLINE_MAX_TOKENS``
+(4,000) real tokens and 8% of a small window. Tools shape in bytes, so the
+token budget is turned into bytes at ``OUTPUT_BYTES_PER_TOKEN`` (2.8), not the
+estimate's 3.5: command output is denser than prose. Measured with the real
+tokenizers (o200k and cl100k, loaded offline, ``tokenizer.py``) on shaped
+test logs: a pytest run of 2,140 tests with failures 3.17-3.21 bytes a token,
+the session-cost bench's 270 KB log 3.10-3.11; at 3.5 the old 14 KB budget was
+4,400-4,500 tokens, at 2.8 the 11,200 bytes are 3,500-3,600 (10% below the
+promise, room for denser logs). A page of a file ``read_page_bytes`` (about 64 KB, whole
 files, at 128k and above; below, it shrinks faster than the window, so a
-small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and at ``shrink_threshold``
-(half the window) older large results shrink to previews in one batch. The
+small window still holds several pages: 22 KB at 60k, 10 KB at 32k, 4 KB at 16k), and from ``shrink_threshold``
+(half the window) older large results shrink to previews in one batch when
+that pays for the cache write it causes (``shrink.py``). The
 pinned block that follows every summary (``pinned.py``) is capped at
 ``pinned_max_tokens``: 4,000 tokens at 128k and above, scaled down with the
 window, never under 400.
@@ -67,7 +75,9 @@ RESERVE_FRACTION = 0.30
 SMALL_RESERVE_FRACTION = 0.16
 RECENT_KEEP_WINDOW_FRACTION = 0.10
 SMALL_RECENT_KEEP_WINDOW_FRACTION = 0.07
-OUTPUT_INLINE_MAX_BYTES = 14_000
+OUTPUT_INLINE_MAX_TOKENS = 4_000
+OUTPUT_BYTES_PER_TOKEN = 2.8
+OUTPUT_INLINE_MAX_BYTES = int(OUTPUT_INLINE_MAX_TOKENS * OUTPUT_BYTES_PER_TOKEN)
 OUTPUT_INLINE_MIN_BYTES = 6_000
 OUTPUT_INLINE_WINDOW_FRACTION = 0.08
 READ_PAGE_MAX_BYTES = 64_000
@@ -76,6 +86,8 @@ READ_PAGE_SHRINK_EXPONENT = 1.3
 SHRINK_THRESHOLD_FRACTION = 0.5
 SHRINK_MIN_SAVING_FRACTION = 0.2
 SHRINK_KEEP_RECENT_RESULTS = 1
+SHRINK_MIN_ROUNDS = 3
+SHRINK_GROWTH_ROUNDS = 4
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
 PINNED_MAX_TOKENS = 4_000
@@ -127,7 +139,7 @@ class Budget:
             recent_max_tokens=None if size_scale >= 1.0 else int(window * tail_fraction),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
             inline_output_bytes=_clamp(
-                int(window * OUTPUT_INLINE_WINDOW_FRACTION * ESTIMATE_CHARS_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
+                int(window * OUTPUT_INLINE_WINDOW_FRACTION * OUTPUT_BYTES_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
             ),
             read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale**READ_PAGE_SHRINK_EXPONENT)),
             pinned_max_tokens=max(PINNED_MIN_TOKENS, int(PINNED_MAX_TOKENS * size_scale)),
@@ -135,7 +147,7 @@ class Budget:
 
     @property
     def shrink_threshold(self) -> int:
-        """Older large results shrink to previews, in one batch, once the estimate reaches this many tokens."""
+        """From this many tokens a shrink batch is considered (it runs when it pays, ``shrink.py``)."""
         return int(self.context_window * SHRINK_THRESHOLD_FRACTION)
 
     @property

@@ -10,6 +10,11 @@ the next request is smaller and cheaper, and the model re-runs a tool if it
 needs the details again. Results of tools that carry lasting state
 (``todo_write``, ``remember``) are never cleared (the second seed's rule).
 
+By the shrink tier's arithmetic (``shrink.py``) this is the one case where
+clearing always pays: with nothing cached, the next request writes the whole
+prompt whatever happens, so every token cleared is saved on it and on every
+request after, and no cache read is lost.
+
 Which tools are which is each tool's own declaration (``ToolTraits.clearable``);
 this package does not know the tools, so the names arrive as data:
 ``Runtime.clearable_tools``, set by whoever builds the session (empty: nothing

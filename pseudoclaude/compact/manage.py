@@ -14,7 +14,9 @@ same retry policy as every other model call. Order and invariants:
    results are cleared (``clear.py``), never while the cache is warm; then
    Layer 1 (``offload.py``), decisions reused; then, once the estimate
    reaches half the window, older large results shrink to their previews in
-   one batch (``shrink.py``).
+   one batch (``shrink.py``), only when what the batch saves over the rounds
+   left before a summary outweighs the cache write it causes, or it avoids a
+   summary for less than the summary would cost.
 2. Re-estimate. Automatic Layer 2 runs at ``auto_threshold`` unless the
    breaker is tripped (then the result says so and asks for ``/compact``).
 3. Layer 2 (``compact_conversation``): summary of the prefix the previous

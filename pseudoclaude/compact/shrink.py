@@ -1,23 +1,69 @@
-"""The shrink tier: older large results become their previews, in one batch, well before a summary.
+"""The shrink tier: older large results become their previews, in one batch, when that pays for the cache it breaks.
 
 Layer 1 keeps every result it did not spill verbatim for the rest of the
 session, so a long session re-sends the same big outputs every turn until
 Layer 2 summarizes everything. This tier sits between them: once the estimate
-reaches ``Budget.shrink_threshold`` (half the window), the inline bodies of
-older large results are replaced by their head+tail preview and the path of
-their complete output (``preview.py``), all in one step. Rules:
+reaches ``Budget.shrink_threshold`` (half the window) a batch is considered,
+and when it pays the inline bodies of older large results are replaced by
+their head+tail preview and the path of their complete output
+(``preview.py``), all in one step. Rules:
 
 * **Which results.** Not the most recent ``SHRINK_KEEP_RECENT_RESULTS``, nor
   any result of the latest tool round (the model has not answered them yet);
   only tools that declare their results clearable (``state.clearable_tools``:
   never ``todo_write`` or ``remember``); only results more than twice a
   preview's size; never a result already replaced by a layer.
-* **One batch, one cache break.** Rewriting an old result breaks the provider's
-  prompt-cache prefix from there on, so a batch runs only when it saves at
-  least ``Budget.shrink_min_saving_bytes`` (a fifth of the window): a single
-  new result never triggers one, and a call right after a batch finds nothing
-  to do. After a batch the estimate has to grow again, with enough new
-  candidates, before the next one.
+* **A batch runs only when it pays for the cache it breaks.** Rewriting an
+  old result breaks the provider's prompt-cache prefix from there on: the
+  next request writes everything after the first rewritten result again
+  instead of reading it. In multiples of the model's uncached input price,
+  with the provider's cache prices (``llm.cache_prices``: Anthropic reads at
+  ``r`` = 0.1 and writes at ``w`` = 1.25; OpenAI reads at 0.1 and has no write
+  premium, ``w`` = 1), ``T`` the estimate now, ``P`` the tokens before the
+  first result the batch rewrites that the provider still serves from its
+  cache (Anthropic looks back only 20 blocks from a breakpoint, so for a
+  result further back than that ``P`` is the system prompt and tools:
+  ``CachePrices.lookback_blocks``), ``S`` the tokens it
+  removes, ``g`` what a round adds on average since the last summary and
+  ``A`` the automatic summary threshold::
+
+      break  = (T - S - P) * w  -  (T - P) * r     # rewritten suffix written, instead of read
+      rounds = (A - T) / g                          # requests left before the summary anyway
+      saving = rounds * S * r                       # each of them reads S fewer cached tokens
+
+  The batch runs when ``saving > break``, or when it **avoids a summary** for
+  less: the estimate is at ``A`` now, the batch brings it to ``A - SHRINK_MIN_ROUNDS * g``
+  or below, and the room it buys costs less a round than the room a summary
+  buys. A break that costs ``K`` and leaves ``X`` tokens costs, a round::
+
+      rate(K, X) = K / ((A - X) / g)  +  (X + A) / 2 * r
+
+  (the break spread over the rounds until the threshold again, plus reading
+  the prompt, halfway between on average). The batch: ``K = break``,
+  ``X = T - S``; the summary: ``K = T * r + O * o + C * w`` (the summary request,
+  cached in place, its ``O`` output tokens at the output price ``o``, the prefix
+  ``C`` after it written: kept tail, pinned block, summary; ``batchprice.summary_price``),
+  ``X = C``. A batch that leaves much more than a summary would is a
+  postponement, not a saving: the previews it keeps are summarized anyway a
+  few rounds later. Either way it must remove at least
+  ``SHRINK_MIN_ROUNDS`` rounds of growth and ``Budget.shrink_min_saving_bytes``
+  (a fifth of the window), so it clears enough at once not to fire again for a
+  few rounds, and a call right after a batch finds nothing to do. When the
+  cache has gone cold (``clear.cache_is_cold``) nothing is cached: ``P`` is 0,
+  the "instead" term is paid at ``w`` and any batch pays.
+
+  Worked example, Anthropic, 20 KB results (about 5,700 tokens a round):
+  at 60k (``A`` = 47,600) with ``T`` = 34,000, ``P`` = 3,000 and ``S`` = 18,000 the
+  break costs ``13,000 * 1.25 - 31,000 * 0.1 = 13,150`` while the 2.4 rounds
+  left save ``2.4 * 18,000 * 0.1 = 4,300``: no batch (the old rule ran it and
+  broke the cache every few rounds). At ``T`` = 48,000 a summary is due; it
+  would cost ``K = 4,800 + 2,046 * 5 + 10,946 * 1.25 = 28,700`` and leave ``C`` = 10,946:
+  ``rate = 28,700 / 6.4 + 29,300 * 0.1 = 7,400`` a round. A batch with ``S`` = 30,000
+  (``break = 15,000 * 1.25 - 45,000 * 0.1 = 14,250``, leaving 18,000) costs
+  ``14,250 / 5.2 + 32,800 * 0.1 = 6,000``: it runs; with ``S`` = 25,000 (break 20,500,
+  leaving 23,000) it costs 8,300: the summary runs. At 200k (``A`` = 167,000) with ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000:
+  ``17,000 * 1.25 - 97,000 * 0.1 = 11,550`` against ``13.4 * 80,000 * 0.1 = 107,000``:
+  it runs and pays nine times over. The figures are ``batchprice.BatchPrice``'s.
 * **Only removes text.** It can lower the estimate and so postpone Layer 2,
   never bring it forward.
 * **Recorded like any decision.** Each replacement goes into the ledger and the
@@ -47,6 +93,7 @@ from pseudoclaude.compact.budget import (
     PREVIEW_TAIL_BYTES,
     SHRINK_KEEP_RECENT_RESULTS,
 )
+from pseudoclaude.compact.batchprice import BatchPrice, batch_price
 from pseudoclaude.compact.estimate import image_rule, utf8_len
 from pseudoclaude.compact.imagenotes import old_image_results, result_image_tokens, with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
@@ -103,10 +150,14 @@ def shrink_older_results(
         return conversation, 0, ()
     candidates = {c.index: c for c in _candidates(conversation, state)}
     pictures = set(old_image_results(conversation, state)) if state.session is not None else set()
+    if not candidates and not pictures:
+        return conversation, 0, ()
     rule = image_rule(state.model)
-    saving = sum(c.size - PREVIEW_BYTES for c in candidates.values())
-    saving += sum(int(result_image_tokens(conversation[i], rule) * ESTIMATE_CHARS_PER_TOKEN) for i in pictures)
-    if saving < budget.shrink_min_saving_bytes:
+    image_bytes = sum(int(result_image_tokens(conversation[i], rule) * ESTIMATE_CHARS_PER_TOKEN) for i in pictures)
+    saving_bytes = sum(c.size - PREVIEW_BYTES for c in candidates.values()) + image_bytes
+    if saving_bytes < budget.shrink_min_saving_bytes:
+        return conversation, 0, ()
+    if not _price(conversation, state, tokens, list(candidates.values()), sorted(pictures), image_bytes).pays:
         return conversation, 0, ()
     out = list(conversation)
     warnings: list[str] = []
@@ -116,6 +167,20 @@ def shrink_older_results(
     if shrunk:
         state.reset_anchor()
     return (out if shrunk else conversation), shrunk, tuple(warnings)
+
+
+def _price(
+    conversation: Sequence[Message], state: ContextState, tokens: int, candidates: Sequence[Candidate], pictures: Sequence[int], image_bytes: int
+) -> BatchPrice:
+    """The price of shrinking ``candidates`` to previews and the images of ``pictures`` to notes now, at ``tokens``.
+
+    A result's removed tokens are its count times the share of its bytes that go
+    (the estimator's count, cached per message, without encoding the preview).
+    """
+    count = state.estimator.count
+    removed = sum(count([conversation[c.index]]) * (c.size - PREVIEW_BYTES) / c.size for c in candidates)
+    removed += image_bytes / ESTIMATE_CHARS_PER_TOKEN
+    return batch_price(conversation, state, tokens, int(removed), min([c.index for c in candidates] + list(pictures)))
 
 
 def _shrink_one(out: list[Message], index: int, candidate: Candidate | None, images: bool, state: ContextState) -> list[str]:

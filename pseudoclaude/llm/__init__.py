@@ -24,6 +24,8 @@ from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_token
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import (
     DEFAULT_FALLBACK_CONTEXT_WINDOW,
+    CachePrices,
+    cache_prices,
     context_window,
     cost_usd,
     request_cost,
@@ -114,6 +116,8 @@ __all__ = [
     "build_provider",
     "context_window",
     "cost_usd",
+    "CachePrices",
+    "cache_prices",
     "explained",
     "ModelNotFound",
     "request_cost",

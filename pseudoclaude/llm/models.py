@@ -81,16 +81,51 @@ def effort_notice(model: str, effort: str | None, providers: Sequence[ProviderEn
     return f"{model} does not take an effort setting: effort {effort} is ignored"
 
 
+@dataclass(frozen=True)
+class CachePrices:
+    """What a provider charges for its prompt cache, as multiples of the model's uncached input price.
+
+    ``read``: a token served from the cache; ``write``: a token that enters it
+    (the uncached price when the provider has no write premium).
+    ``lookback_blocks``: how far back from a cache breakpoint the provider
+    looks for a prefix it has cached (None: any common prefix is found). A
+    change further back than that from the end is served only up to an
+    earlier breakpoint (the system prompt and tools).
+    """
+
+    read: float
+    write: float
+    lookback_blocks: int | None = None
+
+
+CACHE_PRICES: dict[str, CachePrices] = {
+    "anthropic": CachePrices(read=0.1, write=1.25, lookback_blocks=20),
+    "openai": CachePrices(read=0.1, write=1.0),
+}
+"""Anthropic: reads at 10%, writes at 125% (the 5-minute cache), 20 blocks of lookback from each breakpoint;
+OpenAI: cached input discounted (10% for the GPT-5 family, the table's default price), no write premium (writes
+are uncached input), the longest common prefix served."""
+UNKNOWN_CACHE_PRICES = CACHE_PRICES["anthropic"]
+"""An unknown provider's (a local server's): the dearest break the table knows, so nothing is cleared on a guess."""
+
+
+def cache_prices(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> CachePrices:
+    """The prompt-cache prices of ``model``'s provider (``UNKNOWN_CACHE_PRICES`` when the table does not know it)."""
+    info = model_info(model, providers)
+    return CACHE_PRICES.get(info.provider, UNKNOWN_CACHE_PRICES) if info else UNKNOWN_CACHE_PRICES
+
+
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
-    """Estimated cost; cache reads at 10% and writes at 125% of the input price."""
+    """Estimated cost; cache reads and writes at the provider's ``CachePrices``."""
     info = model_info(model)
     if info is None:
         return 0.0
     per_in = info.input_per_mtok / 1_000_000
+    prices = cache_prices(model)
     return (
         input_tokens * per_in
-        + cache_read * per_in * 0.1
-        + cache_write * per_in * 1.25
+        + cache_read * per_in * prices.read
+        + cache_write * per_in * prices.write
         + output_tokens * info.output_per_mtok / 1_000_000
     )
 

@@ -120,7 +120,7 @@ class OutputBudget:
     single-result limit). The defaults are a 128k-or-larger window's.
     """
 
-    inline_bytes: int = 14_000
+    inline_bytes: int = 11_200
     read_bytes: int = 64_000
     result_limit_bytes: int = 50_000
 

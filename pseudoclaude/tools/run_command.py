@@ -59,7 +59,7 @@ class RunCommandTool:
         "shell: cd, export and variables do not carry over, so chain them (cd sub && make). stdin is empty: no "
         "interactive programs, servers or watch modes (use background for those; anything left holding the output is "
         "stopped about a second after bash exits). Use quiet, non-interactive flags for long runs. Output over the inline limit "
-        "(6-14 KB, smaller for smaller context windows) arrives shortened: a status line (exit code, true size, the file "
+        "(6-11 KB, smaller for smaller context windows) arrives shortened: a status line (exit code, true size, the file "
         "with the complete output), the first lines, the error-like lines of the middle with their line numbers, the end."
     )
     input_schema: Mapping[str, Any] = _SCHEMA

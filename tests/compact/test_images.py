@@ -25,6 +25,7 @@ from tests.compact.support import RecordingSession, SummaryProvider
 from tests.fakes.scripted import validate_conversation
 
 WINDOW = 60_000  # shrink at 30,000 tokens when the batch saves >= 42,000 bytes (12,000 tokens: 8 screenshots)
+PAYING_WINDOW = 40_000  # a batch of nine old screenshots pays here: 6 rounds left before a summary, little else in the prefix
 CLEARABLE = builtin_registry().clearable_names()
 
 
@@ -49,9 +50,9 @@ def history(rounds: int, attachment: Image | None = None) -> list[Message]:
     return out
 
 
-def state_for(session: object, model: str = "claude-sonnet-4-5", **kwargs: object) -> ContextState:
+def state_for(session: object, model: str = "claude-sonnet-4-5", window: int = WINDOW, **kwargs: object) -> ContextState:
     return ContextState(
-        model=model, context_window=WINDOW, session=session, estimator=BytesEstimator(provider=image_rule(model)),  # type: ignore[arg-type]
+        model=model, context_window=window, session=session, estimator=BytesEstimator(provider=image_rule(model)),  # type: ignore[arg-type]
         clearable_tools=CLEARABLE, **kwargs,  # type: ignore[arg-type]
     )
 
@@ -97,10 +98,10 @@ def test_calibration_learns_text_only_image_tokens_are_subtracted() -> None:
 
 def test_old_images_become_notes_naming_their_file_the_latest_rounds_keep_theirs(tmp_path: Path) -> None:
     recorder = RecordingSession(tmp_path / "session" / "tool-results")
-    state = state_for(recorder)
+    state = state_for(recorder, window=PAYING_WINDOW)
     attachment = picture(99, 400, 300)
     conversation = history(12, attachment)
-    state.record_usage(20_000, 1)
+    state.record_usage(2_000, 1)
     outcome = manage(conversation, state)
     assert outcome.count("shrink") == 9 and not outcome.summarized
     assert outcome.action("shrink") is not None and outcome.action("shrink").data["images"] == 9  # type: ignore[union-attr]
@@ -148,14 +149,14 @@ def test_a_resumed_session_sends_the_same_notes_and_no_image(tmp_path: Path) -> 
     with create_session(tmp_path / "sessions", workspace, model="claude-sonnet-4-5", provider="anthropic") as session:
         for message in conversation:
             session.append_message(message)
-        state = state_for(session)
-        state.record_usage(20_000, 1)
+        state = state_for(session, window=PAYING_WINDOW)
+        state.record_usage(2_000, 1)
         first = manage(conversation, state)
         folder = session.folder
     assert first.count("shrink") == 9
     replay = load_replay(folder)
     assert replay.images_dropped() == frozenset(f"c{n}" for n in range(9))
-    resumed = state_for(None, replacements=replay.previews(), images_dropped=replay.images_dropped())
+    resumed = state_for(None, window=PAYING_WINDOW, replacements=replay.previews(), images_dropped=replay.images_dropped())
     again = manage(list(replay.conversation), resumed)
     assert [m.to_dict() for m in again.conversation] == [m.to_dict() for m in first.conversation]
     assert [i.data for m in again.conversation for i in m.all_images()] == [i.data for m in first.conversation for i in m.all_images()]
@@ -214,8 +215,8 @@ def test_a_merged_leading_user_message_keeps_its_images() -> None:
 
 
 def test_images_whose_file_cannot_be_kept_stay_with_a_warning() -> None:
-    state = state_for(RecordingSession(None))
-    state.record_usage(20_000, 1)
+    state = state_for(RecordingSession(None), window=PAYING_WINDOW)
+    state.record_usage(2_000, 1)
     outcome = manage(history(12), state)
     assert all(m.tool_result.images for m in results(outcome.conversation))
     assert any("could not keep the images of tool result c0 in the session folder" in w for w in outcome.warnings)
