@@ -189,7 +189,7 @@ class Subagents:
         if host.session_folder is not None:
             recorder = SubrunRecorder(
                 host.session_folder, call_id or "task", agent=definition.name, description=description,
-                model=model, provider=host.provider_name, workspace=self.workspace,
+                model=model, provider=host.provider_name, workspace=self.workspace, redactor=parent.tool_context.child_env.redactor,
             )
         runner = Runner(
             provider=host.provider,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pseudoclaude.llm import Message
 from pseudoclaude.redaction import Redactor
-from pseudoclaude.session import create_session, load_replay, open_session
+from pseudoclaude.session import SubrunRecorder, create_session, load_replay, open_session
 
 KEY = "sk-ant-test-secret-123"
 
@@ -23,3 +23,14 @@ def test_entries_are_written_with_the_key_masked_and_replay(sessions_dir: Path, 
     assert KEY not in session.jsonl_path.read_text()
     replay = load_replay(session.jsonl_path.parent)
     assert [message.text for message in replay.transcript] == ["my key is ***", 'quoted "***"\n']
+
+
+def test_a_sub_agents_file_is_redacted_too(tmp_path: Path) -> None:
+    recorder = SubrunRecorder(
+        tmp_path, "call-1", agent="explore", description=f"look for {KEY}", model="m", provider="anthropic", workspace=tmp_path,
+        redactor=Redactor.of([KEY]),
+    )
+    recorder.append_message(Message.assistant(f"found {KEY}"))
+    recorder.close()
+    text = recorder.path.read_text()
+    assert KEY not in text and "found ***" in text and "look for ***" in text
