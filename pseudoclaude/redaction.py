@@ -100,8 +100,10 @@ class Redactor:
             return self.text(value)
         if isinstance(value, Mapping):
             return {self.value(key): self.value(item) for key, item in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(self.value(item) for item in value)
+        if isinstance(value, list):
+            return [self.value(item) for item in value]
+        if isinstance(value, tuple):
+            return tuple(self.value(item) for item in value)
         return value
 
     def stream(self) -> StreamRedactor:
@@ -114,7 +116,7 @@ class Redactor:
         forms: dict[bytes, None] = {}
         for secret in self.secrets:
             for form in (secret, json.dumps(secret, ensure_ascii=False)[1:-1], json.dumps(secret)[1:-1]):
-                forms.setdefault(form.encode("utf-8", errors="surrogatepass"), None)
+                forms.setdefault(_encoded(form), None)
         return tuple(sorted(forms, key=lambda form: -len(form)))
 
     @cached_property
@@ -124,6 +126,14 @@ class Redactor:
     @cached_property
     def _byte_pattern(self) -> re.Pattern[bytes] | None:
         return re.compile(b"|".join(map(re.escape, self.byte_forms))) if self.secrets else None
+
+
+def _encoded(text: str) -> bytes:
+    """``text`` as a program prints it: an environment value with undecodable bytes gets those bytes back."""
+    try:
+        return text.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", errors="surrogatepass")
 
 
 class StreamRedactor:

@@ -81,6 +81,12 @@ def test_only_what_could_start_a_secret_is_held_back() -> None:
     assert stream.flush() == b"sk-ant"
 
 
+def test_a_value_with_undecodable_bytes_is_masked_as_a_program_prints_it() -> None:
+    raw = b"pass\xffword-123"
+    stream = Redactor.of([raw.decode("utf-8", errors="surrogateescape")]).stream()
+    assert stream.feed(b"[" + raw + b"]") + stream.flush() == b"[***]"
+
+
 def test_a_redactor_without_secrets_changes_nothing() -> None:
     stream = Redactor().stream()
     assert stream.feed(b"sk-ant") == b"sk-ant" and stream.flush() == b""
