@@ -28,6 +28,11 @@ setting: low, medium, high or max; unset means the provider's default, no
 reasoning requested), ``max_thinking_tokens`` (``--max-thinking-tokens``,
 ``MAX_THINKING_TOKENS`` as Claude Code reads it, ``maxThinkingTokens``) and
 ``thinking`` (``--thinking adaptive|disabled``).
+
+``shellEnvironment`` (``tools.child_env`` says why): ``include`` lists
+variables the model's commands keep although their names look secret, read
+from the user's settings file only (a project's is ignored, with a notice);
+``exclude`` lists more to remove (names or ``*`` patterns), from any file.
 """
 
 from __future__ import annotations
@@ -106,6 +111,15 @@ class Flags:
     strict_mcp_config: bool = False
 
 
+@dataclass(frozen=True)
+class ShellEnvironment:
+    """The ``shellEnvironment`` setting: secret-looking variables the model's commands keep (``include``: exact names,
+    the user's own settings only) and further ones they lose (``exclude``: names or ``*`` patterns, any settings file)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
 McpDeclarations = Mapping[str, tuple[str, Mapping[str, Any]]]
 """MCP servers by name: (where declared, the raw declaration, ``${VAR}`` not expanded yet)."""
 
@@ -135,6 +149,7 @@ class Settings:
     web_fetch_local: bool = False
     model_from_flag: bool = False
     """``--model`` or ``--provider`` was given on the command line: a resumed session's recorded ``/model`` switch does not override it."""
+    shell_environment: ShellEnvironment = ShellEnvironment()
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -242,6 +257,9 @@ def load_settings(
         mode = PermissionMode.parse(mode_name).value
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    shell_environment, ignored_include = _shell_environment(files)
+    if ignored_include:
+        trust = replace(trust, notices=(*trust.notices, *ignored_include))
     return Settings(
         workspace=workspace,
         home=home,
@@ -262,6 +280,7 @@ def load_settings(
         mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
         web_fetch_local=process.get("PSEUDOCLAUDE_WEB_FETCH_LOCAL") == "1" or raw.layers[0].get("webFetchLocalAddresses") is True,
         model_from_flag=bool(flags.model or flags.provider),
+        shell_environment=shell_environment,
         **_reasoning(flags, env, files),
     )
 
@@ -356,6 +375,40 @@ def _reasoning(flags: Flags, env: Mapping[str, str], files: SettingsFiles) -> di
     if thinking is not None and thinking not in THINKING_MODES:
         raise ConfigError(f"unknown thinking mode {thinking!r}: choose adaptive or disabled")
     return {"effort": effort, "max_thinking_tokens": tokens, "thinking": thinking}
+
+
+def _shell_environment(files: SettingsFiles) -> tuple[ShellEnvironment, tuple[str, ...]]:
+    """``shellEnvironment`` of the settings files, and a notice for each project file whose ``include`` is ignored."""
+    include: tuple[str, ...] = ()
+    exclude: list[str] = []
+    notices: list[str] = []
+    for index, (path, layer) in enumerate(zip(files.paths, files.layers)):
+        setting = layer.get("shellEnvironment")
+        if setting is None:
+            continue
+        if not isinstance(setting, Mapping):
+            raise ConfigError(f"{path}: `shellEnvironment` must be an object with `include` and `exclude` lists")
+        names = _names(setting.get("include"), f"{path}: `shellEnvironment.include`")
+        if index == 0:
+            patterns = [name for name in names if any(char in name for char in "*?[")]
+            if patterns:
+                raise ConfigError(f"{path}: `shellEnvironment.include` takes exact variable names, not patterns ({patterns[0]})")
+            include = names
+        elif names:
+            notices.append(visible(
+                f"ignoring `shellEnvironment.include` in {path}: only your own settings ({files.paths[0]}) "
+                "can pass a secret variable to the model's commands"
+            ))
+        exclude.extend(_names(setting.get("exclude"), f"{path}: `shellEnvironment.exclude`"))
+    return ShellEnvironment(include, tuple(dict.fromkeys(exclude))), tuple(notices)
+
+
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(name, str) and name for name in value):
+        raise ConfigError(f"{where} must be a list of variable names")
+    return tuple(value)
 
 
 def resolve_sessions_dir(workspace: Path, flag: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:

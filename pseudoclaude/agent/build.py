@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 import json
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -42,7 +43,8 @@ from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window, model_info
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
-from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
+from pseudoclaude.redaction import Redactor
+from pseudoclaude.tools import BackgroundJobs, ChildEnvironment, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 if TYPE_CHECKING:
@@ -94,13 +96,20 @@ def build_agent(
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
-    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id)
+    child_env = child_environment(settings)
+    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
     settings, replay = _with_recorded_model(settings, replay)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env)
     except BaseException:
         session.close()
         raise
+
+
+def child_environment(settings: Settings) -> ChildEnvironment:
+    """The environment of the model's commands (``shellEnvironment`` applied) and the redactor of this run's secrets."""
+    shell = settings.shell_environment
+    return ChildEnvironment.of(os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
 
 
 def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Settings, Replay | None]:
@@ -130,7 +139,8 @@ def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Set
 
 
 def _open_session(
-    settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False, new_id: str | None = None
+    settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False, new_id: str | None = None,
+    redactor: Redactor | None = None,
 ) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
         SessionNotFound,
@@ -146,11 +156,13 @@ def _open_session(
         if resume_id is None:
             raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
     if resume_id is None:
-        return create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=new_id), None
+        return create_session(
+            settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=new_id, redactor=redactor
+        ), None
     resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
     if fork:
         resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id, new_id)
-    return open_session(settings.sessions_dir, settings.workspace, resume_id)
+    return open_session(settings.sessions_dir, settings.workspace, resume_id, redactor=redactor)
 
 
 def _assemble(
@@ -162,11 +174,13 @@ def _assemble(
     approver: Approver | None,
     prompt: PromptChoice = PromptChoice(),
     subagents: Subagents | None = None,
+    child_env: ChildEnvironment | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
         settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api
     )
+    child_env = child_env if child_env is not None else child_environment(settings)
     hook_config = checked.hooks
     policy = PermissionPolicy(
         mode=PermissionMode(settings.permission_mode),
@@ -195,6 +209,7 @@ def _assemble(
         notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems), *(subagents.problems if subagents is not None else ())),
         permission_mode=lambda: policy.mode.claude_name,
         approver=approver,
+        redactor=child_env.redactor,
     )
     config = RunConfig(
         model=settings.model,
@@ -213,7 +228,7 @@ def _assemble(
         tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
-            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
+            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"), child_env=child_env,
         ),
         config=config,
         session=session,

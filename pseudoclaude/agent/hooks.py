@@ -41,6 +41,8 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+from pseudoclaude.agent.redacting import redacted_run
+from pseudoclaude.redaction import Redactor
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import Approver
 
@@ -90,6 +92,7 @@ class SessionHooks:
     permission_mode: Callable[[], str] = lambda: "default"
     approver: Approver | None = None
     env: Mapping[str, str] | None = None
+    redactor: Redactor = field(default_factory=Redactor)
     callbacks: dict[str, HookCallback] = field(default_factory=dict)
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
@@ -101,14 +104,14 @@ class SessionHooks:
         if not commands:
             return HookOutcome()
         payload = self.payload(event, data)
-        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
+        runs = [redacted_run(run, self.redactor) for run in await asyncio.gather(*(self._run(c, payload) for c in commands))]
         return combine(event, [interpret(run) for run in runs])
 
     async def run_each(self, event: str, data: Mapping[str, Any], subject: str | None = None) -> list[tuple[HookRun, HookReply]]:
         """Every matching hook's raw run and reply (``pseudoclaude hooks test``)."""
         payload = self.payload(event, data)
         commands = self.config.commands(event, subject)
-        runs = await asyncio.gather(*(self._run(c, payload) for c in commands))
+        runs = [redacted_run(run, self.redactor) for run in await asyncio.gather(*(self._run(c, payload) for c in commands))]
         return [(run, interpret(run)) for run in runs]
 
     def add_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:

@@ -189,7 +189,7 @@ class Subagents:
         if host.session_folder is not None:
             recorder = SubrunRecorder(
                 host.session_folder, call_id or "task", agent=definition.name, description=description,
-                model=model, provider=host.provider_name, workspace=self.workspace,
+                model=model, provider=host.provider_name, workspace=self.workspace, redactor=parent.tool_context.child_env.redactor,
             )
         runner = Runner(
             provider=host.provider,
@@ -197,6 +197,7 @@ class Subagents:
             tool_context=ToolContext(
                 workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
                 extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
+                child_env=parent.tool_context.child_env,
             ),
             config=RunConfig(
                 model=model, system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,

@@ -16,6 +16,7 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import interrupted_result
 from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolCallStarted
+from pseudoclaude.agent.redacting import redacted_output
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import Decision, Preview
@@ -132,6 +133,7 @@ class ToolRound:
 
     async def _one(self, call: ToolCall) -> int:
         output, format_error = await run_one(call, self.tools, self.context, self.gate)
+        output = redacted_output(output, self.context.child_env.redactor)
         self._finished[call.id] = output
         summary, denied = output.summary or _first_line(output.content), "denied" in output.display
         images = tuple(ImageShown.of(image) for image in output.images)

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from pseudoclaude import __version__
 from pseudoclaude.llm import Image, Message, Usage
+from pseudoclaude.redaction import Redactor
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
@@ -49,7 +50,7 @@ DIR_MODE = 0o700
 class Session:
     """An open, locked, append-only session."""
 
-    def __init__(self, folder: Path, meta: fmt.SessionMeta, *, ops: FileOps | None = None) -> None:
+    def __init__(self, folder: Path, meta: fmt.SessionMeta, *, ops: FileOps | None = None, redactor: Redactor | None = None) -> None:
         self.id = meta.id
         self.folder = folder
         self.jsonl_path = folder / JSONL_NAME
@@ -60,7 +61,7 @@ class Session:
         self.lost_entries = 0
         self._failed_at = ""
         self._lock = SessionLock(folder, meta.id)
-        self._writer = JsonlWriter(self.jsonl_path, ops)
+        self._writer = JsonlWriter(self.jsonl_path, ops, redactor)
         self._images = ImageStore(folder)
         self.closed = False
 
@@ -264,7 +265,8 @@ def session_folder(sessions_dir: Path, workspace: Path, session_id: str) -> Path
 
 
 def create_session(
-    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None, session_id: str | None = None
+    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None, session_id: str | None = None,
+    redactor: Redactor | None = None,
 ) -> Session:
     """A new, locked session with its ``meta`` entry written; ``session_id`` chooses its id (a UUID, refused if taken)."""
     parent = workspace_folder(sessions_dir, workspace)
@@ -284,7 +286,7 @@ def create_session(
         created=created,
         pseudoclaude_version=__version__,
     )
-    session = Session(folder, meta, ops=ops)
+    session = Session(folder, meta, ops=ops, redactor=redactor)
     session._take_lock()
     session._open_writer()
     session._append(fmt.META, meta.payload())
@@ -294,14 +296,14 @@ def create_session(
 
 
 def open_session(
-    sessions_dir: Path, workspace: Path, session_id: str, *, ops: FileOps | None = None
+    sessions_dir: Path, workspace: Path, session_id: str, *, ops: FileOps | None = None, redactor: Redactor | None = None
 ) -> tuple[Session, Replay]:
     """Lock an existing session, replay it, and return it ready for appending."""
     folder = session_folder(sessions_dir, workspace, session_id)
     if not (folder / JSONL_NAME).is_file():
         raise SessionNotFound(f"no session {session_id} for workspace {os.path.abspath(workspace)}")
     placeholder = fmt.SessionMeta(session_id, "", "", "", fmt.parse_ts(None), "")
-    session = Session(folder, placeholder, ops=ops)
+    session = Session(folder, placeholder, ops=ops, redactor=redactor)
     session._take_lock()
     try:
         notices = tighten_permissions(folder)

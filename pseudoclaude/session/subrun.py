@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pseudoclaude import __version__
 from pseudoclaude.llm import Message, Usage
+from pseudoclaude.redaction import Redactor
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.errors import SessionError
 from pseudoclaude.session.images import ImageStore
@@ -28,13 +29,14 @@ class SubrunRecorder:
     """The recorder a sub-agent's runner writes to (the runner's ``SessionRecorder``)."""
 
     def __init__(
-        self, session_folder: Path, call_id: str, *, agent: str, description: str, model: str, provider: str, workspace: Path
+        self, session_folder: Path, call_id: str, *, agent: str, description: str, model: str, provider: str, workspace: Path,
+        redactor: Redactor | None = None,
     ) -> None:
         folder = session_folder / SUBRUNS_DIR
         self.path = folder / f"{_stem(call_id)}.jsonl"
         self.spill_dir = folder / f"{_stem(call_id)}-results"
         self.write_failure: WriteFailure | None = None
-        self._writer = JsonlWriter(self.path)
+        self._writer = JsonlWriter(self.path, redactor=redactor)
         self._images = ImageStore(folder)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -15,6 +15,9 @@ Invariants:
   After the first one the ``Session`` stops appending, so the file stays a
   valid prefix of the conversation (plus at most one torn line).
 
+- With a ``redactor``, each line is redacted before it is written (the user's
+  key as ``***``, also inside a JSON string), whichever entry carries it.
+
 ``FileOps`` is the fault-injection seam (open / write / fsync); the defaults
 are the real system calls.
 """
@@ -26,6 +29,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from pseudoclaude.redaction import Redactor
 
 FILE_MODE = 0o600
 
@@ -81,8 +86,9 @@ def describe_os_error(action: str, path: Path, error: OSError) -> WriteFailure:
 class JsonlWriter:
     """The one writer of one ``session.jsonl``."""
 
-    def __init__(self, path: Path, ops: FileOps | None = None) -> None:
+    def __init__(self, path: Path, ops: FileOps | None = None, redactor: Redactor | None = None) -> None:
         self.path = path
+        self._redactor = redactor or Redactor()
         self._ops = ops or FileOps()
         self._fd: int | None = None
         self._needs_newline = False
@@ -106,6 +112,7 @@ class JsonlWriter:
             if failure is not None:
                 return failure
         assert self._fd is not None
+        line = self._redactor.json_line(line)
         data = b"\n" + line if self._needs_newline else line
         offset = 0
         try:

@@ -28,6 +28,7 @@ from pseudoclaude.tools.base import (
     ToolTraits,
     spec_of,
 )
+from pseudoclaude.tools.child_env import ChildEnvironment
 from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "ChildEnvironment",
     "BackgroundJobs",
     "CommandOutputTool",
     "KillCommandTool",

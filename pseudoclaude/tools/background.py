@@ -32,7 +32,8 @@ from typing import Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, stop_group
-from pseudoclaude.tools.ripgrep import command_environment
+from pseudoclaude.tools.child_env import ChildEnvironment
+from pseudoclaude.redaction import Redactor, StreamRedactor
 
 UNREAD_LIMIT = 4 * 1024 * 1024
 STATE_FILE = "background.json"
@@ -78,6 +79,7 @@ class _Job:
     killed: bool = False
     stopped_at_close: bool = False
     reader: asyncio.Task[None] | None = None
+    redacting: StreamRedactor = field(default_factory=Redactor().stream)
 
     def view(self) -> JobView:
         running = self.proc.returncode is None
@@ -85,6 +87,12 @@ class _Job:
         return JobView(self.id, self.command, self.proc.pid, running, self.proc.returncode, self.started, self.ended, self.total_bytes, log, self.killed)
 
     def feed(self, chunk: bytes) -> None:
+        self._keep(self.redacting.feed(chunk))
+
+    def finish(self) -> None:
+        self._keep(self.redacting.flush())
+
+    def _keep(self, chunk: bytes) -> None:
         self.total_bytes += len(chunk)
         self.unread += chunk
         if len(self.unread) > UNREAD_LIMIT:
@@ -110,13 +118,14 @@ class BackgroundJobs:
         self._count = 0
         atexit.register(self._kill_now)
 
-    async def start(self, command: str, cwd: Path) -> JobView:
+    async def start(self, command: str, cwd: Path, env: ChildEnvironment | None = None) -> JobView:
+        env = env if env is not None else ChildEnvironment.from_process()
         proc = await asyncio.create_subprocess_exec(
             "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=command_environment(),
+            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=env.environ(),
         )
         self._count += 1
-        job = _Job(f"bg{self._count}", command, proc)
+        job = _Job(f"bg{self._count}", command, proc, redacting=env.redactor.stream())
         if self.spill_dir is not None:
             try:
                 job.log_path, job.log = open_spill_file(self.spill_dir, f"background-{job.id}")
@@ -134,6 +143,7 @@ class BackgroundJobs:
                 job.feed(chunk)
             await job.proc.wait()
         finally:
+            job.finish()
             job.ended = time.time()
             if job.log is not None:
                 job.log.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get_args
 
 from pseudoclaude.llm import Image, ToolSpec
+from pseudoclaude.tools.child_env import ChildEnvironment
 
 if TYPE_CHECKING:
     from pseudoclaude.sandbox import CommandSandbox
@@ -152,6 +153,8 @@ class ToolContext:
     model without vision with a note instead of an image it could not see.
     ``sandbox`` confines the commands the model runs (None: they run unconfined,
     as with ``--sandbox off`` or a command the user approved to run outside).
+    ``child_env``: the environment those commands run with (the user's, its
+    secrets withheld) and the redactor every tool result passes through.
     """
 
     workspace: Path
@@ -168,6 +171,7 @@ class ToolContext:
     background: BackgroundJobs | None = None
     vision: bool = True
     sandbox: CommandSandbox | None = None
+    child_env: ChildEnvironment = field(default_factory=ChildEnvironment.from_process)
 
 
 @dataclass(frozen=True)

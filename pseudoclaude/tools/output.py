@@ -12,6 +12,11 @@ growing at ``spill_limit`` bytes (disk is a resource too); a spill that fails
 (disk full, folder not writable) is removed, so nothing names a partial file
 as if it were whole, and ``spill_error`` says why. ``preview.shape`` turns a
 finished capture into what the model reads.
+
+With a ``redactor`` (the session's secrets), the stream is redacted as it
+comes in, before any of the above: the head, tail, error lines, counts and
+the spill file all hold ``***`` where a secret was, also one split between two
+chunks (its start is held back until the next chunk or ``close``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import os
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from pseudoclaude.redaction import Redactor
 from pseudoclaude.tools.errorlines import ErrorScanner
 
 HEAD_SHARE = 0.15
@@ -116,6 +122,7 @@ class StreamCapture:
         inline_bytes: int,
         open_spill: SpillOpener | None = None,
         spill_limit: int = SPILL_LIMIT_BYTES,
+        redactor: Redactor | None = None,
     ) -> None:
         self.inline_bytes = inline_bytes
         self.head_limit = max(64, int(inline_bytes * HEAD_SHARE))
@@ -137,6 +144,7 @@ class StreamCapture:
         self.spilled_bytes = 0
         self.spill_path: Path | None = None
         self.spill_error: str | None = None
+        self._redacting = redactor.stream() if redactor else None
 
     @property
     def truncated(self) -> bool:
@@ -154,6 +162,9 @@ class StreamCapture:
         return self.spill_path is not None and self.spilled_bytes == self.total_bytes
 
     def feed(self, chunk: bytes) -> None:
+        self._take(self._redacting.feed(chunk) if self._redacting is not None else chunk)
+
+    def _take(self, chunk: bytes) -> None:
         if not chunk:
             return
         if len(self._sample) < SNIFF_BYTES:
@@ -178,6 +189,9 @@ class StreamCapture:
             self._start_spill()
 
     def close(self) -> None:
+        """The end of the stream: what redaction held back is let through, the spill file is closed."""
+        if self._redacting is not None:
+            self._take(self._redacting.flush())
         if self._spill is not None:
             try:
                 self._spill.close()

@@ -7,9 +7,8 @@ only when the environment is activated; PseudoClaude is usually started as
 looked at first. A system-wide ``rg`` is the second choice; with none, the
 grep tool falls back to its Python engine (same results, slower).
 
-Commands the model runs get the same ``rg``: ``command_environment`` appends
-the bundled binary's folder to their PATH when no ``rg`` is on it (appended,
-so whatever the user's PATH already finds first still wins).
+Commands the model runs get the same ``rg``: ``child_env`` appends the
+bundled binary's folder to their PATH when no ``rg`` is on it.
 """
 
 from __future__ import annotations
@@ -35,11 +34,3 @@ def _find_rg(executable: str, path_env: str) -> str | None:
         return str(candidate)
     return shutil.which("rg", path=path_env or None)
 
-
-def command_environment() -> dict[str, str] | None:
-    """The environment for the model's shell commands: ours, plus the bundled ``rg`` on PATH when none is there (None: unchanged)."""
-    path_env = os.environ.get("PATH", "")
-    found = find_rg()
-    if found is None or shutil.which("rg", path=path_env or None) is not None:
-        return None
-    return {**os.environ, "PATH": f"{path_env}{os.pathsep}{Path(found).parent}" if path_env else str(Path(found).parent)}

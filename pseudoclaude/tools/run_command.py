@@ -74,9 +74,9 @@ class RunCommandTool:
         if checked.get("background"):
             return await _start_background(command, ctx)
         opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
-        capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener)
+        capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener, redactor=ctx.child_env.redactor)
         try:
-            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture)
+            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture, env=ctx.child_env.environ())
         except FileNotFoundError:
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it") from None
         except PermissionError as error:
@@ -91,7 +91,7 @@ async def _start_background(command: str, ctx: ToolContext) -> ToolOutput:
     if ctx.background is None:
         raise ToolError("background commands are not available here; run it in the foreground")
     try:
-        job = await ctx.background.start(command, ctx.workspace)
+        job = await ctx.background.start(command, ctx.workspace, ctx.child_env)
     except OSError as error:
         raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror or error}") from None
     first = command.strip().splitlines()[0] if command.strip() else command

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pseudoclaude.tools.output import StreamCapture
-from pseudoclaude.tools.ripgrep import command_environment
+from pseudoclaude.tools.child_env import command_environment
 
 KILL_GRACE_S = 0.5
 PIPE_GRACE_S = 1.0

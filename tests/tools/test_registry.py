@@ -116,7 +116,7 @@ def test_package_exports() -> None:
             "Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry",
             "ToolKind", "ToolTraits", "budgeted_output", "builtin_registry", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget",
                 "HistorySearch", "PastMessage",
-            "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular",
+            "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
             "SubagentResult", "SubagentType", "Subagents", "TaskTool",
         ]
     )
