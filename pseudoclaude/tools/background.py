@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
-from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, stop_group
+from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, start_group, stop_group
 from pseudoclaude.tools.ripgrep import command_environment
 
 UNREAD_LIMIT = 4 * 1024 * 1024
@@ -111,9 +111,9 @@ class BackgroundJobs:
         atexit.register(self._kill_now)
 
     async def start(self, command: str, cwd: Path) -> JobView:
-        proc = await asyncio.create_subprocess_exec(
+        proc = await start_group(
             "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=command_environment(),
+            stderr=asyncio.subprocess.STDOUT, limit=READ_CHUNK, env=command_environment(),
         )
         self._count += 1
         job = _Job(f"bg{self._count}", command, proc)
