@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from pseudoclaude.mcp_client import McpServers, ServerView
 
 
+END_HOOKS_WHEN_STOPPED_S = 0.25
+"""How long the ``SessionEnd`` hooks may run when a signal ends the process (Claude Code gives them 1.5 s at any exit)."""
+
+
 @dataclass(frozen=True)
 class AgentStatus:
     """The status line: a snapshot taken at turn boundaries (estimating the context costs a tokenizer pass)."""
@@ -358,7 +362,12 @@ class Agent:
         return jobs.take_notices() if jobs is not None else ()
 
     async def aclose(self, end_reason: str = "other") -> None:
-        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session."""
+        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session.
+
+        A close that runs while its task is being cancelled (Ctrl-C, SIGTERM) is
+        the process going away: the hooks get ``END_HOOKS_WHEN_STOPPED_S``, then
+        they are stopped, so the terminal comes back at once.
+        """
         try:
             try:
                 if (jobs := self._background()) is not None:
@@ -423,7 +432,15 @@ class Agent:
 
     async def _end(self, end_reason: str) -> None:
         try:
-            await self._runner.hooks.end(end_reason)
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                await self._runner.hooks.end(end_reason)
+            else:
+                try:
+                    async with asyncio.timeout(END_HOOKS_WHEN_STOPPED_S):
+                        await self._runner.hooks.end(end_reason)
+                except TimeoutError:
+                    pass
         finally:
             if self._mcp is not None:
                 await self._mcp.aclose()
