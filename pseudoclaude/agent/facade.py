@@ -28,6 +28,7 @@ from pseudoclaude.agent.events import Event, Progress, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Effort, Image, Message, ToolSpec, Usage
+from pseudoclaude.sandbox import SandboxStatus
 from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
@@ -67,6 +68,10 @@ class AgentStatus:
     """The estimated input of the request in flight (0 between requests): what ↑ shows while a reply streams."""
     priced_usd: float = 0.0
     """The cost of the calls that had a price (``cost_usd`` is None when others had none)."""
+    sandbox: SandboxStatus | None = None
+    """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
+    sandbox_known: bool = False
+    """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
 
     @property
     def context_percent(self) -> int:
@@ -295,6 +300,8 @@ class Agent:
             window_source=context.window_source if context is not None else "",
             request_tokens=self._runner.request_tokens,
             priced_usd=spent.usd,
+            sandbox=self._sandbox_status(),
+            sandbox_known=True,
         )
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -482,6 +489,10 @@ class Agent:
 
     def _background(self) -> BackgroundJobs | None:
         return self._runner.tool_context.background
+
+    def _sandbox_status(self) -> SandboxStatus | None:
+        sandbox = self._runner.tool_context.sandbox
+        return sandbox.status if sandbox is not None else None
 
 
 def _folder_bytes(folder: Path | None) -> int:
