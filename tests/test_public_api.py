@@ -30,7 +30,7 @@ PUBLIC = {
     },
     "pseudoclaude.tools": {
         "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
-        "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
+        "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
         "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },
     "pseudoclaude.mcp_client": {"McpServers", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs", "timeouts", "tool_name"},

@@ -28,6 +28,7 @@ from pseudoclaude.agent.events import Event, Progress, SessionWriteFailed
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Effort, Image, Message, ToolSpec, Usage
+from pseudoclaude.sandbox import SandboxStatus
 from pseudoclaude.tools import Tool, ToolTraits
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
 
@@ -41,6 +42,10 @@ if TYPE_CHECKING:
     from pseudoclaude.compact import ContextStatus
     from pseudoclaude.compact import PinnedParts
     from pseudoclaude.mcp_client import McpServers, ServerView
+
+
+END_HOOKS_WHEN_STOPPED_S = 0.25
+"""How long the ``SessionEnd`` hooks may run when a signal ends the process (Claude Code gives them 1.5 s at any exit)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,10 @@ class AgentStatus:
     """The estimated input of the request in flight (0 between requests): what ↑ shows while a reply streams."""
     priced_usd: float = 0.0
     """The cost of the calls that had a price (``cost_usd`` is None when others had none)."""
+    sandbox: SandboxStatus | None = None
+    """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
+    sandbox_known: bool = False
+    """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
 
     @property
     def context_percent(self) -> int:
@@ -294,6 +303,8 @@ class Agent:
             window_source=context.window_source if context is not None else "",
             request_tokens=self._runner.request_tokens,
             priced_usd=spent.usd,
+            sandbox=self._sandbox_status(),
+            sandbox_known=True,
         )
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -362,7 +373,12 @@ class Agent:
         return jobs.take_notices() if jobs is not None else ()
 
     async def aclose(self, end_reason: str = "other") -> None:
-        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session."""
+        """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session.
+
+        A close that runs while its task is being cancelled (Ctrl-C, SIGTERM) is
+        the process going away: the hooks get ``END_HOOKS_WHEN_STOPPED_S``, then
+        they are stopped, so the terminal comes back at once.
+        """
         try:
             try:
                 if (jobs := self._background()) is not None:
@@ -427,7 +443,15 @@ class Agent:
 
     async def _end(self, end_reason: str) -> None:
         try:
-            await self._runner.hooks.end(end_reason)
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                await self._runner.hooks.end(end_reason)
+            else:
+                try:
+                    async with asyncio.timeout(END_HOOKS_WHEN_STOPPED_S):
+                        await self._runner.hooks.end(end_reason)
+                except TimeoutError:
+                    pass
         finally:
             if self._mcp is not None:
                 await self._mcp.aclose()
@@ -469,6 +493,10 @@ class Agent:
 
     def _background(self) -> BackgroundJobs | None:
         return self._runner.tool_context.background
+
+    def _sandbox_status(self) -> SandboxStatus | None:
+        sandbox = self._runner.tool_context.sandbox
+        return sandbox.status if sandbox is not None else None
 
 
 def _folder_bytes(folder: Path | None) -> int:

@@ -2,7 +2,8 @@
 
 The command runs as ``bash -c`` in the workspace, in its own process group, with
 the JSON payload on stdin; it never blocks the event loop. At its timeout, or when
-the run is cancelled, the whole group is stopped (``tools.shell.stop_group``).
+the run is cancelled (even while the process is still starting: ``tools.start_group``),
+the whole group is stopped (``tools.stop_group``).
 When bash has exited but something it started still holds the output pipes, the
 group is stopped after a short grace rather than waiting for the timeout. At most
 ``MAX_OUTPUT_BYTES`` of each stream are kept.
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from pseudoclaude.agent.hookconfig import HookCommand
-from pseudoclaude.tools import stop_group
+from pseudoclaude.tools import start_group, stop_group
 
 BLOCK_EXIT_CODE = 2
 MAX_OUTPUT_BYTES = 64 * 1024
@@ -71,7 +72,7 @@ async def run_hook(hook: HookCommand, payload: Mapping[str, Any], *, cwd: Path, 
     started = time.monotonic()
     data = (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8")
     try:
-        proc = await asyncio.create_subprocess_exec(
+        proc = await start_group(
             "bash",
             "-c",
             hook.command,
@@ -79,7 +80,6 @@ async def run_hook(hook: HookCommand, payload: Mapping[str, Any], *, cwd: Path, 
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
             env=dict(env) if env is not None else None,
         )
     except OSError as error:

@@ -4,22 +4,24 @@ Invariants:
 - Each entry is serialized completely first, then written with one
   ``os.write`` of the whole line on an ``O_APPEND`` descriptor, so a crash
   tears at most the last line and never touches earlier ones.
-- A torn tail is repaired by appending, not rewriting: if the file does not end
-  with ``\\n`` when opened (killed mid-write), or a write stopped part-way (disk
-  full), the next line is prefixed with ``\\n`` so it starts on a fresh line and
-  the torn fragment stays an isolated, skippable line.
+- A write that stops part-way (disk full) is cut back: the file is truncated to
+  its size before that line, so a failed append leaves no torn line behind.
+  Only when that truncation fails too, or the file does not end with ``\\n``
+  when opened (killed mid-write), is the next line prefixed with ``\\n``: it
+  starts on a fresh line and the torn fragment stays an isolated, skippable line.
 - ``sync()`` fsyncs; appends alone only reach the page cache (the runner syncs
   once per turn, which is what the benchmark measures).
 - Write failures never raise out of ``append``: they are returned as a
   ``WriteFailure`` so the session can go on in memory and tell the user once.
   After the first one the ``Session`` stops appending, so the file stays a
-  valid prefix of the conversation (plus at most one torn line).
+  valid prefix of the conversation (a torn line only after a kill, or when
+  even the truncation failed).
 
 - With a ``redactor``, each line is redacted before it is written (the user's
   key as ``***``, also inside a JSON string), whichever entry carries it.
 
-``FileOps`` is the fault-injection seam (open / write / fsync); the defaults
-are the real system calls.
+``FileOps`` is the fault-injection seam (open / write / truncate / fsync); the
+defaults are the real system calls.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class FileOps:
     open: Callable[[Path], int] = open_append
     write: Callable[[int, bytes], int] = os.write
     fsync: Callable[[int], None] = os.fsync
+    truncate: Callable[[int, int], None] = os.ftruncate
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class JsonlWriter:
         self._fd: int | None = None
         self._needs_newline = False
         self._dirty = False
+        self._size = 0
 
     def open(self) -> WriteFailure | None:
         """Open the file for appending; an error message when that fails."""
@@ -101,6 +105,7 @@ class JsonlWriter:
         try:
             self._needs_newline = not _ends_with_newline(self.path)
             self._fd = self._ops.open(self.path)
+            self._size = os.fstat(self._fd).st_size
         except OSError as error:
             return describe_os_error("open", self.path, error)
         return None
@@ -122,11 +127,22 @@ class JsonlWriter:
                     raise OSError(errno.EIO, "write made no progress")
                 offset += written
         except OSError as error:
-            self._needs_newline = self._needs_newline or offset > 0
+            if offset > 0 and not self._cut_back():
+                self._needs_newline = True
             return describe_os_error("write", self.path, error)
+        self._size += len(data)
         self._needs_newline = False
         self._dirty = True
         return None
+
+    def _cut_back(self) -> bool:
+        """Truncate the part of a line a failed write left: True when the file ends where it did before."""
+        assert self._fd is not None
+        try:
+            self._ops.truncate(self._fd, self._size)
+        except OSError:
+            return False
+        return True
 
     def sync(self) -> WriteFailure | None:
         if self._fd is None or not self._dirty:

@@ -4,8 +4,8 @@ The built-in tools are imported lazily through ``default_tools()``; the
 session-bound ones (``task``, ``command_output``, ``kill_command``) are added by
 ``agent.build_agent``, which owns what they need. Importing
 this package stays cheap. So are the two the terminal and the hooks reach
-for directly (the ``run_command`` tool behind ``!command``, and ``stop_group``
-that ends a process group): ``__getattr__`` loads them on first use.
+for directly (the ``run_command`` tool behind ``!command``, and ``start_group`` /
+``stop_group`` that start and end a process group): ``__getattr__`` loads them on first use.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pseudoclaude.tools.files import open_if_regular
     from pseudoclaude.tools.kill_command import KillCommandTool
     from pseudoclaude.tools.run_command import RunCommandTool
-    from pseudoclaude.tools.shell import stop_group
+    from pseudoclaude.tools.shell import start_group, stop_group
     from pseudoclaude.tools.task import SubagentResult, Subagents, SubagentType, TaskTool
 
 _LAZY = {
@@ -49,6 +49,7 @@ _LAZY = {
     "JobView": "background",
     "background_recap": "background",
     "RunCommandTool": "run_command",
+    "start_group": "shell",
     "stop_group": "shell",
     "budgeted_output": "budgeted",
     "SubagentResult": "task",
@@ -91,5 +92,6 @@ __all__ = [
     "builtin_registry",
     "default_tools",
     "spec_of",
+    "start_group",
     "stop_group",
 ]

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
-from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, stop_group
+from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, start_group, stop_group
 from pseudoclaude.tools.child_env import ChildEnvironment
 from pseudoclaude.redaction import Redactor, StreamRedactor
 
@@ -120,9 +120,9 @@ class BackgroundJobs:
 
     async def start(self, command: str, cwd: Path, env: ChildEnvironment | None = None) -> JobView:
         env = env if env is not None else ChildEnvironment.from_process()
-        proc = await asyncio.create_subprocess_exec(
+        proc = await start_group(
             "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=env.environ(),
+            stderr=asyncio.subprocess.STDOUT, limit=READ_CHUNK, env=env.environ(),
         )
         self._count += 1
         job = _Job(f"bg{self._count}", command, proc, redacting=env.redactor.stream())

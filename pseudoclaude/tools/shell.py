@@ -13,6 +13,10 @@ Invariants:
   too, rather than hang until the timeout or leave orphans behind.
 - Output (stdout and stderr interleaved in one pipe) is read as a stream into
   a ``StreamCapture``: memory use does not depend on how much a command prints.
+- A cancel that comes while the process is still starting (``start_group``)
+  waits for the start to end and stops the group too: asyncio's own cancel
+  path kills only bash and then waits until whatever bash had already started
+  closes the pipes (``sleep 30``: 30 s, the CLI deaf to Ctrl-C all along).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pseudoclaude.tools.output import StreamCapture
 from pseudoclaude.tools.child_env import command_environment
@@ -57,7 +61,7 @@ async def run_shell(
 ) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``cwd``, feeding its output to ``capture``; never leaves its group behind."""
     started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
+    proc = await start_group(
         "bash",
         "-c",
         command,
@@ -65,7 +69,6 @@ async def run_shell(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
         env=env if env is not None else command_environment(),
         limit=READ_CHUNK,
     )
@@ -94,6 +97,34 @@ async def run_shell(
         pgid=pgid,
         stopped_background=stopped_background,
     )
+
+
+async def start_group(program: str, *args: str, **kwargs: Any) -> asyncio.subprocess.Process:
+    """``create_subprocess_exec`` in a new session (its own process group) that a cancel cannot orphan.
+
+    The start (fork, exec, pipes connected: milliseconds) runs to its end
+    shielded; a cancel that arrives meanwhile stops the new group, then goes on.
+    """
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(program, *args, start_new_session=True, **kwargs))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        proc = await _outlast_cancels(starting)
+        if proc is not None:
+            await _outlast_cancels(asyncio.ensure_future(stop_group(proc)))
+        raise
+
+
+async def _outlast_cancels(work: asyncio.Future[Any]) -> Any:
+    """The result of short cleanup ``work`` (None if it failed), awaited to its end through further cancels."""
+    while True:
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            if work.cancelled():
+                return None
+        except Exception:  # the process never started: nothing to stop
+            return None
 
 
 async def stop_group(proc: asyncio.subprocess.Process) -> None:

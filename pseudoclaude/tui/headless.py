@@ -10,7 +10,9 @@ bytes). A tool call's arguments stream as ``tool_input_start`` then
 ``json`` ignore them). Reasoning: ``thinking_delta`` events as it
 streams, and the assistant message's ``thinking`` parts; ``output_tokens``
 include it (``reasoning_tokens`` says how much, when the provider reports it). A session that stops being saved is one line on
-stderr in every format (and ``session_error`` in the result object).
+stderr in every format; ``events`` and ``stream-json`` print it as a
+``session_write_failed`` event, and the result object says ``is_error`` with
+``session_error`` (the answer is there, but it cannot be resumed).
 
 Nothing untrusted reaches the terminal raw: in ``text`` mode the answer and
 the notices are neutralized (``textsafe.for_terminal``: ESC shown as ``^[``);
@@ -82,14 +84,14 @@ async def print_events(
             result.stop = event
     summary = {
         "type": "result",
-        "is_error": not result.ok,
+        "is_error": not result.ok or result.session_error is not None,
         "stop_reason": result.stop.reason if result.stop else "error",
         "result": result.stop.final_text if result.stop else "",
         "session_id": session_id,
         "turns": result.stop.turns if result.stop else 0,
         "usage": result.usage,
         "session_usage": result.session_usage or result.usage,
-        "error": (result.stop.message if result.stop and not result.ok else None),
+        "error": (result.stop.message if result.stop and not result.ok else result.session_error),
         "session_error": result.session_error,
     }
     if output_format in ("json", "stream-json"):

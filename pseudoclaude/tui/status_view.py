@@ -9,7 +9,8 @@ finds the highest layer that holds the value in force: the environment or
 layers ``Settings`` carries), else the built-in default; a value none of
 them holds was given on the command line or changed in this session
 (``/model``, ``/effort``, Shift+Tab). The API key is never shown, only where
-it was found.
+it was found. The sandbox row comes from the agent's ``AgentStatus``: what
+confines the commands of this session, not what was asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from rich.table import Table
 from rich.text import Text
 
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.config import Settings, read_dotenv
 from pseudoclaude.textsafe import for_terminal
 
@@ -98,6 +100,17 @@ def status_rows(settings: Settings, mode: str, environ: Mapping[str, str] | None
     return [(name, for_terminal(str(value)), for_terminal(origin)) for name, value, origin in rows]
 
 
+def sandbox_row(info: AgentStatus) -> tuple[Text, Text]:
+    """``/status``'s sandbox value (warning colour when commands run unconfined) and what it says of itself."""
+    from pseudoclaude.tui.status import confined, sandbox_label
+
+    if not info.sandbox_known:
+        return Text("decided when the session starts (with the first message)"), Text("")
+    detail = info.sandbox.detail if info.sandbox is not None else "commands run unconfined, as you could run them"
+    value = sandbox_label(info.sandbox).removeprefix("sandbox: ")
+    return Text(value, style="green" if confined(info.sandbox) else "bold yellow"), Text(for_terminal(detail), style="dim")
+
+
 def _provider_origin(origins: Origins, settings: Settings) -> str:
     found = origins.of(settings.provider, variable="PSEUDOCLAUDE_PROVIDER", get=_key("provider"))
     return "from the model name (or the keys set)" if found == FLAG_OR_SESSION else found
@@ -135,6 +148,8 @@ async def status_command(repl: Repl, arg: str) -> bool:
         table.add_column(column, overflow="fold")
     for name, value, origin in status_rows(repl.settings, repl.mode().value):
         table.add_row(name, value, Text(origin, style="dim"))
+        if name == "permission mode":
+            table.add_row("sandbox", *sandbox_row(repl.status))
     session = repl.agent.session_id if repl.agent is not None else "none yet (created with the first message)"
     repl.console.print(Text(f"Session {session} · workspace {for_terminal(str(repl.settings.workspace))}", style="bold"))
     repl.console.print(table)

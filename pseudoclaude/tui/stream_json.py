@@ -145,7 +145,6 @@ class _Run:
     pending: AssistantMessage | None = None
     streaming: PartialMessage | None = None
     stop: Stop | None = None
-    session_error: str | None = None
 
 
 class ClaudeStream:
@@ -163,6 +162,8 @@ class ClaudeStream:
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
         self.session_usage: dict[str, int] = {}
+        self.session_error: str | None = None
+        """Why the session stopped being saved: every result from then on is an error (nothing of it can be resumed)."""
 
     # --- what the process prints besides events ---
 
@@ -213,7 +214,7 @@ class ClaudeStream:
         elif isinstance(event, ErrorEvent):
             run.errors.append(f"{event.error}: {event.message}")
         elif isinstance(event, SessionWriteFailed):
-            run.session_error = event.message
+            self._write_failed(event)
         elif isinstance(event, Stop):
             run.stop = event
 
@@ -231,6 +232,9 @@ class ClaudeStream:
         errors = list(run.errors)
         if subtype != "success":
             errors.append(stop.message if stop is not None and stop.message else ("interrupted" if interrupted else "the run did not finish"))
+        if self.session_error is not None:
+            subtype = "error_during_execution"
+            errors.append(self.session_error)
         result: dict[str, Any] = {
             "type": "result",
             "subtype": subtype,
@@ -248,7 +252,7 @@ class ClaudeStream:
             "turns": stop.turns if stop is not None else run.turns,
             "error": None if subtype == "success" else errors[-1],
             "session_usage": dict(self.session_usage),
-            "session_error": run.session_error,
+            "session_error": self.session_error,
         }
         if subtype != "success":
             result["errors"] = errors
@@ -257,6 +261,11 @@ class ClaudeStream:
         return result
 
     # --- translation ---
+
+    def _write_failed(self, event: SessionWriteFailed) -> None:
+        """The session is no longer saved: a ``system`` line now, an error result at the end."""
+        self.session_error = event.message
+        self.emit(self._stamp({"type": "system", "subtype": "session_write_failed", "path": event.path, "error": event.error, "message": event.message}))
 
     def _assistant(self, event: AssistantMessage, usage: UsageReport | None) -> None:
         self.run.pending = None

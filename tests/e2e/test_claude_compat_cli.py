@@ -196,8 +196,15 @@ def test_session_id_names_a_new_session_that_resume_finds(workspace: Path, tmp_p
         assert resumed["session_id"] == chosen.lower() and "kumquat" in json.dumps(server.requests[1]["messages"])
 
 
-def test_sigint_during_a_stream_json_run_still_prints_the_result(workspace: Path, tmp_path: Path) -> None:
-    marker = "pseudoclaude-h15-sigint-marker"
+@pytest.mark.parametrize("moment", ["as_the_command_starts", "while_the_command_runs"])
+def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(moment: str, workspace: Path, tmp_path: Path) -> None:
+    """Whenever Ctrl-C lands, before the command's process group exists or after, the run ends within moments.
+
+    It used to flake: a SIGINT that came while the command was still starting
+    left the CLI waiting for ``sleep 30`` (asyncio killed only bash, then waited
+    for the pipes its child held).
+    """
+    marker = f"pseudoclaude-h15-sigint-marker-{moment}"
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker}"})),))]
     with fake_server("anthropic", script) as server:
         proc = subprocess.Popen(cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"), cwd=workspace,
@@ -205,10 +212,26 @@ def test_sigint_during_a_stream_json_run_still_prints_the_result(workspace: Path
         assert proc.stdout is not None
         lines = [json.loads(proc.stdout.readline()) for _ in range(2)]
         assert [line["type"] for line in lines] == ["system", "assistant"]
-        time.sleep(0.5)
+        if moment == "while_the_command_runs":
+            _wait_until(lambda: _running(marker))
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        signalled = time.monotonic()
+        out, err = proc.communicate(timeout=40)
+        seconds = time.monotonic() - signalled
     assert proc.returncode == 130, err
+    assert seconds < 5, f"exited {seconds:.1f} s after SIGINT"
     result = json_lines(out)[-1]
     assert result["type"] == "result" and result["subtype"] == "error_during_execution" and result["stop_reason"] == "interrupted"
     assert result["session_id"] == lines[0]["session_id"]
+    _wait_until(lambda: not _running(marker), seconds=3)
+    assert not _running(marker)
+
+
+def _running(marker: str) -> bool:
+    return bool(subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.strip())
+
+
+def _wait_until(condition: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)

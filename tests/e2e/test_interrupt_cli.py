@@ -74,3 +74,51 @@ def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(signum
     name = signal.Signals(signum).name
     assert '"type":"interrupt"' in recorded and f'"reason":"theprocessreceived{name}"' in recorded
     assert f"[Requestinterrupted:theprocessreceived{name}]" in recorded and "interruptedbyuser" not in recorded
+
+
+def _trusted_hooks(ws: Path, home: Path, hooks: dict[str, str]) -> None:
+    (ws / ".pseudoclaude").mkdir()
+    (ws / ".pseudoclaude" / "settings.json").write_text(json.dumps({"hooks": {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in hooks.items()}}))
+    home.mkdir(exist_ok=True)
+    (home / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(ws)]}))
+
+
+@pytest.mark.parametrize(
+    ("output_format", "signum", "sleeper"),
+    [
+        ("text", signal.SIGINT, "command"),
+        ("json", signal.SIGTERM, "command"),
+        ("stream-json", signal.SIGINT, "PreToolUse hook"),
+        ("events", signal.SIGTERM, "PreToolUse hook"),
+    ],
+)
+def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_hook_killed(
+    output_format: str, signum: int, sleeper: str, tmp_path: Path
+) -> None:
+    """Precise figures are in bench/bench_interrupt_exit.py (about 0.05 s); the bound here leaves room for a loaded machine."""
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    marker = f"pseudoclaude-exit-test-{output_format}-{signum}"
+    hung = f"sleep 30; echo {marker}"
+    if sleeper == "command":  # and a SessionEnd hook that would sleep too: it gets a quarter of a second, then is stopped
+        command = hung
+        _trusted_hooks(ws, home, {"SessionEnd": f"sleep 30; echo {marker}-end"})
+    else:
+        command = "echo hi"
+        _trusted_hooks(ws, home, {"PreToolUse": hung})
+    script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": command})),)), Reply(text="done")]
+    with fake_server("anthropic", script) as server:
+        proc = subprocess.Popen(cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"), cwd=ws,
+                                env=cli_env("anthropic", server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not _sleeping(marker):
+            time.sleep(0.05)
+        assert _sleeping(marker), f"the {sleeper} never started"
+        proc.send_signal(signum)
+        signalled = time.monotonic()
+        _, err = proc.communicate(timeout=40)
+        seconds = time.monotonic() - signalled
+    assert proc.returncode == 128 + signum, err
+    assert seconds < 3, f"exited {seconds:.2f} s after {signal.Signals(signum).name}"
+    time.sleep(0.3)
+    assert not _sleeping(marker), f"the {sleeper} outlived the process"

@@ -88,21 +88,74 @@ def test_a_full_disk_is_an_event_a_stderr_line_and_exit_3_and_resume_says_what_w
     (path,) = session_files(home)
     assert len(failed) == 1 and failed[0]["path"] == str(path) and "file too large" in failed[0]["error"]
     assert events[-1]["type"] == "result" and events[-1]["result"] == "LOST-ANSWER: 3000 lines."  # the work went on
-    assert events[-1]["session_error"] == failed[0]["message"]
+    assert events[-1]["session_error"] == failed[0]["message"] and events[-1]["is_error"] is True
     data = path.read_bytes()
-    assert len(data) == LIMIT and not data.endswith(b"\n")  # a valid prefix, then the torn line of the failed write
-    assert b"LOST-ANSWER" not in data
+    assert data.endswith(b"\n") and all(json.loads(line) for line in data.splitlines())  # a valid prefix: the failed write was cut back
+    assert b"LOST-ANSWER" not in data and b'"kind":"session_write_failed"' in data
 
     with fake_server("anthropic", [Reply(text="Resumed.")]) as server:
         proc = run_cli(["--continue", "-p", "What did you find?"], workspace, cli_env("anthropic", server.url, home))
     assert proc.returncode == 0, proc.stderr
-    assert "warning: line" in proc.stderr and "incomplete entry" in proc.stderr and "never saved" in proc.stderr
+    assert "could not be saved" in proc.stderr and "entries were lost" in proc.stderr and "incomplete entry" not in proc.stderr
     sent = request_text(server.requests[0])
     assert "Count my notes" in sent and "Let me read the notes." in sent
     assert "LOST-ANSWER" not in sent and "note line 02999" not in sent
     replay = load_replay(path)
-    assert replay.skipped_lines == 1 and "an incomplete entry of" in replay.warnings[0]
+    assert replay.skipped_lines == 0
     assert replay.conversation[-1].text == "Resumed."
+
+
+@pytest.mark.parametrize("output_format", ["stream-json", "json"])
+def test_a_full_disk_makes_the_claude_result_an_error_with_an_event_and_leaves_a_valid_prefix(output_format: str, workspace: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    with fake_server("anthropic", reads_then_answers()) as server:
+        env = limited(cli_env("anthropic", server.url, home), tmp_path)
+        proc = run_cli(["-p", "Count my notes", "--output-format", output_format, "--permission-mode", "bypass"], workspace, env)
+    assert proc.returncode == 3, proc.stderr
+    lines = json_lines(proc.stdout)
+    result = lines[-1]
+    assert result["type"] == "result" and result["result"] == "LOST-ANSWER: 3000 lines."
+    assert result["is_error"] is True and result["subtype"] == "error_during_execution"
+    assert "file too large" in result["session_error"] and result["error"] == result["session_error"]
+    failed = [line for line in lines if line.get("subtype") == "session_write_failed"]
+    if output_format == "stream-json":
+        assert len(failed) == 1 and failed[0]["type"] == "system" and failed[0]["message"] == result["session_error"]
+        assert failed[0]["session_id"] == result["session_id"]
+    else:
+        assert failed == [] and len(lines) == 1
+    (path,) = session_files(home)
+    data = path.read_bytes()
+    assert data.endswith(b"\n") and all(json.loads(line) for line in data.splitlines())
+
+
+def test_a_really_full_disk_leaves_a_valid_prefix_and_says_so_in_stream_json(workspace: Path, tmp_path: Path) -> None:
+    """ENOSPC from a real 200 KB tmpfs (root only) holding the sessions, filled up part-way through a long assistant message."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(disk)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        script = [
+            Reply(text="Let me think aloud. " + "padding " * 40_000, calls=(Call("read_file", json.dumps({"path": "notes.txt"})),)),
+            Reply(text="LOST-ANSWER: many lines."),
+        ]
+        with fake_server("anthropic", script) as server:
+            env = cli_env("anthropic", server.url, tmp_path / "home")
+            proc = run_cli(["-p", "Count my notes", "--output-format", "stream-json", "--permission-mode", "bypass", "--sessions-dir", str(disk)], workspace, env)
+        assert proc.returncode == 3, proc.stderr
+        lines = json_lines(proc.stdout)
+        failed = [line for line in lines if line.get("subtype") == "session_write_failed"]
+        assert len(failed) == 1 and "disk full" in failed[0]["error"]
+        assert lines[-1]["is_error"] is True and lines[-1]["subtype"] == "error_during_execution" and "disk full" in lines[-1]["session_error"]
+        (path,) = sorted(disk.glob("*/*/session.jsonl"))
+        data = path.read_bytes()
+        assert data.endswith(b"\n") and all(json.loads(line) for line in data.splitlines())
+        assert b"LOST-ANSWER" not in data
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_text_output_keeps_stdout_the_answer_and_says_it_on_stderr(workspace: Path, tmp_path: Path) -> None:

@@ -199,18 +199,35 @@ def test_after_a_full_disk_nothing_more_is_appended_and_the_loss_is_marked(sessi
     session.close()
     replay = load_replay(session.folder)
     assert [m.text for m in replay.conversation] == ["kept"]
-    assert replay.skipped_lines == 1
-    assert "an incomplete entry of" in replay.warnings[0] and "never saved" in replay.warnings[0]
-    assert "could not be saved" in replay.warnings[1] and "disk full" in replay.warnings[1]
-    assert "3 entries were lost" in replay.warnings[1]
+    assert replay.skipped_lines == 0  # the half-written line was cut back
+    assert len(replay.warnings) == 1
+    assert "could not be saved" in replay.warnings[0] and "disk full" in replay.warnings[0]
+    assert "3 entries were lost" in replay.warnings[0]
     marker = json.loads([line for line in session.jsonl_path.read_text().splitlines() if "session_write_failed" in line][0])
-    assert marker["failed_at"] <= marker["ts"] and marker["failed_at"] in replay.warnings[1]
+    assert marker["failed_at"] <= marker["ts"] and marker["failed_at"] in replay.warnings[0]
     assert session.lost_entries == 3
 
 
-def test_a_full_disk_that_stays_full_leaves_a_valid_prefix_and_a_torn_line(sessions_dir: Path, workspace: Path) -> None:
+def test_a_full_disk_that_stays_full_leaves_a_valid_prefix_with_no_torn_line(sessions_dir: Path, workspace: Path) -> None:
     disk = _FillsUpMidLine()
     session = create_session(sessions_dir, workspace, model="m", provider="p", ops=FileOps(write=disk.write))
+    session.append_message(Message.user("kept"))
+    before = session.jsonl_path.read_bytes()
+    disk.full = True
+    session.append_message(Message.user("torn by full disk"))
+    session.close()
+    assert disk.torn and session.jsonl_path.read_bytes() == before
+    replay = load_replay(session.folder)
+    assert [m.text for m in replay.conversation] == ["kept"]
+    assert replay.warnings == () and replay.skipped_lines == 0
+
+
+def test_when_the_cut_back_fails_too_the_torn_line_stays_isolated(sessions_dir: Path, workspace: Path) -> None:
+    def cannot_truncate(fd: int, size: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    disk = _FillsUpMidLine()
+    session = create_session(sessions_dir, workspace, model="m", provider="p", ops=FileOps(write=disk.write, truncate=cannot_truncate))
     session.append_message(Message.user("kept"))
     disk.full = True
     session.append_message(Message.user("torn by full disk"))

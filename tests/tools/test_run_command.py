@@ -334,3 +334,53 @@ def test_2_gb_of_output_stays_bounded(tmp_path: Path) -> None:
     assert report["growth_kb"] < 60 * 1024
     assert report["bytes"] < OutputBudget().inline_bytes + 400
     assert report["end"].endswith("\nERROR: the last line\n")
+
+
+def _children() -> list[int]:
+    """Live processes whose parent is this one (the command's bash, once it was forked)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if fields[0] != b"Z" and int(fields[1]) == os.getpid():
+                found.append(int(entry))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
+def test_a_cancel_while_the_command_is_still_starting_stops_what_it_started_at_once(ctx: ToolContext, workspace: Path) -> None:
+    """The Ctrl-C that came before the group was known: asyncio's own cancel path killed only bash, then waited for its child (30 s)."""
+    pid_file = workspace / "pid"
+
+    async def scenario() -> tuple[bool, float]:
+        task = asyncio.create_task(run.run({"command": "sleep 30 & echo $! > pid; wait"}, ctx))
+        deadline = time.monotonic() + 10
+        while not _children() and time.monotonic() < deadline:
+            await asyncio.sleep(0)  # one step at a time: the cancel must land while the start is still connecting the pipes
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # blocking on purpose: the loop must not finish the start meanwhile
+        started = time.monotonic()
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=5)
+        return task in done, time.monotonic() - started
+
+    try:
+        ended, seconds = asyncio.run(scenario())
+        assert ended and seconds < 3
+        deadline = time.monotonic() + 3
+        while _running(int(pid_file.read_text())) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _running(int(pid_file.read_text()))
+    finally:
+        if pid_file.exists() and _running(pid := int(pid_file.read_text())):
+            os.kill(pid, 9)
