@@ -69,6 +69,12 @@ class HookedGate:
             return await self._ask(tool, args, outcome.reason, preview)
         return decision
 
+    async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:
+        """Running outside the sandbox is the user's call alone: no hook's ``allow`` answers it."""
+        if self.inner is None:
+            return Decision(False, f"Blocked by the sandbox: {blocked}.", "sandbox")
+        return await self.inner.escalate(tool, args, blocked)
+
     async def _inner_check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None) -> Decision:
         if self.inner is None:
             return Decision(True, "", "mode")

@@ -149,3 +149,10 @@ def test_an_allow_rule_with_a_path_must_match_every_path_a_symlink_stands_for(tm
     assert edit("src/app.py") == Decision(True, "allowed by the rule `edit_file(src/**)`", "rule")
     refused = edit("src/link")
     assert not refused.allowed and refused.source == "headless"
+
+
+def test_the_model_is_told_commands_run_confined_only_when_they_do() -> None:
+    assert "inside a sandbox" in policy().mode_instructions()
+    assert "inside a sandbox" in policy(PermissionMode.ACCEPT_EDITS).mode_instructions()
+    assert "inside a sandbox" not in policy(sandbox=None).mode_instructions()
+    assert "inside a sandbox" not in policy(PermissionMode.PLAN).mode_instructions()

@@ -74,6 +74,8 @@ from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
 
 class PermissionPolicy:
+    """One session's permission decisions; see the module docstring for the order of the checks."""
+
     def __init__(
         self,
         *,
@@ -116,7 +118,10 @@ class PermissionPolicy:
 
     def mode_instructions(self) -> str:
         plan_tool = next((tool.name for tool in self.tools if tool.traits.exits_plan), None)
-        return mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
+        text = mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
+        if self.sandbox is None or self.mode in (PermissionMode.PLAN, PermissionMode.BYPASS):
+            return text
+        return text + _SANDBOXED
 
     async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
         """Decide one call; ``diff`` is the change an edit would make, shown with the question."""
@@ -317,3 +322,10 @@ def _summary(call: Call) -> str:
     paths = [call.args.get(name) for name in call.traits.path_arguments]
     path = next((p for p in paths if isinstance(p, str)), None)
     return f"{call.tool} {path}" if path is not None else call.tool
+
+
+_SANDBOXED = (
+    " In this session shell commands run inside a sandbox, and so without asking (the user's ask rules aside): they can write the workspace and the temp "
+    "directory, not .git hooks or config, the agent's settings or anything else on the machine, and have no network "
+    "unless allowed. A command the sandbox blocked says so in its result; the user may be asked to run it outside."
+)
