@@ -8,6 +8,7 @@ doing whenever ``ctx.sandbox`` is set, as the real tool reports it.
 from __future__ import annotations
 
 import asyncio
+import json
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,23 +56,28 @@ class FakeCommand:
         return ToolOutput("added 1 package\n[exit code 0]")
 
 
-def session(command: str, approver: ScriptedApprover | None, tmp_path: Path, sandbox: SandboxConfig = SandboxConfig()) -> tuple[FakeCommand, list[Event], Any]:
+def play(tmp_path: Path, commands: list[str], approver: Any, sandbox: SandboxConfig = SandboxConfig(), **runner: Any) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
+    """One run in which the model calls ``run_command`` with each of ``commands`` in turn, confined by a fake sandbox."""
     tool = FakeCommand()
-    provider = ScriptedProvider([Reply(calls=(call("run_command", command=command),)), Reply(text="done")])
+    provider = ScriptedProvider([*(Reply(calls=(call("run_command", command=command),)) for command in commands), Reply(text="done")])
     policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=tmp_path, home=tmp_path / "home", approver=approver, sandbox=sandbox)
-    runner = Runner(
+    built = Runner(
         provider=provider,
         tools=[tool],
         tool_context=ToolContext(workspace=tmp_path, sandbox=FakeSandbox()),
         config=RunConfig(model="scripted-model", system="test", retry=RetryPolicy(max_attempts=1, base_delay=0.0, max_delay=0.0)),
         permissions=policy,
+        **runner,
     )
 
     async def go() -> list[Event]:
-        return [event async for event in runner.run("install it")]
+        return [event async for event in built.run("install it")]
 
-    events = asyncio.run(go())
-    return tool, events, provider
+    return tool, asyncio.run(go()), provider
+
+
+def session(command: str, approver: ScriptedApprover | None, tmp_path: Path, sandbox: SandboxConfig = SandboxConfig()) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
+    return play(tmp_path, [command], approver, sandbox)
 
 
 def finished(events: list[Event]) -> ToolCallFinished:
@@ -93,22 +99,7 @@ def test_yes_runs_the_same_call_again_outside_and_the_model_reads_that_result(tm
 
 def test_always_runs_the_prefix_outside_from_the_start_for_the_rest_of_the_session(tmp_path: Path) -> None:
     approver = ScriptedApprover([ApprovalAnswer("always")])
-    tool = FakeCommand()
-    policy = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=tmp_path, home=tmp_path, approver=approver, sandbox=SandboxConfig())
-    provider = ScriptedProvider([
-        Reply(calls=(call("run_command", command="npm install -g left-pad"),)),
-        Reply(calls=(call("run_command", command="npm install -g lodash"),)),
-        Reply(text="done"),
-    ])
-    runner = Runner(
-        provider=provider, tools=[tool], tool_context=ToolContext(workspace=tmp_path, sandbox=FakeSandbox()),
-        config=RunConfig(model="scripted-model", system="test", retry=RetryPolicy(max_attempts=1, base_delay=0.0, max_delay=0.0)), permissions=policy,
-    )
-
-    async def go() -> list[Event]:
-        return [event async for event in runner.run("install both")]
-
-    asyncio.run(go())
+    tool, _, _ = play(tmp_path, ["npm install -g left-pad", "npm install -g lodash"], approver)
     assert tool.confined == [True, False, False] and len(approver.requests) == 1
 
 
@@ -144,3 +135,15 @@ def test_an_excluded_prefix_runs_unconfined_from_the_start(tmp_path: Path) -> No
     assert tool.confined == [False]
     assert [r.kind for r in approver.requests] == ["call"]  # outside the sandbox, today's question
     assert not finished(events).is_error
+
+
+def test_a_pre_tool_use_hooks_allow_does_not_answer_the_question_to_leave_the_sandbox(tmp_path: Path) -> None:
+    from pseudoclaude.agent.hookgate import HookAwareApprover
+    from tests.agent.test_hooks import entry, hooks_for
+
+    allow = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
+    hooks = hooks_for(tmp_path, [{"hooks": {"PreToolUse": [entry(f"echo '{allow}'")]}}])
+    inner = ScriptedApprover([ApprovalAnswer("deny")])
+    tool, events, _ = play(tmp_path, ["npm install -g x"], HookAwareApprover(inner), hooks=hooks)
+    assert finished(events).denied
+    assert tool.confined == [True] and [r.kind for r in inner.requests] == ["sandbox"]
