@@ -119,7 +119,7 @@ async def _escalated(
         content = f"{blocked_output.content.rstrip()}\n\n{decision.reason}"
         return dataclasses.replace(blocked_output, content=content, is_error=True, display={**blocked_output.display, "denied": decision.reason})
     output, _ = await _run(call, tool, args, dataclasses.replace(context, sandbox=None))
-    note = f"(Ran outside the sandbox, as the user approved: inside it, it was blocked: {blocked})"
+    note = f"(Ran outside the sandbox, as the user approved; inside it: {blocked.strip().removeprefix('sandbox: ')})"
     return dataclasses.replace(output, content=f"{note}\n{output.content}", display={**output.display, "outside_sandbox": blocked})
 
 

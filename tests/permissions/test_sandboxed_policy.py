@@ -93,7 +93,7 @@ def test_an_excluded_prefix_runs_outside_the_sandbox_under_todays_rules() -> Non
 
 
 def test_headless_a_blocked_command_is_denied_naming_the_flag_and_the_setting() -> None:
-    decision = blocked(policy(), "npm install left-pad")
+    decision = blocked(policy(), "npm install left-pad", "sandbox: write to /etc/hosts refused: read-only file system")
     assert not decision.allowed and decision.source == "headless"
     assert decision.reason.startswith("Blocked by the sandbox: write to /etc/hosts refused")
     assert "--sandbox off" in decision.reason and '"npm install:*" under sandbox.excludedCommands' in decision.reason

@@ -174,6 +174,7 @@ class PermissionPolicy:
         no, with the flag and setting that allow it.
         """
         call = Call(tool.name, tool.traits, args, self.workspace, self.home)
+        blocked = blocked.strip().removeprefix("sandbox: ")
         suggested = suggested_rule(call, self._line(call), self._hidden(call))
         pattern = suggested.pattern if suggested is not None and suggested.pattern else str(call.command() or "").strip()
         if self.approver is None:
