@@ -63,10 +63,13 @@ class HookedGate:
                 decision = await self._inner_check(tool, args, preview)
             finally:
                 PREAPPROVED.reset(token)
-            return Decision(True, "allowed by a PreToolUse hook", "hook") if decision.source == "headless" else decision
+            if decision.source == "headless":
+                return Decision(True, "allowed by a PreToolUse hook", "hook", outside_sandbox=decision.outside_sandbox)
+            return decision
         decision = await self._inner_check(tool, args, preview)
         if outcome.permission == "ask" and decision.allowed and decision.source != "approval":
-            return await self._ask(tool, args, outcome.reason, preview)
+            asked = await self._ask(tool, args, outcome.reason, preview)
+            return dataclasses.replace(asked, outside_sandbox=decision.outside_sandbox) if asked.allowed else asked
         return decision
 
     async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:

@@ -137,13 +137,26 @@ def test_an_excluded_prefix_runs_unconfined_from_the_start(tmp_path: Path) -> No
     assert not finished(events).is_error
 
 
-def test_a_pre_tool_use_hooks_allow_does_not_answer_the_question_to_leave_the_sandbox(tmp_path: Path) -> None:
-    from pseudoclaude.agent.hookgate import HookAwareApprover
+def hook_says(tmp_path: Path, decision: str) -> Any:
     from tests.agent.test_hooks import entry, hooks_for
 
-    allow = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
-    hooks = hooks_for(tmp_path, [{"hooks": {"PreToolUse": [entry(f"echo '{allow}'")]}}])
+    output = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision}})
+    return hooks_for(tmp_path, [{"hooks": {"PreToolUse": [entry(f"echo '{output}'")]}}])
+
+
+def test_a_pre_tool_use_hooks_allow_does_not_answer_the_question_to_leave_the_sandbox(tmp_path: Path) -> None:
+    from pseudoclaude.agent.hookgate import HookAwareApprover
+
+    hooks = hook_says(tmp_path, "allow")
     inner = ScriptedApprover([ApprovalAnswer("deny")])
     tool, events, _ = play(tmp_path, ["npm install -g x"], HookAwareApprover(inner), hooks=hooks)
     assert finished(events).denied
     assert tool.confined == [True] and [r.kind for r in inner.requests] == ["sandbox"]
+
+
+def test_an_excluded_prefix_stays_outside_when_a_hook_allows_or_asks(tmp_path: Path) -> None:
+    excluded = SandboxConfig(excluded_commands=("npm install",))
+    tool, _, _ = play(tmp_path, ["npm install -g x"], None, excluded, hooks=hook_says(tmp_path, "allow"))
+    assert tool.confined == [False]
+    tool, _, _ = play(tmp_path, ["npm install -g x"], ScriptedApprover([ApprovalAnswer("once")]), excluded, hooks=hook_says(tmp_path, "ask"))
+    assert tool.confined == [False]

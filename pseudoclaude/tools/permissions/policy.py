@@ -128,7 +128,7 @@ class PermissionPolicy:
         call = Call(tool.name, tool.traits, args, self.workspace, self.home)
         outside = self._runs_outside(call)
         decision = await self._decide(call, tool, preview, confined=call.traits.kind == "execute" and self.sandbox is not None and not outside)
-        return replace(decision, outside_sandbox=True) if outside and decision.allowed else decision
+        return replace(decision, outside_sandbox=True) if outside else decision
 
     async def _decide(self, call: Call, tool: Tool, preview: Preview | None, *, confined: bool) -> Decision:
         traits = call.traits
