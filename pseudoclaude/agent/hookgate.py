@@ -63,11 +63,20 @@ class HookedGate:
                 decision = await self._inner_check(tool, args, preview)
             finally:
                 PREAPPROVED.reset(token)
-            return Decision(True, "allowed by a PreToolUse hook", "hook") if decision.source == "headless" else decision
+            if decision.source == "headless":
+                return Decision(True, "allowed by a PreToolUse hook", "hook", outside_sandbox=decision.outside_sandbox)
+            return decision
         decision = await self._inner_check(tool, args, preview)
         if outcome.permission == "ask" and decision.allowed and decision.source != "approval":
-            return await self._ask(tool, args, outcome.reason, preview)
+            asked = await self._ask(tool, args, outcome.reason, preview)
+            return dataclasses.replace(asked, outside_sandbox=decision.outside_sandbox) if asked.allowed else asked
         return decision
+
+    async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:
+        """Running outside the sandbox is the user's call alone: no hook's ``allow`` answers it."""
+        if self.inner is None:
+            return Decision(False, f"Blocked by the sandbox: {blocked}.", "sandbox")
+        return await self.inner.escalate(tool, args, blocked)
 
     async def _inner_check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None) -> Decision:
         if self.inner is None:

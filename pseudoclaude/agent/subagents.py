@@ -131,6 +131,10 @@ class _SerialGate:
         async with self.lock:
             return await self.policy.check(tool, args, preview)
 
+    async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:
+        async with self.lock:
+            return await self.policy.escalate(tool, args, blocked)
+
     def mode_instructions(self) -> str:
         return self.policy.mode_instructions()
 

@@ -5,6 +5,14 @@ matter what happens: unknown tool, malformed arguments, a denied permission, a
 tool error, an unexpected exception, or cancellation (calls that did not
 finish get an "interrupted" result, kept in order with the ones that did).
 Calls run concurrently only when every call of the turn is read-only.
+
+A command the sandbox confined may come back blocked by it (its output's
+``display["sandbox_blocked"]``: a read-only path, a refused connection). The
+round then asks the gate once whether it may run outside (``escalate``); yes
+runs the same call again unconfined, and that result, saying so, is what the
+model gets; no (headless: always no) keeps the blocked result, with the
+reason, as a denial (``ToolCallFinished.denied``, stream-json's
+``permission_denials``).
 """
 
 from __future__ import annotations
@@ -23,9 +31,13 @@ from pseudoclaude.tools.permissions import Decision, Preview
 
 
 class PermissionGate(Protocol):
-    """What a tool round needs of the permission policy: a decision for each call."""
+    """What a tool round needs of the permission policy: a decision for each call, and for a sandbox's block."""
 
     async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision: ...
+
+    async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:
+        """May this command, which the sandbox blocked (``blocked``: its one line), run again outside it?"""
+        ...
 
 
 class Permissions(PermissionGate, Protocol):
@@ -80,17 +92,36 @@ async def run_one(
         args = _parse_arguments(call)
     except _FormatError as error:
         return ToolOutput(str(error), is_error=True, summary="malformed arguments"), True
-    if gate is not None:
-        try:
-            decision = await gate.check(tool, args, lambda: preview_diff(tool, args, context) or "")
-        except ToolError as error:  # the tool would refuse the call: never offered for approval
-            return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
-        if not decision.allowed:
-            return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
-        if decision.saved_rule is not None:
-            output, format_error = await _run(call, tool, args, context)
-            return dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)}), format_error
-    return await _run(call, tool, args, context)
+    if gate is None:
+        return await _run(call, tool, args, context)
+    try:
+        decision = await gate.check(tool, args, lambda: preview_diff(tool, args, context) or "")
+    except ToolError as error:  # the tool would refuse the call: never offered for approval
+        return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
+    if not decision.allowed:
+        return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+    if decision.outside_sandbox:
+        context = dataclasses.replace(context, sandbox=None)
+    output, format_error = await _run(call, tool, args, context)
+    blocked = output.display.get("sandbox_blocked")
+    if context.sandbox is not None and isinstance(blocked, str) and blocked:
+        output = await _escalated(call, tool, args, context, gate, output, blocked)
+    if decision.saved_rule is not None:
+        output = dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)})
+    return output, format_error
+
+
+async def _escalated(
+    call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext, gate: PermissionGate, blocked_output: ToolOutput, blocked: str
+) -> ToolOutput:
+    """The result of a call the sandbox blocked: run again outside it if the gate says yes, else the block as a denial."""
+    decision = await gate.escalate(tool, args, blocked)
+    if not decision.allowed:
+        content = f"{blocked_output.content.rstrip()}\n\n{decision.reason}"
+        return dataclasses.replace(blocked_output, content=content, is_error=True, display={**blocked_output.display, "denied": decision.reason})
+    output, _ = await _run(call, tool, args, dataclasses.replace(context, sandbox=None))
+    note = f"(Ran outside the sandbox, as the user approved; inside it: {blocked.strip().removeprefix('sandbox: ')})"
+    return dataclasses.replace(output, content=f"{note}\n{output.content}", display={**output.display, "outside_sandbox": blocked})
 
 
 async def _run(call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext) -> tuple[ToolOutput, bool]:

@@ -42,6 +42,8 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     The diff comes before the question so an edit is judged on what it
     changes, not on its path; the rule "always" would save is named in full.
     """
+    if request.kind == "sandbox":
+        return _outside_lines(request, typing_reason=typing_reason, reason=reason)
     summary = request.summary or request.tool
     named = summary == request.tool or summary.startswith(request.tool + " ")
     lines: list[RenderableType] = [
@@ -53,5 +55,20 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
     always = f"[a] always, saving the rule {for_terminal(str(request.suggested_rule))}" if request.suggested_rule is not None else "[a] always (this call only: no rule is saved)"
+    lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
+    return lines
+
+
+def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:
+    """A command the sandbox blocked: the command, the sandbox's one line, and whether to run it unconfined."""
+    lines: list[RenderableType] = [
+        Text("? ", style="bold yellow") + Text("Run outside the sandbox: ", style="bold") + Text(for_terminal(request.summary or request.tool)),
+        Text("  blocked by the sandbox: ", style="dim") + Text(for_terminal(request.reason)),
+    ]
+    if typing_reason:
+        lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
+        return lines
+    pattern = request.suggested_rule.pattern if request.suggested_rule is not None else None
+    always = f"[a] always for {for_terminal(pattern)} (this session)" if pattern else "[a] always (this session)"
     lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
     return lines

@@ -290,11 +290,14 @@ def test_a_worktree_style_git_dir_is_found_by_its_commondir(tmp_path: Path) -> N
 )
 def test_indirection_and_prompt_expansion_are_code_nobody_sees(command: str) -> None:
     """Bash runs ``$(...)`` found in the value of ``${x@P}`` and in the subscript ``${!x}`` names; an escaped
-    assignment hides it from every reading of the line, so bypass refuses and no prefix rule matches."""
+    assignment hides it from every reading of the line, so no prefix rule matches. With a sandbox the line runs
+    confined without a question, in default mode as in bypass: the kernel keeps what it computes to the workspace."""
+    from pseudoclaude.sandbox import SandboxConfig
     from pseudoclaude.tools.permissions import Rules
 
-    bypass = PermissionPolicy(mode=PermissionMode.BYPASS, workspace=Path("/home/u/proj"), home=HOME)
-    assert asyncio.run(bypass.check(tool("run_command"), {"command": command})).source == "hard-deny", command
+    for mode, source in ((PermissionMode.DEFAULT, "sandbox"), (PermissionMode.BYPASS, "mode")):
+        sandboxed = PermissionPolicy(mode=mode, workspace=Path("/home/u/proj"), home=HOME, sandbox=SandboxConfig())
+        assert asyncio.run(sandboxed.check(tool("run_command"), {"command": command})) == Decision(True, "", source), command
     rules = Rules.from_settings({"permissions": {"allow": ["Bash(echo:*)"]}})
     ruled = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=Path("/home/u/proj"), home=HOME, rules=rules)
     assert not asyncio.run(ruled.check(tool("run_command"), {"command": command})).allowed, command

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.tools.permissions import ApprovalAnswer, Decision, PermissionMode, PermissionPolicy, Rules
 
 from .fakes import HOME, WORKSPACE, ScriptedApprover, declared, tool
@@ -117,9 +118,12 @@ def test_escaped_and_quoted_dollar_parens_are_text(command: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["r[m] -rf x", "t='/bin/r?'; $t x"])
-def test_bypass_refuses_names_that_are_patterns(command: str) -> None:
-    decision = run(policy(PermissionMode.BYPASS), command)
-    assert decision.source == "hard-deny", command
+def test_names_that_are_patterns_ask_without_a_sandbox_and_run_confined_with_one(command: str) -> None:
+    """A glob for a command name is computed when the line runs: no prefix rule vouches for it. Bypass used to
+    refuse it; the sandbox now confines whatever it turns out to be, so it runs there without a question."""
+    assert run(policy(allow=("Bash(r:*)", "Bash(t:*)")), command).source == "headless", command
+    sandboxed = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, sandbox=SandboxConfig())
+    assert run(sandboxed, command) == Decision(True, "", "sandbox"), command
 
 
 def test_bypass_runs_a_name_the_line_spells_out() -> None:

@@ -7,14 +7,17 @@ from typing import Any
 
 import pytest
 
+from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.tools.permissions import Decision, PermissionMode, PermissionPolicy, Rules
 
 from .fakes import HOME, WORKSPACE, tool
 
 
-def decide(command: str, *, mode: PermissionMode = PermissionMode.DEFAULT, allow: list[str] = [], deny: list[str] = []) -> Decision:
+def decide(
+    command: str, *, mode: PermissionMode = PermissionMode.DEFAULT, allow: list[str] = [], deny: list[str] = [], sandbox: SandboxConfig | None = None
+) -> Decision:
     rules = Rules.from_settings({"permissions": {"allow": allow, "deny": deny}})
-    policy = PermissionPolicy(mode=mode, workspace=WORKSPACE, home=HOME, rules=rules)
+    policy = PermissionPolicy(mode=mode, workspace=WORKSPACE, home=HOME, rules=rules, sandbox=sandbox)
     return asyncio.run(policy.check(tool("run_command"), {"command": command}))
 
 
@@ -155,16 +158,16 @@ UNKNOWN = ['eval "$(curl -s x)"', 'eval "$X"', 'bash -c "$CMD"', 'sh -c "$(cat f
 
 
 @pytest.mark.parametrize("command", UNKNOWN)
-def test_bypass_refuses_code_computed_when_the_line_runs(command: str) -> None:
-    decision = decide(command, mode=PermissionMode.BYPASS)
-    assert not decision.allowed and decision.source == "hard-deny", command
-    assert "computed" in decision.reason or "only known when the line runs" in decision.reason
+def test_code_computed_when_the_line_runs_runs_confined_by_the_sandbox(command: str) -> None:
+    """Bypass used to refuse these, and missed ``python -c`` and every other interpreter; the sandbox confines all of them."""
+    assert decide(command, sandbox=SandboxConfig()) == Decision(True, "", "sandbox"), command
+    assert decide(command, mode=PermissionMode.BYPASS, sandbox=SandboxConfig()) == Decision(True, "", "mode"), command
 
 
-@pytest.mark.parametrize("command", UNKNOWN[:3])
-def test_a_rule_allowing_every_command_refuses_computed_code_too(command: str) -> None:
-    decision = decide(command, allow=["run_command"])
-    assert not decision.allowed and decision.source == "hard-deny"
+@pytest.mark.parametrize("command", UNKNOWN)
+def test_without_a_sandbox_computed_code_matches_no_prefix_rule(command: str) -> None:
+    decision = decide(command, allow=["run_command(eval:*)", "run_command(bash:*)", "run_command(sh:*)", "run_command(source:*)", "run_command(.:*)"])
+    assert not decision.allowed and decision.source == "headless", command
 
 
 @pytest.mark.parametrize("command", ["t=ls; $t", 'eval "ls -la"', "bash -c 'echo hi'", '"$(echo ls)" -l', "git status", "make test"])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 from rich.console import Console
 
-from pseudoclaude.tools.permissions import ApprovalRequest
-from pseudoclaude.tui.approval import question_lines
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Rule
+from pseudoclaude.tui.approval import TerminalApprover, question_lines
+from pseudoclaude.tui.keys import TurnKeys
 
 
 def shown(request: ApprovalRequest) -> list[str]:
@@ -27,3 +29,33 @@ def test_a_summary_that_does_not_name_the_tool_keeps_the_tool_in_front() -> None
     first, *rest = shown(ApprovalRequest("mcp__db__query", {}, "SELECT 1", None))
     assert first == "? Allow mcp__db__query: SELECT 1"
     assert rest[-1].strip().startswith("[y] yes, once")
+
+
+SANDBOX_REQUEST = ApprovalRequest(
+    "run_command", {"command": "npm install -g x"}, "npm install -g x", Rule("run_command", "npm install:*"), kind="sandbox", reason="read-only file system: /usr/lib"
+)
+
+
+def test_a_sandbox_block_asks_to_run_outside_with_the_reason_and_three_answers() -> None:
+    assert shown(SANDBOX_REQUEST) == [
+        "? Run outside the sandbox: npm install -g x",
+        "  blocked by the sandbox: read-only file system: /usr/lib",
+        "  [y] yes, once   [a] always for npm install:* (this session)   [n] no, and say why   [esc] stop",
+    ]
+
+
+def test_the_keys_answer_the_sandbox_question_through_the_terminal_approver() -> None:
+    async def answer(*presses: str) -> tuple[ApprovalAnswer, list[str]]:
+        approver, keys = TerminalApprover(), TurnKeys(queue=lambda _: None, queued=lambda: [], on_interrupt=lambda: None)
+        approver.keys = keys
+        pending = asyncio.ensure_future(approver.ask(SANDBOX_REQUEST))
+        await asyncio.sleep(0)
+        footer = [str(getattr(line, "plain", line)) for line in keys.footer()]
+        for key in presses:
+            keys.handle(key)
+        return await pending, footer
+
+    once, footer = asyncio.run(answer("y"))
+    assert once == ApprovalAnswer("once") and footer[0] == "? Run outside the sandbox: npm install -g x"
+    assert asyncio.run(answer("a"))[0] == ApprovalAnswer("always")
+    assert asyncio.run(answer("n", "n", "o", "c-m"))[0] == ApprovalAnswer("deny", "no")

@@ -20,6 +20,11 @@ class ApprovalRequest:
     ``kind`` "plan": the model asks to leave plan mode with the plan in
     ``summary``; "always" then means accept-edits, "once" default, and a
     denial's reason is the user's comments (``plan_exit.py``).
+
+    ``kind`` "sandbox": the command in ``summary`` ran confined and failed
+    because of it (``reason``: the sandbox's one line); "once" runs it again
+    outside the sandbox, "always" does so for every command matching
+    ``suggested_rule`` in this session.
     """
 
     tool: str
@@ -27,7 +32,9 @@ class ApprovalRequest:
     summary: str
     suggested_rule: Rule | None
     diff: str = ""
-    kind: Literal["call", "plan"] = "call"
+    kind: Literal["call", "plan", "sandbox"] = "call"
+    reason: str = ""
+    """Why the question is asked when it is not the usual one (an ask rule, a protected path, the sandbox's block)."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +56,7 @@ class Approver(Protocol):
 class Decision:
     """Whether a call may run; ``source`` says who decided.
 
-    Sources: ``hard-deny``, ``rule``, ``plan``, ``mode``, ``read-only``, ``approval``, ``headless``.
+    Sources: ``hard-deny``, ``rule``, ``plan``, ``mode``, ``sandbox``, ``read-only``, ``approval``, ``headless``.
     ``reason`` is written for the model when the call is refused.
     """
 
@@ -58,3 +65,5 @@ class Decision:
     source: str = ""
     saved_rule: Rule | None = None
     """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""
+    outside_sandbox: bool = False
+    """Run this command unconfined (``ToolContext.sandbox`` None): the user excluded its prefix, or approved it."""

@@ -16,9 +16,9 @@ prefixes, ``bash -c``/``eval`` strings) is checked against:
   ``systemctl poweroff|reboot|halt|kexec``.
 
 A command line that cannot be parsed is refused too: it cannot be checked.
-Code computed while the line runs (``eval "$(curl ...)"``) is not on this
-list, since a user may approve it after reading it; the policy refuses it where
-no one would read it (bypass, a rule allowing every command).
+Code computed while the line runs (``eval "$(curl ...)"``, ``python -c``) is
+not on this list: no reading of the line can see it. The list stops the
+visible accident; what computed code may touch is the sandbox's to confine.
 The returned reason names the refused simple command and the reason, so the
 model can choose a safer command.
 """

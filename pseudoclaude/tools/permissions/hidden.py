@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Literal, Mapping
+from typing import Iterable, Literal
 
 from pseudoclaude.tools.permissions.shell_model import SimpleCommand
-from pseudoclaude.tools.permissions.targets import Places, expand_word
 
 Kind = Literal["command", "backtick", "process", "arithmetic"]
 
@@ -109,32 +108,6 @@ def hidden_reason(command: str, commands: Iterable[SimpleCommand]) -> str | None
         why = _command_hidden(cmd)
         if why:
             return why
-    return None
-
-
-def unknown_code_reason(commands: Iterable[SimpleCommand], variables: Mapping[str, tuple[str, ...]]) -> str | None:
-    """Why a line runs code no one can see before it runs (``eval "$(curl ...)"``, ``$CMD``), or None.
-
-    A computed command name counts as known when every value it can take is
-    assigned literally in the line (``t=touch; $t``) or printed by a literal
-    ``echo``/``printf`` substitution; otherwise it could be ``rm -rf ~``.
-    """
-    places = Places("/", "/", "/", variables)
-
-    def unknown(word: str) -> bool:
-        values = [v for v in expand_word(word, places) if v.strip()]
-        return not values or any(_NON_LITERAL_NAME.search(v.split()[0]) for v in values)
-
-    for cmd in commands:
-        evaluating = next((word for word in (*cmd.assignments, *cmd.words) if _EVALUATING_EXPANSION.search(word)), None)
-        if evaluating is not None:
-            return f"`{evaluating}` evaluates a variable's value as code when the line runs (indirection or prompt expansion)"
-        if cmd.name in ("source", ".") and cmd.args and ("$" in cmd.args[0] or "`" in cmd.args[0]) and unknown(cmd.args[0]):
-            return f"`{cmd.text}` runs a file whose name is only known when the line runs"
-        if not non_literal_name(cmd) or re.fullmatch(r"\{[^{}$`]*,[^{}$`]*\}", cmd.words[0]):
-            continue
-        if unknown(cmd.words[0]):
-            return f"`{cmd.text}` runs a command computed when the line runs (eval, sh -c or a substituted name), which could be anything"
     return None
 
 

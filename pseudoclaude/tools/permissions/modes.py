@@ -32,8 +32,9 @@ _INSTRUCTIONS = {
         "the user will leave plan mode when they approve it."
     ),
     PermissionMode.BYPASS: (
-        "Permission mode: bypass. Tools run without asking, except commands on the hard-deny list "
-        "and calls matching the user's deny rules. Be careful: nothing else stands between you and the user's files."
+        "Permission mode: bypass. Tools run without asking, except commands on the hard-deny list, "
+        "calls matching the user's deny rules (refused) and ask rules (asked). Be careful: nothing else but the sandbox, "
+        "when there is one, stands between you and the user's files."
     ),
 }
 

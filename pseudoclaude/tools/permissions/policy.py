@@ -5,22 +5,33 @@ Checks run in this order, and the first that decides wins:
 1. the hard-deny list (``execute`` tools only) — every mode, bypass included;
 2. deny rules — every mode, bypass included; they compare what a command
    means (:mod:`argv`) and see inner commands (:mod:`unwrap`, :mod:`hidden`);
-3. plan mode — only tools whose declared kind is ``read`` run; ``network``
-   tools (``web_fetch``) go on to the rules and the approver; everything else
-   is refused;
-4. bypass mode — everything else runs, except a command running code computed
-   when the line runs (``eval "$(curl ...)"``, ``$CMD``: :func:`unknown_code_reason`),
-   which could hide anything the hard-deny list exists to stop;
-5. ``read`` tools run;
-6. a write to a protected path (:mod:`protected`: ``.git/``, the agent's own
+3. plan mode — only tools whose declared kind is ``read`` run (after the ask
+   rules); ``network`` tools (``web_fetch``) go on to the rules and the
+   approver; everything else is refused;
+4. ask rules (``permissions.ask``, Claude Code's) — every mode, bypass
+   included: the user is asked, and "always" saves nothing; headless, denied;
+5. bypass mode and ``read`` tools — everything else runs;
+6. a command while a sandbox confines commands — it runs without a question
+   in default and accept-edits mode: the kernel, not this policy, keeps it
+   to the workspace (``.git`` hooks and config, the agent's settings and
+   everything outside read-only, the network off). A command whose prefix
+   the user excluded (``sandbox.excludedCommands`` in the user's settings, an
+   "always" to run outside) runs unconfined and goes on like any other;
+7. a write to a protected path (:mod:`protected`: ``.git/``, the agent's own
    settings, shell start-up files) asks, whatever the rules or mode say, and
    "always" saves no rule for it;
-7. allow rules (settings, ``--allowed-tools``, "always" answers this session);
+8. allow rules (settings, ``--allowed-tools``, "always" answers this session);
    a line hiding code (:mod:`hidden`) is matched only by a rule equal to the
-   whole line; a rule allowing every command refuses computed code as bypass does;
-8. a command line that only reads (:mod:`readonly`: ``ls``, ``git status``...) runs;
-9. accept-edits mode — ``edit`` tools run (the tools' path sandbox still applies);
-10. ask the approver; with none (headless), deny with a reason naming the flags.
+   whole line;
+9. a command line that only reads (:mod:`readonly`: ``ls``, ``git status``...) runs;
+10. accept-edits mode — ``edit`` tools run (the tools' path sandbox still applies);
+11. ask the approver; with none (headless), deny with a reason naming the flags.
+
+When a confined command fails because of the sandbox (``escalate``), the
+approver is asked once whether to run it outside: once, always for its prefix
+(this session), or no; headless, no, with the flag and setting that allow it.
+Without a sandbox (``--sandbox off``, none available) step 6 is absent and
+everything not read-only asks, as before there was one.
 
 What a tool is comes from one place, its own ``ToolTraits``. There used to be
 a second, hand-kept list of read-only names that plan mode also required; it
@@ -36,21 +47,24 @@ trust a server's read-only hint) answers for its kind.
 The session's tools (a ``ToolRegistry``; the built-ins when not given) resolve
 Claude Code names in rules (``Bash(npm test:*)``) and name the read-only tools
 in the plan-mode instructions. The policy only decides; it never runs, prints
-or sandboxes anything.
+or sandboxes anything (``Decision.outside_sandbox`` tells the tool round to
+run a command unconfined).
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
 from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, Decision, Preview
 from pseudoclaude.tools.permissions.hard_deny import hard_deny_reason
 from pseudoclaude.tools.permissions.modes import PermissionMode, mode_instructions
 from pseudoclaude.tools.permissions.plan_exit import review_plan
-from pseudoclaude.tools.permissions.hidden import hidden_reason, unknown_code_reason
+from pseudoclaude.tools.permissions.hidden import hidden_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
 from pseudoclaude.tools.permissions.readonly import is_read_only, read_paths
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
@@ -60,6 +74,8 @@ from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
 
 class PermissionPolicy:
+    """One session's permission decisions; see the module docstring for the order of the checks."""
+
     def __init__(
         self,
         *,
@@ -72,7 +88,9 @@ class PermissionPolicy:
         rule_sink: Callable[[Rule], None] | None = None,
         tools: ToolRegistry | None = None,
         config_dir: Path | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> None:
+        """``sandbox``: the configuration commands run confined by (None, or mode ``off``: they run unconfined)."""
         self.mode = mode
         self.workspace = workspace
         self.home = home if home is not None else Path.home()
@@ -81,7 +99,9 @@ class PermissionPolicy:
         self.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(self.tools.canonical_name)
         self.approver = approver
         self.rule_sink = rule_sink
+        self.sandbox = sandbox if sandbox is not None and sandbox.mode != "off" else None
         self._session_allow: list[Rule] = []
+        self._outside: list[str] = [_prefix_pattern(text) for text in (self.sandbox.excluded_commands if self.sandbox else ()) if text.strip()]
 
     @property
     def mode(self) -> PermissionMode:
@@ -98,12 +118,20 @@ class PermissionPolicy:
 
     def mode_instructions(self) -> str:
         plan_tool = next((tool.name for tool in self.tools if tool.traits.exits_plan), None)
-        return mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
+        text = mode_instructions(self.mode, self.tools.read_only_names(), plan_tool)
+        if self.sandbox is None or self.mode in (PermissionMode.PLAN, PermissionMode.BYPASS):
+            return text
+        return text + _SANDBOXED
 
     async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
         """Decide one call; ``diff`` is the change an edit would make, shown with the question."""
-        traits = tool.traits
-        call = Call(tool.name, traits, args, self.workspace, self.home)
+        call = Call(tool.name, tool.traits, args, self.workspace, self.home)
+        outside = self._runs_outside(call)
+        decision = await self._decide(call, tool, preview, confined=call.traits.kind == "execute" and self.sandbox is not None and not outside)
+        return replace(decision, outside_sandbox=True) if outside else decision
+
+    async def _decide(self, call: Call, tool: Tool, preview: Preview | None, *, confined: bool) -> Decision:
+        traits = call.traits
         if traits.kind == "execute":
             refusal = self._hard_deny(call)
             if refusal:
@@ -114,27 +142,59 @@ class PermissionPolicy:
         if traits.exits_plan:
             decision, self.mode = await review_plan(self.mode, self.approver, call)
             return decision
-        if self.mode is PermissionMode.PLAN and traits.kind != "network":
-            return Decision(True, "", "plan") if traits.read_only else Decision(False, self._plan_refusal(tool), "plan")
-        if self.mode is PermissionMode.BYPASS:
-            unknown = self._unknown_code(call)
-            return Decision(False, unknown, "hard-deny") if unknown else Decision(True, "", "mode")
-        if traits.read_only:
+        planning = self.mode is PermissionMode.PLAN and traits.kind != "network"
+        if planning and not traits.read_only:
+            return Decision(False, self._plan_refusal(tool), "plan")
+        asked = first_match(self.rules.ask, call, deny=True)
+        if asked is not None:
+            return await self._ask(call, f"the ask rule `{asked}` asks every time", preview)
+        if planning:
+            return Decision(True, "", "plan")
+        if self.mode is PermissionMode.BYPASS or traits.read_only:
             return Decision(True, "", "mode")
+        if confined:
+            return Decision(True, "", "sandbox")
         protected = self._protected(call)
         if protected is not None:
-            return await self._ask(call, protected, preview)
+            return await self._ask(call, f"protected: {protected[0]}: {protected[1]}", preview, _protected_refusal(call, *protected))
         allowed = first_match((*self.rules.allow, *self._session_allow), call, deny=False)
         if allowed is not None:
-            unknown = self._unknown_code(call) if allowed.pattern is None else None
-            if unknown:
-                return Decision(False, unknown, "hard-deny")
             return Decision(True, f"allowed by the rule `{allowed}`", "rule")
         if traits.kind == "execute" and self._reads_only(call):
             return Decision(True, "", "read-only")
         if self.mode is PermissionMode.ACCEPT_EDITS and traits.kind == "edit":
             return Decision(True, "", "mode")
         return await self._ask(call, None, preview)
+
+    async def escalate(self, tool: Tool, args: Mapping[str, Any], blocked: str) -> Decision:
+        """The sandbox likely caused this command's failure (``blocked``): may it run again outside?
+
+        Asks the approver once: "once" runs it unconfined this time, "always" every
+        command of its prefix for the rest of the session; headless, the answer is
+        no, with the flag and setting that allow it.
+        """
+        call = Call(tool.name, tool.traits, args, self.workspace, self.home)
+        blocked = blocked.strip().removeprefix("sandbox: ")
+        suggested = suggested_rule(call, self._line(call), self._hidden(call))
+        pattern = suggested.pattern if suggested is not None and suggested.pattern else str(call.command() or "").strip()
+        if self.approver is None:
+            return Decision(False, _sandbox_refusal(blocked, pattern), "headless")
+        request = ApprovalRequest(call.tool, call.args, _summary(call), Rule(call.tool, pattern), kind="sandbox", reason=blocked)
+        answer = await self.approver.ask(request)
+        if answer.choice == "deny":
+            why = answer.reason.strip()
+            return Decision(False, "The user declined to run it outside the sandbox" + (f": {why}" if why else "."), "approval")
+        if answer.choice == "always":
+            self._outside.append(pattern)
+            self._session_allow.append(Rule(call.tool, pattern))
+            return Decision(True, f"approved by the user to run outside the sandbox; `{pattern}` does from now on (this session)", "approval", outside_sandbox=True)
+        return Decision(True, "approved once by the user to run outside the sandbox", "approval", outside_sandbox=True)
+
+    def _runs_outside(self, call: Call) -> bool:
+        """Whether this command runs unconfined although a sandbox is on: its prefix is excluded (the user's settings, an "always")."""
+        if self.sandbox is None or call.traits.kind != "execute" or not self._outside:
+            return False
+        return first_match([Rule(call.tool, pattern) for pattern in self._outside], call, deny=True) is not None
 
     def _hard_deny(self, call: Call) -> str | None:
         command, args = call.command(), call.args
@@ -150,16 +210,6 @@ class PermissionPolicy:
             return analyze(command)
         except ShellParseError:
             return None
-
-    def _unknown_code(self, call: Call) -> str | None:
-        line = self._line(call)
-        why = unknown_code_reason(line.effective, line.variables) if line is not None else None
-        if why is None:
-            return None
-        return (
-            f"Refused: {why}. In bypass mode (or under a rule allowing every command) nothing else would check it. "
-            "Run the command it computes directly, or ask the user to run this one."
-        )
 
     def _hidden(self, call: Call) -> str | None:
         line = self._line(call)
@@ -196,16 +246,18 @@ class PermissionPolicy:
         cwd = call.args.get("cwd")
         return Path(os.path.normpath(self.workspace / cwd)) if isinstance(cwd, str) and cwd else self.workspace
 
-    async def _ask(self, call: Call, protected: tuple[Path, str] | None, preview: Preview | None) -> Decision:
-        suggested = suggested_rule(call, self._line(call), self._hidden(call)) if protected is None else None
+    async def _ask(self, call: Call, forced: str | None, preview: Preview | None, headless: str | None = None) -> Decision:
+        """Ask the approver; ``forced``: why this call asks every time (a protected path, an ask rule), so "always" saves nothing."""
+        suggested = suggested_rule(call, self._line(call), self._hidden(call)) if forced is None else None
         if self.approver is None:
-            why = _protected_refusal(call, *protected) if protected is not None else _headless_refusal(call, suggested, self._hidden(call))
-            return Decision(False, why, "headless")
-        summary = _summary(call) if protected is None else f"{_summary(call)}  [protected: {protected[0]}: {protected[1]}]"
+            if forced is None:
+                return Decision(False, _headless_refusal(call, suggested, self._hidden(call)), "headless")
+            return Decision(False, headless or _forced_refusal(call, forced), "headless")
+        summary = _summary(call) if forced is None else f"{_summary(call)}  [{forced}]"
         diff = preview() if preview is not None else ""
-        request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff)
+        request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff, reason=forced or "")
         answer = await self.approver.ask(request)
-        if answer.choice == "once" or (answer.choice == "always" and protected is not None):
+        if answer.choice == "once" or (answer.choice == "always" and forced is not None):
             return Decision(True, "approved once by the user", "approval")
         if answer.choice == "always":
             if suggested is not None:
@@ -215,7 +267,6 @@ class PermissionPolicy:
             return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval", suggested)
         why = answer.reason.strip()
         return Decision(False, f"The user denied this call: {why}" if why else "The user denied this call.", "approval")
-
 
     def _plan_refusal(self, tool: Tool) -> str:
         plan_tool = next((t.name for t in self.tools if t.traits.exits_plan), None)
@@ -240,6 +291,23 @@ def _headless_refusal(call: Call, suggested: Rule | None, hidden: str | None = N
     )
 
 
+def _forced_refusal(call: Call, why: str) -> str:
+    return f"`{call.tool}` needs the user's approval ({why}), but this run is headless and cannot ask; no flag but removing the rule allows it."
+
+
+def _sandbox_refusal(blocked: str, pattern: str) -> str:
+    return (
+        f"Blocked by the sandbox: {blocked}. This run is headless, so it was not run outside the sandbox. "
+        f"To allow it, re-run with --sandbox off, or list \"{pattern}\" under sandbox.excludedCommands in your user settings."
+    )
+
+
+def _prefix_pattern(text: str) -> str:
+    """An ``excludedCommands`` entry as a rule pattern: ``docker`` and ``docker:*`` both mean every ``docker`` command."""
+    text = text.strip()
+    return text if text.endswith(":*") else text + ":*"
+
+
 def _protected_refusal(call: Call, path: Path, why: str) -> str:
     return (
         f"`{call.tool}` would write {path}, a protected path ({why}). Such writes need the user's approval every time, "
@@ -255,3 +323,10 @@ def _summary(call: Call) -> str:
     paths = [call.args.get(name) for name in call.traits.path_arguments]
     path = next((p for p in paths if isinstance(p, str)), None)
     return f"{call.tool} {path}" if path is not None else call.tool
+
+
+_SANDBOXED = (
+    " In this session shell commands run inside a sandbox, and so without asking (the user's ask rules aside): they can write the workspace and the temp "
+    "directory, not .git hooks or config, the agent's settings or anything else on the machine, and have no network "
+    "unless allowed. A command the sandbox blocked says so in its result; the user may be asked to run it outside."
+)

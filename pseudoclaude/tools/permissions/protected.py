@@ -6,7 +6,9 @@ outside every check: a ``.git/hooks/pre-commit`` or a ``core.fsmonitor`` in
 ``.pseudoclaude/settings.local.json`` takes effect next session, a line in
 ``~/.bashrc`` runs in the user's next shell. So, in every mode but a
 user-chosen bypass, a write to one asks (and is denied headless), and no allow
-rule or earlier "always" answer covers it:
+rule or earlier "always" answer covers it. A command a sandbox confines is not
+judged here: the sandbox mounts ``.git`` hooks and config, the agent's folders
+and everything outside the workspace read-only, whatever the line says. The paths:
 
 * anything inside a ``.git`` directory (or a ``.git`` file), at any depth
   (``vendor/sub/.git/hooks/x`` too);

@@ -1,4 +1,4 @@
-"""Allow and deny rules, in Claude Code's settings syntax.
+"""Allow, ask and deny rules, in Claude Code's settings syntax.
 
 A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
 
@@ -13,6 +13,10 @@ A rule is ``tool`` (every call of the tool) or ``tool(pattern)``:
 * for file tools, a gitignore-style glob on the workspace-relative ``path``
   (``edit_file(src/**)``); ``~/`` anchors it at the home directory and ``//``
   at the filesystem root.
+
+Deny beats ask, and ask beats allow, as in Claude Code: ``Bash(git push:*)``
+under ``permissions.ask`` asks even where an allow rule or the sandbox would
+let the command run. Ask rules match as deny rules do (any part of a line).
 
 Commands are judged per simple command (see :mod:`unwrap`): a deny rule hits
 if it matches ANY effective simple command, including ones behind ``sudo``,
@@ -124,29 +128,29 @@ def _compiled(pattern: str) -> Any:
 class Rules:
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
 
     @classmethod
     def from_settings(cls, *settings: Mapping[str, Any]) -> "Rules":
-        """Rules from settings dicts shaped like ``{"permissions": {"allow": [...], "deny": [...]}}``."""
-        allow: list[Rule] = []
-        deny: list[Rule] = []
+        """Rules from settings dicts shaped like ``{"permissions": {"allow": [...], "ask": [...], "deny": [...]}}``."""
+        found: dict[str, list[Rule]] = {"allow": [], "deny": [], "ask": []}
         for document in settings:
             permissions = document.get("permissions", {}) if isinstance(document, Mapping) else None
             if not isinstance(permissions, Mapping):
-                raise RuleSyntaxError("`permissions` must be an object with `allow` and `deny` lists")
-            for key, target in (("allow", allow), ("deny", deny)):
+                raise RuleSyntaxError("`permissions` must be an object with `allow`, `ask` and `deny` lists")
+            for key, target in found.items():
                 entries = permissions.get(key, [])
                 if not isinstance(entries, list):
                     raise RuleSyntaxError(f"`permissions.{key}` must be a list of rule strings")
                 target.extend(Rule.parse(entry) for entry in entries)
-        return cls(tuple(allow), tuple(deny))
+        return cls(tuple(found["allow"]), tuple(found["deny"]), tuple(found["ask"]))
 
     def with_allow(self, rules: Iterable[Rule]) -> "Rules":
-        return Rules((*self.allow, *rules), self.deny)
+        return Rules((*self.allow, *rules), self.deny, self.ask)
 
     def resolved(self, name_of: Callable[[str], str]) -> "Rules":
         """These rules with every tool named by ``name_of`` (see ``ToolRegistry.canonical_name``)."""
-        return Rules(tuple(r.resolved(name_of) for r in self.allow), tuple(r.resolved(name_of) for r in self.deny))
+        return Rules(*(tuple(r.resolved(name_of) for r in rules) for rules in (self.allow, self.deny, self.ask)))
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ class Call:
 
 
 def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None:
-    """The rule deciding ``call``: for deny, any hit; for allow, a rule covering all of it."""
+    """The rule deciding ``call``: for deny (and ask), any hit; for allow, a rule covering all of it."""
     relevant = [r for r in rules if names_tool(r.tool, call.tool)]
     whole = next((r for r in relevant if r.pattern is None), None)
     if whole is not None or not relevant:
