@@ -5,8 +5,9 @@ at once with an id (``bg1``, ``bg2``...); ``command_output`` reads what it
 printed since the last read, ``kill_command`` stops it. Invariants:
 
 - A job is ``bash -c`` in a new session (its own process group, stdin from
-  ``/dev/null``), as a foreground command; killing it stops the whole group
-  (``shell.stop_group``).
+  ``/dev/null``), as a foreground command, inside the session's sandbox when it
+  has one (whose context lives as long as the job); killing it stops the whole
+  group (``shell.stop_group``).
 - Memory stays bounded: the complete output goes to a log file in the session's
   ``tool-results/`` (up to ``SPILL_LIMIT_BYTES``); only the unread part is kept
   in memory, at most ``UNREAD_LIMIT`` bytes (the oldest unread bytes are dropped
@@ -26,13 +27,17 @@ import json
 import os
 import signal
 import time
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
-from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, stop_group
+from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, prepared, stop_group
 from pseudoclaude.tools.ripgrep import command_environment
+
+if TYPE_CHECKING:
+    from pseudoclaude.sandbox import CommandSandbox
 
 UNREAD_LIMIT = 4 * 1024 * 1024
 STATE_FILE = "background.json"
@@ -78,6 +83,7 @@ class _Job:
     killed: bool = False
     stopped_at_close: bool = False
     reader: asyncio.Task[None] | None = None
+    confinement: AsyncExitStack | None = None
 
     def view(self) -> JobView:
         running = self.proc.returncode is None
@@ -110,13 +116,19 @@ class BackgroundJobs:
         self._count = 0
         atexit.register(self._kill_now)
 
-    async def start(self, command: str, cwd: Path) -> JobView:
-        proc = await asyncio.create_subprocess_exec(
-            "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=command_environment(),
-        )
+    async def start(self, command: str, cwd: Path, *, sandbox: CommandSandbox | None = None) -> JobView:
+        confinement = AsyncExitStack()
+        try:
+            argv, env = await prepared(confinement, command, cwd, command_environment(), sandbox)
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, start_new_session=True, limit=READ_CHUNK, env=env,
+            )
+        except BaseException:
+            await confinement.aclose()
+            raise
         self._count += 1
-        job = _Job(f"bg{self._count}", command, proc)
+        job = _Job(f"bg{self._count}", command, proc, confinement=confinement)
         if self.spill_dir is not None:
             try:
                 job.log_path, job.log = open_spill_file(self.spill_dir, f"background-{job.id}")
@@ -137,6 +149,8 @@ class BackgroundJobs:
             job.ended = time.time()
             if job.log is not None:
                 job.log.close()
+            if job.confinement is not None:
+                await job.confinement.aclose()
             if not job.killed:
                 self._notices.append(f"background command {job.id} exited with code {job.proc.returncode}: {_short(job.command)}")
             self._save()

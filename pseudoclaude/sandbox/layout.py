@@ -1,0 +1,225 @@
+"""Which paths a confined command may write, which stay read-only, which it may not read at all.
+
+Computed afresh for every command (a command may create a ``.env`` the next
+one must not read) from a ``SandboxConfig`` and the workspace as it is now.
+
+The workspace is untrusted input: a repository can hold symlinks aimed at
+anything. So every path that becomes a mount target is resolved first, and a
+target that resolves outside the workspace (or, for the user's own writable
+roots, anywhere other than where it was configured) is refused: a repository
+must not be able to turn ``.git/hooks -> /`` into a mount over ``/`` or make a
+writable root point at ``~/.ssh``. Refusals are listed in ``Layout.refused``.
+
+Masks come from the path patterns of ``Read(...)`` deny rules, with the rule
+matcher's meaning (gitignore syntax; ``~/`` from the home, ``//`` from the
+root, otherwise from the workspace). They are expanded with a walk that does
+NOT honour ``.gitignore`` (an ignored ``.env`` is the usual secret) and does
+not follow symlinked folders; it stops after ``MAX_WALK_ENTRIES`` entries, and
+says so in ``Layout.truncated``. A folder whose every entry a pattern matches
+is masked whole (``--tmpfs``), a file is covered by an empty one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from pseudoclaude.sandbox import SandboxConfig
+
+MAX_WALK_ENTRIES = 50_000
+PROTECTED_FOLDERS = (".pseudoclaude", ".claude")
+GIT_PROTECTED = ("hooks", "config")
+_GLOB_CHARS = frozenset("*?[]!\\")
+_PROBE = "pseudoclaude-probe-\u2603"
+
+
+@dataclass(frozen=True)
+class Mask:
+    path: Path
+    is_dir: bool
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What one command's mounts are made of; every path absolute and resolved."""
+
+    workspace: Path
+    writable: tuple[Path, ...]
+    pinned: tuple[Path, ...]
+    read_only: tuple[Path, ...]
+    masks: tuple[Mask, ...]
+    refused: tuple[str, ...] = ()
+    truncated: bool = False
+
+
+def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home: Path) -> Layout:
+    """The mounts for one command in ``workspace`` under ``config`` (``read-only`` mode: nothing writable)."""
+    workspace = Path(os.path.realpath(workspace))
+    refused: list[str] = []
+    writable: list[Path] = []
+    if config.mode == "workspace-write":
+        writable = [workspace, Path(os.path.realpath(temp_dir))]
+        for root in config.writable_roots:
+            kept = _writable_root(root, workspace, refused)
+            if kept is not None:
+                writable.append(kept)
+    pinned, read_only = _protected(config, workspace, refused) if writable else ([], [])
+    read_only = [path for path in read_only if any(_inside(path, root) for root in writable)]
+    masks, truncated = expand_masks(config.masked_patterns, workspace, home, refused)
+    return Layout(
+        workspace, tuple(dict.fromkeys(writable)), tuple(dict.fromkeys(pinned)), tuple(dict.fromkeys(read_only)), masks, tuple(refused), truncated
+    )
+
+
+def _writable_root(root: Path, workspace: Path, refused: list[str]) -> Path | None:
+    """A configured writable root, resolved; refused when a link moved it (a command may have replaced it)."""
+    given = Path(os.path.normpath(root.expanduser()))
+    if not given.is_absolute():
+        given = Path(os.path.normpath(workspace / given))
+    real = Path(os.path.realpath(given))
+    if not real.is_dir():
+        refused.append(f"writable root {given} is not a folder")
+        return None
+    if real != given and (_inside(given, workspace) or _inside(real, workspace) != _inside(given, workspace)):
+        refused.append(f"writable root {given} is a link to {real}")
+        return None
+    return real
+
+
+def _protected(config: SandboxConfig, workspace: Path, refused: list[str]) -> tuple[list[Path], list[Path]]:
+    """The paths pinned (a writable mount onto itself, so it cannot be renamed away and replaced) and the paths kept
+    read-only inside the workspace: .git's hooks and config, the agent's folders, the instruction files.
+
+    A ``.git`` whose hooks or config lead out of the workspace is made read-only whole: a link there could be
+    removed and replaced by a real folder, which a mount on the link's target would not prevent.
+    """
+    pinned: list[Path] = []
+    found: list[Path] = []
+    git = workspace / ".git"
+    if git.is_dir() and not git.is_symlink():
+        hooks = git / "hooks"
+        if not os.path.lexists(hooks):
+            try:
+                hooks.mkdir()
+            except OSError:
+                pass
+        inner = [git / name for name in GIT_PROTECTED if os.path.lexists(git / name)]
+        if all(_inside(Path(os.path.realpath(path)), git) for path in inner):
+            pinned.append(git)
+            found += [Path(os.path.realpath(path)) for path in inner]
+        else:
+            found.append(git)
+        candidates = []
+    else:
+        candidates = [git]
+    candidates += [workspace / name for name in (*PROTECTED_FOLDERS, *config.protected_names)]
+    for candidate in candidates:
+        if not os.path.lexists(candidate):
+            continue
+        real = Path(os.path.realpath(candidate))
+        if not _inside(real, workspace):
+            refused.append(f"{candidate.relative_to(workspace)} points outside the workspace")
+            continue
+        found.append(real)
+    extra = [Path(os.path.realpath(p)) for p in config.protected_paths if os.path.lexists(p)]
+    return pinned, found + extra
+
+
+def expand_masks(patterns: tuple[str, ...], workspace: Path, home: Path, refused: list[str]) -> tuple[tuple[Mask, ...], bool]:
+    """Every existing path the deny patterns match, as masks (see the module docstring)."""
+    masks: dict[Path, Mask] = {}
+    budget = [MAX_WALK_ENTRIES]
+    for pattern in patterns:
+        base, relative = _anchor(pattern, workspace, home)
+        start = base / _literal_prefix(relative)
+        if not os.path.lexists(start):
+            continue
+        for path, is_dir in _matches(_spec(relative), base, start, budget):
+            real = Path(os.path.realpath(path))
+            if base == workspace and not _inside(real, workspace):
+                refused.append(f"{path.relative_to(workspace)} (masked) points outside the workspace")
+                continue
+            if real != path and not os.path.lexists(real):
+                continue
+            masks.setdefault(real, Mask(real, is_dir or real.is_dir()))
+    return _outermost(masks.values()), budget[0] <= 0
+
+
+def _anchor(pattern: str, workspace: Path, home: Path) -> tuple[Path, str]:
+    if pattern.startswith("~/"):
+        return Path(os.path.realpath(home)), pattern[2:]
+    if pattern.startswith("//"):
+        return Path("/"), pattern[2:]
+    return workspace, pattern
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The leading folders of an anchored pattern that hold no glob character (where its walk can start)."""
+    if "/" not in pattern.rstrip("/") or pattern.startswith("**"):
+        return ""
+    parts = pattern.lstrip("/").split("/")[:-1]
+    literal: list[str] = []
+    for part in parts:
+        if _GLOB_CHARS & set(part):
+            break
+        literal.append(part)
+    return "/".join(literal)
+
+
+@functools.lru_cache(maxsize=256)
+def _spec(pattern: str) -> Any:
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitignore", [pattern])
+
+
+def _matches(spec: Any, base: Path, start: Path, budget: list[int]) -> Iterator[tuple[Path, bool]]:
+    """Matching paths under ``start`` (itself included), relative names tested from ``base``; folders not followed."""
+    stack = [start]
+    while stack and budget[0] > 0:
+        folder = stack.pop()
+        relative = folder.relative_to(base).as_posix() if folder != base else ""
+        if relative:
+            if spec.match_file(relative + "/") or spec.match_file(f"{relative}/{_PROBE}"):
+                yield folder, True
+                continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        budget[0] -= len(entries)
+        for entry in entries:
+            name = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir:
+                stack.append(Path(entry.path))
+            elif spec.match_file(name):
+                yield Path(entry.path), _is_dir_target(entry.path)
+
+
+def _is_dir_target(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _outermost(masks: Any) -> tuple[Mask, ...]:
+    """The masks without those inside a masked folder (mounting in a tmpfs would recreate them)."""
+    ordered = sorted(masks, key=lambda m: len(m.path.parts))
+    kept: list[Mask] = []
+    for mask in ordered:
+        if not any(k.is_dir and _inside(mask.path, k.path) for k in kept):
+            kept.append(mask)
+    return tuple(kept)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
