@@ -4,7 +4,8 @@ The argv, in the order the mounts stack (a later mount covers an earlier one):
 
 1. ``--ro-bind / /``: the whole machine, read-only; ``--dev /dev``, ``--proc /proc``.
 2. ``workspace-write``: ``--bind`` the workspace, the temp folder and the writable roots;
-   ``read-only``: a private tmpfs on ``/tmp`` (``TMPDIR`` points there).
+   ``read-only``: a private tmpfs on ``/tmp`` (``TMPDIR`` points there; a workspace under
+   ``/tmp`` is bound back, read-only).
 3. ``.git`` bound onto itself (a mount point cannot be renamed, so a command cannot move
    it aside and plant another), then ``--ro-bind`` its hooks and config, the agent's
    folders and the instruction files (``layout``).
@@ -80,6 +81,8 @@ class BubblewrapSandbox:
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if self.config.mode == "read-only":
             args += ["--tmpfs", "/tmp"]
+            if layout.workspace.is_relative_to("/tmp"):
+                args += ["--ro-bind", str(layout.workspace), str(layout.workspace)]
         for path in (*layout.writable, *layout.pinned):
             args += ["--bind", str(path), str(path)]
         for path in layout.read_only:

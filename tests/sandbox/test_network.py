@@ -1,0 +1,61 @@
+"""With the network off, nothing inside reaches a listener outside, not even on loopback."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.sandbox.support import real_sandbox, run
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 (outside the sandbox) that counts the connections it accepts."""
+
+    def __init__(self) -> None:
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.accepted = 0
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    opened = Listener()
+    yield opened
+    opened.close()
+
+
+CLIENTS = {
+    "curl": "curl -sS -m 3 http://127.0.0.1:{port}/",
+    "python": "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)\"",
+    "bash": "exec 3<>/dev/tcp/127.0.0.1/{port}",
+}
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_a_loopback_listener_outside_receives_nothing_with_the_network_off(workspace: Path, listener: Listener, client: str) -> None:
+    output = run(CLIENTS[client].format(port=listener.port), workspace, real_sandbox(workspace))
+    assert listener.accepted == 0
+    assert "network is off" in output.display["sandbox_blocked"]
+
+
+def test_with_the_network_on_the_same_client_gets_through(workspace: Path, listener: Listener) -> None:
+    run(CLIENTS["python"].format(port=listener.port), workspace, real_sandbox(workspace, network="all"))
+    assert listener.accepted == 1
