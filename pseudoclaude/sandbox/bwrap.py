@@ -31,7 +31,7 @@ from typing import AsyncIterator, Mapping
 from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.cgroup import create_cgroup, launcher
-from pseudoclaude.sandbox.layout import Layout, plan_layout
+from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
 
 
 class BubblewrapSandbox:
@@ -49,6 +49,7 @@ class BubblewrapSandbox:
         self.bwrap = bwrap
         self.home = home if home is not None else Path.home()
         self._last: Layout | None = None
+        self._tree = TreeCache()
 
     @property
     def status(self) -> SandboxStatus:
@@ -68,11 +69,11 @@ class BubblewrapSandbox:
             yield PreparedCommand(argv, self.environment(env))
         finally:
             if cgroup is not None:
-                await cgroup.remove()
+                cgroup.remove()
 
     def layout(self, env: Mapping[str, str]) -> Layout:
         """The mounts for the next command, from the workspace as it is now."""
-        layout = plan_layout(self.config, self.workspace, temp_dir=temp_dir(env), home=self.home)
+        layout = plan_layout(self.config, self.workspace, temp_dir=temp_dir(env), home=self.home, tree=self._tree)
         self._last = layout
         return layout
 

@@ -10,8 +10,8 @@ ceiling is the same cgroup's ``memory.max`` (v2) or ``memory.limit_in_bytes``
 ``RLIMIT_AS`` instead, and it always gets ``RLIMIT_FSIZE``.
 
 The command joins its cgroup before it can fork: ``launcher`` returns a tiny
-bash script that writes its own pid into ``cgroup.procs``, sets the rlimits
-and ``exec``s the sandbox (bash's ``ulimit`` counts in KiB). A cgroup is
+shell script that writes its own pid into ``cgroup.procs``, sets the rlimits
+and ``exec``s the sandbox. A cgroup is
 removed when the command's context ends, after whatever is left in it was
 killed; one left behind by a crashed process is removed by the next one.
 """
@@ -51,12 +51,14 @@ class CommandCgroup:
     processes: bool
     memory: bool
 
-    async def remove(self) -> None:
-        """Kill what is left in the cgroup and remove it (a best effort: the next process sweeps leftovers)."""
-        deadline = time.monotonic() + REMOVE_WAIT_S
-        for folder in self.folders:
-            while not _remove_now(folder) and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+    def remove(self) -> None:
+        """Kill what is left in the cgroup and remove it: at once when the kernel lets go of it, else from a task that
+        retries for ``REMOVE_WAIT_S`` (the command's result need not wait for it); the next process sweeps leftovers."""
+        busy = [folder for folder in self.folders if not _remove_now(folder)]
+        if busy:
+            task = asyncio.get_running_loop().create_task(_remove_later(busy))
+            _removing.add(task)
+            task.add_done_callback(_removing.discard)
 
 
 def memory_ceiling(limits: SandboxLimits) -> int:
@@ -94,17 +96,23 @@ def create_cgroup(limits: SandboxLimits) -> CommandCgroup | None:
 
 def launcher(cgroup: CommandCgroup | None, limits: SandboxLimits, *, address_space: bool = True) -> tuple[str, ...]:
     """The argv prefix that joins ``cgroup``, sets the rlimits it cannot enforce, then runs the rest
-    (``address_space``: fall back to ``RLIMIT_AS`` for memory; macOS cannot set it)."""
+    (``address_space``: fall back to ``RLIMIT_AS`` for memory; macOS cannot set it).
+
+    ``/bin/sh`` when only POSIX's ``ulimit -f`` (512-byte blocks) is needed: it starts a few ms sooner than bash.
+    The fallbacks need bash, whose ``ulimit`` has ``-u`` and ``-v`` everywhere (and counts ``-f`` in KiB).
+    """
     steps = [f"echo $$ > {shlex.quote(str(folder / 'cgroup.procs'))}" for folder in cgroup.folders] if cgroup else []
     join = " && ".join(steps)
     script = f"{{ {join}; }} 2>/dev/null || {{ echo 'pseudoclaude: cannot join the command cgroup' >&2; exit 125; }}; " if join else ""
-    ulimits = [f"ulimit -f {max(1, limits.file_bytes // 1024)}"]
+    fallbacks = []
     if address_space and (cgroup is None or not cgroup.memory):
-        ulimits.append(f"ulimit -v {max(1, memory_ceiling(limits) // 1024)}")
+        fallbacks.append(f"ulimit -v {max(1, memory_ceiling(limits) // 1024)}")
     if cgroup is None or not cgroup.processes:
-        ulimits.append(f"ulimit -u {limits.processes}")
+        fallbacks.append(f"ulimit -u {limits.processes}")
+    block = 1024 if fallbacks else 512
+    ulimits = [f"ulimit -f {max(1, limits.file_bytes // block)}", *fallbacks]
     script += " && ".join(ulimits) + ' || exit 125; exec "$@"'
-    return (_bash(), "-c", script, "pseudoclaude-sandbox")
+    return (_bash() if fallbacks else "/bin/sh", "-c", script, "pseudoclaude-sandbox")
 
 
 @functools.lru_cache(maxsize=1)
@@ -212,6 +220,16 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+_removing: set[asyncio.Task[None]] = set()
+
+
+async def _remove_later(folders: list[Path]) -> None:
+    deadline = time.monotonic() + REMOVE_WAIT_S
+    for folder in folders:
+        while not _remove_now(folder) and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
 
 def _remove_now(folder: Path) -> bool:

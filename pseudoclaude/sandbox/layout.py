@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -56,7 +58,7 @@ class Layout:
     truncated: bool = False
 
 
-def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home: Path) -> Layout:
+def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home: Path, tree: TreeCache | None = None) -> Layout:
     """The mounts for one command in ``workspace`` under ``config`` (``read-only`` mode: nothing writable)."""
     workspace = Path(os.path.realpath(workspace))
     refused: list[str] = []
@@ -69,7 +71,7 @@ def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home:
                 writable.append(kept)
     pinned, read_only = _protected(config, workspace, refused) if writable else ([], [])
     read_only = [path for path in read_only if any(_inside(path, root) for root in writable)]
-    masks, truncated = expand_masks(config.masked_patterns, workspace, home, refused)
+    masks, truncated = expand_masks(config.masked_patterns, workspace, home, refused, tree)
     return Layout(
         workspace, tuple(dict.fromkeys(writable)), tuple(dict.fromkeys(pinned)), tuple(dict.fromkeys(read_only)), masks, tuple(refused), truncated
     )
@@ -129,16 +131,20 @@ def _protected(config: SandboxConfig, workspace: Path, refused: list[str]) -> tu
     return pinned, found + extra
 
 
-def expand_masks(patterns: tuple[str, ...], workspace: Path, home: Path, refused: list[str]) -> tuple[tuple[Mask, ...], bool]:
+def expand_masks(
+    patterns: tuple[str, ...], workspace: Path, home: Path, refused: list[str], tree: TreeCache | None = None
+) -> tuple[tuple[Mask, ...], bool]:
     """Every existing path the deny patterns match, as masks (see the module docstring)."""
     masks: dict[Path, Mask] = {}
     budget = [MAX_WALK_ENTRIES]
+    tree = tree if tree is not None else TreeCache()
     for pattern in patterns:
         base, relative = _anchor(pattern, workspace, home)
         start = base / _literal_prefix(relative)
-        if not os.path.lexists(start):
+        matcher = _matcher(relative)
+        if matcher is None or not os.path.lexists(start):
             continue
-        for path, is_dir in _matches(_spec(relative), base, start, budget):
+        for path, is_dir in _matches(matcher, base, start, budget, tree):
             real = Path(os.path.realpath(path))
             if base == workspace and not _inside(real, workspace):
                 refused.append(f"{path.relative_to(workspace)} (masked) points outside the workspace")
@@ -147,6 +153,69 @@ def expand_masks(patterns: tuple[str, ...], workspace: Path, home: Path, refused
                 continue
             masks.setdefault(real, Mask(real, is_dir or real.is_dir()))
     return _outermost(masks.values()), budget[0] <= 0
+
+
+class TreeCache:
+    """Folder listings kept between commands, reused while a folder's mtime says nothing changed in it.
+
+    A listing taken within ``RACY_NS`` of the folder's last change is not reused (timestamps are coarse: a change
+    in the same tick would not move the mtime), as git does with its racily clean index entries.
+    """
+
+    RACY_NS = 200_000_000
+
+    def __init__(self) -> None:
+        self._listings: dict[str, tuple[int, int, Listing]] = {}
+
+    def listing(self, folder: str) -> Listing | None:
+        """The files and real (not linked) folders of ``folder``; None when it cannot be read."""
+        try:
+            mtime = os.lstat(folder).st_mtime_ns
+        except OSError:
+            return None
+        cached = self._listings.get(folder)
+        if cached is not None and cached[0] == mtime and mtime < cached[1] - self.RACY_NS:
+            return cached[2]
+        scanned = time.time_ns()
+        files: list[str] = []
+        folders: list[str] = []
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    (folders if _real_folder(entry) else files).append(entry.name)
+        except OSError:
+            return None
+        listing = Listing(frozenset(files), tuple(folders))
+        self._listings[folder] = (mtime, scanned, listing)
+        return listing
+
+
+@dataclass(frozen=True)
+class Listing:
+    files: frozenset[str]
+    folders: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    regex: re.Pattern[str]
+    name: str | None
+    """The file name every match ends in (``**/.env``: ``.env``), when the pattern fixes it."""
+
+    def folder(self, relative: str) -> bool:
+        """The folder matches, or everything in it does (``secrets/**``)."""
+        return self.regex.match(relative + "/") is not None or self.regex.match(f"{relative}/{_PROBE}") is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _matcher(pattern: str) -> _Matcher | None:
+    import pathspec
+
+    compiled = [p for p in pathspec.PathSpec.from_lines("gitignore", [pattern]).patterns if p.include and p.regex is not None]
+    if not compiled:
+        return None
+    last = pattern.rstrip("/").rsplit("/", 1)[-1]
+    return _Matcher(re.compile(compiled[0].regex.pattern), None if _GLOB_CHARS & set(last) else last)
 
 
 def _anchor(pattern: str, workspace: Path, home: Path) -> tuple[Path, str]:
@@ -170,38 +239,36 @@ def _literal_prefix(pattern: str) -> str:
     return "/".join(literal)
 
 
-@functools.lru_cache(maxsize=256)
-def _spec(pattern: str) -> Any:
-    import pathspec
-
-    return pathspec.PathSpec.from_lines("gitignore", [pattern])
-
-
-def _matches(spec: Any, base: Path, start: Path, budget: list[int]) -> Iterator[tuple[Path, bool]]:
-    """Matching paths under ``start`` (itself included), relative names tested from ``base``; folders not followed."""
-    stack = [start]
+def _matches(matcher: _Matcher, base: Path, start: Path, budget: list[int], tree: TreeCache) -> Iterator[tuple[Path, bool]]:
+    """Matching paths under ``start`` (itself included), relative names tested from ``base``; folder links not
+    followed, ``.git/objects`` not entered (compressed, never a readable secret)."""
+    base_text = str(base).rstrip("/") + "/"
+    stack = [str(start)]
     while stack and budget[0] > 0:
         folder = stack.pop()
-        relative = folder.relative_to(base).as_posix() if folder != base else ""
-        if relative:
-            if spec.match_file(relative + "/") or spec.match_file(f"{relative}/{_PROBE}"):
-                yield folder, True
-                continue
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
+        relative = folder[len(base_text):] if folder.startswith(base_text) else ""
+        if relative and matcher.folder(relative):
+            yield Path(folder), True
             continue
-        budget[0] -= len(entries)
-        for entry in entries:
-            name = f"{relative}/{entry.name}" if relative else entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir:
-                stack.append(Path(entry.path))
-            elif spec.match_file(name):
-                yield Path(entry.path), _is_dir_target(entry.path)
+        listing = tree.listing(folder)
+        if listing is None:
+            continue
+        budget[0] -= len(listing.files) + len(listing.folders)
+        prefix = relative + "/" if relative else ""
+        skip = "objects" if folder.endswith("/.git") else None
+        stack.extend(f"{folder}/{name}" for name in listing.folders if name != skip)
+        names = (matcher.name,) if matcher.name is not None and matcher.name in listing.files else listing.files if matcher.name is None else ()
+        for name in names:
+            if matcher.regex.match(prefix + name) is not None:
+                path = f"{folder}/{name}"
+                yield Path(path), _is_dir_target(path)
+
+
+def _real_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _is_dir_target(path: str) -> bool:

@@ -29,7 +29,7 @@ from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.bwrap import temp_dir
 from pseudoclaude.sandbox.cgroup import launcher
-from pseudoclaude.sandbox.layout import Layout, plan_layout
+from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
 
 _BASE = """(version 1)
 (deny default)
@@ -77,6 +77,7 @@ class SeatbeltSandbox:
         self.workspace = Path(os.path.realpath(workspace))
         self.home = home if home is not None else Path.home()
         self._last: Layout | None = None
+        self._tree = TreeCache()
 
     @property
     def status(self) -> SandboxStatus:
@@ -86,7 +87,7 @@ class SeatbeltSandbox:
 
     def profile(self, env: Mapping[str, str]) -> str:
         temp = Path(os.path.realpath(temp_dir(env)))
-        self._last = plan_layout(self.config, self.workspace, temp_dir=temp, home=self.home)
+        self._last = plan_layout(self.config, self.workspace, temp_dir=temp, home=self.home, tree=self._tree)
         return seatbelt_profile(self._last, self.config, temp_dirs=dict.fromkeys((temp, Path(os.path.realpath("/tmp")))))
 
     @asynccontextmanager
