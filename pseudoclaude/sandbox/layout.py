@@ -211,11 +211,12 @@ class _Matcher:
 def _matcher(pattern: str) -> _Matcher | None:
     import pathspec
 
-    compiled = [p for p in pathspec.PathSpec.from_lines("gitignore", [pattern]).patterns if p.include and p.regex is not None]
-    if not compiled:
+    regexes = [p.regex for p in pathspec.PathSpec.from_lines("gitignore", [pattern]).patterns if p.include]
+    regex = next((r for r in regexes if r is not None), None)
+    if regex is None:
         return None
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
-    return _Matcher(re.compile(compiled[0].regex.pattern), None if _GLOB_CHARS & set(last) else last)
+    return _Matcher(re.compile(regex.pattern), None if _GLOB_CHARS & set(last) else last)
 
 
 def _anchor(pattern: str, workspace: Path, home: Path) -> tuple[Path, str]:

@@ -155,3 +155,19 @@ def test_unmasked_files_stay_readable(workspace: Path) -> None:
     (workspace / "notes.txt").write_text("hello\n")
     output = run("cat notes.txt", workspace, real_sandbox(workspace, masked_patterns=("**/.env",)))
     assert "hello" in output.content
+
+
+def test_a_secret_created_after_a_command_is_masked_for_the_next(workspace: Path) -> None:
+    import time
+
+    (workspace / "sub").mkdir()
+    sandbox = real_sandbox(workspace, masked_patterns=("**/.env",))
+    assert SECRET not in run("ls sub", workspace, sandbox).content
+    (workspace / "sub/.env").write_text(SECRET)
+    assert SECRET not in run("cat sub/.env", workspace, sandbox).content
+    time.sleep(0.3)
+    (workspace / "sub/deeper").mkdir()
+    assert SECRET not in run("ls sub", workspace, sandbox).content
+    time.sleep(0.3)
+    (workspace / "sub/deeper/.env").write_text(SECRET)
+    assert SECRET not in run("cat sub/deeper/.env", workspace, sandbox).content
