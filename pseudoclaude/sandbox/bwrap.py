@@ -16,6 +16,8 @@ The argv, in the order the mounts stack (a later mount covers an earlier one):
    started along), ``--unshare-ipc``, ``--new-session`` (no TIOCSTI into our terminal),
    ``--unshare-net`` unless the network is ``all``, and ``--cap-drop ALL``: we may run
    as root, and root keeps its capabilities in a bwrap without a user namespace.
+6. ``--seccomp 9``: no new unix-domain sockets (``seccomp``): the sockets of docker,
+   systemd and the system bus would run anything outside for root.
 
 The whole is started by the ``cgroup.launcher`` prefix, which puts it in the command's
 cgroup and sets the rlimits first.
@@ -32,6 +34,7 @@ from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.cgroup import create_cgroup, launcher
 from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
+from pseudoclaude.sandbox.seccomp import filter_path
 
 
 class BubblewrapSandbox:
@@ -63,9 +66,11 @@ class BubblewrapSandbox:
     @asynccontextmanager
     async def prepare(self, command: str, *, cwd: Path, env: Mapping[str, str]) -> AsyncIterator[PreparedCommand]:
         layout = self.layout(env)
+        seccomp = filter_path()
         cgroup = create_cgroup(self.config.limits)
         try:
-            argv = (*launcher(cgroup, self.config.limits), *self.argv(layout, cwd), "bash", "-c", command)
+            start = launcher(cgroup, self.config.limits, fd_9=seccomp)
+            argv = (*start, *self.argv(layout, cwd, seccomp=seccomp is not None), "bash", "-c", command)
             yield PreparedCommand(argv, self.environment(env))
         finally:
             if cgroup is not None:
@@ -77,8 +82,9 @@ class BubblewrapSandbox:
         self._last = layout
         return layout
 
-    def argv(self, layout: Layout, cwd: Path) -> tuple[str, ...]:
-        """The bwrap command line (without the command) for ``layout``; see the module docstring."""
+    def argv(self, layout: Layout, cwd: Path, *, seccomp: bool = False) -> tuple[str, ...]:
+        """The bwrap command line (without the command) for ``layout``; see the module docstring
+        (``seccomp``: apply the filter the launcher opened on descriptor 9)."""
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if self.config.mode == "read-only":
             args += ["--tmpfs", "/tmp"]
@@ -93,6 +99,8 @@ class BubblewrapSandbox:
         args += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if self.config.network != "all":
             args.append("--unshare-net")
+        if seccomp:
+            args += ["--seccomp", "9"]
         args += ["--chdir", os.path.realpath(cwd), "--"]
         return tuple(args)
 

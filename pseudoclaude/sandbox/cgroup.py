@@ -94,9 +94,12 @@ def create_cgroup(limits: SandboxLimits) -> CommandCgroup | None:
     return CommandCgroup(tuple(dict.fromkeys(folders.values())), "pids" in enforced, "memory" in enforced)
 
 
-def launcher(cgroup: CommandCgroup | None, limits: SandboxLimits, *, address_space: bool = True) -> tuple[str, ...]:
+def launcher(
+    cgroup: CommandCgroup | None, limits: SandboxLimits, *, address_space: bool = True, fd_9: str | None = None
+) -> tuple[str, ...]:
     """The argv prefix that joins ``cgroup``, sets the rlimits it cannot enforce, then runs the rest
-    (``address_space``: fall back to ``RLIMIT_AS`` for memory; macOS cannot set it).
+    (``address_space``: fall back to ``RLIMIT_AS`` for memory; macOS cannot set it; ``fd_9``: a file the rest reads
+    on descriptor 9, the seccomp filter).
 
     ``/bin/sh`` when only POSIX's ``ulimit -f`` (512-byte blocks) is needed: it starts a few ms sooner than bash.
     The fallbacks need bash, whose ``ulimit`` has ``-u`` and ``-v`` everywhere (and counts ``-f`` in KiB).
@@ -111,7 +114,10 @@ def launcher(cgroup: CommandCgroup | None, limits: SandboxLimits, *, address_spa
         fallbacks.append(f"ulimit -u {limits.processes}")
     block = 1024 if fallbacks else 512
     ulimits = [f"ulimit -f {max(1, limits.file_bytes // block)}", *fallbacks]
-    script += " && ".join(ulimits) + ' || exit 125; exec "$@"'
+    script += " && ".join(ulimits) + " || exit 125; "
+    if fd_9 is not None:
+        script += f"exec 9< {shlex.quote(fd_9)} || exit 125; "
+    script += 'exec "$@"'
     return (_bash() if fallbacks else "/bin/sh", "-c", script, "pseudoclaude-sandbox")
 
 

@@ -59,3 +59,27 @@ def test_a_loopback_listener_outside_receives_nothing_with_the_network_off(works
 def test_with_the_network_on_the_same_client_gets_through(workspace: Path, listener: Listener) -> None:
     run(CLIENTS["python"].format(port=listener.port), workspace, real_sandbox(workspace, network="all"))
     assert listener.accepted == 1
+
+
+@pytest.mark.parametrize("network", ["off", "all"])
+def test_a_unix_socket_outside_cannot_be_reached_either(workspace: Path, outside: Path, network: str) -> None:
+    path = str(outside / "daemon.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    server.settimeout(0.5)
+    try:
+        output = run(
+            f"curl -sS -m 3 --unix-socket {path} http://daemon/; python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\"",
+            workspace, real_sandbox(workspace, network=network),
+        )
+        with pytest.raises(TimeoutError):
+            server.accept()
+    finally:
+        server.close()
+    assert "Operation not permitted" in output.content
+
+
+def test_socketpair_still_works_for_asyncio_and_multiprocessing(workspace: Path) -> None:
+    output = run("python3 -c \"import asyncio; asyncio.run(asyncio.sleep(0)); print('loop ok')\"", workspace, real_sandbox(workspace))
+    assert "loop ok" in output.content
