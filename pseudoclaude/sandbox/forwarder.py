@@ -15,7 +15,7 @@ Run by path with the sandbox's python (``python -I -S forwarder.py SOCKET -- ARG
    SIGHUP are left to the child, which the forwarder then follows.
 
 It imports the standard library's C modules only (``_socket``, ``_thread``,
-``_signal``, ``posix``): ``socket``, ``threading``, ``signal`` and ``os`` would
+``_signal``, ``posix``, ``time``): ``socket``, ``threading``, ``signal`` and ``os`` would
 add about 40 ms to every sandboxed command with a proxy (``python -I -S``
 with these starts in about 12 ms here). The host side imports it too, for
 :func:`forwarded_argv` and :func:`proxy_environment`.
@@ -28,6 +28,7 @@ import _socket
 import _thread
 import posix
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -88,9 +89,16 @@ def _forward(client: _socket.socket, socket_path: str) -> None:
 
 def _serve(listener: _socket.socket, socket_path: str) -> None:
     while True:
-        descriptor, _ = listener._accept()  # type: ignore[attr-defined]  # socket.accept() is this, wrapped
+        try:
+            descriptor, _ = listener._accept()  # type: ignore[attr-defined]  # socket.accept() is this, wrapped
+        except OSError:  # out of descriptors, say: wait for some to close rather than spin or stop serving
+            time.sleep(0.05)
+            continue
         client = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM, 0, descriptor)
-        _thread.start_new_thread(_forward, (client, socket_path))
+        try:
+            _thread.start_new_thread(_forward, (client, socket_path))
+        except RuntimeError:  # at the process limit: refuse this one
+            client.close()
 
 
 def main(args: Sequence[str]) -> int:

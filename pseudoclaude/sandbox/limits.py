@@ -106,7 +106,7 @@ async def limited(limits: ResourceLimits | None = None) -> AsyncIterator[Applied
     try:
         yield _applied(limits, groups)
     finally:
-        await _remove_groups(groups)
+        await asyncio.shield(_remove_groups(groups))  # a second cancellation must not leave a cgroup behind
 
 
 def _applied(limits: ResourceLimits, groups: list[_Group]) -> AppliedLimits:
@@ -218,6 +218,8 @@ def _own_cgroup(controller: str) -> Path | None:
         return None
     wanted = None
     for line in own:
+        if line.count(":") < 2:
+            continue
         _, controllers, path = line.split(":", 2)
         if (controller == "" and controllers == "" and line.startswith("0:")) or (controller and controller in controllers.split(",")):
             wanted = path

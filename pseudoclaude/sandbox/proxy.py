@@ -128,6 +128,8 @@ class DomainProxy:
             task.cancel()
         if self._connections:
             await asyncio.gather(*self._connections, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
         self.socket_path.unlink(missing_ok=True)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -161,7 +163,7 @@ class DomainProxy:
                 writer.write(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             else:
                 upstream_writer.write(request.head)
-            await self._relay(reader, writer, upstream_reader, upstream_writer)
+            await self._relay(reader, writer, upstream_reader, upstream_writer, tunnel=request.method == "CONNECT")
         finally:
             upstream_writer.close()
 
@@ -194,7 +196,7 @@ class DomainProxy:
                         sock.close()
                         failure = error
                         continue
-                    return await asyncio.open_connection(sock=sock)
+                    return await asyncio.open_connection(sock=sock, limit=self.max_header_bytes)
                 raise _Refusal(502, "Bad Gateway", f"cannot connect to {request.host}:{request.port}: {failure}")
         except TimeoutError:
             raise _Refusal(504, "Gateway Timeout", f"no connection to {request.host}:{request.port} in time") from None
@@ -207,35 +209,57 @@ class DomainProxy:
         client_writer: asyncio.StreamWriter,
         upstream_reader: asyncio.StreamReader,
         upstream_writer: asyncio.StreamWriter,
+        *,
+        tunnel: bool,
     ) -> None:
-        """Copy both ways until both sides have finished or neither has sent anything for ``idle_timeout_s``."""
+        """Copy both ways until both sides have finished or neither has sent anything for ``idle_timeout_s``.
+
+        For a plain request the response head is rewritten to say ``Connection: close``, so the client does not send
+        its next request (perhaps for another host) down this connection, whatever the origin answered."""
         last = [time.monotonic()]
 
-        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        async def read(source: asyncio.StreamReader, head: bool) -> bytes:
             while True:
                 try:
-                    chunk = await asyncio.wait_for(source.read(64 * 1024), self.idle_timeout_s)
+                    if head:
+                        return await asyncio.wait_for(source.readuntil(b"\r\n\r\n"), self.idle_timeout_s)
+                    return await asyncio.wait_for(source.read(64 * 1024), self.idle_timeout_s)
                 except TimeoutError:
-                    if time.monotonic() - last[0] < self.idle_timeout_s:
-                        continue
-                    raise
-                if not chunk:
-                    if sink.can_write_eof():
-                        sink.write_eof()
-                    return
+                    if time.monotonic() - last[0] >= self.idle_timeout_s:
+                        raise
+
+        async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter, heads: bool) -> None:
+            while heads:
+                head = await read(source, head=True)
+                last[0] = time.monotonic()
+                heads = head.startswith(b"HTTP/1.1 1") or head.startswith(b"HTTP/1.0 1")
+                sink.write(head if heads else _closing(head))
+            while chunk := await read(source, head=False):
                 last[0] = time.monotonic()
                 sink.write(chunk)
                 await sink.drain()
+            if sink.can_write_eof():
+                sink.write_eof()
 
-        pumps = [asyncio.ensure_future(pump(client_reader, upstream_writer)), asyncio.ensure_future(pump(upstream_reader, client_writer))]
+        pumps = [
+            asyncio.ensure_future(pump(client_reader, upstream_writer, False)),
+            asyncio.ensure_future(pump(upstream_reader, client_writer, not tunnel)),
+        ]
         try:
             await asyncio.gather(*pumps)
-        except (OSError, TimeoutError):
+        except (OSError, TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         finally:
             for task in pumps:
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
+
+
+def _closing(head: bytes) -> bytes:
+    """A response head that tells the client this connection ends with the response."""
+    lines = head.split(b"\r\n")[:-2]
+    kept = [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in (b"connection", b"keep-alive", b"proxy-connection")]
+    return b"\r\n".join([lines[0], *kept, b"Connection: close", b"", b""])
 
 
 def _parse(head: bytes) -> _Request:

@@ -4,6 +4,7 @@ command runs as before. Every command here is bounded in time (``TIMEOUT_S``) an
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from pathlib import Path
@@ -15,20 +16,25 @@ from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
 
 TIMEOUT_S = 20.0
 MIB = 1024**2
+SYSTEM_PYTHON = "/usr/bin/python3"
 
 FORK_LOOP = """
-import os, time
-forked = 0
+import os, signal, time
+children = []
 try:
-    while forked < 200:
-        if os.fork() == 0:
+    while len(children) < 200:
+        pid = os.fork()
+        if pid == 0:
             os.closerange(0, 3)
             time.sleep(60)
             os._exit(0)
-        forked += 1
+        children.append(pid)
 except OSError:
     pass
-print("forked", forked, flush=True)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print("forked", len(children), flush=True)
 """
 
 MEMORY_HOG = """
@@ -39,9 +45,9 @@ print("survived", len(grown))
 """
 
 
-async def _run(argv: Sequence[str], cwd: Path | None = None) -> tuple[int, str]:
+async def _run(argv: Sequence[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+        *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
     )
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
@@ -57,6 +63,25 @@ async def _limited_run(limits: ResourceLimits, argv: Sequence[str], cwd: Path | 
     async with limited(limits) as applied:
         code, out = await _run([*applied.prefix, *argv], cwd)
         return code, out, applied, applied.exceeded(code)
+
+
+AS_NOBODY = """
+import asyncio, json, sys
+from pseudoclaude.sandbox.limits import ResourceLimits, limited
+
+async def main():
+    async with limited(ResourceLimits(processes=24, memory_bytes=256 << 20)) as applied:
+        results = []
+        for program in sys.argv[1:]:
+            proc = await asyncio.create_subprocess_exec(
+                *applied.prefix, sys.executable, "-c", program, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            )
+            out, _ = await proc.communicate()
+            results.append((proc.returncode, out.decode()))
+    print(json.dumps([applied.detail, applied.cgroups == (), results]))
+
+asyncio.run(main())
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -135,6 +160,23 @@ def test_the_defaults_stop_a_runaway_not_ordinary_work() -> None:
 
     assert limits.processes == 4096 and limits.file_size_bytes == 8 * 1024**3
     assert limits.memory_bytes == os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None or not os.path.exists(SYSTEM_PYTHON),
+    reason="needs root to become another user, and a python that user may run",
+)
+def test_without_a_writable_cgroup_a_user_gets_rlimits_instead() -> None:
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", SYSTEM_PYTHON]
+    env = {"PATH": os.defpath, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    code, out = asyncio.run(_run([*nobody, "-c", AS_NOBODY, FORK_LOOP, MEMORY_HOG], Path("/"), env))
+
+    detail, no_cgroups, ((fork_code, forked), (hog_code, hog)) = json.loads(out)
+    assert code == 0 and no_cgroups, out
+    assert "24 processes of this user (RLIMIT_NPROC" in detail and "256 MiB address space per process (RLIMIT_AS" in detail
+    assert fork_code == 0 and int(forked.split()[-1]) < 24, forked
+    assert hog_code != 0 and "MemoryError" in hog and "survived" not in hog
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")

@@ -29,6 +29,7 @@ class _Origin(http.server.ThreadingHTTPServer):
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: _Origin
+    protocol_version = "HTTP/1.1"  # keeps connections alive unless told otherwise
 
     def do_GET(self) -> None:
         self.server.seen.append((self.headers["Host"], self.path))
@@ -107,7 +108,8 @@ def test_a_plain_request_reaches_an_allowed_host_named_as_its_uri_says(short_dir
 
     answer = asyncio.run(scenario())
 
-    assert answer.startswith(b"HTTP/1.0 200") and answer.endswith(f"origin saw {ALLOWED}:{port} /a?b=1\n".encode())
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(f"origin saw {ALLOWED}:{port} /a?b=1\n".encode())
+    assert b"\r\nConnection: close\r\n" in answer  # so the client sends no second request, for another host, down it
     assert origin.seen == [(f"{ALLOWED}:{port}", "/a?b=1")]
 
 
