@@ -86,7 +86,11 @@ class _Refusal(Exception):
 
 
 class DomainProxy:
-    """An allow-list HTTP proxy on ``directory/proxy.sock`` for the life of an ``async with`` block."""
+    """An allow-list HTTP proxy on ``directory/proxy.sock`` for the life of an ``async with`` block.
+
+    ``directory`` should be private to us (``tempfile.mkdtemp`` makes it 0700): the socket is made 0600 only once it
+    exists. With ``tcp=True`` it also listens on ``127.0.0.1:port``, for a sandbox that has no network namespace
+    (Seatbelt allows the command that one port)."""
 
     def __init__(
         self,
@@ -97,6 +101,7 @@ class DomainProxy:
         max_header_bytes: int = 64 * 1024,
         idle_timeout_s: float = 120.0,
         connect_timeout_s: float = 15.0,
+        tcp: bool = False,
     ) -> None:
         self.allowed_domains = tuple(allowed_domains)
         self.socket_path = Path(directory) / SOCKET_NAME
@@ -107,7 +112,10 @@ class DomainProxy:
         self.idle_timeout_s = idle_timeout_s
         self.connect_timeout_s = connect_timeout_s
         self._refused: dict[str, None] = {}
-        self._server: asyncio.AbstractServer | None = None
+        self.tcp = tcp
+        self.port: int | None = None
+        """The TCP port on 127.0.0.1 (``tcp=True``), once the ``async with`` block has begun."""
+        self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[asyncio.Task[None]] = set()
 
     @property
@@ -117,19 +125,23 @@ class DomainProxy:
 
     async def __aenter__(self) -> DomainProxy:
         self.socket_path.unlink(missing_ok=True)
-        self._server = await asyncio.start_unix_server(self._accept, path=str(self.socket_path), limit=self.max_header_bytes)
+        self._servers.append(await asyncio.start_unix_server(self._accept, path=str(self.socket_path), limit=self.max_header_bytes))
         os.chmod(self.socket_path, 0o600)
+        if self.tcp:
+            server = await asyncio.start_server(self._accept, "127.0.0.1", 0, limit=self.max_header_bytes)
+            self._servers.append(server)
+            self.port = server.sockets[0].getsockname()[1]
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
-        if self._server is not None:
-            self._server.close()
+        for server in self._servers:
+            server.close()
         for task in list(self._connections):
             task.cancel()
         if self._connections:
             await asyncio.gather(*self._connections, return_exceptions=True)
-        if self._server is not None:
-            await self._server.wait_closed()
+        for server in self._servers:
+            await server.wait_closed()
         self.socket_path.unlink(missing_ok=True)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

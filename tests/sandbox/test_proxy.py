@@ -10,6 +10,7 @@ import shutil
 import socket
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -71,7 +72,8 @@ async def _exchange(proxy: DomainProxy, *messages: bytes) -> bytes:
 
 async def _sandboxed(proxy: DomainProxy, command: str) -> tuple[int, str, float]:
     directory = str(proxy.socket_path.parent)
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent"]
+    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc"]
+    argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     argv += ["--bind", directory, directory, "--", *forwarded_argv(["bash", "-c", command], proxy.socket_path)]
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
@@ -129,6 +131,17 @@ def test_a_host_not_on_the_list_gets_403_and_is_recorded_once(short_dir: Path, o
     assert again.startswith(b"HTTP/1.1 403") and disguised.startswith(b"HTTP/1.1 403")
     assert refused == ("evil.test", ALLOWED)
     assert origin.seen == []
+
+
+def test_the_proxy_can_listen_on_loopback_tcp_too_for_a_sandbox_without_a_network_namespace(short_dir: Path, origin: _Origin) -> None:
+    url = f"http://{ALLOWED}:{origin.server_address[1]}/tcp"
+
+    async def scenario() -> str:
+        async with DomainProxy([ALLOWED], short_dir, tcp=True) as proxy:
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": f"http://127.0.0.1:{proxy.port}"}))
+            return await asyncio.to_thread(lambda: opener.open(url, timeout=TIMEOUT_S).read().decode())
+
+    assert asyncio.run(scenario()) == f"origin saw {ALLOWED}:{origin.server_address[1]} /tcp\n"
 
 
 def test_the_proxy_is_bounded_in_header_size_idle_time_and_connections(short_dir: Path) -> None:
