@@ -103,7 +103,7 @@ class DomainProxy:
         connect_timeout_s: float = 15.0,
         tcp: bool = False,
     ) -> None:
-        self.allowed_domains = tuple(allowed_domains)
+        self.allowed_domains = tuple(normalize_host(entry) for entry in allowed_domains)
         self.socket_path = Path(directory) / SOCKET_NAME
         if len(os.fsencode(self.socket_path)) > _UNIX_PATH_MAX:
             raise ValueError(f"the proxy socket path is too long for a UNIX socket ({_UNIX_PATH_MAX} bytes): {self.socket_path}")
@@ -204,11 +204,13 @@ class DomainProxy:
                     sock.setblocking(False)
                     try:
                         await loop.sock_connect(sock, address)
+                        return await asyncio.open_connection(sock=sock, limit=self.max_header_bytes)
                     except OSError as error:
                         sock.close()
                         failure = error
-                        continue
-                    return await asyncio.open_connection(sock=sock, limit=self.max_header_bytes)
+                    except BaseException:
+                        sock.close()
+                        raise
                 raise _Refusal(502, "Bad Gateway", f"cannot connect to {request.host}:{request.port}: {failure}")
         except TimeoutError:
             raise _Refusal(504, "Gateway Timeout", f"no connection to {request.host}:{request.port} in time") from None
