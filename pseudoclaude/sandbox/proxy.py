@@ -40,6 +40,7 @@ from typing import Iterable
 from urllib.parse import urlsplit
 
 SOCKET_NAME = "proxy.sock"
+MAX_REFUSED = 256
 _UNIX_PATH_MAX = 107
 _HOST_NAME = re.compile(r"^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$")
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te", "trailer", "upgrade", "host"}
@@ -120,7 +121,7 @@ class DomainProxy:
 
     @property
     def refused(self) -> tuple[str, ...]:
-        """The hosts a request was refused for, each once, in the order first refused."""
+        """The hosts a request was refused for, each once, in the order first refused (the first ``MAX_REFUSED``)."""
         return tuple(self._refused)
 
     async def __aenter__(self) -> DomainProxy:
@@ -164,7 +165,7 @@ class DomainProxy:
             request = await self._read_request(reader)
             match = domain_match(request.host, self.allowed_domains)
             if match is None:
-                self._refused[normalize_host(request.host)] = None
+                self._refuse(request.host)
                 raise _Refusal(403, "Forbidden", f"blocked by the sandbox: {request.host} is not in allowedDomains")
             upstream_reader, upstream_writer = await self._connect(request, exact=not match.startswith("*."))
         except _Refusal as refusal:
@@ -178,6 +179,10 @@ class DomainProxy:
             await self._relay(reader, writer, upstream_reader, upstream_writer, tunnel=request.method == "CONNECT")
         finally:
             upstream_writer.close()
+
+    def _refuse(self, host: str) -> None:
+        if len(self._refused) < MAX_REFUSED:
+            self._refused[normalize_host(host)] = None
 
     async def _read_request(self, reader: asyncio.StreamReader) -> _Request:
         try:
@@ -196,7 +201,7 @@ class DomainProxy:
                 addresses = await loop.getaddrinfo(request.host, request.port, type=socket.SOCK_STREAM)
                 usable = [a for a in addresses if exact or not _local(str(a[4][0]))]
                 if not usable:
-                    self._refused[normalize_host(request.host)] = None
+                    self._refuse(request.host)
                     raise _Refusal(403, "Forbidden", f"blocked by the sandbox: {request.host} resolves to a local address")
                 failure: OSError | None = None
                 for family, kind, proto, _, address in usable:

@@ -17,7 +17,7 @@ from typing import Iterator
 import pytest
 
 from pseudoclaude.sandbox.forwarder import forwarded_argv
-from pseudoclaude.sandbox.proxy import DomainProxy, domain_match
+from pseudoclaude.sandbox.proxy import MAX_REFUSED, DomainProxy, domain_match
 
 TIMEOUT_S = 20.0
 ALLOWED = socket.gethostname()  # /etc/hosts maps it to 127.0.0.1, and it is not in the forwarder's NO_PROXY
@@ -131,6 +131,18 @@ def test_a_host_not_on_the_list_gets_403_and_is_recorded_once(short_dir: Path, o
     assert again.startswith(b"HTTP/1.1 403") and disguised.startswith(b"HTTP/1.1 403")
     assert refused == ("evil.test", ALLOWED)
     assert origin.seen == []
+
+
+def test_the_refused_list_stays_bounded(short_dir: Path) -> None:
+    async def scenario() -> tuple[str, ...]:
+        async with DomainProxy([], short_dir) as proxy:
+            for n in range(MAX_REFUSED + 20):
+                await _exchange(proxy, f"CONNECT host{n}.test:443 HTTP/1.1\r\n\r\n".encode())
+            return proxy.refused
+
+    refused = asyncio.run(scenario())
+
+    assert len(refused) == MAX_REFUSED and refused[:2] == ("host0.test", "host1.test")
 
 
 def test_the_proxy_can_listen_on_loopback_tcp_too_for_a_sandbox_without_a_network_namespace(short_dir: Path, origin: _Origin) -> None:
