@@ -17,7 +17,7 @@ The order of preference, per limit:
 * file size: always ``RLIMIT_FSIZE``.
 
 :func:`limited` creates the cgroups and yields an argv *prefix*: a ``/bin/sh``
-that moves itself into them, sets the rlimits and then ``exec``\\ s the rest of
+that moves itself into them, sets the rlimits and then executes the rest of
 the argv, so the command is inside before it can fork. Leaving the context kills
 whatever is left in the cgroups and removes them. ``/bin/sh`` is dash, busybox
 or bash in POSIX mode: all three count ``ulimit -f`` in 512-byte blocks and
@@ -43,6 +43,7 @@ CLEANUP_S = 2.0
 _SIGXFSZ_STATUSES = (128 + signal.SIGXFSZ, -signal.SIGXFSZ)
 
 Controller = Literal["pids", "memory"]
+_EVENTS = {(1, "pids"): "pids.events", (2, "pids"): "pids.events", (1, "memory"): "memory.oom_control", (2, "memory"): "memory.events"}
 
 
 def _half_the_ram() -> int:
@@ -82,16 +83,14 @@ class AppliedLimits:
 
     def exceeded(self, exit_code: int | None = None) -> str | None:
         """One line naming the limit the command ran into, if the cgroups (or a SIGXFSZ exit status) say it did."""
+        said = {
+            "pids": f"the command reached its limit of {self.limits.processes} processes",
+            "memory": f"the command was killed at its memory limit of {_size(self.limits.memory_bytes)}",
+        }
         for group in self.groups:
-            if group.version == 2:
-                if "pids" in group.controllers and _event(group.path / "pids.events", "max"):
-                    return f"the command reached its limit of {self.limits.processes} processes"
-                if "memory" in group.controllers and _event(group.path / "memory.events", "oom_kill"):
-                    return f"the command was killed at its memory limit of {_size(self.limits.memory_bytes)}"
-            elif group.controllers == ("pids",) and _event(group.path / "pids.events", "max"):
-                return f"the command reached its limit of {self.limits.processes} processes"
-            elif group.controllers == ("memory",) and _event(group.path / "memory.oom_control", "oom_kill"):
-                return f"the command was killed at its memory limit of {_size(self.limits.memory_bytes)}"
+            for controller in group.controllers:
+                if _event(group.path / _EVENTS[group.version, controller], "max" if controller == "pids" else "oom_kill"):
+                    return said[controller]
         if exit_code in _SIGXFSZ_STATUSES:
             return f"the command wrote past its file size limit of {_size(self.limits.file_size_bytes)}"
         return None
@@ -112,31 +111,31 @@ async def limited(limits: ResourceLimits | None = None) -> AsyncIterator[Applied
 def _applied(limits: ResourceLimits, groups: list[_Group]) -> AppliedLimits:
     steps = [f"echo $$ > {shlex.quote(str(group.path / 'cgroup.procs'))}" for group in groups]
     enforced = {controller: group for group in groups for controller in group.controllers}
-    blocks = -(-_capped(resource.RLIMIT_FSIZE, limits.file_size_bytes) // 512)
-    steps.append(f"ulimit -f {blocks}")
+    steps.append(f"ulimit -f {_units(resource.RLIMIT_FSIZE, limits.file_size_bytes, 512)}")
     said = []
     if "pids" in enforced:
         said.append(f"{limits.processes} processes (cgroup v{enforced['pids'].version})")
     elif os.geteuid() != 0:
-        steps.append(f"{{ ulimit -u {limits.processes} 2>/dev/null || ulimit -p {limits.processes}; }}")
+        processes = _units(resource.RLIMIT_NPROC, limits.processes, 1)
+        steps.append(f"{{ ulimit -u {processes} 2>/dev/null || ulimit -p {processes}; }}")  # bash -u, dash -p
         said.append(f"{limits.processes} processes of this user (RLIMIT_NPROC: no writable cgroup)")
     else:
         said.append("processes not limited (no writable pids cgroup, and RLIMIT_NPROC does not hold for root)")
     if "memory" in enforced:
         said.append(f"{_size(limits.memory_bytes)} memory (cgroup v{enforced['memory'].version})")
     else:
-        kib = -(-_capped(resource.RLIMIT_AS, limits.memory_bytes) // 1024)
-        steps.append(f"ulimit -v {kib}")
+        steps.append(f"ulimit -v {_units(resource.RLIMIT_AS, limits.memory_bytes, 1024)}")
         said.append(f"{_size(limits.memory_bytes)} address space per process (RLIMIT_AS: no writable memory cgroup)")
     said.append(f"{_size(limits.file_size_bytes)} per file")
     script = " && ".join([*steps, 'exec "$@"'])
     return AppliedLimits(("/bin/sh", "-c", script, "sh"), "limits: " + ", ".join(said), limits, tuple(groups))
 
 
-def _capped(which: int, wanted: int) -> int:
-    """``wanted``, or the hard limit we already run under when that is lower (raising it would fail)."""
+def _units(which: int, wanted: int, unit: int) -> int:
+    """``wanted`` counted in ``unit`` (rounded up), or the hard limit we already run under when lower (raising it would fail)."""
     hard = resource.getrlimit(which)[1]
-    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    count = -(-wanted // unit)
+    return count if hard == resource.RLIM_INFINITY else max(1, min(count, hard // unit))
 
 
 def _create_groups(name: str, limits: ResourceLimits) -> list[_Group]:
