@@ -17,6 +17,7 @@ from typing import Iterator
 import pytest
 
 from pseudoclaude.sandbox.forwarder import forwarded_argv
+from pseudoclaude.sandbox.limits import ResourceLimits, limited
 from pseudoclaude.sandbox.proxy import MAX_REFUSED, DomainProxy, domain_match
 
 TIMEOUT_S = 20.0
@@ -70,9 +71,9 @@ async def _exchange(proxy: DomainProxy, *messages: bytes) -> bytes:
         writer.close()
 
 
-async def _sandboxed(proxy: DomainProxy, command: str) -> tuple[int, str, float]:
+async def _sandboxed(proxy: DomainProxy, command: str, prefix: tuple[str, ...] = ()) -> tuple[int, str, float]:
     directory = str(proxy.socket_path.parent)
-    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc"]
+    argv = [*prefix, "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc"]
     argv += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     argv += ["--bind", directory, directory, "--", *forwarded_argv(["bash", "-c", command], proxy.socket_path)]
     started = time.monotonic()
@@ -189,6 +190,19 @@ def test_an_allowed_domain_goes_through_the_forwarder_and_the_proxy(short_dir: P
     assert code == 0, out
     assert [path for _, path in origin.seen] == ["/curl", "/tunnel", "/py"]
     assert out.count("origin saw") == 3
+
+
+@needs_bwrap
+def test_the_pieces_compose_limits_then_bubblewrap_then_the_forwarder(short_dir: Path, origin: _Origin) -> None:
+    url = f"http://{ALLOWED}:{origin.server_address[1]}"
+
+    async def scenario() -> tuple[int, str, float]:
+        async with DomainProxy([ALLOWED], short_dir) as proxy, limited(ResourceLimits(processes=32)) as applied:
+            return await _sandboxed(proxy, f"curl -sS {url}/a & curl -sS {url}/b & wait", applied.prefix)
+
+    code, out, _ = asyncio.run(scenario())
+
+    assert code == 0 and sorted(path for _, path in origin.seen) == ["/a", "/b"], out
 
 
 @needs_bwrap
