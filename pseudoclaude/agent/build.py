@@ -46,7 +46,7 @@ from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window, model_info
-from pseudoclaude.sandbox import CommandSandbox, SandboxStatus, SandboxUnavailable, detect_sandbox
+from pseudoclaude.sandbox import CommandSandbox, SandboxStatus, detect_sandbox
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
 from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
@@ -121,7 +121,7 @@ class SessionSandbox:
 
 
 def session_sandbox(settings: Settings, tools: ToolRegistry, rules: Rules) -> SessionSandbox:
-    """Detect the sandbox ``settings.sandbox`` asks for; ``ConfigError`` when what it asks cannot be given."""
+    """Detect the sandbox ``settings.sandbox`` asks for, with the deny rules' masks and the protected names."""
     readers = {tool.name for tool in tools if tool.traits.kind == "read" and tool.traits.path_arguments}
     denied = rules.resolved(tools.canonical_name).deny
     config = dataclasses.replace(
@@ -130,10 +130,7 @@ def session_sandbox(settings: Settings, tools: ToolRegistry, rules: Rules) -> Se
         protected_names=(*INSTRUCTION_FILENAMES, LOCAL_FILENAME),
         protected_paths=(settings.home,),
     )
-    try:
-        sandbox, status = detect_sandbox(config, settings.workspace)
-    except SandboxUnavailable as error:
-        raise ConfigError(str(error)) from None
+    sandbox, status = detect_sandbox(config, settings.workspace)
     notice = None
     if sandbox is None and config.mode != "off":
         notice = f"no sandbox: {status.detail}; commands run unconfined and every command that is not read-only still asks"

@@ -20,7 +20,8 @@ How it is built: ``detect_sandbox`` picks the implementation for this machine
 (``bwrap.BubblewrapSandbox`` on Linux, ``seatbelt.SeatbeltSandbox`` on macOS,
 None with the reason otherwise); ``layout`` decides which paths are writable,
 read-only or masked; ``limits`` confines each command's processes, memory and
-file size (a cgroup where one is writable, rlimits otherwise).
+file size (a cgroup where one is writable, rlimits otherwise); ``seccomp``
+refuses new unix sockets; ``proxy`` and ``forwarder`` carry ``allowed`` traffic.
 
 This face imports nothing heavy: it is on the start-up path (the
 implementations load on first use).
@@ -38,7 +39,7 @@ from pseudoclaude.lazy import lazy_getattr
 if TYPE_CHECKING:
     from pseudoclaude.sandbox.blocked import blocked_line
     from pseudoclaude.sandbox.bwrap import BubblewrapSandbox
-    from pseudoclaude.sandbox.detect import SandboxUnavailable, detect_sandbox
+    from pseudoclaude.sandbox.detect import detect_sandbox
     from pseudoclaude.sandbox.seatbelt import SeatbeltSandbox, seatbelt_profile
     from pseudoclaude.sandbox.settings import SandboxSettingsError, sandbox_config
 
@@ -122,7 +123,6 @@ __getattr__ = lazy_getattr(
     {
         "BubblewrapSandbox": "bwrap",
         "SandboxSettingsError": "settings",
-        "SandboxUnavailable": "detect",
         "SeatbeltSandbox": "seatbelt",
         "blocked_line": "blocked",
         "detect_sandbox": "detect",
@@ -143,7 +143,6 @@ __all__ = [
     "SandboxMode",
     "SandboxSettingsError",
     "SandboxStatus",
-    "SandboxUnavailable",
     "SeatbeltSandbox",
     "blocked_line",
     "detect_sandbox",

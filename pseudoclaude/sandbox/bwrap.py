@@ -19,20 +19,28 @@ The argv, in the order the mounts stack (a later mount covers an earlier one):
 6. ``--seccomp 9``: no new unix-domain sockets (``seccomp``): the sockets of docker,
    systemd and the system bus would run anything outside for root.
 
-The whole is started by the ``cgroup.launcher`` prefix, which puts it in the command's
-cgroup and sets the rlimits first.
+The whole is started by the ``limits.limited`` prefix, which puts it in the command's
+cgroup and sets the rlimits first. With ``network: allowed`` the command runs behind
+``forwarder`` (inside, on 127.0.0.1), which reaches the allow-list ``proxy`` (outside)
+through a socket in a folder bound read-only; there the seccomp filter is left out,
+since the forwarder needs a unix socket of its own.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
-from contextlib import asynccontextmanager
+import shlex
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, Mapping
+from typing import Any, AsyncIterator, Coroutine, Mapping
 
-from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
+from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxLimits, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
-from pseudoclaude.sandbox.cgroup import create_cgroup, launcher
+from pseudoclaude.sandbox.forwarder import forwarded_argv
+from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
+from pseudoclaude.sandbox.proxy import DomainProxy
 from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
 from pseudoclaude.sandbox.seccomp import filter_path
 
@@ -41,24 +49,22 @@ class BubblewrapSandbox:
     """A ``CommandSandbox`` on bubblewrap; ``bwrap`` is the path of the binary ``detect`` found working."""
 
     def __init__(self, config: SandboxConfig, workspace: Path, *, bwrap: str = "bwrap", home: Path | None = None) -> None:
-        if config.network == "allowed":
-            from pseudoclaude.sandbox.detect import SandboxUnavailable
-
-            raise SandboxUnavailable(
-                "sandbox.network \"allowed\" (allowedDomains through a local proxy) is not available in this build: use \"off\" or \"all\""
-            )
         self.config = config
         self.workspace = Path(os.path.realpath(workspace))
         self.bwrap = bwrap
         self.home = home if home is not None else Path.home()
         self._last: Layout | None = None
         self._tree = TreeCache()
+        self._limits = "limits: not applied yet"
+        self._limit_hit: str | None = None
+        self._applied: AppliedLimits | None = None
+        self._proxy: DomainProxy | None = None
 
     @property
     def status(self) -> SandboxStatus:
-        network = {"off": "no network", "all": "network allowed", "allowed": "network through the proxy"}[self.config.network]
+        network = {"off": "no network", "all": "network allowed", "allowed": "network only to allowedDomains"}[self.config.network]
         writes = "the workspace, the temp folder and writableRoots writable" if self.config.mode == "workspace-write" else "nothing writable but a private /tmp"
-        detail = f"{writes}; {network}"
+        detail = f"{writes}; {network}; {self._limits}"
         if self._last is not None and self._last.truncated:
             detail += "; the workspace is too large to look for masked paths everywhere"
         return SandboxStatus("bubblewrap", self.config.mode, self.config.network, True, detail)
@@ -66,15 +72,24 @@ class BubblewrapSandbox:
     @asynccontextmanager
     async def prepare(self, command: str, *, cwd: Path, env: Mapping[str, str]) -> AsyncIterator[PreparedCommand]:
         layout = self.layout(env)
-        seccomp = filter_path()
-        cgroup = create_cgroup(self.config.limits)
+        seccomp = filter_path() if self.config.network != "allowed" else None
+        cleanup = AsyncExitStack()
         try:
-            start = launcher(cgroup, self.config.limits, fd_9=seccomp)
-            argv = (*start, *self.argv(layout, cwd, seccomp=seccomp is not None), "bash", "-c", command)
+            applied = await cleanup.enter_async_context(limited(resource_limits(self.config.limits)))
+            self._applied, self._limit_hit, self._limits = applied, None, applied.detail
+            inner: tuple[str, ...] = ("bash", "-c", command)
+            extra: tuple[str, ...] = ()
+            if self.config.network == "allowed":
+                proxy = await cleanup.enter_async_context(DomainProxy(self.config.allowed_domains, _proxy_folder()))
+                self._proxy = proxy
+                inner = forwarded_argv(inner, proxy.socket_path)
+                extra = ("--ro-bind", str(proxy.socket_path.parent), str(proxy.socket_path.parent))
+            argv = (*_with_fd_9(applied.prefix, seccomp), *self.argv(layout, cwd, seccomp=seccomp is not None, extra=extra), *inner)
             yield PreparedCommand(argv, self.environment(env))
         finally:
-            if cgroup is not None:
-                cgroup.remove()
+            if self._applied is not None:
+                self._limit_hit = self._applied.exceeded()
+            _in_background(cleanup.aclose())
 
     def layout(self, env: Mapping[str, str]) -> Layout:
         """The mounts for the next command, from the workspace as it is now."""
@@ -82,9 +97,9 @@ class BubblewrapSandbox:
         self._last = layout
         return layout
 
-    def argv(self, layout: Layout, cwd: Path, *, seccomp: bool = False) -> tuple[str, ...]:
+    def argv(self, layout: Layout, cwd: Path, *, seccomp: bool = False, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
         """The bwrap command line (without the command) for ``layout``; see the module docstring
-        (``seccomp``: apply the filter the launcher opened on descriptor 9)."""
+        (``seccomp``: apply the filter the launcher opened on descriptor 9; ``extra``: more mounts, last)."""
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if self.config.mode == "read-only":
             args += ["--tmpfs", "/tmp"]
@@ -96,7 +111,7 @@ class BubblewrapSandbox:
             args += ["--ro-bind", str(path), str(path)]
         for mask in layout.masks:
             args += ["--tmpfs", str(mask.path), "--remount-ro", str(mask.path)] if mask.is_dir else ["--ro-bind", "/dev/null", str(mask.path)]
-        args += ["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        args += [*extra, "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if self.config.network != "all":
             args.append("--unshare-net")
         if seccomp:
@@ -114,8 +129,51 @@ class BubblewrapSandbox:
         layout = self._last
         if layout is None:
             return None
+        limit = self._limit_hit or (self._applied.exceeded(exit_code) if self._applied is not None else None)
+        if limit is not None and exit_code not in (0, None):
+            return f"sandbox: {limit} (the setting sandbox.limits raises it)"
+        if self.config.network == "allowed" and self._proxy is not None and self._proxy.refused and exit_code not in (0, None):
+            hosts = ", ".join(self._proxy.refused[:3])
+            return f"sandbox: the proxy refused {hosts} (not in sandbox.allowedDomains)"
         writable = () if self.config.mode == "read-only" else layout.writable
         return blocked_line(output, exit_code, cwd=layout.workspace, writable=writable, protected=layout.read_only, network=self.config.network)
+
+
+def resource_limits(limits: SandboxLimits) -> ResourceLimits:
+    """The setting's limits as ``sandbox.limits`` takes them (no memory figure: its default, half the RAM)."""
+    if limits.memory_bytes is None:
+        return ResourceLimits(processes=limits.processes, file_size_bytes=limits.file_bytes)
+    return ResourceLimits(processes=limits.processes, memory_bytes=limits.memory_bytes, file_size_bytes=limits.file_bytes)
+
+
+def _with_fd_9(prefix: tuple[str, ...], path: str | None) -> tuple[str, ...]:
+    """The limits prefix (``/bin/sh -c SCRIPT sh``) opening ``path`` on descriptor 9 before it execs the sandbox."""
+    if path is None:
+        return prefix
+    shell, flag, script, *rest = prefix
+    tail = 'exec "$@"'
+    if not script.endswith(tail):
+        raise RuntimeError("the limits prefix no longer ends in exec \"$@\"")
+    return (shell, flag, script[: -len(tail)] + f"exec 9< {shlex.quote(path)} && {tail}", *rest)
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
+def _in_background(cleanup: Coroutine[Any, Any, None]) -> None:
+    """Release a command's cgroups (and proxy) without delaying its result: the kernel may keep a cgroup busy a few ms
+    after the last process was reaped, and the limits module waits for it."""
+    task = asyncio.ensure_future(cleanup)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+@functools.lru_cache(maxsize=1)
+def _proxy_folder() -> Path:
+    """A private folder (0700) for the proxy's socket, bound read-only inside so no command can replace the socket."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="pc-px-", dir="/tmp"))
 
 
 def temp_dir(env: Mapping[str, str]) -> Path:

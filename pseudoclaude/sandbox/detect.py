@@ -20,16 +20,9 @@ from pseudoclaude.sandbox import CommandSandbox, SandboxConfig, SandboxStatus
 PROBE_TIMEOUT_S = 10.0
 
 
-class SandboxUnavailable(Exception):
-    """The sandbox the settings ask for cannot be given here: one line for the user (``ConfigError`` upstream)."""
-
-
 def detect_sandbox(config: SandboxConfig, workspace: Path, *, home: Path | None = None) -> tuple[CommandSandbox | None, SandboxStatus]:
-    """The sandbox for ``config`` on this machine, with its status; None and the reason when there is none.
-
-    ``mode: off`` is the user's choice and gives None. ``SandboxUnavailable``: what the
-    settings ask cannot be given (``network: allowed`` without the proxy).
-    """
+    """The sandbox for ``config`` on this machine, with its status; None and the reason when there is none
+    (``mode: off`` is the user's choice and gives None)."""
     if config.mode == "off":
         return None, SandboxStatus("none", "off", config.network, False, "off (--sandbox off or the sandbox setting): commands run unconfined")
     if sys.platform == "darwin":

@@ -21,14 +21,16 @@ Paths are the same ``layout`` the Linux sandbox mounts, resolved (``/tmp`` is
 from __future__ import annotations
 
 import os
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Iterable, Mapping
 
 from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
-from pseudoclaude.sandbox.bwrap import temp_dir
-from pseudoclaude.sandbox.cgroup import launcher
+from pseudoclaude.sandbox.bwrap import resource_limits, temp_dir
+from pseudoclaude.sandbox.forwarder import proxy_environment
+from pseudoclaude.sandbox.limits import limited
+from pseudoclaude.sandbox.proxy import DomainProxy
 from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
 
 _BASE = """(version 1)
@@ -67,12 +69,6 @@ class SeatbeltSandbox:
     """A ``CommandSandbox`` on macOS's ``sandbox-exec``."""
 
     def __init__(self, config: SandboxConfig, workspace: Path, *, home: Path | None = None) -> None:
-        if config.network == "allowed":
-            from pseudoclaude.sandbox.detect import SandboxUnavailable
-
-            raise SandboxUnavailable(
-                "sandbox.network \"allowed\" (allowedDomains through a local proxy) is not available in this build: use \"off\" or \"all\""
-            )
         self.config = config
         self.workspace = Path(os.path.realpath(workspace))
         self.home = home if home is not None else Path.home()
@@ -82,18 +78,28 @@ class SeatbeltSandbox:
     @property
     def status(self) -> SandboxStatus:
         writes = "the workspace, the temp folder and writableRoots writable" if self.config.mode == "workspace-write" else "only the temp folder writable"
-        network = "network allowed" if self.config.network == "all" else "no network"
+        network = {"off": "no network", "all": "network allowed", "allowed": "network only to allowedDomains"}[self.config.network]
         return SandboxStatus("seatbelt", self.config.mode, self.config.network, True, f"{writes}; {network}")
 
-    def profile(self, env: Mapping[str, str]) -> str:
+    def profile(self, env: Mapping[str, str], *, proxy_port: int | None = None) -> str:
         temp = Path(os.path.realpath(temp_dir(env)))
         self._last = plan_layout(self.config, self.workspace, temp_dir=temp, home=self.home, tree=self._tree)
-        return seatbelt_profile(self._last, self.config, temp_dirs=dict.fromkeys((temp, Path(os.path.realpath("/tmp")))))
+        return seatbelt_profile(self._last, self.config, temp_dirs=dict.fromkeys((temp, Path(os.path.realpath("/tmp")))), proxy_port=proxy_port)
 
     @asynccontextmanager
     async def prepare(self, command: str, *, cwd: Path, env: Mapping[str, str]) -> AsyncIterator[PreparedCommand]:
-        argv = (*launcher(None, self.config.limits, address_space=False), "sandbox-exec", "-p", self.profile(env), "bash", "-c", command)
-        yield PreparedCommand(argv, dict(env))
+        async with AsyncExitStack() as stack:
+            applied = await stack.enter_async_context(limited(resource_limits(self.config.limits)))
+            confined = dict(env)
+            port = None
+            if self.config.network == "allowed":
+                import tempfile
+
+                folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pc-px-")))
+                proxy = await stack.enter_async_context(DomainProxy(self.config.allowed_domains, folder, tcp=True))
+                port = proxy.port
+                confined.update(proxy_environment(port or 0))
+            yield PreparedCommand((*applied.prefix, "sandbox-exec", "-p", self.profile(env, proxy_port=port), "bash", "-c", command), confined)
 
     def blocked(self, output: str, exit_code: int | None) -> str | None:
         layout = self._last

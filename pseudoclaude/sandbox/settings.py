@@ -19,7 +19,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pseudoclaude.sandbox.cgroup import memory_ceiling
 from pseudoclaude.sandbox import NETWORK_MODES, SANDBOX_MODES, NetworkMode, SandboxConfig, SandboxLimits, SandboxMode
 
 KEYS = ("mode", "network", "allowedDomains", "writableRoots", "limits", "excludedCommands")
@@ -142,12 +141,18 @@ def _limits(current: SandboxLimits, raw: Any, where: str, *, lower_only: bool) -
         limits = replace(limits, processes=min(processes, current.processes) if lower_only else processes)
     if "memory" in raw:
         memory = _size(raw["memory"], f"{where}: sandbox.limits.memory")
-        lower = min(memory, memory_ceiling(current))
+        lower = min(memory, current.memory_bytes if current.memory_bytes is not None else _half_the_ram())
         limits = replace(limits, memory_bytes=lower if lower_only else memory)
     if "fileSize" in raw:
         size = _size(raw["fileSize"], f"{where}: sandbox.limits.fileSize")
         limits = replace(limits, file_bytes=min(size, current.file_bytes) if lower_only else size)
     return limits
+
+
+def _half_the_ram() -> int:
+    from pseudoclaude.sandbox.limits import ResourceLimits
+
+    return ResourceLimits().memory_bytes
 
 
 def _size(value: Any, where: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.server
 import socket
 import threading
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from tests.sandbox.support import real_sandbox, run
+from tests.sandbox.support import exit_code, real_sandbox, run
 
 
 class Listener:
@@ -83,3 +84,42 @@ def test_a_unix_socket_outside_cannot_be_reached_either(workspace: Path, outside
 def test_socketpair_still_works_for_asyncio_and_multiprocessing(workspace: Path) -> None:
     output = run("python3 -c \"import asyncio; asyncio.run(asyncio.sleep(0)); print('loop ok')\"", workspace, real_sandbox(workspace))
     assert "loop ok" in output.content
+
+
+class Origin(http.server.ThreadingHTTPServer):
+    """An HTTP server on the host's loopback, standing in for an allowed domain."""
+
+
+class Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"hello from the origin\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    server = Origin(("127.0.0.1", 0), Hello)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+ALLOWED = socket.gethostname()  # /etc/hosts maps it to a loopback address: the proxy lets an exact entry reach it
+
+
+def test_an_allowed_domain_goes_through_the_proxy_and_nothing_else(workspace: Path, origin: Origin, listener: Listener) -> None:
+    sandbox = real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,))
+    port = origin.server_address[1]
+    allowed = run(f"curl -sS -m 10 http://{ALLOWED}:{port}/", workspace, sandbox)
+    assert "hello from the origin" in allowed.content
+    refused = run(f"curl -sS -m 10 -f http://example.invalid:{port}/", workspace, sandbox)
+    assert "example.invalid" in refused.display["sandbox_blocked"]
+    direct = run(f"curl -sS -m 3 --noproxy '*' http://127.0.0.1:{listener.port}/", workspace, sandbox)
+    assert listener.accepted == 0 and exit_code(direct) != 0
