@@ -23,7 +23,8 @@ The whole is started by the ``limits.limited`` prefix, which puts it in the comm
 cgroup and sets the rlimits first. With ``network: allowed`` the command runs behind
 ``forwarder`` (inside, on 127.0.0.1), which reaches the allow-list ``proxy`` (outside)
 through a socket in a folder bound read-only; there the seccomp filter is left out,
-since the forwarder needs a unix socket of its own.
+since the forwarder needs a unix socket of its own, and the sockets under ``/run``,
+``/var/run`` and ``/tmp`` are masked instead (``layout.socket_masks``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.forwarder import forwarded_argv
 from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
 from pseudoclaude.sandbox.proxy import DomainProxy
-from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout
+from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout, socket_masks
 from pseudoclaude.sandbox.seccomp import filter_path
 
 
@@ -83,7 +84,9 @@ class BubblewrapSandbox:
                 proxy = await cleanup.enter_async_context(DomainProxy(self.config.allowed_domains, _proxy_folder()))
                 self._proxy = proxy
                 inner = forwarded_argv(inner, proxy.socket_path)
-                extra = ("--ro-bind", str(proxy.socket_path.parent), str(proxy.socket_path.parent))
+                own = proxy.socket_path.parent
+                sockets = [arg for mask in socket_masks() if mask.path.parent != own for arg in ("--ro-bind", "/dev/null", str(mask.path))]
+                extra = (*sockets, "--ro-bind", str(proxy.socket_path.parent), str(proxy.socket_path.parent))
             argv = (*_with_fd_9(applied.prefix, seccomp), *self.argv(layout, cwd, seccomp=seccomp is not None, extra=extra), *inner)
             yield PreparedCommand(argv, self.environment(env))
         finally:

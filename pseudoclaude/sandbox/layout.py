@@ -70,6 +70,8 @@ def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home:
             if kept is not None:
                 writable.append(kept)
     pinned, read_only = _protected(config, workspace, refused) if writable else ([], [])
+    if writable:
+        writable += linked_worktree(workspace)
     read_only = [path for path in read_only if any(_inside(path, root) for root in writable)]
     masks, truncated = expand_masks(config.masked_patterns, workspace, home, refused, tree)
     return Layout(
@@ -90,6 +92,32 @@ def _writable_root(root: Path, workspace: Path, refused: list[str]) -> Path | No
         refused.append(f"writable root {given} is a link to {real}")
         return None
     return real
+
+
+def linked_worktree(workspace: Path) -> list[Path]:
+    """What ``git commit`` writes outside a linked worktree (``git worktree add``): its own folder in the main
+    repository's ``.git/worktrees/`` and the shared objects, refs and logs; never hooks or config.
+
+    The ``.git`` file comes with the workspace, so it is believed only when git's own back-link agrees: the folder it
+    names says, in its ``gitdir`` file, that this workspace's ``.git`` is its worktree, and it sits in
+    ``<common>/worktrees/``. A repository that ships ``gitdir: /etc`` gets nothing.
+    """
+    dot_git = workspace / ".git"
+    try:
+        if not dot_git.is_file() or dot_git.is_symlink():
+            return []
+        named = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if not named.startswith("gitdir:"):
+            return []
+        gitdir = Path(os.path.realpath(workspace / named[len("gitdir:"):].strip()))
+        backlink = Path(os.path.realpath((gitdir / "gitdir").read_text(encoding="utf-8").strip()))
+        common = Path(os.path.realpath(gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()))
+    except (OSError, ValueError):
+        return []
+    if backlink != Path(os.path.realpath(dot_git)) or gitdir.parent != common / "worktrees" or not (common / "objects").is_dir():
+        return []
+    shared = [common / name for name in ("objects", "refs", "logs") if (common / name).is_dir() and not (common / name).is_symlink()]
+    return [gitdir, *shared]
 
 
 def _protected(config: SandboxConfig, workspace: Path, refused: list[str]) -> tuple[list[Path], list[Path]]:
@@ -277,6 +305,40 @@ def _is_dir_target(path: str) -> bool:
         return stat.S_ISDIR(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+SOCKET_ROOTS = (("/run", 4), ("/var/run", 4), ("/tmp", 2))
+MAX_SOCKET_ENTRIES = 5_000
+
+
+def socket_masks(roots: tuple[tuple[str, int], ...] = SOCKET_ROOTS) -> tuple[Mask, ...]:
+    """The unix sockets under the usual places (docker, systemd, the system bus, X11, ssh and tmux agents), as masks.
+
+    For the one mode that cannot refuse unix sockets with seccomp (``network: allowed``, whose forwarder needs one):
+    a bounded look, ``depth`` folders down from each root, symlinks not followed.
+    """
+    found: dict[str, Mask] = {}
+    budget = MAX_SOCKET_ENTRIES
+    for root, depth in roots:
+        stack = [(os.path.realpath(root), depth)]
+        while stack and budget > 0:
+            folder, left = stack.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
+            except OSError:
+                continue
+            budget -= len(entries)
+            for entry in entries:
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISSOCK(mode):
+                    found.setdefault(entry.path, Mask(Path(entry.path), False))
+                elif stat.S_ISDIR(mode) and left > 1:
+                    stack.append((entry.path, left - 1))
+    return tuple(found.values())
 
 
 def _outermost(masks: Any) -> tuple[Mask, ...]:

@@ -171,3 +171,25 @@ def test_a_secret_created_after_a_command_is_masked_for_the_next(workspace: Path
     time.sleep(0.3)
     (workspace / "sub/deeper/.env").write_text(SECRET)
     assert SECRET not in run("cat sub/deeper/.env", workspace, sandbox).content
+
+
+def test_git_commit_works_in_a_linked_worktree_whose_hooks_stay_read_only(workspace: Path, outside: Path) -> None:
+    main = outside / "main"
+    main.mkdir()
+    git_repo(main)
+    (main / "a.txt").write_text("a\n")
+    subprocess.run(["git", "add", "a.txt"], cwd=main, check=True)
+    subprocess.run(["git", "commit", "-qm", "first"], cwd=main, check=True)
+    tree = workspace / "tree"
+    subprocess.run(["git", "worktree", "add", "-q", str(tree), "-b", "side"], cwd=main, check=True)
+    sandbox = real_sandbox(tree)
+    output = run("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | head -1; echo x > ../../outside/main/.git/hooks/pre-commit", tree, sandbox)
+    assert "second" in output.content
+    assert not (main / ".git/hooks/pre-commit").exists()
+
+
+def test_a_git_file_naming_another_folder_opens_nothing(workspace: Path, outside: Path) -> None:
+    (workspace / ".git").write_text(f"gitdir: {outside}\n")
+    (outside / "objects").mkdir()
+    run(f"touch {outside}/planted", workspace, real_sandbox(workspace))
+    assert not (outside / "planted").exists()

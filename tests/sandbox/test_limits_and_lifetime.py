@@ -36,16 +36,24 @@ def test_a_fork_loop_ends_at_the_process_limit_and_the_next_command_runs(workspa
     assert run("echo next", workspace, sandbox).content.startswith("next")
 
 
+def test_a_command_that_dies_at_a_limit_is_told_which(workspace: Path) -> None:
+    sandbox = real_sandbox(workspace, limits=SMALL)
+    output = run(FORK_LOOP + "; exit 1", workspace, sandbox)
+    assert "limit of 64 processes" in output.display["sandbox_blocked"]
+
+
 def test_a_memory_hog_ends_at_the_memory_limit_and_the_next_command_runs(workspace: Path) -> None:
     sandbox = real_sandbox(workspace, limits=SMALL)
     output = run("python3 -c 'blocks = [bytearray(32 << 20) for _ in range(64)]; print(\"survived\")'", workspace, sandbox)
     assert exit_code(output) != 0 and "survived" not in output.content
+    assert "memory limit" in output.display["sandbox_blocked"]
     assert run("echo next", workspace, sandbox).content.startswith("next")
 
 
 def test_a_file_over_the_size_limit_cannot_be_written(workspace: Path) -> None:
     output = run("head -c 4M /dev/zero > big.bin", workspace, real_sandbox(workspace, limits=SMALL))
     assert exit_code(output) != 0 and (workspace / "big.bin").stat().st_size <= 1 << 20
+    assert "file size limit" in output.display["sandbox_blocked"]
 
 
 def live_processes_with(marker: str) -> list[int]:

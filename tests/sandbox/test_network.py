@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import http.server
+import shutil
 import socket
+import tempfile
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -123,3 +125,19 @@ def test_an_allowed_domain_goes_through_the_proxy_and_nothing_else(workspace: Pa
     assert "example.invalid" in refused.display["sandbox_blocked"]
     direct = run(f"curl -sS -m 3 --noproxy '*' http://127.0.0.1:{listener.port}/", workspace, sandbox)
     assert listener.accepted == 0 and exit_code(direct) != 0
+
+
+def test_with_allowed_domains_a_unix_socket_in_the_temp_folder_is_masked(workspace: Path, tmp_path: Path) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="pc-sock-", dir="/tmp"))
+    path = str(folder / "daemon.sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    server.settimeout(0.5)
+    try:
+        run(f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\"", workspace, real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,)))
+        with pytest.raises(TimeoutError):
+            server.accept()
+    finally:
+        server.close()
+        shutil.rmtree(folder)
