@@ -14,8 +14,9 @@ The argv, in the order the mounts stack (a later mount covers an earlier one):
 5. ``--unshare-pid`` (the command is pid 2 of its own namespace: when it ends, or when
    bwrap is killed with the process group, ``--die-with-parent`` takes everything it
    started along), ``--unshare-ipc``, ``--new-session`` (no TIOCSTI into our terminal),
-   ``--unshare-net`` unless the network is ``all``, and ``--cap-drop ALL``: we may run
-   as root, and root keeps its capabilities in a bwrap without a user namespace.
+   ``--unshare-net`` unless the network is ``all`` (with the network off, the session's
+   one namespace instead, entered by ``nsenter``: ``netns``), and ``--cap-drop ALL``: we
+   may run as root, and root keeps its capabilities in a bwrap without a user namespace.
 6. ``--seccomp 9``: no new unix-domain sockets (``seccomp``): the sockets of docker,
    systemd and the system bus would run anything outside for root.
 
@@ -41,6 +42,7 @@ from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxLimits, 
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.forwarder import forwarded_argv
 from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
+from pseudoclaude.sandbox.netns import SharedNetwork
 from pseudoclaude.sandbox.proxy import DomainProxy
 from pseudoclaude.sandbox.layout import Layout, TreeCache, plan_layout, socket_masks
 from pseudoclaude.sandbox.seccomp import filter_path
@@ -60,6 +62,7 @@ class BubblewrapSandbox:
         self._limit_hit: str | None = None
         self._applied: AppliedLimits | None = None
         self._proxy: DomainProxy | None = None
+        self._network = SharedNetwork(bwrap)
 
     @property
     def status(self) -> SandboxStatus:
@@ -87,7 +90,9 @@ class BubblewrapSandbox:
                 own = proxy.socket_path.parent
                 sockets = [arg for mask in socket_masks() if mask.path.parent != own for arg in ("--ro-bind", "/dev/null", str(mask.path))]
                 extra = (*sockets, "--ro-bind", str(proxy.socket_path.parent), str(proxy.socket_path.parent))
-            argv = (*_with_fd_9(applied.prefix, seccomp), *self.argv(layout, cwd, seccomp=seccomp is not None, extra=extra), *inner)
+            enter = self._network.enter() if self.config.network == "off" else ()
+            confined = self.argv(layout, cwd, seccomp=seccomp is not None, extra=extra, own_network=not enter)
+            argv = (*_with_fd_9(applied.prefix, seccomp), *enter, *confined, *inner)
             yield PreparedCommand(argv, self.environment(env))
         finally:
             if self._applied is not None:
@@ -100,9 +105,12 @@ class BubblewrapSandbox:
         self._last = layout
         return layout
 
-    def argv(self, layout: Layout, cwd: Path, *, seccomp: bool = False, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    def argv(
+        self, layout: Layout, cwd: Path, *, seccomp: bool = False, extra: tuple[str, ...] = (), own_network: bool = True
+    ) -> tuple[str, ...]:
         """The bwrap command line (without the command) for ``layout``; see the module docstring
-        (``seccomp``: apply the filter the launcher opened on descriptor 9; ``extra``: more mounts, last)."""
+        (``seccomp``: apply the filter the launcher opened on descriptor 9; ``extra``: more mounts, last;
+        ``own_network``: a network namespace of its own, unless it already runs in the session's)."""
         args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         if self.config.mode == "read-only":
             args += ["--tmpfs", "/tmp"]
@@ -115,7 +123,7 @@ class BubblewrapSandbox:
         for mask in layout.masks:
             args += ["--tmpfs", str(mask.path), "--remount-ro", str(mask.path)] if mask.is_dir else ["--ro-bind", "/dev/null", str(mask.path)]
         args += [*extra, "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        if self.config.network != "all":
+        if self.config.network != "all" and own_network:
             args.append("--unshare-net")
         if seccomp:
             args += ["--seccomp", "9"]

@@ -61,8 +61,6 @@ def test_a_background_server_is_read_killed_and_nothing_survives_the_session(tmp
         Reply(calls=(Call("command_output", json.dumps({"id": "bg1"})),)),
         Reply(text="Done; bg2 left running."),
     ]
-    (tmp_path / "home").mkdir()
-    (tmp_path / "home/settings.json").write_text(json.dumps({"sandbox": {"network": "all"}}))  # each sandboxed command has its own loopback otherwise
     with fake_server("anthropic", steps) as server:
         env = {**cli_env("anthropic", server.url, tmp_path / "home"), "HOME": str(tmp_path)}
         proc = run_cli(["-p", "serve it", "--permission-mode", "bypass"], ws, env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import shutil
 import socket
@@ -12,6 +13,7 @@ from typing import Iterator
 
 import pytest
 
+from pseudoclaude.tools import BackgroundJobs, RunCommandTool, ToolContext
 from tests.sandbox.support import exit_code, real_sandbox, run
 
 
@@ -141,3 +143,22 @@ def test_with_allowed_domains_a_unix_socket_in_the_temp_folder_is_masked(workspa
     finally:
         server.close()
         shutil.rmtree(folder)
+
+
+def test_with_the_network_off_commands_of_a_session_still_reach_each_others_servers(workspace: Path, listener: Listener) -> None:
+    sandbox = real_sandbox(workspace)
+    (workspace / "index.html").write_text("served inside\n")
+    port = listener.port + 1 if listener.port < 65000 else listener.port - 1
+
+    async def serve_then_fetch() -> str:
+        jobs = BackgroundJobs()
+        await jobs.start(f"python3 -m http.server {port} --bind 127.0.0.1", workspace, sandbox=sandbox)
+        try:
+            fetch = f"for i in $(seq 50); do curl -sS -m 2 http://127.0.0.1:{port}/index.html && break; sleep 0.1; done"
+            return (await RunCommandTool().run({"command": fetch}, ToolContext(workspace=workspace, sandbox=sandbox))).content
+        finally:
+            await jobs.aclose()
+
+    assert "served inside" in asyncio.run(serve_then_fetch())
+    run(CLIENTS["python"].format(port=listener.port), workspace, sandbox)
+    assert listener.accepted == 0
