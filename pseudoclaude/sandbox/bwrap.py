@@ -58,7 +58,7 @@ class BubblewrapSandbox:
         self.home = home if home is not None else Path.home()
         self._last: Layout | None = None
         self._tree = TreeCache()
-        self._limits = "limits: not applied yet"
+        self._limits = f"limits per command: {config.limits.processes} processes, memory, files of {config.limits.file_bytes >> 20} MiB"
         self._limit_hit: str | None = None
         self._applied: AppliedLimits | None = None
         self._proxy: DomainProxy | None = None

@@ -54,3 +54,9 @@ def test_a_quote_in_a_path_cannot_end_the_string(tmp_path: Path) -> None:
     workspace = tmp_path / 'odd"name'
     workspace.mkdir()
     assert f'(subpath "{str(workspace).replace(chr(34), chr(92) + chr(34))}")' in profile_for(workspace)
+
+
+def test_allowed_domains_reach_only_the_local_proxy_port(workspace: Path) -> None:
+    sandbox = SeatbeltSandbox(SandboxConfig(network="allowed", allowed_domains=("pypi.org",)), workspace, home=workspace.parent / "home")
+    text = sandbox.profile({"TMPDIR": str(workspace.parent / "tmp")}, proxy_port=41234)
+    assert '(allow network-outbound (remote tcp "localhost:41234"))' in text and "(allow network*)" not in text
