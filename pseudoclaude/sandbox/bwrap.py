@@ -30,13 +30,12 @@ since the forwarder needs a unix socket of its own, and the sockets under ``/run
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import shlex
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Coroutine, Mapping
+from typing import AsyncIterator, Mapping
 
 from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxLimits, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
@@ -97,7 +96,7 @@ class BubblewrapSandbox:
         finally:
             if self._applied is not None:
                 self._limit_hit = self._applied.exceeded()
-            _in_background(cleanup.aclose())
+            await cleanup.aclose()
 
     def layout(self, env: Mapping[str, str]) -> Layout:
         """The mounts for the next command, from the workspace as it is now."""
@@ -168,23 +167,16 @@ def _with_fd_9(prefix: tuple[str, ...], path: str | None) -> tuple[str, ...]:
     return (shell, flag, script[: -len(tail)] + f"exec 9< {shlex.quote(path)} && {tail}", *rest)
 
 
-_background: set[asyncio.Task[None]] = set()
-
-
-def _in_background(cleanup: Coroutine[Any, Any, None]) -> None:
-    """Release a command's cgroups (and proxy) without delaying its result: the kernel may keep a cgroup busy a few ms
-    after the last process was reaped, and the limits module waits for it."""
-    task = asyncio.ensure_future(cleanup)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-
-
 @functools.lru_cache(maxsize=1)
 def _proxy_folder() -> Path:
     """A private folder (0700) for the proxy's socket, bound read-only inside so no command can replace the socket."""
+    import atexit
+    import shutil
     import tempfile
 
-    return Path(tempfile.mkdtemp(prefix="pc-px-", dir="/tmp"))
+    folder = Path(tempfile.mkdtemp(prefix="pc-px-", dir="/tmp"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def temp_dir(env: Mapping[str, str]) -> Path:

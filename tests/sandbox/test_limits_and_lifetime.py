@@ -130,3 +130,20 @@ def test_a_background_job_runs_inside_the_sandbox(workspace: Path, outside: Path
 
     asyncio.run(started())
     assert not (outside / "bg").exists()
+
+
+def own_command_cgroups() -> list[str]:
+    """The cgroups this process made for its commands, in every hierarchy it can see."""
+    found = []
+    for root, folders, _ in os.walk("/sys/fs/cgroup"):
+        found += [os.path.join(root, name) for name in folders if name.startswith(f"pseudoclaude-{os.getpid()}-")]
+        if root.count("/") > 8:
+            folders.clear()
+    return found
+
+
+def test_no_cgroup_is_left_behind_once_the_command_returned(workspace: Path) -> None:
+    sandbox = real_sandbox(workspace, limits=SMALL)
+    for command in ("true", "python3 -c 'x = bytearray(8 << 20)'", FORK_LOOP):
+        run(command, workspace, sandbox)
+        assert own_command_cgroups() == []
