@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -74,6 +75,7 @@ def main() -> None:
         if sandbox is None:
             raise SystemExit(f"no sandbox here: {status.detail}")
         print(f"{status.kind}, {status.mode}: {status.detail}; {options.files} files, median of {options.runs}")
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (a loaded machine doubles these figures)")
         asyncio.run(measure(workspace, sandbox, options.runs))
 
 

@@ -30,9 +30,11 @@ since the forwarder needs a unix socket of its own, and the sockets under ``/run
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import shlex
+import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Mapping
@@ -96,6 +98,7 @@ class BubblewrapSandbox:
         finally:
             if self._applied is not None:
                 self._limit_hit = self._applied.exceeded()
+                await _settled(self._applied)
             await cleanup.aclose()
 
     def layout(self, env: Mapping[str, str]) -> Layout:
@@ -165,6 +168,24 @@ def _with_fd_9(prefix: tuple[str, ...], path: str | None) -> tuple[str, ...]:
     if not script.endswith(tail):
         raise RuntimeError("the limits prefix no longer ends in exec \"$@\"")
     return (shell, flag, script[: -len(tail)] + f"exec 9< {shlex.quote(path)} && {tail}", *rest)
+
+
+SETTLE_S = 0.05
+
+
+async def _settled(applied: AppliedLimits) -> None:
+    """Wait (1 ms at a time, at most ``SETTLE_S``) until the kernel lists no process in the command's cgroups: the
+    limits module, finding one, kills and retries every 10 ms, which would add those to every command."""
+    deadline = time.monotonic() + SETTLE_S
+    while time.monotonic() < deadline and any(_listed(folder) for folder in applied.cgroups):
+        await asyncio.sleep(0.001)
+
+
+def _listed(folder: Path) -> bool:
+    try:
+        return bool((folder / "cgroup.procs").read_text().strip())
+    except OSError:
+        return False
 
 
 @functools.lru_cache(maxsize=1)
