@@ -34,6 +34,8 @@ import asyncio
 import functools
 import os
 import shlex
+import shutil
+import tempfile
 import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -85,7 +87,9 @@ class BubblewrapSandbox:
             inner: tuple[str, ...] = ("bash", "-c", command)
             extra: tuple[str, ...] = ()
             if self.config.network == "allowed":
-                proxy = await cleanup.enter_async_context(DomainProxy(self.config.allowed_domains, _proxy_folder()))
+                folder = Path(tempfile.mkdtemp(dir=_proxy_folder()))
+                cleanup.callback(shutil.rmtree, folder, True)
+                proxy = await cleanup.enter_async_context(DomainProxy(self.config.allowed_domains, folder))
                 self._proxy = proxy
                 inner = forwarded_argv(inner, proxy.socket_path)
                 own = proxy.socket_path.parent
@@ -190,10 +194,9 @@ def _listed(folder: Path) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _proxy_folder() -> Path:
-    """A private folder (0700) for the proxy's socket, bound read-only inside so no command can replace the socket."""
+    """A private folder (0700) for the proxies' sockets (one subfolder per command, bound read-only inside it so no
+    command can replace its socket)."""
     import atexit
-    import shutil
-    import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="pc-px-", dir="/tmp"))
     atexit.register(shutil.rmtree, folder, True)

@@ -162,3 +162,27 @@ def test_with_the_network_off_commands_of_a_session_still_reach_each_others_serv
     assert "served inside" in asyncio.run(serve_then_fetch())
     run(CLIENTS["python"].format(port=listener.port), workspace, sandbox)
     assert listener.accepted == 0
+
+
+def test_two_commands_at_once_each_reach_the_allowed_domain(workspace: Path, origin: Origin) -> None:
+    sandbox = real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,))
+    url = f"http://{ALLOWED}:{origin.server_address[1]}/"
+
+    async def both() -> list[str]:
+        jobs = BackgroundJobs()
+        job = await jobs.start(f"sleep 1; curl -sS -m 10 {url}", workspace, sandbox=sandbox)
+        try:
+            foreground = await RunCommandTool().run({"command": f"curl -sS -m 10 {url}"}, ToolContext(workspace=workspace, sandbox=sandbox))
+            background = ""
+            for _ in range(200):
+                new = jobs.read(job.id)
+                background += new.text
+                if not new.job.running:
+                    break
+                await asyncio.sleep(0.05)
+            return [foreground.content, background + jobs.read(job.id).text]
+        finally:
+            await jobs.aclose()
+
+    foreground, background = asyncio.run(both())
+    assert "hello from the origin" in foreground and "hello from the origin" in background
