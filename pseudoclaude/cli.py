@@ -77,6 +77,9 @@ def main_command(
     max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
+    sandbox: Annotated[
+        Optional[str], typer.Option("--sandbox", metavar="MODE", help="The OS sandbox of the model's commands: workspace-write (default where available) | read-only | off.")
+    ] = None,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
     # --- MCP servers (issue 20) ---
     mcp_config: Annotated[
@@ -137,6 +140,7 @@ def main_command(
         thinking=thinking,
         mcp_config=tuple(mcp_config or ()),
         strict_mcp_config=strict_mcp_config,
+        sandbox=sandbox,
     )
     claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:

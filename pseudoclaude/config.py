@@ -33,6 +33,10 @@ reasoning requested), ``max_thinking_tokens`` (``--max-thinking-tokens``,
 variables the model's commands keep although their names look secret, read
 from the user's settings file only (a project's is ignored, with a notice);
 ``exclude`` lists more to remove (names or ``*`` patterns), from any file.
+
+``sandbox`` (``--sandbox MODE``, the ``sandbox`` setting): the OS sandbox of the
+model's commands, parsed by ``pseudoclaude.sandbox.sandbox_config``; a project
+or local file may only tighten it (the permission mode never touches it).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 from pseudoclaude.llm import EFFORTS, PROVIDERS, ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.trust import TrustEntry, TrustStore, WorkspaceTrust, filter_layer, find_entries, mcp_json_entries, visible
 
 THINKING_MODES = ("adaptive", "disabled")
@@ -109,6 +114,7 @@ class Flags:
     thinking: str | None = None
     mcp_config: tuple[str, ...] = ()
     strict_mcp_config: bool = False
+    sandbox: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +156,7 @@ class Settings:
     model_from_flag: bool = False
     """``--model`` or ``--provider`` was given on the command line: a resumed session's recorded ``/model`` switch does not override it."""
     shell_environment: ShellEnvironment = ShellEnvironment()
+    sandbox: SandboxConfig = SandboxConfig()
 
 
 def pseudoclaude_home(environ: Mapping[str, str] | None = None) -> Path:
@@ -252,6 +259,9 @@ def load_settings(
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env){visible(untrusted)}")
 
     window = flags.context_window or _int(env.get("PSEUDOCLAUDE_CONTEXT_WINDOW"), "PSEUDOCLAUDE_CONTEXT_WINDOW") or _int(files.get("contextWindow"), "contextWindow")
+    sandbox, sandbox_notices = _sandbox(raw, workspace, flags.sandbox)
+    if sandbox_notices:
+        trust = replace(trust, notices=(*trust.notices, *sandbox_notices))
     mode_name = flags.permission_mode or _mode_name(files) or "default"
     try:
         mode = PermissionMode.parse(mode_name).value
@@ -281,6 +291,7 @@ def load_settings(
         web_fetch_local=process.get("PSEUDOCLAUDE_WEB_FETCH_LOCAL") == "1" or raw.layers[0].get("webFetchLocalAddresses") is True,
         model_from_flag=bool(flags.model or flags.provider),
         shell_environment=shell_environment,
+        sandbox=sandbox,
         **_reasoning(flags, env, files),
     )
 
@@ -361,6 +372,17 @@ def _mcp_servers(document: Mapping[str, Any], where: Path) -> dict[str, Any]:
     if not isinstance(servers, dict) or not all(isinstance(raw, dict) for raw in servers.values()):
         raise ConfigError(f"{where}: `mcpServers` must be an object of server objects")
     return servers
+
+
+def _sandbox(raw: SettingsFiles, workspace: Path, flag: str | None) -> tuple[SandboxConfig, tuple[str, ...]]:
+    """The sandbox from every settings file (the untrusted ones too: they can only tighten it) and ``--sandbox``."""
+    from pseudoclaude.sandbox import SandboxSettingsError, sandbox_config
+
+    layers = [(_shown(path, workspace), layer) for path, layer in zip(raw.paths, raw.layers)]
+    try:
+        return sandbox_config(layers, mode_flag=flag)
+    except SandboxSettingsError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _reasoning(flags: Flags, env: Mapping[str, str], files: SettingsFiles) -> dict[str, Any]:

@@ -12,6 +12,12 @@ the stable system prompt (unchanged files: the same bytes after a resume). The
 memory snapshot is taken when a session starts and recorded in it; a resumed
 session keeps its own snapshot, so facts saved meanwhile reach new sessions
 without changing a resumed one's cached prompt.
+
+The sandbox (``pseudoclaude.sandbox``) is detected here and given to every
+command through ``ToolContext.sandbox``, whatever the permission mode: its
+masks are the path patterns of the deny rules on reading tools, its read-only
+names the instruction files the loader reads. With none available the Agent
+carries a one-line notice for the front ends.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pseudoclaude.agent.history import SessionHistory
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
 from pseudoclaude.agent.hooks import SessionHooks
-from pseudoclaude.agent.instructions import load_instructions
+from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.recording import AgentSession
@@ -41,6 +47,7 @@ from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
 from pseudoclaude.llm import Usage, build_provider, context_window, model_info
+from pseudoclaude.sandbox import CommandSandbox, SandboxStatus, detect_sandbox
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
 from pseudoclaude.redaction import Redactor
@@ -97,10 +104,11 @@ def build_agent(
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     child_env = child_environment(settings)
+    sandbox = session_sandbox(settings, tools, checked.rules)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
     settings, replay = _with_recorded_model(settings, replay)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox)
     except BaseException:
         session.close()
         raise
@@ -110,6 +118,32 @@ def child_environment(settings: Settings) -> ChildEnvironment:
     """The environment of the model's commands (``shellEnvironment`` applied) and the redactor of this run's secrets."""
     shell = settings.shell_environment
     return ChildEnvironment.of(os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
+
+
+@dataclass(frozen=True)
+class SessionSandbox:
+    """The sandbox of a session's commands (None: unconfined), what status views say of it, and the start-up notice."""
+
+    sandbox: CommandSandbox | None
+    status: SandboxStatus
+    notice: str | None = None
+
+
+def session_sandbox(settings: Settings, tools: ToolRegistry, rules: Rules) -> SessionSandbox:
+    """Detect the sandbox ``settings.sandbox`` asks for, with the deny rules' masks and the protected names."""
+    readers = {tool.name for tool in tools if tool.traits.kind == "read" and tool.traits.path_arguments}
+    denied = rules.resolved(tools.canonical_name).deny
+    config = dataclasses.replace(
+        settings.sandbox,
+        masked_patterns=tuple(dict.fromkeys(r.pattern for r in denied if r.pattern is not None and r.tool in readers)),
+        protected_names=(*INSTRUCTION_FILENAMES, LOCAL_FILENAME),
+        protected_paths=(settings.home,),
+    )
+    sandbox, status = detect_sandbox(config, settings.workspace)
+    notice = None
+    if sandbox is None and config.mode != "off":
+        notice = f"no sandbox: {status.detail}; commands run unconfined and every command that is not read-only still asks"
+    return SessionSandbox(sandbox, status, notice)
 
 
 def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Settings, Replay | None]:
@@ -175,6 +209,7 @@ def _assemble(
     prompt: PromptChoice = PromptChoice(),
     subagents: Subagents | None = None,
     child_env: ChildEnvironment | None = None,
+    sandbox: SessionSandbox | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -229,6 +264,7 @@ def _assemble(
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
             background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"), child_env=child_env,
+            sandbox=sandbox.sandbox if sandbox is not None else None,
         ),
         config=config,
         session=session,
@@ -245,6 +281,7 @@ def _assemble(
     return Agent(
         runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,
         mcp=mcp_servers(settings),
+        sandbox=sandbox.status if sandbox is not None else None, sandbox_notice=sandbox.notice if sandbox is not None else None,
     )
 
 

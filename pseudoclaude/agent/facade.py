@@ -135,8 +135,14 @@ class Agent:
         instructions: Instructions = Instructions(),
         memory: MemoryStore | None = None,
         mcp: McpServers | None = None,
+        sandbox: SandboxStatus | None = None,
+        sandbox_notice: str | None = None,
     ) -> None:
         self._runner = runner
+        self.sandbox = sandbox
+        """What confines the model's commands (None: built without a sandbox decision, as in tests)."""
+        self.sandbox_notice = sandbox_notice
+        """One line for the front ends when no sandbox is available: why, and that the approval rules stay."""
         self._mcp = mcp
         self._mcp_start: asyncio.Future[None] | None = None
         self._builtin_tools = tuple(runner.tools.values())

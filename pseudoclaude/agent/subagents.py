@@ -202,6 +202,7 @@ class Subagents:
                 workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
                 extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
                 child_env=parent.tool_context.child_env,
+                sandbox=parent.tool_context.sandbox,
             ),
             config=RunConfig(
                 model=model, system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,

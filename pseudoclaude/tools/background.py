@@ -5,8 +5,9 @@ at once with an id (``bg1``, ``bg2``...); ``command_output`` reads what it
 printed since the last read, ``kill_command`` stops it. Invariants:
 
 - A job is ``bash -c`` in a new session (its own process group, stdin from
-  ``/dev/null``), as a foreground command; killing it stops the whole group
-  (``shell.stop_group``).
+  ``/dev/null``), as a foreground command, inside the session's sandbox when it
+  has one (whose context lives as long as the job); killing it stops the whole
+  group (``shell.stop_group``).
 - Memory stays bounded: the complete output goes to a log file in the session's
   ``tool-results/`` (up to ``SPILL_LIMIT_BYTES``); only the unread part is kept
   in memory, at most ``UNREAD_LIMIT`` bytes (the oldest unread bytes are dropped
@@ -26,14 +27,18 @@ import json
 import os
 import signal
 import time
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
-from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, start_group, stop_group
+from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, prepared, start_group, stop_group
 from pseudoclaude.tools.child_env import ChildEnvironment
 from pseudoclaude.redaction import Redactor, StreamRedactor
+
+if TYPE_CHECKING:
+    from pseudoclaude.sandbox import CommandSandbox
 
 UNREAD_LIMIT = 4 * 1024 * 1024
 STATE_FILE = "background.json"
@@ -80,6 +85,7 @@ class _Job:
     stopped_at_close: bool = False
     reader: asyncio.Task[None] | None = None
     redacting: StreamRedactor = field(default_factory=Redactor().stream)
+    confinement: AsyncExitStack | None = None
 
     def view(self) -> JobView:
         running = self.proc.returncode is None
@@ -118,14 +124,20 @@ class BackgroundJobs:
         self._count = 0
         atexit.register(self._kill_now)
 
-    async def start(self, command: str, cwd: Path, env: ChildEnvironment | None = None) -> JobView:
+    async def start(self, command: str, cwd: Path, env: ChildEnvironment | None = None, *, sandbox: CommandSandbox | None = None) -> JobView:
         env = env if env is not None else ChildEnvironment.from_process()
-        proc = await start_group(
-            "bash", "-c", command, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT, limit=READ_CHUNK, env=env.environ(),
-        )
+        confinement = AsyncExitStack()
+        try:
+            argv, environment = await prepared(confinement, command, cwd, env.environ(), sandbox)
+            proc = await start_group(
+                *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT, limit=READ_CHUNK, env=environment,
+            )
+        except BaseException:
+            await confinement.aclose()
+            raise
         self._count += 1
-        job = _Job(f"bg{self._count}", command, proc, redacting=env.redactor.stream())
+        job = _Job(f"bg{self._count}", command, proc, redacting=env.redactor.stream(), confinement=confinement)
         if self.spill_dir is not None:
             try:
                 job.log_path, job.log = open_spill_file(self.spill_dir, f"background-{job.id}")
@@ -147,6 +159,8 @@ class BackgroundJobs:
             job.ended = time.time()
             if job.log is not None:
                 job.log.close()
+            if job.confinement is not None:
+                await job.confinement.aclose()
             if not job.killed:
                 self._notices.append(f"background command {job.id} exited with code {job.proc.returncode}: {_short(job.command)}")
             self._save()

@@ -14,6 +14,7 @@ context governance does not cut it again and points at the complete output.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any, Mapping
 
@@ -76,7 +77,7 @@ class RunCommandTool:
         opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
         capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener, redactor=ctx.child_env.redactor)
         try:
-            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture, env=ctx.child_env.environ())
+            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture, env=ctx.child_env.environ(), sandbox=ctx.sandbox)
         except FileNotFoundError:
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it") from None
         except PermissionError as error:
@@ -84,14 +85,15 @@ class RunCommandTool:
         if looks_binary_stream(capture.sample()):
             capture.save_now()
             capture.close()
-        return _render(command, timeout_s, result)
+        output = _render(command, timeout_s, result)
+        return _with_sandbox_hint(output, ctx.sandbox.blocked(_text_of(result), result.exit_code)) if ctx.sandbox is not None else output
 
 
 async def _start_background(command: str, ctx: ToolContext) -> ToolOutput:
     if ctx.background is None:
         raise ToolError("background commands are not available here; run it in the foreground")
     try:
-        job = await ctx.background.start(command, ctx.workspace, ctx.child_env)
+        job = await ctx.background.start(command, ctx.workspace, ctx.child_env, sandbox=ctx.sandbox)
     except OSError as error:
         raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror or error}") from None
     first = command.strip().splitlines()[0] if command.strip() else command
@@ -147,6 +149,19 @@ def _render(command: str, timeout_s: int, result: CommandResult) -> ToolOutput:
         shaped=shaped,
         full_output=path if shaped else None,
     )
+
+
+def _text_of(result: CommandResult) -> str:
+    """What the command printed, as far as the capture kept it (head and tail: where the error lines are)."""
+    capture = result.capture
+    return (bytes(capture.head) + b"\n" + bytes(capture.tail)).decode("utf-8", errors="replace")
+
+
+def _with_sandbox_hint(output: ToolOutput, line: str | None) -> ToolOutput:
+    """The result with the sandbox's one line appended (and in ``display["sandbox_blocked"]``), when it gave one."""
+    if line is None:
+        return output
+    return replace(output, content=f"{output.content}\n[{line}]", display={**output.display, "sandbox_blocked": line})
 
 
 def _ending(timeout_s: int, result: CommandResult) -> str:

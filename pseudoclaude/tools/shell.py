@@ -17,6 +17,10 @@ Invariants:
   waits for the start to end and stops the group too: asyncio's own cancel
   path kills only bash and then waits until whatever bash had already started
   closes the pipes (``sleep 30``: 30 s, the CLI deaf to Ctrl-C all along).
+- With a ``sandbox`` the argv is the sandbox's (``CommandSandbox.prepare``), and
+  its context stays open until the command and everything it started are gone.
+  Stopping the group still stops everything: the group's leader is the sandbox,
+  which takes its PID namespace down with it.
 """
 
 from __future__ import annotations
@@ -28,10 +32,14 @@ import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
 
 from pseudoclaude.tools.output import StreamCapture
 from pseudoclaude.tools.child_env import command_environment
+
+if TYPE_CHECKING:
+    from pseudoclaude.sandbox import CommandSandbox
 
 KILL_GRACE_S = 0.5
 PIPE_GRACE_S = 1.0
@@ -58,18 +66,35 @@ async def run_shell(
     timeout_s: float,
     capture: StreamCapture,
     env: dict[str, str] | None = None,
+    sandbox: CommandSandbox | None = None,
 ) -> CommandResult:
-    """Run ``command`` with ``bash -c`` in ``cwd``, feeding its output to ``capture``; never leaves its group behind."""
+    """Run ``command`` with ``bash -c`` in ``cwd`` (inside ``sandbox`` when given), feeding its output to ``capture``;
+    never leaves its group behind."""
+    async with AsyncExitStack() as stack:
+        argv, environment = await prepared(stack, command, cwd, env if env is not None else command_environment(), sandbox)
+        return await _run(argv, cwd, environment, timeout_s, capture)
+
+
+async def prepared(
+    stack: AsyncExitStack, command: str, cwd: Path, env: Mapping[str, str] | None, sandbox: CommandSandbox | None
+) -> tuple[tuple[str, ...], dict[str, str] | None]:
+    """The argv and environment (None: ours) that run ``command``: ``bash -c`` itself, or the sandbox's (whose context
+    ``stack`` keeps open)."""
+    if sandbox is None:
+        return ("bash", "-c", command), dict(env) if env is not None else None
+    ready = await stack.enter_async_context(sandbox.prepare(command, cwd=cwd, env=env if env is not None else dict(os.environ)))
+    return ready.argv, dict(ready.env)
+
+
+async def _run(argv: tuple[str, ...], cwd: Path, env: dict[str, str] | None, timeout_s: float, capture: StreamCapture) -> CommandResult:
     started = time.monotonic()
     proc = await start_group(
-        "bash",
-        "-c",
-        command,
+        *argv,
         cwd=str(cwd),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
-        env=env if env is not None else command_environment(),
+        env=env,
         limit=READ_CHUNK,
     )
     pgid = proc.pid

@@ -1,0 +1,29 @@
+"""What the sandbox tests share: a workspace with its own temp folder, the real bubblewrap, a command through run_command."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pseudoclaude.sandbox import CommandSandbox, SandboxConfig, detect_sandbox
+from pseudoclaude.tools import RunCommandTool, ToolContext, ToolOutput
+
+
+def real_sandbox(workspace: Path, **config: Any) -> CommandSandbox:
+    """The bubblewrap sandbox of this machine for ``workspace``; the test is skipped where bwrap cannot run."""
+    sandbox, status = detect_sandbox(SandboxConfig(**config), workspace)
+    if sandbox is None or status.kind != "bubblewrap":
+        pytest.skip(f"no bubblewrap here: {status.detail}")
+    return sandbox
+
+
+def run(command: str, workspace: Path, sandbox: CommandSandbox | None, *, timeout: int = 60) -> ToolOutput:
+    """``command`` through the run_command tool, confined by ``sandbox`` (None: unconfined)."""
+    return asyncio.run(RunCommandTool().run({"command": command, "timeout": timeout}, ToolContext(workspace=workspace, sandbox=sandbox)))
+
+
+def exit_code(output: ToolOutput) -> Any:
+    return output.display.get("exit_code")
