@@ -226,6 +226,7 @@ def _assemble(
         rule_sink=local_rule_sink(settings.workspace, settings.home),
         tools=tools,
         config_dir=settings.home,
+        sandbox=settings.sandbox if sandbox is not None and sandbox.sandbox is not None else None,
     )
     instructions = load_instructions(settings.workspace, settings.home)
     memory = MemoryStore(settings.home, settings.workspace)

@@ -88,7 +88,7 @@ def test_headless_default_mode_lists_denials_in_the_result_and_on_stderr(workspa
     call = Call("run_command", json.dumps({"command": "touch made"}))
     for output_format in ("json", "text"):
         with fake_server("anthropic", [Reply(calls=(call,)), Reply(text="Could not.")]) as server:
-            proc = run_cli(["-p", "make it", "--output-format", output_format], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
+            proc = run_cli(["-p", "make it", "--output-format", output_format, "--sandbox", "off"], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
         assert proc.returncode == 0 and not (workspace / "made").exists()
         if output_format == "json":
             (denial,) = json.loads(proc.stdout)["permission_denials"]

@@ -1,4 +1,4 @@
-"""The permission policy as a headless user meets it, through the real CLI."""
+"""The permission policy as a headless user meets it without a sandbox, through the real CLI (with one: tests/sandbox/test_approvals_cli.py)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ pytestmark = pytest.mark.slow
 
 
 def run_one_call(tmp_path: Path, call: Call, *flags: str) -> tuple[Any, dict[str, Any], Path]:
+    """One call through the real CLI with no sandbox (``--sandbox off``): these are the rules without one."""
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "notes.txt").write_text("a\nb\nc\n")
     with fake_server("anthropic", [Reply(text="Trying.", calls=(call,)), Reply(text="Done.")]) as server:
-        proc = run_cli(["-p", "do it", "--output-format", "json", *flags], ws, cli_env("anthropic", server.url, tmp_path / "home"))
+        proc = run_cli(["-p", "do it", "--output-format", "json", "--sandbox", "off", *flags], ws, cli_env("anthropic", server.url, tmp_path / "home"))
         assert server.rejections == []
         second = server.requests[1]
     results = [b for m in second["messages"] if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]

@@ -81,7 +81,7 @@ def test_committed_permissions_loosen_nothing_until_trusted(workspace: Path, tmp
     commit_settings(workspace, {"permissions": permissions})
     script = [Reply(calls=(Call("run_command", json.dumps({"command": "touch ran.txt"})),)), Reply(text="done")]
     with FakeAnthropicServer(script) as server:
-        proc = run_cli(["-p", "touch it", *(["--trust-workspace"] if trusted else [])], workspace, env_with(server, tmp_path))
+        proc = run_cli(["-p", "touch it", "--sandbox", "off", *(["--trust-workspace"] if trusted else [])], workspace, env_with(server, tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (workspace / "ran.txt").exists() is trusted, proc.stderr
     assert (NOTICE in proc.stderr) is not trusted

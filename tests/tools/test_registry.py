@@ -114,7 +114,7 @@ def test_package_exports() -> None:
     assert sorted(tools_package.__all__) == sorted(
         [
             "Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry",
-            "ToolKind", "ToolTraits", "budgeted_output", "builtin_registry", "RunCommandTool", "stop_group", "FactStore", "MemoryScope", "OutputBudget",
+            "ToolKind", "ToolTraits", "budgeted_output", "builtin_registry", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget",
                 "HistorySearch", "PastMessage",
             "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
             "SubagentResult", "SubagentType", "Subagents", "TaskTool",

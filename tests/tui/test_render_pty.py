@@ -31,7 +31,7 @@ def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
     ask = Reply(text="I will clean up.", calls=(Call("run_command", json.dumps({"command": "rm -f build.log"})),))
     script = [ask, ask, ask, Reply(text="Fresh answer after the interrupts.")]
     with SlowAnthropicServer(script, delay=0.05) as server:
-        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default", collect_garbage=True)
+        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default", "--sandbox", "off", collect_garbage=True)
         term.expect_prompt()
         for attempt in range(3):
             term.send_line(f"Clean up, take {attempt}")

@@ -203,7 +203,7 @@ def test_resume_picks_an_earlier_session_and_the_next_request_carries_its_histor
 def test_an_approval_denied_with_a_reason_reaches_the_model(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     script = [Reply(text="I will clean up.", calls=(Call("run_command", json.dumps({"command": "rm -f build.log"})),)), Reply(text="Okay, I will not.")]
     with FakeAnthropicServer(script) as server:
-        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default")
+        term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default", "--sandbox", "off")
         term.expect_prompt()
         term.send_line("Clean up")
         term.expect(r"Allow run_command")
