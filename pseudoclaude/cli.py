@@ -231,13 +231,14 @@ def doctor_command(
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check this model instead of the configured one.")] = None,
     provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai.")] = None,
     context_window: Annotated[Optional[int], typer.Option("--context-window", min=1, help="The window you would set.")] = None,
+    sandbox: Annotated[Optional[str], typer.Option("--sandbox", help="The sandbox mode you would run with: workspace-write | read-only | off.")] = None,
 ) -> None:
     """Check the configured provider end to end without spending tokens: one line per check, exit 1 when one fails."""
     from pseudoclaude.config import Flags
     from pseudoclaude.doctor import doctor_exit_code, run_doctor
     from pseudoclaude.textsafe import for_terminal
 
-    checks = run_doctor(_working_folder(), Flags(model=model, provider=provider, context_window=context_window))
+    checks = run_doctor(_working_folder(), Flags(model=model, provider=provider, context_window=context_window, sandbox=sandbox))
     for check in checks:
         print(for_terminal(check.line()))
     raise typer.Exit(doctor_exit_code(checks))

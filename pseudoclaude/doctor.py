@@ -7,6 +7,9 @@ tools (when the server says), and the tokenizer the estimates use. A check
 that cannot pass makes the exit code 1; the checks that depend on it are
 skipped. Nothing here sends a prompt: the endpoint is asked for its model
 list and, for a server at a base URL, for the window it runs (``llm.probe``).
+The last line names the sandbox the model's commands run in (kind, mode,
+network), probed as a session would: none is a warning, not a failure, since
+commands then still run, each asking first.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Literal, Mapping
 
 from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
+from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.llm import WindowProbe, context_window, encoding_for, fetch_models, model_info, probe_window
 
 Verdict = Literal["ok", "fail", "warn", "skip"]
@@ -41,7 +45,7 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     try:
         settings = load_settings(workspace, flags, environ)
     except ConfigError as error:
-        return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER)]
+        return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER), _sandbox(SandboxConfig(), workspace)]
     where = f" at {settings.base_url}" if settings.base_url else ""
     checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings)]
     endpoint = (settings.base_url or _DEFAULT_ENDPOINTS.get(settings.provider, "")).rstrip("/")
@@ -58,6 +62,7 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     checks.append(_window(settings, probe))
     checks.append(_tools(settings, probe))
     checks.append(_tokenizer(settings))
+    checks.append(_sandbox(settings.sandbox, settings.workspace))
     return checks
 
 
@@ -126,6 +131,17 @@ def _tokenizer(settings: Settings) -> Check:
     if encoding:
         return Check("tokenizer", "ok", f"tiktoken {encoding} for estimates")
     return Check("tokenizer", "ok", f"byte estimate for {settings.model} (no tokenizer known), calibrated by the server's token counts")
+
+
+def _sandbox(config: SandboxConfig, workspace: Path) -> Check:
+    from pseudoclaude.sandbox import detect_sandbox
+
+    sandbox, status = detect_sandbox(config, workspace)
+    if sandbox is None:
+        verdict: Verdict = "ok" if config.mode == "off" else "warn"
+        return Check("sandbox", verdict, f"none: {status.detail}" + ("" if config.mode == "off" else "; every command that is not read-only asks"))
+    network = {"off": "network off", "all": "network on", "allowed": f"network only to {', '.join(config.allowed_domains) or 'no domain'}"}[status.network]
+    return Check("sandbox", "ok", f"{status.kind} · {status.mode} · {network}")
 
 
 def doctor_exit_code(checks: list[Check]) -> int:

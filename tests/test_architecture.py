@@ -46,7 +46,7 @@ _BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mc
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
     "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
-    "pseudoclaude.doctor": {"pseudoclaude.llm"},
+    "pseudoclaude.doctor": {"pseudoclaude.llm", "pseudoclaude.sandbox"},
     "pseudoclaude.first_run": {"pseudoclaude.llm"},
     "pseudoclaude.commands": {"pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.tui": {"pseudoclaude.agent", *_BELOW_AGENT},

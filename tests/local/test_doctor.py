@@ -21,7 +21,7 @@ def test_a_working_ollama_setup(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     assert out.returncode == 0, out.stdout
     assert [line.split()[:2] for line in lines] == [
-        ["ok", "provider"], ["ok", "key"], ["ok", "endpoint"], ["ok", "model"], ["ok", "window"], ["ok", "tools"], ["ok", "tokenizer"]
+        ["ok", "provider"], ["ok", "key"], ["ok", "endpoint"], ["ok", "model"], ["ok", "window"], ["ok", "tools"], ["ok", "tokenizer"], ["ok", "sandbox"]
     ]
     assert "32,768 tokens (Ollama /api/ps (the loaded model))" in lines[4]
     assert not server.requests  # no model request: no tokens spent
@@ -41,10 +41,27 @@ def test_an_unreachable_server_fails_and_says_where(tmp_path: Path) -> None:
     out = run_cli(["doctor", "--model", "m"], tmp_path, _env(tmp_path, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1"))
     assert out.returncode == 1
     assert f"FAIL  endpoint   http://127.0.0.1:{port}/v1/models does not answer" in out.stdout
-    assert len(out.stdout.splitlines()) == 7
+    assert len(out.stdout.splitlines()) == 8
 
 
 def test_nothing_configured_fails_on_the_first_line(tmp_path: Path) -> None:
     out = run_cli(["doctor"], tmp_path, _env(tmp_path))
     assert out.returncode == 1
     assert out.stdout.splitlines()[0].startswith("FAIL  provider   no model provider is configured")
+
+
+def test_the_sandbox_line_names_kind_mode_and_network(tmp_path: Path) -> None:
+    """The sandbox is probed as a session would probe it; this machine (and CI) has a working bubblewrap."""
+    from pseudoclaude.sandbox import SandboxConfig, detect_sandbox
+
+    sandbox, _ = detect_sandbox(SandboxConfig(), tmp_path)
+    out = run_cli(["doctor"], tmp_path, _env(tmp_path))
+    last = out.stdout.splitlines()[-1]
+    if sandbox is None:
+        assert last.startswith("warn  sandbox    none: "), last
+    else:
+        assert last == "ok    sandbox    bubblewrap · workspace-write · network off", last
+    off = run_cli(["doctor", "--sandbox", "off"], tmp_path, _env(tmp_path)).stdout.splitlines()[-1]
+    assert off.startswith("ok    sandbox    none: off"), off
+    read_only = run_cli(["doctor", "--sandbox", "read-only"], tmp_path, _env(tmp_path)).stdout.splitlines()[-1]
+    assert sandbox is None or read_only == "ok    sandbox    bubblewrap · read-only · network off", read_only
