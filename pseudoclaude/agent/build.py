@@ -33,6 +33,7 @@ from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
+from pseudoclaude.agent.read_denials import DeniedReads
 from pseudoclaude.agent.recording import AgentSession
 from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
@@ -214,6 +215,7 @@ def _assemble(
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
             background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
+            read_guard=DeniedReads.of(policy),
         ),
         config=config,
         session=session,

@@ -197,6 +197,7 @@ class Subagents:
             tool_context=ToolContext(
                 workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
                 extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
+                read_guard=parent.tool_context.read_guard,
             ),
             config=RunConfig(
                 model=model, system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get_args
 
 from pseudoclaude.llm import Image, ToolSpec
+from pseudoclaude.tools.read_guard import NO_DENIED_READS, ReadGuard
 
 if TYPE_CHECKING:
     from pseudoclaude.sandbox import CommandSandbox
@@ -152,6 +153,8 @@ class ToolContext:
     model without vision with a note instead of an image it could not see.
     ``sandbox`` confines the commands the model runs (None: they run unconfined,
     as with ``--sandbox off`` or a command the user approved to run outside).
+    ``read_guard`` answers, for every file a reading tool touches (not only its
+    path argument), whether a ``Read(...)`` deny rule forbids it (``read_guard``).
     """
 
     workspace: Path
@@ -168,6 +171,7 @@ class ToolContext:
     background: BackgroundJobs | None = None
     vision: bool = True
     sandbox: CommandSandbox | None = None
+    read_guard: ReadGuard = NO_DENIED_READS
 
 
 @dataclass(frozen=True)
