@@ -39,7 +39,7 @@ from pseudoclaude.tools.files import (
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
-"""Files up to this size are edited (peak about 7x the file: ~70 MB at the limit; the bench measures it)."""
+"""Files up to this size are edited (peak about 10x the file: 107 MB at the limit, ``bench/bench_hostile_files.py``)."""
 SNIPPET_CONTEXT_LINES = 3
 SNIPPET_MAX_LINES = 30
 
