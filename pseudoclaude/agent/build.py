@@ -40,6 +40,7 @@ from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
+from pseudoclaude.agent.read_denials import DeniedReads
 from pseudoclaude.agent.recording import AgentSession
 from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
@@ -266,6 +267,7 @@ def _assemble(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
             background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"), child_env=child_env,
             sandbox=sandbox.sandbox if sandbox is not None else None,
+            read_guard=DeniedReads.of(policy),
         ),
         config=config,
         session=session,

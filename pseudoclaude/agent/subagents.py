@@ -203,6 +203,7 @@ class Subagents:
                 extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
                 child_env=parent.tool_context.child_env,
                 sandbox=parent.tool_context.sandbox,
+                read_guard=parent.tool_context.read_guard,
             ),
             config=RunConfig(
                 model=model, system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,

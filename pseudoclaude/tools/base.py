@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get
 
 from pseudoclaude.llm import Image, ToolSpec
 from pseudoclaude.tools.child_env import ChildEnvironment
+from pseudoclaude.tools.read_guard import NO_DENIED_READS, ReadGuard
 
 if TYPE_CHECKING:
     from pseudoclaude.sandbox import CommandSandbox
@@ -155,6 +156,8 @@ class ToolContext:
     as with ``--sandbox off`` or a command the user approved to run outside).
     ``child_env``: the environment those commands run with (the user's, its
     secrets withheld) and the redactor every tool result passes through.
+    ``read_guard`` answers, for every file a reading tool touches (not only its
+    path argument), whether a ``Read(...)`` deny rule forbids it (``read_guard``).
     """
 
     workspace: Path
@@ -172,6 +175,7 @@ class ToolContext:
     vision: bool = True
     sandbox: CommandSandbox | None = None
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.from_process)
+    read_guard: ReadGuard = NO_DENIED_READS
 
 
 @dataclass(frozen=True)

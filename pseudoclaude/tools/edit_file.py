@@ -6,10 +6,18 @@ nearest text, or the note that read_file's line numbers were left on; see
 ``edit_hints``), or found N times without ``replace_all`` (and where). The read-first rule of ``files.require_fresh``
 applies. The model gets a short numbered snippet around the first change; the
 renderer gets the full unified diff.
+
+A file over ``MAX_FILE_BYTES`` is refused, naming the limit, before it is read:
+an edit holds the file several times over (bytes, text, the edited text, its
+encoding, the diff), 680 MB for a 100 MB one-line file. Streaming the
+replacement would bound that, but not the diff, the snippet or the not-found
+hint the model needs; a file that large is generated or data, and a command
+(``sed -i``, a script) is the right tool for it.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,10 +33,13 @@ from pseudoclaude.tools.files import (
     read_text,
     record_stamp,
     require_fresh,
+    too_large,
     unified_diff,
 )
 from pseudoclaude.tools.paths import display_path, resolve_path
 
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Files up to this size are edited (peak about 10x the file: 107 MB at the limit, ``bench/bench_hostile_files.py``)."""
 SNIPPET_CONTEXT_LINES = 3
 SNIPPET_MAX_LINES = 30
 
@@ -103,8 +114,10 @@ class EditFileTool:
             raise ToolError(f"{shown} does not exist; use write_file to create it")
         try:
             check_regular(path, shown)
+            if (size := os.stat(path).st_size) > MAX_FILE_BYTES:
+                raise too_large(shown, size, MAX_FILE_BYTES)
             require_fresh(ctx, path, shown)
-            text = read_text(path, shown)
+            text = read_text(path, shown, MAX_FILE_BYTES)
         except OSError as error:
             raise os_error("edit", shown, error) from None
         count = text.count(old_string)

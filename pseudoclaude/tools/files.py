@@ -26,7 +26,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from pseudoclaude.textsafe import quote_name
 from pseudoclaude.tools.base import FileStamp, ToolContext, ToolError
@@ -93,14 +93,35 @@ def open_if_regular(path: Path | str) -> BinaryIO | None:
         raise
 
 
+STAMP_WHOLE_BYTES = 64 * 1024 * 1024
+"""Files up to this size are hashed whole for their stamp. A larger one is hashed by its first and last
+``STAMP_WHOLE_BYTES // 2`` and its mtime, so reading or overwriting a 10 GB file does not hash 10 GB (20 s)
+twice; for such a file a bare ``touch`` counts as a change (a re-read is asked for, never a clobber allowed)."""
+
+
 def stamp_of(path: Path, shown: str | None = None) -> FileStamp:
     """The stamp of ``path`` as it is now (``shown`` names it in an error)."""
     digest = hashlib.sha256()
     with open_regular(path, shown if shown is not None else quote_name(str(path))) as f:
         info = os.fstat(f.fileno())
-        while block := f.read(1 << 20):
-            digest.update(block)
+        if info.st_size > STAMP_WHOLE_BYTES:
+            digest.update(f"{info.st_size}:{info.st_mtime_ns}:".encode())
+            _hash_blocks(f, digest, STAMP_WHOLE_BYTES // 2)
+            f.seek(info.st_size - STAMP_WHOLE_BYTES // 2)
+        _hash_blocks(f, digest, None)
     return FileStamp(mtime_ns=info.st_mtime_ns, size=info.st_size, sha256=digest.hexdigest())
+
+
+def _hash_blocks(f: BinaryIO, digest: Any, limit: int | None) -> None:
+    """Feed ``f`` from its position to ``digest``: ``limit`` bytes, or to the end."""
+    left = limit
+    while left is None or left > 0:
+        block = f.read(1 << 20 if left is None else min(1 << 20, left))
+        if not block:
+            return
+        digest.update(block)
+        if left is not None:
+            left -= len(block)
 
 
 def require_fresh(ctx: ToolContext, path: Path, shown: str) -> None:
@@ -141,16 +162,28 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def read_text(path: Path, shown: str) -> str:
-    """The UTF-8 text of ``path``; a clear error for binary or undecodable files, and for what is not a regular file."""
+def read_text(path: Path, shown: str, limit: int) -> str:
+    """The UTF-8 text of ``path``; a clear error for binary or undecodable files, what is not a regular file,
+    and a file over ``limit`` bytes (checked on the open file, and read no further: it may grow meanwhile)."""
     with open_regular(path, shown) as f:
-        data = f.read()
+        size = os.fstat(f.fileno()).st_size
+        data = f.read(limit + 1) if size <= limit else b""
+    if size > limit or len(data) > limit:
+        raise too_large(shown, max(size, len(data)), limit)
     if b"\x00" in data[:8192]:
         raise ToolError(f"{shown} is a binary file; it cannot be edited as text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise ToolError(f"{shown} is not valid UTF-8 (byte {error.start}); it cannot be edited as text") from None
+
+
+def too_large(shown: str, size: int, limit: int) -> ToolError:
+    """The refusal of a file over what an edit holds in memory, naming the limit and the way round it."""
+    return ToolError(
+        f"{shown} is {size / (1 << 20):,.1f} MiB, over the {limit >> 20} MiB that edit_file changes in memory; "
+        "change it with a command instead (sed -i, a script), or split it"
+    )
 
 
 def unified_diff(old: str, new: str, shown: str) -> str:

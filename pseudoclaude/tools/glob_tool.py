@@ -10,6 +10,15 @@ times faster on a large tree) or from ``walk.walk_files``, under the same
 ignore rules; the pattern is matched here either way, so both give the same
 answer. Memory stays bounded: paths stream through a heap that keeps only
 the ``MAX_RESULTS`` newest, plus a count of the rest.
+
+A file a ``Read(...)`` deny rule forbids (``ToolContext.read_guard``) is left
+out of the list, and the result says how many were: the list is what the
+model reads next, and a file's mtime (the sort key) is already a fact about it.
+``list_dir`` shows such names, marked, for the layout.
+
+``rg --files`` runs capped and watched like grep's ripgrep (``rg_limits``): a
+hostile ``.gitignore`` (a FIFO, a link to ``/dev/zero``) makes it fail or
+stall, and the Python walk, which passes such files over and says so, lists instead.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import select
 import stat
 import subprocess
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping
 
@@ -29,14 +39,16 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.grep_search import RG_WALK_FLAGS, EngineFailed, rg_location
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.read_guard import GuardedRoot
+from pseudoclaude.tools.rg_limits import POLL_S, PREEXEC, RG_STALL_S, RgProgress
 from pseudoclaude.tools.ripgrep import find_rg
 from pseudoclaude.tools.threads import in_thread
 from pseudoclaude.tools.walk import glob_to_regex, walk_files
 
 MAX_RESULTS = 200
-RG_STALL_S = 10.0
-"""Silence from ``rg --files`` this long while it still runs (a FIFO committed as a ``.gitignore`` blocks it
-forever): it is stopped and the Python walk, which skips such files, lists instead."""
+RG_SILENCE_S = 10.0
+"""``rg --files`` silent this long, where ``/proc`` cannot tell its progress (elsewhere ``RG_STALL_S`` without output
+or progress): a FIFO committed as a ``.gitignore`` blocks it forever; it is stopped and the Python walk lists instead."""
 _GLOB_CHARS = re.compile(r"[*?\[{]")
 
 _SCHEMA: dict[str, Any] = {
@@ -69,21 +81,32 @@ class GlobTool:
             raise ToolError("pattern must be relative; put the folder in 'path' and the pattern relative to it")
         if ".." in pattern.split("/"):
             raise ToolError("pattern must not contain '..'; set 'path' to the folder to search instead")
-        root = resolve_path(ctx, checked.get("path", "."), for_write=False)
+        raw = checked.get("path", ".")
+        root = resolve_path(ctx, raw, for_write=False)
         if not root.is_dir():
             raise ToolError(f"{display_path(ctx, root)} is not a folder" if root.exists() else f"{display_path(ctx, root)} does not exist")
         stop = threading.Event()
         try:
-            found, total = await in_thread(_find, ctx, root, pattern, self.rg_path, stop)
+            listing = await in_thread(_find, ctx, root, GuardedRoot.of(ctx, raw, root), pattern, self.rg_path, stop)
         finally:
             stop.set()
-        return _render(ctx, root, pattern, found, total)
+        return _render(ctx, root, pattern, listing)
 
 
 Found = tuple[float, str, str]
 
 
-def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop: threading.Event) -> tuple[list[Found], int]:
+@dataclass
+class _Listing:
+    """The ``MAX_RESULTS`` newest matches, how many matched in all, how many were left out as denied, and notes."""
+
+    found: list[Found] = field(default_factory=list)
+    total: int = 0
+    denied: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _find(ctx: ToolContext, root: Path, guard: GuardedRoot, pattern: str, rg_path: str | None, stop: threading.Event) -> _Listing:
     """The ``MAX_RESULTS`` newest matching files (newest first, then by path) and how many matched in all."""
     regex = re.compile(glob_to_regex(pattern.removeprefix("./")), re.DOTALL)
     literal = _literal_prefix(pattern.removeprefix("./"))
@@ -91,24 +114,28 @@ def _find(ctx: ToolContext, root: Path, pattern: str, rg_path: str | None, stop:
     if os.path.realpath(start) != str(start):
         literal, start = "", root
     if not start.is_dir():
-        return [], 0
+        return _Listing()
     workspace = ctx.workspace.resolve()
     if rg_path is not None:
         files = _rg_files(rg_path, start, workspace, stop)
         if files is not None:
             try:
-                return _newest(files, literal, regex, stop)
+                return _newest(files, literal, regex, guard, stop, _Listing())
             except EngineFailed:
                 pass
-    walked = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace)  # every parent's .gitignore, as rg reads
-    return _newest(walked, literal, regex, stop)
+    listing = _Listing()
+
+    def notice(path: Path, why: str) -> None:
+        listing.notes.append(f"{display_path(ctx, path)}: {why}")
+
+    walked = walk_files(start, boundary=Path(start.anchor), ignore_base=workspace, notice=notice)  # every parent's .gitignore, as rg reads
+    return _newest(walked, literal, regex, guard, stop, listing)
 
 
-def _newest(files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], stop: threading.Event) -> tuple[list[Found], int]:
-    total = 0
-
+def _newest(
+    files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], guard: GuardedRoot, stop: threading.Event, listing: _Listing
+) -> _Listing:
     def matching() -> Iterator[Found]:
-        nonlocal total
         for path, rel in files:
             if stop.is_set():
                 return
@@ -119,12 +146,16 @@ def _newest(files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[st
                 info = os.lstat(path)
             except OSError:
                 continue
-            if stat.S_ISREG(info.st_mode):
-                total += 1
-                yield info.st_mtime, full_rel, path
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if guard.denied(path) is not None:
+                listing.denied += 1
+                continue
+            listing.total += 1
+            yield info.st_mtime, full_rel, path
 
-    newest = heapq.nsmallest(MAX_RESULTS, matching(), key=lambda item: (-item[0], item[1]))
-    return newest, total
+    listing.found = heapq.nsmallest(MAX_RESULTS, matching(), key=lambda item: (-item[0], item[1]))
+    return listing
 
 
 def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event) -> Iterator[tuple[str, str]] | None:
@@ -132,22 +163,33 @@ def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event)
     cwd, target, ignore_args = rg_location(start, workspace)
     argv = [rg_path, *RG_WALK_FLAGS, "--files", "--null", *ignore_args, "--glob", "!.git", "--", target]
     try:
-        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            preexec_fn=PREEXEC,
+        )
     except OSError:
         return None
     return _read_files(proc, cwd, start, stop)
 
 
 def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[str, str]]:
-    """Paths as ripgrep prints them; ``EngineFailed`` when it printed none and failed (exit 2: a bad binary, a bad flag)."""
+    """Paths as ripgrep prints them; ``EngineFailed`` when it printed none and failed (exit 2: a bad binary, a bad flag),
+    when it died of a signal (its memory cap) or when it stalled."""
     assert proc.stdout is not None
     prefix = str(start) + os.sep
     pending = b""
     printed = False
+    progress = RgProgress(proc.pid)
+    idle = 0.0
     try:
         while True:
-            if not select.select([proc.stdout], [], [], RG_STALL_S)[0]:
-                raise EngineFailed(f"rg --files printed nothing for {RG_STALL_S:g} s")
+            if not select.select([proc.stdout], [], [], POLL_S)[0]:
+                moved = progress.moved()
+                idle = 0.0 if moved else idle + POLL_S
+                if idle >= (RG_SILENCE_S if moved is None else RG_STALL_S):
+                    raise EngineFailed(f"rg --files made no progress for {idle:g} s")
+                continue
+            idle = 0.0
             chunk = os.read(proc.stdout.fileno(), 65536)
             if not chunk:
                 break
@@ -159,8 +201,9 @@ def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: thr
                 full = os.path.normpath(os.path.join(cwd, os.fsdecode(raw)))
                 if full.startswith(prefix):
                     yield full, full[len(prefix) :].replace(os.sep, "/")
-        if proc.wait() == 2 and not printed:
-            raise EngineFailed("rg --files failed")
+        code = proc.wait()
+        if code < 0 or (code == 2 and not printed):
+            raise EngineFailed(f"rg --files failed (exit {code})")
     finally:
         proc.kill()
         proc.wait()
@@ -178,16 +221,22 @@ def _literal_prefix(pattern: str) -> str:
     return "/".join(literal)
 
 
-def _render(ctx: ToolContext, root: Path, pattern: str, found: list[Found], total: int) -> ToolOutput:
+def _render(ctx: ToolContext, root: Path, pattern: str, listing: _Listing) -> ToolOutput:
     where = display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace"
+    found, total = listing.found, listing.total
+    notes = "".join(f"(note: {note})\n" for note in dict.fromkeys(listing.notes))
+    if listing.denied:
+        notes += f"({listing.denied} matching file{'s' if listing.denied != 1 else ''} not listed: reading denied by the permission rules)\n"
     if not found:
-        return ToolOutput(f"No files match {pattern!r} in {where}.", summary=f"glob {pattern}: no files", display={"count": 0})
+        text = f"No files match {pattern!r} in {where}." + (f"\n{notes}" if notes else "")
+        return ToolOutput(text, summary=f"glob {pattern}: no files", display={"count": 0})
     shown = [display_path(ctx, Path(path)) for _, _, path in found]
     body = "\n".join(shown) + "\n"
     if total > len(shown):
         body += f"… {total - len(shown)} more not shown (older); narrow the pattern or the path\n"
     if any(path.startswith('"') for path in shown):
         body += f"(note: {NAME_QUOTING_NOTE})\n"
+    body += notes
     return ToolOutput(
         body,
         summary=f"glob {pattern}: {total} file{'s' if total != 1 else ''}",

@@ -8,11 +8,20 @@ stays bounded: beyond the caps only counts are kept, and the entries go to a
 spill file), so the note about what was left out is exact, and it names the
 file that holds the complete list. The size cap is the session's inline
 output budget (``ToolContext.budget``), like a command's output.
+
+No file a ``Read(...)`` deny rule forbids is searched or named, whatever the
+path (``ToolContext.read_guard``; a file named as the path is refused with
+the rule). Hostile content costs bounded time and memory: a file named as the
+path over ``MAX_FILE_BYTES`` is refused before any engine touches it (ripgrep
+would scan all of a 10 GB sparse file: 60 s and 8 GB of mapped memory), larger
+files met in the walk are skipped, and an ignore file that is not a regular
+file is passed over, the result saying so (see ``grep_search``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, Mapping
@@ -22,6 +31,7 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import check_regular
 from pseudoclaude.tools.grep_search import (
+    MAX_FILE_BYTES,
     EngineFailed,
     FileHits,
     Mode,
@@ -30,6 +40,7 @@ from pseudoclaude.tools.grep_search import (
     python_search,
     rg_search,
 )
+from pseudoclaude.tools.read_guard import GuardedRoot, denial_message
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.ripgrep import find_rg
@@ -65,7 +76,7 @@ class GrepTool:
     name = "grep"
     description = (
         "Search file contents with a regular expression, one line at a time. Skips .gitignore and .pseudoclaudeignore "
-        f"matches, .git and binary files. Capped at {MAX_FILES} files, {MAX_CONTENT_LINES} lines and a size budget, with a "
+        f"matches, .git, binary files, FIFOs, devices and files over {MAX_FILE_BYTES // (1024 * 1024)} MiB. Capped at {MAX_FILES} files, {MAX_CONTENT_LINES} lines and a size budget, with a "
         "count of what was left out and the complete list saved to a file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
@@ -82,11 +93,13 @@ class GrepTool:
         mode: Mode = checked.get("output_mode", "files_with_matches")
         if "context" in checked and mode != "content":
             raise ToolError("context only applies to output_mode='content'; set output_mode to 'content' or drop context")
-        root = resolve_path(ctx, checked.get("path", "."), for_write=False)
+        raw = checked.get("path", ".")
+        root = resolve_path(ctx, raw, for_write=False)
+        guard = GuardedRoot.of(ctx, raw, root)
         if not root.exists():
             raise ToolError(f"{display_path(ctx, root)} does not exist")
         if not root.is_dir():
-            check_regular(root, display_path(ctx, root))
+            _check_file(root, display_path(ctx, root), guard)
         query = Query(
             pattern=checked["pattern"],
             root=root,
@@ -95,6 +108,7 @@ class GrepTool:
             case_insensitive=checked.get("case_insensitive", False),
             glob=checked.get("glob") or None,
             ignore_base=ctx.workspace.resolve(),
+            guard=guard,
         )
         compile_pattern(query)
         collector = _Collector(ctx, mode, query.context)
@@ -116,6 +130,21 @@ class GrepTool:
         return collector.output(query, display_path(ctx, root) if root != ctx.workspace.resolve() else "the workspace")
 
 
+def _check_file(path: Path, shown: str, guard: GuardedRoot) -> None:
+    """A file named as grep's path: readable under the rules, a regular file, and not over ``MAX_FILE_BYTES``."""
+    rule = guard.denied(path)
+    if rule is not None:
+        raise ToolError(denial_message(shown, rule))
+    check_regular(path, shown)
+    size = os.stat(path).st_size
+    if size > MAX_FILE_BYTES:
+        raise ToolError(
+            f"not searched: {shown} is {size / (1 << 30):.1f} GiB, over the {MAX_FILE_BYTES >> 20} MiB grep searches in one file "
+            "(a file that large is data, and its longest line would be held in memory); search a part of it with "
+            f"run_command, e.g. `head -c 50M {shown} | rg PATTERN`"
+        )
+
+
 async def _search_in_thread(query: Query, collector: _Collector) -> None:
     """The Python engine on a daemon thread (``threads.in_thread``), told to stop when the search is cancelled."""
     stop = threading.Event()
@@ -126,7 +155,7 @@ async def _search_in_thread(query: Query, collector: _Collector) -> None:
 
 
 def _collect_python(query: Query, collector: _Collector, stop: threading.Event) -> None:
-    for hits in python_search(query):
+    for hits in python_search(query, notice=collector.notice):
         if stop.is_set():
             return
         collector.add(hits)
@@ -160,6 +189,11 @@ class _Collector:
         self.hidden_files = 0
         self.hidden_matches = 0
         self.quoted_names = False
+        self.notes: list[str] = []
+
+    def notice(self, path: Path, why: str) -> None:
+        """An ignore file the walk could not use (``walk.Notice``): the result says so."""
+        self.notes.append(f"{display_path(self._ctx, path)}: {why}")
 
     def add(self, hits: FileHits) -> None:
         self.files += 1
@@ -259,8 +293,10 @@ class _Collector:
     def output(self, query: Query, where: str) -> ToolOutput:
         self.close()
         display = {"files": self.files, "matches": self.matches, "mode": self._mode}
+        notes = "".join(f"(note: {note})\n" for note in dict.fromkeys(self.notes))
         if not self.files:
-            return ToolOutput(f"No matches for {query.pattern!r} in {where}.", summary=f"grep {query.pattern}: no matches", display=display)
+            text = f"No matches for {query.pattern!r} in {where}." + (f"\n{notes}" if notes else "")
+            return ToolOutput(text, summary=f"grep {query.pattern}: no matches", display=display)
         plural = "s" if self.files != 1 else ""
         if self._mode == "files_with_matches":
             header = f"{self.files} file{plural} match {query.pattern!r}:"
@@ -276,6 +312,7 @@ class _Collector:
             body += f"; {self._where_complete()}\n"
         if self.quoted_names:
             body += f"(note: {NAME_QUOTING_NOTE})\n"
+        body += notes
         found = f"{self.files} file{plural}" if self._mode == "files_with_matches" else f"{self.matches} lines in {self.files} file{plural}"
         path = str(self.spill_path) if cut and self.spill_path is not None else None
         return ToolOutput(body, summary=f"grep {query.pattern}: {found}", display=display, shaped=cut, full_output=path)

@@ -12,7 +12,17 @@ excludes; an explicitly named file is always searched.
 
 Memory stays bounded: a file over ``WHOLE_FILE_BYTES`` is searched line by
 line, and a line over ``LONG_LINE_BYTES`` in overlapping blocks and shown as
-a placeholder with its size, as ripgrep's oversized records are.
+a placeholder with its size, as ripgrep's oversized records are. A file over
+``MAX_FILE_BYTES`` found by the walk is skipped by both engines (ripgrep:
+``--max-filesize``), since ripgrep holds a whole line in memory and a
+one-line file of gigabytes would be all of it; the grep tool refuses one named
+as its path (``--max-filesize`` does not apply to those). ripgrep itself runs
+capped and watched (``rg_limits``): a hostile
+``.gitignore`` makes it fail, and the Python engine answers instead.
+
+Files a ``Read(...)`` deny rule forbids are never searched (``Query.guard``):
+the Python walk does not open them, ripgrep is told to exclude them and its
+results are filtered by the guard all the same (see ``read_guard``).
 
 Each ``FileHits`` carries, per file, the matching lines and (with context) the
 lines around them; the caller caps what it shows.
@@ -35,11 +45,15 @@ import pathspec
 
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.files import open_if_regular
+from pseudoclaude.tools.read_guard import GuardedRoot
+from pseudoclaude.tools.rg_limits import PREEXEC, RG_STALL_S, RgWatch
 from pseudoclaude.tools.shell import stop_group
-from pseudoclaude.tools.walk import Override, gitignore_verdict, ignore_file, walk_files
+from pseudoclaude.tools.walk import Notice, Override, gitignore_verdict, ignore_file, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Larger files are not searched: not source code, and a one-line file that size costs ripgrep its size in memory."""
 _RG_LINE_LIMIT = 1024 * 1024
 WHOLE_FILE_BYTES = 4 * 1024 * 1024  # split into lines, a file costs ~12x its size in str objects: 4 MB peaks near 50 MB
 LONG_LINE_BYTES = 1024 * 1024
@@ -74,6 +88,7 @@ class Query:
     case_insensitive: bool = False
     glob: str | None = None
     ignore_base: Path | None = None
+    guard: GuardedRoot | None = None
 
 
 class RegexError(ToolError):
@@ -112,17 +127,20 @@ def make_override(glob: str | None) -> Override | None:
     return verdict
 
 
-def python_search(query: Query) -> Iterator[FileHits]:
-    """Search with Python ``re`` (the fallback engine)."""
+def python_search(query: Query, notice: Notice | None = None) -> Iterator[FileHits]:
+    """Search with Python ``re`` (the fallback engine); ``notice`` hears of ignore files it could not read."""
     regex = compile_pattern(query)
     prefilter = None if re.search(r"\\[AZz]", query.pattern) else compile_pattern(query, re.MULTILINE)
     if query.root.is_file():
         files: Iterator[tuple[str, str]] = iter([(str(query.root), query.root.name)])
     else:
         files = walk_files(
-            query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base
+            query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base,
+            notice=notice,
         )
     for path, _ in files:
+        if query.guard is not None and query.guard.denied(path) is not None:
+            continue
         hits = _search_file(path, regex, prefilter, query)
         if hits is not None:
             yield hits
@@ -134,7 +152,10 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
         if f is None:
             return None
         with f:
-            if os.fstat(f.fileno()).st_size > WHOLE_FILE_BYTES:
+            size = os.fstat(f.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                return None
+            if size > WHOLE_FILE_BYTES:
                 if prefilter is not None and not _may_match(f, prefilter):
                     return None
                 f.seek(0)
@@ -245,12 +266,14 @@ def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | N
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
     """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
     cwd, target, ignore_args = rg_location(query.root, query.ignore_base)
-    argv = [rg_path, *RG_WALK_FLAGS, "--sort", "path", "--with-filename", *ignore_args]
+    argv = [rg_path, *RG_WALK_FLAGS, "--sort", "path", "--with-filename", "--max-filesize", str(MAX_FILE_BYTES), *ignore_args]
     if query.case_insensitive:
         argv.append("--ignore-case")
     if query.glob:
         argv += ["--glob", rebase_glob(query.glob, target)]
     argv += ["--glob", "!.git"]
+    if query.guard is not None:
+        argv += query.guard.rg_globs(cwd)
     if query.mode == "content":
         argv += ["--json", "--context", str(query.context)]
     elif query.mode == "count":
@@ -266,28 +289,35 @@ async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
         limit=_RG_LINE_LIMIT,
+        preexec_fn=PREEXEC,
     )
     assert proc.stdout is not None and proc.stderr is not None
     stderr_task = asyncio.ensure_future(proc.stderr.read(64 * 1024))
+    watch = RgWatch(proc)
+    watchdog = asyncio.ensure_future(watch.run())
     finished = False
     try:
         async with asyncio.timeout(RG_TIMEOUT_S):
             found = 0
-            parsed = _parse_json(proc.stdout, cwd) if query.mode == "content" else _parse_null(proc.stdout, cwd, query.mode)
+            parsed = _parse_json(proc.stdout, cwd, watch) if query.mode == "content" else _parse_null(proc.stdout, cwd, query.mode, watch)
             async for hits in parsed:
                 found += 1
-                yield hits
+                if query.guard is None or query.guard.denied(hits.path) is None:
+                    yield hits
             code = await proc.wait()
             stderr = await stderr_task
         finished = True
     except TimeoutError:
         raise ToolError(f"search took longer than {RG_TIMEOUT_S:.0f} s; narrow the path or the pattern") from None
     finally:
+        watchdog.cancel()
         if not finished:
             stderr_task.cancel()
             await stop_group(proc)
-    if code == 2 and not found:
-        raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500])
+    if watch.stalled:
+        raise EngineFailed(f"ripgrep made no progress for {RG_STALL_S:g} s (a FIFO among the ignore files blocks it)")
+    if code < 0 or (code == 2 and not found):
+        raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500] or f"ripgrep ended by signal {-code}")
 
 
 RG_WALK_FLAGS = (
@@ -319,13 +349,14 @@ def rebase_glob(glob: str, target: str) -> str:
     return ("!" if negated else "") + _GLOB_META.sub(r"\\\g<0>", target) + "/" + body.lstrip("/")
 
 
-async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode) -> AsyncIterator[FileHits]:
+async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode, watch: RgWatch) -> AsyncIterator[FileHits]:
     """``--count --null`` prints ``path NUL count LF``; ``--files-with-matches --null`` prints ``path NUL``."""
     while True:
         try:
             raw = await stream.readuntil(b"\x00")
         except asyncio.IncompleteReadError:
             return
+        watch.messages += 1
         path = _rg_path(cwd, os.fsdecode(raw[:-1]))
         if mode == "count":
             yield FileHits(path, int(await stream.readline()))
@@ -366,12 +397,13 @@ def _oversized(head: bytes, size: int, tail: bytes) -> Line | None:
     return Line(int(number.group(1)), f"… [line of about {size:,} bytes, too long to show]", kind.group(1) == b"match")
 
 
-async def _parse_json(stream: asyncio.StreamReader, cwd: Path) -> AsyncIterator[FileHits]:
+async def _parse_json(stream: asyncio.StreamReader, cwd: Path, watch: RgWatch) -> AsyncIterator[FileHits]:
     current: FileHits | None = None
     while True:
         raw, size, tail = await _message(stream)
         if not raw:
             return
+        watch.messages += 1
         if size:
             line = _oversized(raw, size, tail)
             if line is not None and current is not None:

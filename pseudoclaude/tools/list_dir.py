@@ -9,6 +9,13 @@ pass it back as it is.
 A folder of 100,000 entries costs no more than one of ``MAX_ENTRIES``: the
 names stream through a bounded heap (the first ones by name), the rest are
 only counted, and only the shown entries are stat'ed.
+
+An entry a ``Read(...)`` deny rule forbids (``ToolContext.read_guard``) is
+listed by name, marked ``read denied`` with the rule, and not stat'ed: a name
+is not the secret (it is what ``ls`` shows inside the OS sandbox too, where the
+mask hides only the content), and seeing it keeps the model from recreating
+a file it believes missing. ``glob``, whose list is what to read next, leaves
+such files out instead.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import file_kind, os_error
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.read_guard import GuardedRoot
 from pseudoclaude.tools.threads import in_thread
 
 MAX_ENTRIES = 500
@@ -48,14 +56,15 @@ class ListDirTool:
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)
-        folder = resolve_path(ctx, checked.get("path", "."), for_write=False)
+        raw = checked.get("path", ".")
+        folder = resolve_path(ctx, raw, for_write=False)
         shown = display_path(ctx, folder) if folder != ctx.workspace.resolve() else str(folder)
         if not folder.exists():
             raise ToolError(f"{shown} does not exist")
         if not folder.is_dir():
             raise ToolError(f"{shown} is a file, not a folder; use read_file to read it")
         try:
-            lines, total = await in_thread(_entries, folder)
+            lines, total = await in_thread(_entries, folder, GuardedRoot.of(ctx, raw, folder))
         except OSError as error:
             raise os_error("list", shown, error) from None
         if not lines:
@@ -68,7 +77,7 @@ class ListDirTool:
         return ToolOutput(body, summary=f"Listed {shown}: {total} entries", display={"path": shown, "entries": total})
 
 
-def _entries(folder: Path) -> tuple[list[str], int]:
+def _entries(folder: Path, guard: GuardedRoot) -> tuple[list[str], int]:
     """The first ``MAX_ENTRIES`` entries by name, formatted, and how many the folder holds."""
     lines: list[str] = []
     total = 0
@@ -83,8 +92,12 @@ def _entries(folder: Path) -> tuple[list[str], int]:
         entries = heapq.nsmallest(MAX_ENTRIES, counted(it), key=lambda e: e.name)
     for entry in entries:
         name = quote_name(entry.name)
+        rule = guard.denied(entry.path)
         try:
-            if entry.is_symlink():
+            if rule is not None:
+                link = f" -> {quote_name(os.readlink(entry.path))}" if entry.is_symlink() else ""
+                lines.append(f"  {name}{link}  (read denied by `{rule}`)")
+            elif entry.is_symlink():
                 lines.append(f"  {name} -> {quote_name(os.readlink(entry.path))}")
             elif entry.is_dir(follow_symlinks=False):
                 lines.append(f"  {name}/")

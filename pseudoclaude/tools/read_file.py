@@ -13,7 +13,13 @@ streamed, never loaded whole, and so is each line: at most ``LINE_READ_BYTES``
 of a line are held (the rest is skipped in blocks and counted), so a file of
 one 500 MB line costs no more memory than a short one. Only regular files are
 read: a FIFO, a device or a socket is refused before it is opened
-(``files.open_regular``).
+(``files.open_regular``). Time is bounded too: at most ``SCAN_LIMIT_BYTES``
+of a file are read to find the page and count its lines (a 10 GB sparse file
+behind a page of text took over 60 s); beyond, the count says "at least" and
+names the limit, and an offset past it is refused with the way round it.
+
+A file a ``Read(...)`` deny rule forbids is refused naming the rule, by any
+spelling: through a symlink, ``..`` or an absolute path (``ToolContext.read_guard``).
 
 Reading records a ``FileStamp``, which is what later allows
 ``write_file``/``edit_file`` to change the file, and logs the read in
@@ -50,12 +56,15 @@ from pseudoclaude.tools.base import OutputBudget, PriorRead, ToolContext, ToolEr
 from pseudoclaude.tools.files import open_regular, os_error, record_stamp
 from pseudoclaude.tools.output import SNIFF_BYTES, guess_type, looks_binary
 from pseudoclaude.tools.paths import display_path, resolve_path
+from pseudoclaude.tools.read_guard import denial_message, given_path
 from pseudoclaude.tools.threads import in_thread
 
 LINE_LIMIT_CHARS = 2000
 LINE_READ_BYTES = LINE_LIMIT_CHARS * 4 + 4
 MIN_LINE_BYTES = 16
 _SKIP_BLOCK_BYTES = 1 << 20
+SCAN_LIMIT_BYTES = 256 * 1024 * 1024
+"""How much of a file one read may go through (about 0.3 s); a text file larger than that is a log or data."""
 _DESCRIBED_PAGE_KB = OutputBudget().read_bytes // 1000
 _HEADER_BYTES = 1 << 20
 """Enough of an image file for Pillow to read its size (JPEG puts it after the metadata)."""
@@ -87,6 +96,9 @@ class ReadFileTool:
         checked = check_args(self.name, args, self.input_schema)
         path = resolve_path(ctx, checked["path"], for_write=False)
         shown = display_path(ctx, path)
+        rule = ctx.read_guard.denied(given_path(ctx, checked["path"]))
+        if rule is not None:
+            raise ToolError(denial_message(shown, rule))
         offset: int = checked.get("offset", 1)
         limit: int | None = checked.get("limit")
         key = (path, offset, limit)
@@ -123,12 +135,19 @@ def _read(ctx: ToolContext, path: Path, shown: str, offset: int, limit: int | No
         raise os_error("read", shown, error) from None
     if page.total_lines == 0:
         return ToolOutput(f"(the file {shown} is empty)", summary=f"Read {shown} (empty)", display={"path": shown, "lines": 0}), None
+    if offset > page.total_lines and page.scan_capped:
+        raise ToolError(
+            f"offset {offset} is beyond the first {SCAN_LIMIT_BYTES >> 20} MiB of {shown} ({size:,} bytes), which is as far as "
+            f"read_file goes (line {page.total_lines:,} there); read further with run_command, e.g. `sed -n '{offset},+99p' {shown}`"
+        )
     if offset > page.total_lines:
         raise ToolError(f"offset {offset} is past the end of {shown}, which has {page.total_lines} lines")
     last = offset + len(page.lines) - 1
     capped = f" (page capped at {cap // 1000} KB)" if page.byte_capped else ""
+    if page.scan_capped:
+        capped += f" (lines counted in the first {SCAN_LIMIT_BYTES >> 20} MiB of its {size:,} bytes)"
     output = ToolOutput(
-        "".join(page.lines) + _position(offset, last, page.total_lines, capped),
+        "".join(page.lines) + _position(offset, last, page.total_lines, capped, at_least=page.scan_capped),
         summary=f"Read {shown} lines {offset}-{last} of {page.total_lines}",
         display={"path": shown, "offset": offset, "lines": len(page.lines), "total_lines": page.total_lines},
         shaped=True,
@@ -184,8 +203,10 @@ def _pixels(data: bytes) -> tuple[int, int] | None:
         return None
 
 
-def _position(first: int, last: int, total: int, capped: str = "") -> str:
+def _position(first: int, last: int, total: int, capped: str = "", *, at_least: bool = False) -> str:
     """The closing line: the range shown of how many, and where to go on from when lines remain."""
+    if at_least:
+        return f"… lines {first}-{last} of at least {total}{capped}; call read_file with offset={last + 1} to continue\n"
     if last >= total:
         return f"… lines {first}-{last} of {total} (end of file)\n"
     return f"… lines {first}-{last} of {total}{capped}; {total - last} more lines; call read_file with offset={last + 1} to continue\n"
@@ -206,6 +227,7 @@ class _Page:
     lines: list[str] = field(default_factory=list)
     total_lines: int = 0
     byte_capped: bool = False
+    scan_capped: bool = False
 
 
 def _collect(f: BinaryIO, offset: int, limit: int | None, cap: int) -> _Page:
@@ -213,7 +235,8 @@ def _collect(f: BinaryIO, offset: int, limit: int | None, cap: int) -> _Page:
     page = _Page()
     used = 0
     number = 0
-    for raw, skipped in _lines(f):
+    budget = _Budget(SCAN_LIMIT_BYTES)
+    for raw, skipped in _lines(f, budget):
         number += 1
         if number < offset:
             continue
@@ -228,27 +251,50 @@ def _collect(f: BinaryIO, offset: int, limit: int | None, cap: int) -> _Page:
         used += cost
     else:
         page.total_lines = number
+        page.scan_capped = budget.spent
         return page
-    page.total_lines = number + _count_rest(f)
+    page.total_lines = number + _count_rest(f, budget)
+    page.scan_capped = budget.spent
     return page
 
 
-def _count_rest(f: BinaryIO) -> int:
-    """Lines after the current position (a last line without a newline counts)."""
+@dataclass
+class _Budget:
+    """Bytes a read may still go through (``SCAN_LIMIT_BYTES``); ``spent`` once they are and the file goes on."""
+
+    left: int
+    spent: bool = False
+
+    def take(self, data: bytes) -> bool:
+        """Count ``data``; False when the budget is gone (the caller stops)."""
+        self.left -= len(data)
+        self.spent = self.spent or self.left < 0
+        return not self.spent
+
+
+def _count_rest(f: BinaryIO, budget: _Budget) -> int:
+    """Lines after the current position (a last line without a newline counts), within ``budget``."""
     count = 0
     last = b""
-    while block := f.read(1 << 20):
+    while not budget.spent and (block := f.read(min(1 << 20, max(budget.left, 1)))):
         count += block.count(b"\n")
         last = block[-1:]
+        budget.take(block)
+    if budget.spent:
+        return count
     return count + (1 if last and last != b"\n" else 0)
 
 
-def _lines(f: BinaryIO) -> Iterator[tuple[bytes, int]]:
-    """Each line's first ``LINE_READ_BYTES`` bytes, and how many more bytes the line had (read and dropped)."""
+def _lines(f: BinaryIO, budget: _Budget) -> Iterator[tuple[bytes, int]]:
+    """Each line's first ``LINE_READ_BYTES`` bytes, and how many more bytes the line had (read and dropped), within ``budget``."""
     while head := f.readline(LINE_READ_BYTES):
         skipped = 0
+        if not budget.take(head):
+            return
         if len(head) == LINE_READ_BYTES and not head.endswith(b"\n"):
             while block := f.readline(_SKIP_BLOCK_BYTES):
+                if not budget.take(block):
+                    return
                 if block.endswith(b"\n"):
                     skipped += len(block.rstrip(b"\r\n"))
                     break

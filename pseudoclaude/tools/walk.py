@@ -20,6 +20,12 @@ precedence: any ``.gitignore`` rule that speaks about a path wins over it.
 ``override`` mimics ripgrep's ``--glob``: it sees a path relative to the
 walk's root and says include (True, even if ignored), exclude (False), or no
 opinion (None).
+
+An ignore file is untrusted content like any other: it is read only when it
+is a regular file (opened non-blocking, then ``fstat``: a FIFO committed as
+``.gitignore`` would otherwise block every search), and only its first
+``MAX_IGNORE_FILE_BYTES``. ``notice`` hears of each one passed over or cut,
+so a tool can say why its rules did not apply.
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from typing import Any, Callable, Iterator
 
 import pathspec
 
-from pseudoclaude.tools.files import open_if_regular
+from pseudoclaude.tools.files import file_kind, open_if_regular
 
 Override = Callable[[str, bool], "bool | None"]
+Notice = Callable[[Path, str], None]
+"""Told of an ignore file that was not read (``path``, why), or read in part."""
 IGNORE_FILENAME = ".pseudoclaudeignore"
 
 
@@ -50,26 +58,26 @@ class _Rules:
 
 
 def walk_files(
-    root: Path, *, boundary: Path, override: Override | None = None, ignore_base: Path | None = None
+    root: Path, *, boundary: Path, override: Override | None = None, ignore_base: Path | None = None, notice: Notice | None = None
 ) -> Iterator[tuple[str, str]]:
     """Yield ``(path, relative_posix_path)`` for every regular, non-ignored file under ``root``.
 
     The path is a string: building a ``Path`` per file was a third of a
     25,000-file walk, and most callers keep only a few of them.
     """
-    rules = _parent_rules(root, boundary)
+    rules = _parent_rules(root, boundary, notice)
     own = ignore_file(root, ignore_base)
     if own is not None:
-        extra = _load(own.parent, own.name)
+        extra = _load(own.parent, own.name, notice)
         rules = rules if extra is None else [extra, *rules]
-    yield from _walk(root, "", [(rule.prefix, rule.spec) for rule in rules], override)
+    yield from _walk(root, "", [(rule.prefix, rule.spec) for rule in rules], override, notice)
 
 
 _Prefixed = list[tuple[str, "pathspec.PathSpec[Any]"]]
 
 
-def _walk(folder: Path, rel_folder: str, rules: _Prefixed, override: Override | None) -> Iterator[tuple[str, str]]:
-    own = _load(folder)
+def _walk(folder: Path, rel_folder: str, rules: _Prefixed, override: Override | None, notice: Notice | None) -> Iterator[tuple[str, str]]:
+    own = _load(folder, notice=notice)
     if own is not None:
         rules = [*rules, (own.prefix, own.spec)]
     try:
@@ -95,7 +103,7 @@ def _walk(folder: Path, rel_folder: str, rules: _Prefixed, override: Override | 
         if verdict is None and _ignored(entry.path, is_dir, rules):
             continue
         if is_dir:
-            yield from _walk(Path(entry.path), rel, rules, override)
+            yield from _walk(Path(entry.path), rel, rules, override, notice)
         else:
             yield entry.path, rel
 
@@ -133,7 +141,7 @@ def gitignore_verdict(spec: pathspec.PathSpec[Any], rel: str) -> bool | None:
     return verdict
 
 
-def _parent_rules(root: Path, boundary: Path) -> list[_Rules]:
+def _parent_rules(root: Path, boundary: Path, notice: Notice | None = None) -> list[_Rules]:
     if root == boundary or not root.is_relative_to(boundary):
         return []
     folders = []
@@ -143,7 +151,7 @@ def _parent_rules(root: Path, boundary: Path) -> list[_Rules]:
         if current == boundary or current == current.parent:
             break
         current = current.parent
-    return [rule for folder in reversed(folders) if (rule := _load(folder)) is not None]
+    return [rule for folder in reversed(folders) if (rule := _load(folder, notice=notice)) is not None]
 
 
 def ignore_file(root: Path, ignore_base: Path | None) -> Path | None:
@@ -157,17 +165,24 @@ def ignore_file(root: Path, ignore_base: Path | None) -> Path | None:
 MAX_IGNORE_FILE_BYTES = 1 << 20
 
 
-def _load(folder: Path, name: str = ".gitignore") -> _Rules | None:
+def _load(folder: Path, name: str = ".gitignore", notice: Notice | None = None) -> _Rules | None:
     """The rules of one ignore file: a regular file only (a FIFO committed as ``.gitignore`` would block the walk), its first MiB."""
+    path = folder / name
     try:
-        handle = open_if_regular(folder / name)
+        handle = open_if_regular(path)
         if handle is None:
+            if notice is not None:
+                notice(path, f"{file_kind(os.stat(path).st_mode) or 'not a regular file'}, not read: its rules do not apply")
             return None
         with handle:
-            text = handle.read(MAX_IGNORE_FILE_BYTES).decode("utf-8", errors="replace")
+            data = handle.read(MAX_IGNORE_FILE_BYTES + 1)
     except OSError:
         return None
-    return _Rules(folder, pathspec.GitIgnoreSpec.from_lines(text.splitlines()))
+    if len(data) > MAX_IGNORE_FILE_BYTES:
+        data = data[:MAX_IGNORE_FILE_BYTES].rsplit(b"\n", 1)[0]
+        if notice is not None:
+            notice(path, f"over {MAX_IGNORE_FILE_BYTES // (1024 * 1024)} MiB: only the rules in its first MiB apply")
+    return _Rules(folder, pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines()))
 
 
 def glob_to_regex(pattern: str) -> str:

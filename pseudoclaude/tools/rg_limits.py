@@ -1,0 +1,108 @@
+"""Running ripgrep on hostile content: a memory cap, and a watch that stops it when it is stuck.
+
+ripgrep reads the repository's ``.gitignore`` files itself, and opens them as
+they are: a FIFO blocks it forever, a 2 GB file (or a link to ``/dev/zero``)
+is read whole into memory (measured: 4.8 GB in 10 s, and ``--sort path``
+makes the whole search wait). So the tools that run it (``grep``, ``glob``)
+cap its address space (``limit_rg_memory``: it aborts instead of growing,
+0.3 s on ``/dev/zero``) and watch it for a stall (``RgProgress``: not a byte
+read while we wait for its output), and either way fall back to
+the Python walk, which opens an ignore file only when it is regular and reads
+its first MiB. Hitting either limit costs time, never results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pseudoclaude.tools.shell import stop_group
+
+try:
+    import resource
+except ImportError:  # Windows: no rlimits
+    resource = None  # type: ignore[assignment]
+
+RG_MEMORY_BYTES = 512 * 1024 * 1024
+"""ripgrep's address-space cap. Its own need is small (a 60 MB one-line file peaks at 146 MB RSS with ``--json``);
+a hostile ignore file passes it within a second."""
+RG_STALL_S = 2.0
+"""ripgrep this long without reading a byte while we wait for its output: it is stuck (a FIFO ``.gitignore``)."""
+POLL_S = 0.25
+
+
+def limit_rg_memory() -> None:
+    """``preexec_fn`` for a ripgrep child: cap its address space at ``RG_MEMORY_BYTES`` (a lower hard limit stays).
+
+    Only ``getrlimit``/``setrlimit`` run between fork and exec: no lock is
+    taken, which is what keeps a ``preexec_fn`` safe in a threaded process.
+    """
+    if resource is None:
+        return
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = RG_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, RG_MEMORY_BYTES)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (OSError, ValueError):
+        pass
+
+
+PREEXEC = limit_rg_memory if os.name != "nt" else None
+
+
+class RgProgress:
+    """Whether a child process read anything since the last look: its read calls and bytes, from ``/proc`` (Linux).
+
+    A ripgrep blocked opening a FIFO reads nothing; one that is searching
+    reads all the time. CPU time is no sign: the parallel walker of
+    ``rg --files`` spins while one of its threads is blocked. ``moved()`` is
+    None where ``/proc`` cannot tell (macOS): the caller then falls back on
+    silence alone, or on its overall timeout.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._last = self._sample()
+
+    def _sample(self) -> tuple[bytes, ...] | None:
+        try:
+            with open(f"/proc/{self._pid}/io", "rb") as f:
+                return tuple(line for line in f.read().splitlines() if line.startswith((b"rchar", b"syscr")))
+        except OSError:
+            return None
+
+    def moved(self) -> bool | None:
+        now = self._sample()
+        if now is None or self._last is None:
+            return None
+        moved, self._last = now != self._last, now
+        return moved
+
+
+class RgWatch:
+    """Stops a ripgrep that is stuck: no message read by us (``messages``) and no progress of its own for ``RG_STALL_S``.
+
+    Our reading counts as activity, so a ripgrep waiting for us to drain its
+    output (we are slow, it is not stuck) is never taken for a stalled one.
+    Where ``/proc`` cannot tell, it does nothing (the caller's timeout remains).
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self._proc = proc
+        self.messages = 0
+        self.stalled = False
+
+    async def run(self) -> None:
+        progress = RgProgress(self._proc.pid)
+        idle, seen = 0.0, self.messages
+        while self._proc.returncode is None:
+            await asyncio.sleep(POLL_S)
+            moved = progress.moved()
+            if moved is None:
+                return
+            idle = 0.0 if moved or self.messages != seen else idle + POLL_S
+            seen = self.messages
+            if idle >= RG_STALL_S:
+                self.stalled = True
+                await stop_group(self._proc)
+                return
