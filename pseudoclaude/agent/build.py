@@ -132,11 +132,9 @@ class SessionSandbox:
 
 def session_sandbox(settings: Settings, tools: ToolRegistry, rules: Rules) -> SessionSandbox:
     """Detect the sandbox ``settings.sandbox`` asks for, with the deny rules' masks and the protected names."""
-    readers = {tool.name for tool in tools if tool.traits.kind == "read" and tool.traits.path_arguments}
-    denied = rules.resolved(tools.canonical_name).deny
     config = dataclasses.replace(
         settings.sandbox,
-        masked_patterns=tuple(dict.fromkeys(r.pattern for r in denied if r.pattern is not None and r.tool in readers)),
+        masked_patterns=tuple(dict.fromkeys(r.pattern for r in rules.read_denials(tools) if r.pattern is not None)),
         protected_names=(*INSTRUCTION_FILENAMES, LOCAL_FILENAME),
         protected_paths=(settings.home,),
     )

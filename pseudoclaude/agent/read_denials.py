@@ -33,12 +33,7 @@ class DeniedReads:
     @classmethod
     def of(cls, policy: PermissionPolicy) -> DeniedReads:
         """The deny rules of ``policy`` that forbid reading: a path pattern, on a reading tool that takes a path."""
-        rules = tuple(
-            rule for rule in policy.rules.deny
-            if rule.pattern is not None and (tool := policy.tools.get(rule.tool)) is not None
-            and tool.traits.kind == "read" and tool.traits.path_arguments
-        )  # fmt: skip
-        return cls(rules, policy.workspace, policy.home)
+        return cls(policy.rules.read_denials(policy.tools), policy.workspace, policy.home)
 
     @property
     def patterns(self) -> tuple[str, ...]:

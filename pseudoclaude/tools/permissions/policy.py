@@ -224,7 +224,7 @@ class PermissionPolicy:
     def _read_denied(self, call: Call, line: CommandLine) -> bool:
         """Whether a deny rule on a reading tool (``read_file(.env)``) names a file this read-only line reads:
         then the line is no longer run without asking (``cat .env`` reads what ``read_file`` may not)."""
-        denies = [rule for rule in self.rules.deny if rule.pattern is not None and (reader := self.tools.get(rule.tool)) is not None and reader.traits.kind == "read" and reader.traits.path_arguments]
+        denies = self.rules.read_denials(self.tools)
         if not denies:
             return False
         paths = read_paths(line, workspace=self.workspace, home=self.home, cwd=self._cwd(call))

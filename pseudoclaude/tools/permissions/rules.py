@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from pseudoclaude.tools import ToolTraits
+from pseudoclaude.tools import ToolRegistry, ToolTraits
 from pseudoclaude.tools.permissions.argv import deny_hits
 from pseudoclaude.tools.permissions.hidden import hidden_reason
 from pseudoclaude.tools.permissions.readonly import git_runs_repository_code, writing_options
@@ -151,6 +151,15 @@ class Rules:
     def resolved(self, name_of: Callable[[str], str]) -> "Rules":
         """These rules with every tool named by ``name_of`` (see ``ToolRegistry.canonical_name``)."""
         return Rules(*(tuple(r.resolved(name_of) for r in rules) for rules in (self.allow, self.deny, self.ask)))
+
+    def read_denials(self, tools: ToolRegistry) -> tuple[Rule, ...]:
+        """The deny rules that forbid reading: a path pattern on a reading tool that takes a path (``Read(**/.env)``,
+        ``read_file(.env)``). One selection for the three places that enforce them: the sandbox masks what they
+        match, the reading tools refuse it, and a read-only command line that reads it asks."""
+        return tuple(
+            rule for rule in self.resolved(tools.canonical_name).deny
+            if rule.pattern is not None and (tool := tools.get(rule.tool)) is not None and tool.traits.kind == "read" and tool.traits.path_arguments
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
