@@ -45,7 +45,7 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     try:
         settings = load_settings(workspace, flags, environ)
     except ConfigError as error:
-        return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER), _sandbox(SandboxConfig(), workspace)]
+        return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER), _sandbox(_flagged(flags), workspace)]
     where = f" at {settings.base_url}" if settings.base_url else ""
     checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings)]
     endpoint = (settings.base_url or _DEFAULT_ENDPOINTS.get(settings.provider, "")).rstrip("/")
@@ -131,6 +131,16 @@ def _tokenizer(settings: Settings) -> Check:
     if encoding:
         return Check("tokenizer", "ok", f"tiktoken {encoding} for estimates")
     return Check("tokenizer", "ok", f"byte estimate for {settings.model} (no tokenizer known), calibrated by the server's token counts")
+
+
+def _flagged(flags: Flags) -> SandboxConfig:
+    """The sandbox ``--sandbox`` asks for when no settings could be read (an unknown mode: the default's)."""
+    from dataclasses import replace
+
+    from pseudoclaude.sandbox import SANDBOX_MODES
+
+    mode = next((known for known in SANDBOX_MODES if known == flags.sandbox), None)
+    return replace(SandboxConfig(), mode=mode) if mode is not None else SandboxConfig()
 
 
 def _sandbox(config: SandboxConfig, workspace: Path) -> Check:
