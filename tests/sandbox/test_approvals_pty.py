@@ -20,7 +20,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
 
 def test_yes_once_runs_a_blocked_command_outside_the_sandbox(tmp_path: Path, workspace: Path, outside: Path, terminals: list[Terminal]) -> None:
     real_sandbox(workspace)
-    command = f"echo owned > {outside}/canary"
+    command = "echo owned > ../outside/canary"  # short: a long line wraps the question past what expect() matches
     script = [Reply(text="Writing.", calls=(Call("run_command", json.dumps({"command": command})),)), Reply(text="Wrote the canary.")]
     with FakeAnthropicServer(script) as server:
         term = start(terminals, workspace, server, tmp_path / "home")
