@@ -146,6 +146,7 @@ class Outcome:
     edit_questions: int
     asked: list[str]
     failed_steps: list[str]
+    """What the session should have left and did not: the build, the edit, the commit, the package, passing tests."""
 
 
 def run_session(sandbox: str, cli_path: str) -> Outcome:
@@ -170,11 +171,13 @@ def run_session(sandbox: str, cli_path: str) -> Outcome:
                 return [m async for m in sdk.query(prompt=prompts(), options=opts)]
 
             messages = asyncio.run(asyncio.wait_for(go(), 300))
-        failed = []
-        for message in messages:
-            for block in getattr(message, "content", None) or []:
-                if getattr(block, "is_error", False):
-                    failed.append(str(getattr(block, "content", ""))[:120].replace("\n", " "))
+        failed = [what for what, done in (
+            ("build", (ws / "build" / "shop.py").is_file()),
+            ("edit", "(1 + rate)" in (ws / "shop.py").read_text()),
+            ("commit", subprocess.run(["git", "log", "--oneline"], cwd=ws, capture_output=True, text=True).stdout.count("\n") == 2),
+            ("install", (ws / "vendor" / "tinypkg" / "__init__.py").is_file()),
+            ("tests pass", subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ws, capture_output=True).returncode == 0),
+        ) if not done]
         commands = sum(1 for a in asked if a.startswith("Bash"))
         return Outcome(sandbox, commands, len(asked) - commands, asked, failed)
 
@@ -185,16 +188,14 @@ def main() -> None:
         wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pseudoclaude "$@"\n')
         wrapper.chmod(0o755)
         outcomes = [run_session(mode, str(wrapper)) for mode in ("workspace-write", "off")]
-    print("| sandbox | command questions | edit questions | failed steps |")
+    print("| sandbox | command questions | edit questions | work left undone |")
     print("|---|---|---|---|")
     for o in outcomes:
-        print(f"| {o.sandbox} | {o.command_questions} | {o.edit_questions} | {len(o.failed_steps)} |")
+        print(f"| {o.sandbox} | {o.command_questions} | {o.edit_questions} | {', '.join(o.failed_steps) or 'none'} |")
     for o in outcomes:
         print(f"\n{o.sandbox}: asked")
         for line in o.asked:
             print(f"  - {line}")
-        for line in o.failed_steps:
-            print(f"  failed: {line}")
     on, off = outcomes
     if off.command_questions:
         print(f"\ncommand questions: {on.command_questions} vs {off.command_questions} ({100 * (1 - on.command_questions / off.command_questions):.0f}% fewer)")
