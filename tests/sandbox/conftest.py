@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+
+from tests.sandbox.support import Origin, OriginHandler
 
 
 @pytest.fixture
@@ -23,3 +27,14 @@ def outside(tmp_path: Path) -> Path:
     path = tmp_path / "outside"
     path.mkdir()
     return path.resolve()
+
+
+@pytest.fixture
+def origin() -> Iterator[Origin]:
+    server = Origin(("127.0.0.1", 0), OriginHandler)
+    server.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.server
+
 import asyncio
 from pathlib import Path
 from typing import Any
@@ -27,3 +29,25 @@ def run(command: str, workspace: Path, sandbox: CommandSandbox | None, *, timeou
 
 def exit_code(output: ToolOutput) -> Any:
     return output.display.get("exit_code")
+
+
+class Origin(http.server.ThreadingHTTPServer):
+    """An HTTP server on the host's loopback, standing in for an allowed domain; ``seen``: (Host, path) of each request."""
+
+    seen: list[tuple[str, str]]
+
+
+class OriginHandler(http.server.BaseHTTPRequestHandler):
+    server: Origin
+    protocol_version = "HTTP/1.1"  # keeps connections alive unless told otherwise
+
+    def do_GET(self) -> None:
+        self.server.seen.append((self.headers["Host"], self.path))
+        body = f"origin saw {self.headers['Host']} {self.path}\n".encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass

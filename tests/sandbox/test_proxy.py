@@ -5,16 +5,15 @@ and exchange is bounded in time."""
 from __future__ import annotations
 
 import asyncio
-import http.server
 import shutil
 import socket
-import threading
 import time
 import urllib.request
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
+from tests.sandbox.support import Origin
 
 from pseudoclaude.sandbox.forwarder import forwarded_argv
 from pseudoclaude.sandbox.limits import ResourceLimits, limited
@@ -23,37 +22,6 @@ from pseudoclaude.sandbox.proxy import MAX_REFUSED, DomainProxy, domain_match
 TIMEOUT_S = 20.0
 ALLOWED = socket.gethostname()  # /etc/hosts maps it to 127.0.0.1, and it is not in the forwarder's NO_PROXY
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
-
-
-class _Origin(http.server.ThreadingHTTPServer):
-    seen: list[tuple[str, str]]
-
-
-class _Handler(http.server.BaseHTTPRequestHandler):
-    server: _Origin
-    protocol_version = "HTTP/1.1"  # keeps connections alive unless told otherwise
-
-    def do_GET(self) -> None:
-        self.server.seen.append((self.headers["Host"], self.path))
-        body = f"origin saw {self.headers['Host']} {self.path}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def origin() -> Iterator[_Origin]:
-    server = _Origin(("127.0.0.1", 0), _Handler)
-    server.seen = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture
@@ -102,7 +70,7 @@ def test_an_entry_allows_that_host_and_a_wildcard_its_subdomains_only() -> None:
     assert domain_match("127.0.0.1", ("*.0.0.1",)) is None
 
 
-def test_a_plain_request_reaches_an_allowed_host_named_as_its_uri_says(short_dir: Path, origin: _Origin) -> None:
+def test_a_plain_request_reaches_an_allowed_host_named_as_its_uri_says(short_dir: Path, origin: Origin) -> None:
     port = origin.server_address[1]
 
     async def scenario() -> bytes:
@@ -116,7 +84,7 @@ def test_a_plain_request_reaches_an_allowed_host_named_as_its_uri_says(short_dir
     assert origin.seen == [(f"{ALLOWED}:{port}", "/a?b=1")]
 
 
-def test_a_host_not_on_the_list_gets_403_and_is_recorded_once(short_dir: Path, origin: _Origin) -> None:
+def test_a_host_not_on_the_list_gets_403_and_is_recorded_once(short_dir: Path, origin: Origin) -> None:
     port = origin.server_address[1]
 
     async def scenario() -> tuple[bytes, bytes, bytes, tuple[str, ...]]:
@@ -146,7 +114,7 @@ def test_the_refused_list_stays_bounded(short_dir: Path) -> None:
     assert len(refused) == MAX_REFUSED and refused[:2] == ("host0.test", "host1.test")
 
 
-def test_the_proxy_can_listen_on_loopback_tcp_too_for_a_sandbox_without_a_network_namespace(short_dir: Path, origin: _Origin) -> None:
+def test_the_proxy_can_listen_on_loopback_tcp_too_for_a_sandbox_without_a_network_namespace(short_dir: Path, origin: Origin) -> None:
     url = f"http://{ALLOWED}:{origin.server_address[1]}/tcp"
 
     async def scenario() -> str:
@@ -177,7 +145,7 @@ def test_the_proxy_is_bounded_in_header_size_idle_time_and_connections(short_dir
 
 
 @needs_bwrap
-def test_an_allowed_domain_goes_through_the_forwarder_and_the_proxy(short_dir: Path, origin: _Origin) -> None:
+def test_an_allowed_domain_goes_through_the_forwarder_and_the_proxy(short_dir: Path, origin: Origin) -> None:
     url = f"http://{ALLOWED}:{origin.server_address[1]}"
     command = f"curl -sS {url}/curl; curl -sS --proxytunnel {url}/tunnel; python3 -c 'import urllib.request as u; print(u.urlopen(\"{url}/py\").read().decode(), end=\"\")'"
 
@@ -193,7 +161,7 @@ def test_an_allowed_domain_goes_through_the_forwarder_and_the_proxy(short_dir: P
 
 
 @needs_bwrap
-def test_the_pieces_compose_limits_then_bubblewrap_then_the_forwarder(short_dir: Path, origin: _Origin) -> None:
+def test_the_pieces_compose_limits_then_bubblewrap_then_the_forwarder(short_dir: Path, origin: Origin) -> None:
     url = f"http://{ALLOWED}:{origin.server_address[1]}"
 
     async def scenario() -> tuple[int, str, float]:
@@ -206,7 +174,7 @@ def test_the_pieces_compose_limits_then_bubblewrap_then_the_forwarder(short_dir:
 
 
 @needs_bwrap
-def test_a_domain_not_on_the_list_gets_403_inside_and_is_recorded(short_dir: Path, origin: _Origin) -> None:
+def test_a_domain_not_on_the_list_gets_403_inside_and_is_recorded(short_dir: Path, origin: Origin) -> None:
     command = f"curl -sS -o /dev/null -w '%{{http_code}}\\n' http://blocked.test:{origin.server_address[1]}/; curl -sS https://also-blocked.test/"
 
     async def scenario() -> tuple[int, str, tuple[str, ...]]:
