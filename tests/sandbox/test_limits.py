@@ -7,8 +7,9 @@ import asyncio
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import pytest
 
@@ -166,9 +167,9 @@ def test_the_defaults_stop_a_runaway_not_ordinary_work() -> None:
     os.geteuid() != 0 or shutil.which("setpriv") is None or not os.path.exists(SYSTEM_PYTHON),
     reason="needs root to become another user, and a python that user may run",
 )
-def test_without_a_writable_cgroup_a_user_gets_rlimits_instead() -> None:
+def test_without_a_writable_cgroup_a_user_gets_rlimits_instead(readable_by_all: Path) -> None:
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", SYSTEM_PYTHON]
-    env = {"PATH": os.defpath, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {"PATH": os.defpath, "PYTHONPATH": str(readable_by_all)}
 
     code, out = asyncio.run(_run([*nobody, "-c", AS_NOBODY, FORK_LOOP, MEMORY_HOG], Path("/"), env))
 
@@ -187,3 +188,18 @@ def test_the_process_limit_holds_inside_a_new_pid_namespace() -> None:
 
     if "processes not limited" not in applied.detail:
         assert code == 0 and int(out.split()[-1]) < 24, out
+
+
+@pytest.fixture
+def readable_by_all() -> Iterator[Path]:
+    """A copy of the package ``nobody`` can import: the checkout may sit in a folder only root can enter (CI clones
+    into a 0700 temporary folder), and so do pytest's temporary folders."""
+    shared = Path(tempfile.mkdtemp(prefix="pseudoclaude-nobody-"))
+    shared.chmod(0o755)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "pseudoclaude", shared / "pseudoclaude", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, _, files in os.walk(shared):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    yield shared
+    shutil.rmtree(shared, ignore_errors=True)
