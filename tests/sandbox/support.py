@@ -51,3 +51,15 @@ class OriginHandler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+async def finished(proc: asyncio.subprocess.Process, timeout_s: float) -> tuple[int, str]:
+    """``proc``'s exit code and combined output; killed (and the timeout raised) if it runs past ``timeout_s``."""
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(errors="replace")

@@ -14,6 +14,7 @@ from typing import Iterator, Sequence
 import pytest
 
 from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
+from tests.sandbox.support import finished
 
 TIMEOUT_S = 20.0
 MIB = 1024**2
@@ -50,14 +51,7 @@ async def _run(argv: Sequence[str], cwd: Path | None = None, env: dict[str, str]
     proc = await asyncio.create_subprocess_exec(
         *argv, cwd=cwd, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
     )
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(errors="replace")
+    return await finished(proc, TIMEOUT_S)
 
 
 async def _limited_run(limits: ResourceLimits, argv: Sequence[str], cwd: Path | None = None) -> tuple[int, str, AppliedLimits, str | None]:

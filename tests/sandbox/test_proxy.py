@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.support import Origin
+from tests.sandbox.support import Origin, finished
 
 from pseudoclaude.sandbox.forwarder import forwarded_argv
 from pseudoclaude.sandbox.limits import ResourceLimits, limited
@@ -46,14 +46,8 @@ async def _sandboxed(proxy: DomainProxy, command: str, prefix: tuple[str, ...] =
     argv += ["--bind", directory, directory, "--", *forwarded_argv(["bash", "-c", command], proxy.socket_path)]
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-    try:
-        out, _ = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(errors="replace"), time.monotonic() - started
+    code, out = await finished(proc, TIMEOUT_S)
+    return code, out, time.monotonic() - started
 
 
 def test_an_entry_allows_that_host_and_a_wildcard_its_subdomains_only() -> None:

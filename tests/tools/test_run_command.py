@@ -22,8 +22,8 @@ from .conftest import Call
 run = RunCommandTool()
 
 
-def _live_members(pgid: int) -> list[int]:
-    """Non-zombie processes whose process group is ``pgid``."""
+def _live(field: int, value: int) -> list[int]:
+    """Non-zombie processes whose ``/proc/<pid>/stat`` field after the state (0: parent, 1: process group) is ``value``."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -32,9 +32,14 @@ def _live_members(pgid: int) -> list[int]:
             except OSError:
                 continue
             fields = stat[stat.rfind(b")") + 2 :].split()
-            if fields[0] != b"Z" and int(fields[2]) == pgid:
+            if fields[0] != b"Z" and int(fields[1 + field]) == value:
                 found.append(int(entry))
     return found
+
+
+def _live_members(pgid: int) -> list[int]:
+    """Non-zombie processes whose process group is ``pgid``."""
+    return _live(1, pgid)
 
 
 def _wait_gone(pgid: int, seconds: float = 3.0) -> list[int]:
@@ -338,17 +343,7 @@ def test_2_gb_of_output_stays_bounded(tmp_path: Path) -> None:
 
 def _children() -> list[int]:
     """Live processes whose parent is this one (the command's bash, once it was forked)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if fields[0] != b"Z" and int(fields[1]) == os.getpid():
-                found.append(int(entry))
-    return found
+    return _live(0, os.getpid())
 
 
 def _running(pid: int) -> bool:
