@@ -32,6 +32,15 @@ class TerminalApprover:
             return ApprovalAnswer("deny", "no one was at the terminal to approve it")
         return await self.keys.ask(request)
 
+    async def ask_text(self, question: str) -> str | None:
+        """A line the user types in answer to ``question`` (an MCP server's elicitation); None outside a turn."""
+        if self.keys is None:
+            return None
+        future = self.keys.ask(ApprovalRequest(tool="question", args={}, summary=question, suggested_rule=None, kind="question"))
+        if self.keys.approval is not None:
+            self.keys.approval.typing_reason = True  # the answer is typed at once, as a denial's reason is
+        return (await future).reason
+
 
 APPROVAL_DIFF_LINES = 20
 
@@ -44,6 +53,12 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     """
     if request.kind == "sandbox":
         return _outside_lines(request, typing_reason=typing_reason, reason=reason)
+    if request.kind == "question":
+        return [
+            Text("? ", style="bold yellow") + Text(for_terminal(request.summary), style="bold"),
+            Text("  › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"),
+            Text("  Enter answers (an empty first answer declines)   [esc] stop", style="yellow"),
+        ]
     summary = request.summary or request.tool
     named = summary == request.tool or summary.startswith(request.tool + " ")
     lines: list[RenderableType] = [
