@@ -87,7 +87,7 @@ def call_result(result: Any) -> CallResult:
 def without_base64(value: Any) -> Any:
     """``value`` with each long base64-looking string replaced by a note of its size."""
     if isinstance(value, str) and len(value) >= BASE64_NOTE_MIN and _BASE64.fullmatch(value):
-        return f"[base64 data, about {len(value) * 3 // 4:,} bytes: not shown]"
+        return f"[base64 data, about {len(value.strip().rstrip('=')) * 3 // 4:,} bytes: not shown]"
     if isinstance(value, dict):
         return {key: without_base64(item) for key, item in value.items()}
     if isinstance(value, list):
