@@ -8,6 +8,7 @@ is denied with a reason the model can read.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
@@ -34,12 +35,18 @@ class TerminalApprover:
 
     async def ask_text(self, question: str) -> str | None:
         """A line the user types in answer to ``question`` (an MCP server's elicitation); None outside a turn."""
-        if self.keys is None:
+        keys = self.keys
+        if keys is None:
             return None
-        future = self.keys.ask(ApprovalRequest(tool="question", args={}, summary=question, suggested_rule=None, kind="question"))
-        if self.keys.approval is not None:
-            self.keys.approval.typing_reason = True  # the answer is typed at once, as a denial's reason is
-        return (await future).reason
+        future = keys.ask(ApprovalRequest(tool="question", args={}, summary=question, suggested_rule=None, kind="question"))
+        if keys.approval is not None:
+            keys.approval.typing_reason = True  # the answer is typed at once, as a denial's reason is
+        while not future.done():  # the asking task is the server's, not the turn's: a turn that ends (Esc) must end the question
+            await asyncio.wait({future}, timeout=0.25)
+            if self.keys is not keys and not future.done():
+                future.cancel()
+                return None
+        return None if future.cancelled() else future.result().reason
 
 
 APPROVAL_DIFF_LINES = 20
