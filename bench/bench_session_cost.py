@@ -253,6 +253,10 @@ def requests_table(report: RunReport) -> str:
             uncached = sum(row.prompt - row.cached for row in chosen)
             rows.append(f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
                         f"(uncached {_k(uncached)}: ${uncached * UNCACHED_PER_M / 1e6:.2f})")
+    first_sent = sum(o.inline_tokens for o in report.outputs)
+    if first_sent:
+        rows.append(f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * UNCACHED_PER_M / 1e6:.2f} to write them once "
+                    "(no compaction removes this part)")
     return "\n".join(rows)
 
 
