@@ -1,4 +1,5 @@
-"""``PreToolUse`` and ``PostToolUse`` around the tool round, without changing it.
+"""The tool hooks (``PreToolUse``, ``PermissionRequest``, ``Notification``, ``PostToolUse``,
+``PostToolUseFailure``) around the tool round, without changing it.
 
 A ``ToolRound`` asks a permission gate before each call and then runs the tool;
 wrapping both is all the tool hooks need:
@@ -9,31 +10,60 @@ wrapping both is all the tool hooks need:
   policy runs with ``PREAPPROVED`` set, which ``HookAwareApprover`` answers
   "once", and a headless refusal becomes an allow). ``ask`` asks the user even
   where the policy would not (a headless run refuses).
-- ``HookedTool.run`` runs the tool, then ``PostToolUse``; exit 2, ``decision:
-  "block"`` or ``additionalContext`` append the hook's words to the result.
+- ``PermissionRequest`` runs where the user would be asked, and only there:
+  inside the policy's question (``HookAwareApprover``, which knows the call
+  through ``ASKING``, set by ``HookedGate.check``), or, in a headless run, where
+  the policy refused because it could not ask (``Decision.source ==
+  "headless"``). ``allow`` approves the call once for the user, ``deny``
+  refuses it with the hook's message (``interrupt: true`` also ends the run);
+  no decision asks the user (headless: the refusal stands). An ``allow`` with
+  an ``updatedInput`` that changes the call refuses it instead: the approval
+  path cannot run a changed input yet, and running the unchanged one would
+  ignore what the hook asked.
+- ``Notification`` (``permission_prompt``) runs while the user is asked.
+- ``HookedTool.run`` runs the tool, then ``PostToolUse`` (``PostToolUseFailure``
+  when the call failed); exit 2, ``decision: "block"`` or ``additionalContext``
+  append the hook's words to the result.
 
 Hook warnings are emitted as they happen through the round's ``emit``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import time
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pseudoclaude.agent.toolexec import Emit, PermissionGate, preview_diff
-from pseudoclaude.tools import Tool, ToolContext, ToolOutput
+from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Approver, Decision, Preview
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.hooks import SessionHooks
+    from pseudoclaude.agent.hooks import HookOutcome, SessionHooks
 
 PREAPPROVED: ContextVar[bool] = ContextVar("pseudoclaude_hook_preapproved", default=False)
+TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "Notification")
+"""The events that need the gate wrapped (``wrap_gate``)."""
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """The call whose permission the policy is deciding, for the approver's ``PermissionRequest``."""
+
+    hooks: SessionHooks
+    tool: Tool
+    emit: Emit
+
+
+ASKING: ContextVar[_Asking | None] = ContextVar("pseudoclaude_hook_asking", default=None)
 
 
 class HookAwareApprover:
-    """An approver that says "once" without asking while a PreToolUse hook's ``allow`` is in force."""
+    """The user's approver behind the hooks: a PreToolUse ``allow`` says "once" without asking; otherwise
+    ``PermissionRequest`` may answer for the user, and ``Notification`` runs while the user is asked."""
 
     def __init__(self, inner: Approver) -> None:
         self.inner = inner
@@ -41,7 +71,40 @@ class HookAwareApprover:
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         if PREAPPROVED.get():
             return ApprovalAnswer("once")
-        return await self.inner.ask(request)
+        asking = ASKING.get()
+        if asking is None or request.kind != "call":
+            return await self.inner.ask(request)
+        rule = str(request.suggested_rule) if request.suggested_rule is not None else None
+        decided = await _permission_request(asking, request.args, rule)
+        if decided is not None:
+            return ApprovalAnswer("once") if decided.allowed else ApprovalAnswer("deny", decided.reason)
+        message = f"PseudoClaude needs your permission to use {asking.tool.traits.claude_name(asking.tool.name)}"
+        notified = asyncio.ensure_future(asking.hooks.notify(message, "permission_prompt"))
+        try:
+            return await self.inner.ask(request)
+        finally:
+            for event in await notified:
+                await asking.emit(event)
+
+
+async def _permission_request(asking: _Asking, args: Mapping[str, Any], rule: str | None) -> Decision | None:
+    """The ``PermissionRequest`` hooks' decision for the user, or None when none decided."""
+    tool = asking.tool
+    outcome = await asking.hooks.permission_request(tool.name, args, tool.traits, rule)
+    for event in outcome.events:
+        await asking.emit(event)
+    if outcome.permission == "deny" or outcome.blocked:
+        return Decision(False, f"denied by a PermissionRequest hook: {outcome.reason or 'no reason given'}", "hook")
+    if outcome.permission != "allow":
+        return None
+    if outcome.updated_input is not None and tool.traits.from_claude(outcome.updated_input) != dict(args):
+        return Decision(
+            False,
+            "a PermissionRequest hook approved this call with a changed input (updatedInput), which PseudoClaude "
+            "cannot apply yet; the call was not run",
+            "hook",
+        )
+    return Decision(True, "allowed by a PermissionRequest hook", "hook")
 
 
 @dataclass
@@ -51,6 +114,18 @@ class HookedGate:
     emit: Emit
 
     async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
+        token = ASKING.set(_Asking(self.hooks, tool, self.emit))
+        try:
+            decision = await self._check(tool, args, preview)
+        finally:
+            ASKING.reset(token)
+        if decision.source == "headless" and not decision.allowed:
+            decided = await _permission_request(_Asking(self.hooks, tool, self.emit), args, None)
+            if decided is not None:
+                return dataclasses.replace(decided, outside_sandbox=decision.outside_sandbox) if decided.allowed else decided
+        return decision
+
+    async def _check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None) -> Decision:
         outcome = await self.hooks.pre_tool(tool.name, args, tool.traits)
         for event in outcome.events:
             await self.emit(event)
@@ -84,6 +159,9 @@ class HookedGate:
         return await self.inner.check(tool, args, preview)
 
     async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str, preview: Preview | None) -> Decision:
+        decided = await _permission_request(_Asking(self.hooks, tool, self.emit), args, None)
+        if decided is not None:
+            return decided
         approver = self.hooks.approver
         if approver is None:
             return Decision(False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook")
@@ -110,28 +188,48 @@ class HookedTool:
         return preview_diff(self.inner, args, ctx)
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
-        output = await self.inner.run(args, ctx)
+        started = time.monotonic()
+        try:
+            output = await self.inner.run(args, ctx)
+        except ToolError as error:  # the tool refused: a failure for the hooks, still the runner's error to report
+            await self._failed(args, ctx, f"Error: {error}", started)
+            raise
+        if output.is_error:
+            return await self._failed(args, ctx, output.content, started, output)
         response = {"content": output.content, "is_error": output.is_error, "summary": output.summary}
-        outcome = await self.hooks.post_tool(self.inner.name, args, response, self.traits)
-        for event in outcome.events:
-            await self.emit(event)
-        notes = [f"PostToolUse hook feedback: {outcome.reason}"] if outcome.blocked and outcome.reason else []
-        notes += [f"PostToolUse hook context: {outcome.context}"] if outcome.context else []
+        outcome = await self.hooks.post_tool(
+            self.inner.name, args, response, self.traits, details=output.details, call_id=ctx.call_id, duration_ms=_ms(started)
+        )
+        return await self._noted("PostToolUse", outcome, output)
+
+    async def _failed(self, args: Mapping[str, Any], ctx: ToolContext, error: str, started: float, output: ToolOutput | None = None) -> ToolOutput:
+        outcome = await self.hooks.post_tool_failure(self.inner.name, args, error, self.traits, call_id=ctx.call_id, duration_ms=_ms(started))
+        return await self._noted("PostToolUseFailure", outcome, output or ToolOutput(error, is_error=True))
+
+    async def _noted(self, event: str, outcome: HookOutcome, output: ToolOutput) -> ToolOutput:
+        for shown in outcome.events:
+            await self.emit(shown)
+        notes = [f"{event} hook feedback: {outcome.reason}"] if outcome.blocked and outcome.reason else []
+        notes += [f"{event} hook context: {outcome.context}"] if outcome.context else []
         if not notes:
             return output
         content = "\n\n".join([output.content.rstrip("\n"), *notes])
         return dataclasses.replace(output, content=content)
 
 
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
 def wrap_tools(tools: Mapping[str, Tool], hooks: SessionHooks, emit: Emit) -> Mapping[str, Tool]:
-    """``tools`` with ``PostToolUse`` hooks, or ``tools`` itself when no such hook is configured."""
-    if "PostToolUse" not in hooks.config.groups:
+    """``tools`` with ``PostToolUse``/``PostToolUseFailure`` hooks, or ``tools`` itself when no such hook is configured."""
+    if not {"PostToolUse", "PostToolUseFailure"} & set(hooks.config.groups):
         return tools
     return {name: HookedTool(tool, hooks, emit) for name, tool in tools.items()}
 
 
 def wrap_gate(gate: PermissionGate | None, hooks: SessionHooks, emit: Emit) -> PermissionGate | None:
-    """``gate`` behind ``PreToolUse`` hooks, or ``gate`` itself when no such hook is configured."""
-    if "PreToolUse" not in hooks.config.groups:
+    """``gate`` behind the ``PreToolUse``/``PermissionRequest``/``Notification`` hooks, or ``gate`` itself when none is configured."""
+    if not set(TOOL_EVENTS) & set(hooks.config.groups):
         return gate
     return HookedGate(hooks, gate, emit)
