@@ -191,9 +191,10 @@ class HookedTool:
         started = time.monotonic()
         try:
             output = await self.inner.run(args, ctx)
-        except ToolError as error:  # the tool refused: a failure for the hooks, still the runner's error to report
-            await self._failed(args, ctx, f"Error: {error}", started)
-            raise
+        except ToolError as error:  # the tool refused: the error result the round would make, with the hooks' notes
+            text = str(error)
+            refused = ToolOutput(f"Error: {text}", is_error=True, summary=text.splitlines()[0][:120] if text else "error")
+            return await self._failed(args, ctx, refused.content, started, refused)
         if output.is_error:
             return await self._failed(args, ctx, output.content, started, output)
         response = {"content": output.content, "is_error": output.is_error, "summary": output.summary}
