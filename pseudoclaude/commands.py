@@ -303,7 +303,8 @@ def describe_reply(event: str, reply: HookReply) -> str:
     parts: list[str] = [f"warning: {reply.warning}"] if reply.warning else []
     if reply.blocked:
         verb = {"PreToolUse": "deny the call", "UserPromptSubmit": "drop the prompt", "Stop": "continue the agent",
-                "PostToolUse": "send the reason to the model"}.get(event, "block (ignored for this event)")
+                "PostToolUse": "send the reason to the model", "PostToolUseFailure": "send the reason to the model",
+                "PermissionRequest": "deny the call for the user", "SubagentStop": "continue the sub-agent"}.get(event, "block (ignored for this event)")
         parts.append(f"{verb}: {reply.reason}")
     elif reply.permission:
         parts.append(f"permission: {reply.permission}")

@@ -159,3 +159,43 @@ def test_events_claude_code_has_and_we_never_fire_load_with_one_notice(workspace
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("WorktreeCreate hooks never fire in PseudoClaude") == 1
     assert len(seen(tmp_path, "stop")) == 1 and seen(tmp_path, "wt") == []
+
+
+def test_permission_request_answers_before_the_user_is_asked_and_notification_fires_while_they_are(workspace: Path, tmp_path: Path) -> None:
+    """The Agent SDK's ``can_use_tool`` stands for the user: the CLI asks it only where no PermissionRequest hook decided."""
+    import asyncio
+    import sys
+
+    sdk = pytest.importorskip("claude_agent_sdk")
+    allow_ok = """printf '%s' "$input" | grep -q '"file_path": "ok.txt"' && echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'; exit 0"""
+    user_hooks(tmp_path, {
+        "PermissionRequest": [{"matcher": "Write", "hooks": [hook(tmp_path, "permission", allow_ok)]}],
+        "Notification": [{"matcher": "permission_prompt", "hooks": [hook(tmp_path, "notification")]}],
+    })
+    wrapper = tmp_path / "pseudoclaude"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pseudoclaude "$@"\n')
+    wrapper.chmod(0o755)
+    asked: list[str] = []
+
+    async def decide(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool_input["file_path"])
+        return sdk.PermissionResultDeny(message="not that one")
+
+    async def prompts() -> Any:
+        yield {"type": "user", "message": {"role": "user", "content": "Write two files"}, "parent_tool_use_id": None, "session_id": "default"}
+
+    calls = (Call("write_file", json.dumps({"path": "ok.txt", "content": "yes"})), Call("write_file", json.dumps({"path": "no.txt", "content": "no"})))
+    with FakeOpenAIServer([Reply(calls=calls), Reply(text="One written.")]) as server:
+        env = {**cli_env("openai", server.url, tmp_path / "home"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        opts = sdk.ClaudeAgentOptions(cli_path=str(wrapper), cwd=str(workspace), env=env, can_use_tool=decide)
+
+        async def go() -> list[Any]:
+            return [m async for m in sdk.query(prompt=prompts(), options=opts)]
+
+        messages = asyncio.run(asyncio.wait_for(go(), 60))
+    assert asked == ["no.txt"]
+    assert (workspace / "ok.txt").read_text() == "yes" and not (workspace / "no.txt").exists()
+    assert [p["tool_input"]["file_path"] for p in seen(tmp_path, "permission")] == ["ok.txt", "no.txt"]
+    (notified,) = seen(tmp_path, "notification")
+    assert notified["notification_type"] == "permission_prompt" and notified["message"] == "PseudoClaude needs your permission to use Write"
+    assert [d["tool_input"]["file_path"] for d in messages[-1].permission_denials] == ["no.txt"]
