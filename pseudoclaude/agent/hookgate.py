@@ -78,13 +78,27 @@ class HookAwareApprover:
         decided = await _permission_request(asking, request.args, rule)
         if decided is not None:
             return ApprovalAnswer("once") if decided.allowed else ApprovalAnswer("deny", decided.reason)
-        message = f"PseudoClaude needs your permission to use {asking.tool.traits.claude_name(asking.tool.name)}"
-        notified = asyncio.ensure_future(asking.hooks.notify(message, "permission_prompt"))
-        try:
-            return await self.inner.ask(request)
-        finally:
-            for event in await notified:
-                await asking.emit(event)
+        return await _ask_user(asking, self.inner, request)
+
+
+async def _ask_user(asking: _Asking, approver: Approver, request: ApprovalRequest) -> ApprovalAnswer:
+    """Ask the user, with the ``Notification`` hooks running meanwhile.
+
+    The call goes on once both are done (a notification hook is bounded by its
+    timeout), so the hooks' warnings are shown in their place; a cancelled
+    question stops them.
+    """
+    message = f"PseudoClaude needs your permission to use {asking.tool.traits.claude_name(asking.tool.name)}"
+    notified = asyncio.ensure_future(asking.hooks.notify(message, "permission_prompt"))
+    try:
+        answer = await approver.ask(request)
+    except BaseException:
+        notified.cancel()
+        await asyncio.gather(notified, return_exceptions=True)
+        raise
+    for event in await notified:
+        await asking.emit(event)
+    return answer
 
 
 async def _permission_request(asking: _Asking, args: Mapping[str, Any], rule: str | None) -> Decision | None:
@@ -159,14 +173,15 @@ class HookedGate:
         return await self.inner.check(tool, args, preview)
 
     async def _ask(self, tool: Tool, args: Mapping[str, Any], reason: str, preview: Preview | None) -> Decision:
-        decided = await _permission_request(_Asking(self.hooks, tool, self.emit), args, None)
+        asking = _Asking(self.hooks, tool, self.emit)
+        decided = await _permission_request(asking, args, None)
         if decided is not None:
             return decided
         approver = self.hooks.approver
         if approver is None:
             return Decision(False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook")
         summary = f"{tool.name} (a PreToolUse hook asks you to confirm{': ' + reason if reason else ''})"
-        answer = await approver.ask(ApprovalRequest(tool.name, args, summary, None, diff=preview() if preview is not None else ""))
+        answer = await _ask_user(asking, approver, ApprovalRequest(tool.name, args, summary, None, diff=preview() if preview is not None else ""))
         if answer.choice in ("once", "always"):
             return Decision(True, "approved by the user", "approval")
         return Decision(False, f"The user denied this call: {answer.reason}" if answer.reason else "The user denied this call.", "approval")

@@ -90,6 +90,15 @@ def test_with_a_user_to_ask_no_decision_asks_them_with_a_notification_and_a_deci
     assert notified["notification_type"] == "permission_prompt" and "permission to use write" in notified["message"]
 
 
+def test_a_pre_tool_use_ask_goes_to_permission_request_before_the_user(tmp_path: Path) -> None:
+    ask = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}})
+    layers = [{"hooks": {"PreToolUse": [entry(f"echo '{ask}'")], "PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", permission_json("allow")))]}}]
+    writer = WriterTool()
+    provider = ScriptedProvider([Reply(calls=(call("write", tag="a"),)), Reply(text="ok")])
+    collect(make_runner(provider, hooks_for(tmp_path, layers), tmp_path, [writer], permissions=PermissionPolicy(mode="bypass", workspace=tmp_path)), "go")
+    assert writer.order == ["a"] and len(payloads(tmp_path, "PermissionRequest")) == 1
+
+
 # --- PostToolUseFailure -----------------------------------------------------------------------
 
 
