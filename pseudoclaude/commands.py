@@ -226,7 +226,10 @@ def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
     from pseudoclaude.config import ConfigError, trusted_settings_files
 
     if event not in HOOK_EVENTS:
-        _error(f"unknown hook event {event!r}: choose one of {', '.join(HOOK_EVENTS)}")
+        from pseudoclaude.agent.hookconfig import NEVER_FIRED
+
+        why = f"{event} hooks never fire in PseudoClaude ({NEVER_FIRED[event]})" if event in NEVER_FIRED else f"unknown hook event {event!r}"
+        _error(f"{why}: choose one of {', '.join(HOOK_EVENTS)}")
         return EXIT_USAGE
     workspace = Path.cwd().resolve()
     try:
