@@ -16,10 +16,12 @@ wrapping both is all the tool hooks need:
   the policy refused because it could not ask (``Decision.source ==
   "headless"``). ``allow`` approves the call once for the user, ``deny``
   refuses it with the hook's message (``interrupt: true`` also ends the run);
-  no decision asks the user (headless: the refusal stands). An ``allow`` with
-  an ``updatedInput`` that changes the call refuses it instead: the approval
-  path cannot run a changed input yet, and running the unchanged one would
-  ignore what the hook asked.
+  no decision asks the user (headless: the refusal stands).
+- An ``allow`` (``PreToolUse`` or ``PermissionRequest``) with an ``updatedInput``
+  runs the call with that input (Claude Code's argument names read back to
+  ours) once the policy has judged it again without asking
+  (``Decision.updated_input``): a hook may rewrite a call, never past the hard
+  deny list, deny rules or plan mode.
 - ``Notification`` (``permission_prompt``) runs while the user is asked.
 - ``HookedTool.run`` runs the tool, then ``PostToolUse`` (``PostToolUseFailure``
   when the call failed); exit 2, ``decision: "block"`` or ``additionalContext``
@@ -49,13 +51,17 @@ TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "Notification")
 """The events that need the gate wrapped (``wrap_gate``)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Asking:
-    """The call whose permission the policy is deciding, for the approver's ``PermissionRequest``."""
+    """The call whose permission the policy is deciding, for the approver's ``PermissionRequest``.
+
+    ``updated_input``: what a ``PermissionRequest`` hook that approved the call asked it to run with.
+    """
 
     hooks: SessionHooks
     tool: Tool
     emit: Emit
+    updated_input: Mapping[str, Any] | None = None
 
 
 ASKING: ContextVar[_Asking | None] = ContextVar("pseudoclaude_hook_asking", default=None)
@@ -77,6 +83,7 @@ class HookAwareApprover:
         rule = str(request.suggested_rule) if request.suggested_rule is not None else None
         decided = await _permission_request(asking, request.args, rule)
         if decided is not None:
+            asking.updated_input = decided.updated_input
             return ApprovalAnswer("once") if decided.allowed else ApprovalAnswer("deny", decided.reason)
         return await _ask_user(asking, self.inner, request)
 
@@ -111,14 +118,15 @@ async def _permission_request(asking: _Asking, args: Mapping[str, Any], rule: st
         return Decision(False, f"denied by a PermissionRequest hook: {outcome.reason or 'no reason given'}", "hook")
     if outcome.permission != "allow":
         return None
-    if outcome.updated_input is not None and tool.traits.from_claude(outcome.updated_input) != dict(args):
-        return Decision(
-            False,
-            "a PermissionRequest hook approved this call with a changed input (updatedInput), which PseudoClaude "
-            "cannot apply yet; the call was not run",
-            "hook",
-        )
-    return Decision(True, "allowed by a PermissionRequest hook", "hook")
+    return Decision(True, "allowed by a PermissionRequest hook", "hook", updated_input=_changed(tool, args, outcome.updated_input))
+
+
+def _changed(tool: Tool, args: Mapping[str, Any], updated: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """A hook's ``updatedInput`` under our argument names, or None when it changes nothing."""
+    if updated is None:
+        return None
+    ours = tool.traits.from_claude(updated)
+    return None if ours == dict(args) else ours
 
 
 @dataclass
@@ -128,16 +136,33 @@ class HookedGate:
     emit: Emit
 
     async def check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None = None) -> Decision:
-        token = ASKING.set(_Asking(self.hooks, tool, self.emit))
+        asking = _Asking(self.hooks, tool, self.emit)
+        token = ASKING.set(asking)
         try:
             decision = await self._check(tool, args, preview)
         finally:
             ASKING.reset(token)
+        if decision.allowed and asking.updated_input is not None:
+            decision = dataclasses.replace(decision, updated_input=asking.updated_input)
         if decision.source == "headless" and not decision.allowed:
-            decided = await _permission_request(_Asking(self.hooks, tool, self.emit), args, None)
+            decided = await _permission_request(asking, args, None)
             if decided is not None:
-                return dataclasses.replace(decided, outside_sandbox=decision.outside_sandbox) if decided.allowed else decided
+                decision = dataclasses.replace(decided, outside_sandbox=decision.outside_sandbox) if decided.allowed else decided
+        if decision.allowed and decision.updated_input is not None:
+            return await self._rejudged(tool, decision)
         return decision
+
+    async def _rejudged(self, tool: Tool, decision: Decision) -> Decision:
+        """The policy's word on the input a hook rewrote the call to, without asking again."""
+        updated = decision.updated_input or {}
+        token = PREAPPROVED.set(True)
+        try:
+            again = await self._inner_check(tool, updated, None)
+        finally:
+            PREAPPROVED.reset(token)
+        if not again.allowed and again.source != "headless":
+            return Decision(False, f"the input a hook rewrote this call to is refused: {again.reason}", again.source)
+        return dataclasses.replace(decision, updated_input=updated, outside_sandbox=again.outside_sandbox if again.allowed else decision.outside_sandbox)
 
     async def _check(self, tool: Tool, args: Mapping[str, Any], preview: Preview | None) -> Decision:
         outcome = await self.hooks.pre_tool(tool.name, args, tool.traits)
@@ -146,6 +171,8 @@ class HookedGate:
         if outcome.blocked or outcome.halt:
             why = outcome.reason or outcome.halt or "no reason given"
             return Decision(False, f"blocked by a PreToolUse hook: {why}", "hook")
+        if outcome.permission == "allow" and (updated := _changed(tool, args, outcome.updated_input)) is not None:
+            return Decision(True, "allowed by a PreToolUse hook, with the input it gave", "hook", updated_input=updated)
         if outcome.permission == "allow":
             token = PREAPPROVED.set(True)
             try:

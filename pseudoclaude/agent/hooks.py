@@ -15,8 +15,8 @@ PreToolUse          the call is denied, the model sees why       (``permissionDe
 PostToolUse         the reason is appended to the tool result    ``additionalContext`` appended to the result
 PostToolUseFailure  the reason is appended to the error result   ``additionalContext`` appended to the error
 PermissionRequest   the call is denied for the user (``decision  ``decision: {"behavior": "allow"}`` approves it
-                    {"behavior": "deny"}``; ``interrupt`` ends   for the user; no decision: the user is asked
-                    the run)                                     (headless: refused, as without hooks)
+                    {"behavior": "deny"}``; ``interrupt`` ends   for the user (``updatedInput``: with that input);
+                    the run)                                     no decision: the user is asked (headless: refused)
 Stop, SubagentStop  the (sub-)agent continues with the reason    -
                     as its next instruction (at most
                     ``MAX_STOP_CONTINUATIONS`` times per prompt)

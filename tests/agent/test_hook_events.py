@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import HookCommand, HookConfig
@@ -13,6 +14,7 @@ from pseudoclaude.agent.hookpayload import permission_suggestions
 from pseudoclaude.agent.hookprompt import PROMPT_SYSTEM
 from pseudoclaude.tools.patch_shape import NO_NEWLINE, edit_response, structured_patch, write_response
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionPolicy
+from pseudoclaude.tools.base import ToolContext, ToolOutput, ToolTraits
 from tests.agent.test_hooks import collect, entry, hooks_for, make_runner, payloads, progress, recorder, stop_of
 from tests.agent.tools import EchoTool, WriterTool
 from tests.fakes.script import Reply
@@ -22,6 +24,21 @@ from tests.fakes.scripted import ScriptedProvider, call
 def permission_json(behavior: str, **extra: Any) -> str:
     body = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": behavior, **extra}}}
     return f"echo '{json.dumps(body)}'"
+
+
+@dataclass
+class ShellTool:
+    """A stand-in for run_command: judged as a command line by the policy, records what it would run."""
+
+    name: str = "run_command"
+    description: str = "Pretend to run a command."
+    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {"command": {"type": "string"}}})
+    traits: ToolTraits = ToolTraits(kind="execute", clearable=True, key_argument="command", claude_names=("Bash",))
+    calls: list[str] = field(default_factory=list)
+
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
+        self.calls.append(args["command"])
+        return ToolOutput("ran")
 
 
 class RecordingApprover:
@@ -46,21 +63,43 @@ def tool_result(provider: ScriptedProvider, request: int = 1) -> str:
 
 
 def test_permission_request_allow_does_not_lift_the_hard_deny_list(tmp_path: Path) -> None:
-    shell = EchoTool(name="run_command", input_schema={"type": "object", "properties": {"command": {"type": "string"}}})
+    shell = ShellTool()
     hooks = hooks_for(tmp_path, [{"hooks": {"PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", permission_json("allow")))]}}])
     provider = ScriptedProvider([Reply(calls=(call("run_command", command="rm -rf /"),)), Reply(text="ok")])
     collect(make_runner(provider, hooks, tmp_path, [shell], permissions=PermissionPolicy(mode="default", workspace=tmp_path)), "go")
     assert shell.calls == [] and payloads(tmp_path, "PermissionRequest") == []
 
 
-def test_permission_request_allow_with_a_changed_input_refuses_the_call_and_an_echoed_input_runs_it(tmp_path: Path) -> None:
-    for updated, ran in (({"tag": "safer"}, False), ({"tag": "a"}, True)):
+def test_permission_request_allow_with_an_updated_input_runs_the_call_with_it(tmp_path: Path) -> None:
+    for updated, ran in (({"tag": "safer"}, ["safer"]), ({"tag": "a"}, ["a"])):
         writer = WriterTool()
         hooks = hooks_for(tmp_path, [{"hooks": {"PermissionRequest": [entry(permission_json("allow", updatedInput=updated))]}}])
         provider = ScriptedProvider([Reply(calls=(call("write", tag="a"),)), Reply(text="ok")])
         collect(make_runner(provider, hooks, tmp_path, [writer], permissions=PermissionPolicy(mode="default", workspace=tmp_path)), "go")
-        assert (writer.order == ["a"]) is ran, updated
-        assert ran or "cannot apply yet" in tool_result(provider)
+        assert writer.order == ran, updated
+
+
+def test_an_updated_input_is_judged_again_and_cannot_pass_the_hard_deny_list(tmp_path: Path) -> None:
+    shell = ShellTool()
+    for event in ("PreToolUse", "PermissionRequest"):
+        if event == "PreToolUse":
+            body = {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "allow", "updatedInput": {"command": "rm -rf /"}}}
+            output = f"echo '{json.dumps(body)}'"
+        else:
+            output = permission_json("allow", updatedInput={"command": "rm -rf /"})
+        provider = ScriptedProvider([Reply(calls=(call("run_command", command="touch x"),)), Reply(text="ok")])
+        hooks = hooks_for(tmp_path, [{"hooks": {event: [entry(output)]}}])
+        collect(make_runner(provider, hooks, tmp_path, [shell], permissions=PermissionPolicy(mode="default", workspace=tmp_path)), "go")
+        assert shell.calls == [] and "the input a hook rewrote this call to is refused" in tool_result(provider), event
+
+
+def test_a_pre_tool_use_allow_with_an_updated_input_runs_with_it_in_a_headless_run(tmp_path: Path) -> None:
+    shell = ShellTool()
+    body = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo safer"}}}
+    provider = ScriptedProvider([Reply(calls=(call("run_command", command="echo risky"),)), Reply(text="ok")])
+    hooks = hooks_for(tmp_path, [{"hooks": {"PreToolUse": [entry(f"echo '{json.dumps(body)}'")]}}])
+    collect(make_runner(provider, hooks, tmp_path, [shell], permissions=PermissionPolicy(mode="default", workspace=tmp_path)), "go")
+    assert shell.calls == ["echo safer"]
 
 
 def test_permission_request_deny_with_interrupt_ends_the_run_after_the_round(tmp_path: Path) -> None:

@@ -83,21 +83,22 @@ def test_the_edit_tools_tool_response_carries_claude_codes_fields_and_a_failure_
 
 
 def test_permission_request_decides_for_the_user_in_a_headless_run(workspace: Path, tmp_path: Path) -> None:
-    allow = """echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'"""
+    rewritten = {"command": "echo from-the-hook > shell.txt"}
+    allow = f"""echo '{json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": rewritten}}})}'"""
     deny = """echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no writes on Fridays"}}}'"""
     home = user_hooks(tmp_path, {
         "PermissionRequest": [{"matcher": "Bash", "hooks": [hook(tmp_path, "bash", allow)]}, {"matcher": "Write", "hooks": [hook(tmp_path, "write", deny)]}],
     })
-    calls = (Call("run_command", json.dumps({"command": "echo from-the-shell > shell.txt"})),)
+    calls = (Call("run_command", json.dumps({"command": "echo from-the-model > shell.txt"})),)
     write = (Call("write_file", json.dumps({"path": "out.txt", "content": "x"})),)
     script = [Reply(calls=calls), Reply(calls=write), Reply(text="Done.")]
     with FakeOpenAIServer(script) as server:
         proc = run_cli(["-p", "go", "--output-format", "json"], workspace, cli_env("openai", server.url, home))
     assert proc.returncode == 0, proc.stderr
-    assert (workspace / "shell.txt").read_text() == "from-the-shell\n" and not (workspace / "out.txt").exists()
+    assert (workspace / "shell.txt").read_text() == "from-the-hook\n" and not (workspace / "out.txt").exists()
     (asked,) = seen(tmp_path, "bash")
     assert asked["hook_event_name"] == "PermissionRequest" and asked["tool_name"] == "Bash"
-    assert asked["tool_input"]["command"] == "echo from-the-shell > shell.txt" and isinstance(asked["permission_suggestions"], list)
+    assert asked["tool_input"]["command"] == "echo from-the-model > shell.txt" and isinstance(asked["permission_suggestions"], list)
     (refused,) = seen(tmp_path, "write")
     assert refused["tool_input"]["file_path"] == "out.txt"
     assert "denied by a PermissionRequest hook: no writes on Fridays" in server.requests[2]["messages"][-1]["content"]
