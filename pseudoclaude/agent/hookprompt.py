@@ -33,6 +33,7 @@ from typing import Any, Callable, Mapping, Protocol
 from pseudoclaude.agent.hookconfig import HookCommand
 from pseudoclaude.agent.hookrun import HookRun
 from pseudoclaude.llm import Completed, Message, Provider, ProviderError, Request, TextChunk
+from pseudoclaude.redaction import Redactor
 
 PROMPT_MAX_TOKENS = 1024
 PROMPT_SYSTEM = (
@@ -71,13 +72,19 @@ def prompt_text(template: str, payload: Mapping[str, Any]) -> str:
     return template.replace("$ARGUMENTS", arguments) if "$ARGUMENTS" in template else f"{template}\n\n{arguments}"
 
 
-async def run_prompt_hook(hook: HookCommand, payload: Mapping[str, Any], asker: PromptAsker | None) -> HookRun:
-    """Ask the model; a ``HookRun`` whose stdout is what a command hook would have printed for that answer."""
+async def run_prompt_hook(hook: HookCommand, payload: Mapping[str, Any], asker: PromptAsker | None, redactor: Redactor | None = None) -> HookRun:
+    """Ask the model; a ``HookRun`` whose stdout is what a command hook would have printed for that answer.
+
+    The question goes through the session's ``redactor``: a payload can hold what
+    the model never saw (an edit's ``originalFile``), and no secret goes to it.
+    """
     started = time.monotonic()
     if asker is None:
         return HookRun(hook.command, None, error="is a prompt hook, and this session has no model to ask")
+    question = prompt_text(hook.command, payload)
+    question = redactor.text(question) if redactor else question
     try:
-        answer = await asyncio.wait_for(asker.ask(PROMPT_SYSTEM, prompt_text(hook.command, payload), hook.model), hook.timeout_s)
+        answer = await asyncio.wait_for(asker.ask(PROMPT_SYSTEM, question, hook.model), hook.timeout_s)
     except asyncio.TimeoutError:
         return HookRun(hook.command, None, timed_out=True, duration_s=time.monotonic() - started)
     except ProviderError as error:

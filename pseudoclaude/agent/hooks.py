@@ -147,7 +147,7 @@ class SessionHooks:
 
     async def _run(self, command: HookCommand, payload: Mapping[str, Any]) -> HookRun:
         if command.type == "prompt":
-            return await run_prompt_hook(command, payload, self.asker)
+            return await run_prompt_hook(command, payload, self.asker, self.redactor)
         callback = self.callbacks.get(command.command)
         if callback is None:
             return await run_hook(command, payload, cwd=self.workspace, env=self._env())
