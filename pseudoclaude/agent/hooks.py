@@ -112,7 +112,8 @@ class SessionHooks:
     asker: PromptAsker | None = None
     """The model ``prompt`` hooks ask (``hookprompt.ProviderAsker``); None: they warn and go on."""
     stop_event: str = "Stop"
-    """``SubagentStop`` in a sub-agent's hooks, with ``stop_data`` (its id, type, transcript) added to the payload."""
+    """``SubagentStop`` in a sub-agent's hooks, with ``stop_data`` (its id, type, transcript) added to the payload
+    (its ``agent_id`` and ``agent_type`` to every payload: its tool calls' hooks can tell whose call it is)."""
     stop_data: Mapping[str, Any] = field(default_factory=dict)
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
@@ -167,6 +168,7 @@ class SessionHooks:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "permission_mode": self.permission_mode(),
+            **{key: self.stop_data[key] for key in ("agent_id", "agent_type") if key in self.stop_data},
             **data,
         }
 

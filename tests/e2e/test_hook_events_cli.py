@@ -112,21 +112,29 @@ def test_subagent_start_adds_context_and_subagent_stop_sends_the_sub_agent_back_
         "SubagentStart": [{"matcher": "general-purpose", "hooks": [hook(tmp_path, "start", start)]}],
         "SubagentStop": [{"hooks": [hook(tmp_path, "stop", again)]}],
         "Stop": [{"hooks": [hook(tmp_path, "main-stop")]}],
+        "PreToolUse": [{"hooks": [hook(tmp_path, "pre")]}],
     })
     task = Call("task", json.dumps({"description": "read notes", "prompt": "What do the notes say?", "subagent_type": "general-purpose"}))
-    script = [Reply(calls=(task,)), Reply(text="They say alpha."), Reply(text="Checked twice: alpha, line 1."), Reply(text="The notes say alpha.")]
+    read = Call("read_file", json.dumps({"path": "notes.txt"}))
+    script = [
+        Reply(calls=(task,)), Reply(calls=(read,)), Reply(text="They say alpha."), Reply(text="Checked twice: alpha, line 1."),
+        Reply(text="The notes say alpha."),
+    ]
     with FakeOpenAIServer(script) as server:
         proc = run_cli(["-p", "Ask a sub-agent"], workspace, cli_env("openai", server.url, home))
     assert proc.returncode == 0, proc.stderr
     (started,) = seen(tmp_path, "start")
     assert started["hook_event_name"] == "SubagentStart" and started["agent_type"] == "general-purpose" and started["agent_id"]
     assert "Cite line numbers." in json.dumps(server.requests[1]["messages"])
+    parent_call, sub_call = seen(tmp_path, "pre")
+    assert parent_call["tool_name"] == "Task" and "agent_id" not in parent_call
+    assert sub_call["tool_name"] == "Read" and sub_call["agent_id"] == started["agent_id"] and sub_call["agent_type"] == "general-purpose"
     first, second = seen(tmp_path, "stop")
     assert first["hook_event_name"] == "SubagentStop" and first["stop_hook_active"] is False and second["stop_hook_active"] is True
     assert first["agent_id"] == started["agent_id"] and first["agent_type"] == "general-purpose"
     assert first["last_assistant_message"] == "They say alpha." and Path(first["agent_transcript_path"]).is_file()
-    assert "check the notes twice" in json.dumps(server.requests[2]["messages"][-1])
-    assert "Checked twice: alpha, line 1." in json.dumps(server.requests[3]["messages"][-1])
+    assert "check the notes twice" in json.dumps(server.requests[3]["messages"][-1])
+    assert "Checked twice: alpha, line 1." in json.dumps(server.requests[4]["messages"][-1])
     assert len(seen(tmp_path, "main-stop")) == 1 and server.rejections == []
 
 
