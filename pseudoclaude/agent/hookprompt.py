@@ -17,8 +17,7 @@ true`` lets things go on as if the hook were not there (a ``PermissionRequest``
 still asks the user: a model's "fine" never approves a call on its own). An
 answer without that JSON, a provider error or the timeout is a warning.
 
-The request's usage is not added to the session's cost (it is one small call
-per hook run; ``/cost`` says so in the docs, ``docs/hooks.md``).
+The request's usage is added to the session's (``on_usage``), as a sub-agent's is.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from pseudoclaude.agent.hookconfig import HookCommand
 from pseudoclaude.agent.hookrun import HookRun
-from pseudoclaude.llm import Completed, Message, Provider, ProviderError, Request, TextChunk
+from pseudoclaude.llm import Completed, Message, Provider, ProviderError, Request, TextChunk, Usage
 from pseudoclaude.redaction import Redactor
 
 PROMPT_MAX_TOKENS = 1024
@@ -55,6 +54,7 @@ class ProviderAsker:
 
     provider: Provider
     model: Callable[[], str]
+    on_usage: Callable[[Usage], None] | None = None
 
     async def ask(self, system: str, prompt: str, model: str | None) -> str:
         request = Request(model=model or self.model(), system=system, messages=[Message.user(prompt)], max_tokens=PROMPT_MAX_TOKENS)
@@ -63,6 +63,8 @@ class ProviderAsker:
             if isinstance(event, TextChunk):
                 parts.append(event.text)
             elif isinstance(event, Completed):
+                if self.on_usage is not None:
+                    self.on_usage(event.usage)
                 return event.message.text or "".join(parts)
         return "".join(parts)
 

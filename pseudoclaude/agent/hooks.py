@@ -1,4 +1,4 @@
-"""Hooks: the user's shell commands around session events, dispatched for the runner.
+"""Hooks: the user's shell commands (or questions to a model) around session events, dispatched for the runner.
 
 ``SessionHooks`` is the small object the runner calls at each
 event; with no hooks configured every call returns at once without starting a

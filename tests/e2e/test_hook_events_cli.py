@@ -141,15 +141,18 @@ def test_subagent_start_adds_context_and_subagent_stop_sends_the_sub_agent_back_
 def test_a_prompt_hook_asks_the_sessions_model_and_its_verdict_continues_the_run(workspace: Path, tmp_path: Path) -> None:
     home = user_hooks(tmp_path, {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Is this answer in French? $ARGUMENTS"}]}]})
     script = [
-        Reply(text="Done."),
-        Reply(text='{"ok": false, "reason": "Answer in French."}'),
-        Reply(text="Fini."),
-        Reply(text='```json\n{"ok": true}\n```'),
+        Reply(text="Done.", input_tokens=1000),
+        Reply(text='{"ok": false, "reason": "Answer in French."}', input_tokens=7),
+        Reply(text="Fini.", input_tokens=1000),
+        Reply(text='```json\n{"ok": true}\n```', input_tokens=7),
     ]
     with FakeOpenAIServer(script) as server:
         proc = run_cli(["-p", "finish", "--output-format", "json"], workspace, cli_env("openai", server.url, home))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["result"] == "Fini."
+    result = json.loads(proc.stdout)
+    assert result["result"] == "Fini."
+    # The first question counts in the session's totals (reported with the next answer); the last comes after every report.
+    assert result["usage"]["input_tokens"] == 2000 and result["session_usage"]["input_tokens"] == 2007
     question = server.requests[1]
     assert "tools" not in question or not question["tools"]
     asked = question["messages"][-1]["content"]
