@@ -36,6 +36,7 @@ from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
+from pseudoclaude.agent.hookprompt import ProviderAsker
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore
@@ -280,8 +281,10 @@ def _assemble(
         usage_total=replay.usage_total + subrun_usage(session.jsonl_path.parent) if replay is not None else Usage(),
         spent=Spent(replay.cost_usd, replay.unpriced_calls) if replay is not None else Spent(),
     )
+    host = SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider)
+    hooks.asker = ProviderAsker(provider, lambda: runner.config.model, host.add_usage)  # prompt hooks ask the session's model
     if subagents is not None:
-        subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))
+        subagents.bind(host)
     warnings = (*replay.warnings, *background_recap(session.jsonl_path.parent)) if replay is not None else ()
     return Agent(
         runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,

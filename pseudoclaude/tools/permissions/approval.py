@@ -70,3 +70,5 @@ class Decision:
     """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""
     outside_sandbox: bool = False
     """Run this command unconfined (``ToolContext.sandbox`` None): the user excluded its prefix, or approved it."""
+    updated_input: Mapping[str, Any] | None = None
+    """Run the call with these arguments instead (a hook's ``updatedInput``, already judged by the policy)."""
