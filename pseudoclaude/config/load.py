@@ -95,6 +95,7 @@ def load_settings(
     trust = _noticed(trust, *sandbox_notices, *ignored_include, *_additional_directories(files))
     origins = {name: resolved.origin() for name, resolved in {**found, **plain, "model": model, "permission_mode": mode}.items()}
     origins["sessions_dir"] = Origin(str(sessions_dir), sessions.source)
+    origins["permission_mode"] = Origin(mode_name, mode.source)
     origins["api_key"] = _secret_origin(credential.get(entry.key_variable), api_key)
     if auth_token is not None:
         origins["auth_token"] = _secret_origin(credential.get(AUTH_TOKEN), auth_token)
