@@ -109,7 +109,8 @@ class Settings:
     allowed_tools: tuple[str, ...]
     max_turns: int | None
     openai_api: str = "auto"
-    settings_layers: tuple[Mapping[str, Any], ...] = ()
+    settings_layers: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
+    """Every settings file's content, project entries only once trusted (an ``env`` in them may hold a credential)."""
     settings_paths: tuple[Path, ...] = ()
     trust: WorkspaceTrust = WorkspaceTrust()
     api_key: str | None = field(default=None, repr=False)
