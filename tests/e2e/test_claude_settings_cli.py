@@ -165,3 +165,12 @@ def test_doctor_names_the_file_each_setting_came_from(workspace: Path, tmp_path:
     settings = next(line for line in proc.stdout.splitlines() if line.split()[1:2] == ["settings"])
     assert "model from Claude Code project settings (.claude/settings.json)" in settings
     assert "rules from Claude Code project settings (.claude/settings.json)" in settings
+
+
+def test_the_users_env_setting_reaches_the_models_commands(workspace: Path, tmp_path: Path) -> None:
+    (tmp_path / "claude-home").mkdir()
+    (tmp_path / "claude-home" / "settings.json").write_text(json.dumps({"env": {"TEAM_FLAG": "on-from-settings"}}))
+    with FakeAnthropicServer(one_command("printenv TEAM_FLAG")) as server:
+        proc = run_cli(["-p", "show it", "--output-format", "json", "--sandbox", "off", "--permission-mode", "bypass"], workspace, env_for(server, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "on-from-settings" in tool_results(server)[-1]
