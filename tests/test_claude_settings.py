@@ -123,6 +123,7 @@ def test_api_key_helper_runs_from_the_users_file_and_never_untrusted(tmp_path: P
     assert (settings.provider, settings.api_key) == ("anthropic", "sk-from-helper")
     assert rows(settings)["API key"][1].startswith("apiKeyHelper of Claude Code user settings")
     assert load(tmp_path).api_key == "sk-user"
+    assert load(tmp_path, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "PSEUDOCLAUDE_PROVIDER": "openai"}).api_key is None
     (tmp_path / "claude-home" / "settings.json").unlink()
     write(tmp_path / ".claude" / "settings.json", {"apiKeyHelper": f"touch {tmp_path}/ran; echo k"})
     with pytest.raises(ConfigError):

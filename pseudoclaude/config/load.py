@@ -72,7 +72,7 @@ def load_settings(
         trust = _noticed(trust, rerouted(entry, dotenv[entry.base_url_variable], bool(users.get(entry.key_variable))))
     elif not endpoint and entry.base_url_variable in dotenv and not users.get(entry.base_url_variable) and trust.trusted_by is None:
         trust = _noticed(trust, project_pair(entry, api_key, dotenv[entry.base_url_variable]))
-    if api_key is None and auth_token is None and isinstance(helper.value, str):
+    if api_key is None and auth_token is None and isinstance(helper.value, str) and entry.name == "anthropic":
         api_key = run_key_helper(helper.value, helper.source, str(workspace))
         credential[entry.key_variable] = ("set", f"apiKeyHelper of {helper.source}")
     if api_key is None and auth_token is None and not (entry.keyless_server and base_url):

@@ -7,7 +7,8 @@ corporate gateway: it configures the anthropic provider on its own) and
 ``ANTHROPIC_CUSTOM_HEADERS`` (``Name: value`` lines sent with every request).
 Like the keys they are read from the environment or the workspace ``.env``
 (or a trusted ``env`` setting), never from settings files, and never shown.
-``apiKeyHelper`` (a command printing the key) runs only when no key is set.
+``apiKeyHelper`` (Claude Code's: a command printing the key) runs only when the
+anthropic provider has no key or auth token.
 """
 
 from __future__ import annotations
