@@ -99,6 +99,14 @@ def test_anthropic_model_comes_below_ours_and_only_for_anthropic(tmp_path: Path)
     assert rows(load(tmp_path, env={**KEY, "ANTHROPIC_MODEL": "claude-haiku-4-5"}))["model"][1] == "environment ANTHROPIC_MODEL"
 
 
+def test_a_claude_code_alias_falls_back_to_the_default_with_a_notice(tmp_path: Path) -> None:
+    write(tmp_path / "claude-home" / "settings.json", {"model": "opus"})
+    settings = load(tmp_path)
+    assert settings.model == load(tmp_path, env={**KEY, "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}).model
+    assert any("alias 'opus'" in notice for notice in settings.trust.notices)
+    assert load(tmp_path, env={**KEY, "ANTHROPIC_MODEL": "claude-sonnet-4-5[1m]"}).model == "claude-sonnet-4-5"
+
+
 def test_ours_beats_claudes_at_the_same_scope_and_the_origin_says_which(tmp_path: Path) -> None:
     write(tmp_path / ".claude" / "settings.json", {"model": "claude-from-claude"})
     assert rows(load(tmp_path))["model"] == ("claude-from-claude", "Claude Code project settings (.claude/settings.json)")

@@ -55,9 +55,7 @@ def load_settings(
     found = {name: resolve(ROWS[name], flags, variables, files) for name in ("model", "claude_model", "provider")}
     helper = from_files(ROWS["api_key_helper"], files)
     entry = choose_provider(found["provider"].value, found["model"].value, env, providers, helper=helper.value is not None)
-    model = found["model"]
-    if model.value is None:
-        model = found["claude_model"] if found["claude_model"].value is not None and entry.name == "anthropic" else Resolved(entry.default_model, "default")
+    model, alias_notice = _model(found["model"], found["claude_model"], entry)
     endpoint = project_endpoint(entry, variables.users(), dotenv)
     if endpoint:
         _, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw, extra=endpoint)
@@ -88,11 +86,11 @@ def load_settings(
     try:
         mode_name = PermissionMode.parse(str(mode.value)).value
     except ValueError as error:
-        raise ConfigError(str(error)) from None
+        raise ConfigError(f"{error} (from {mode.source})") from None
     shell_environment, ignored_include = _shell_environment(files)
     sessions = resolve(ROWS["sessions_dir"], flags, variables, files)
     sessions_dir = sessions.value if sessions.value is not None else home / "sessions"
-    trust = _noticed(trust, *sandbox_notices, *ignored_include, *_additional_directories(files))
+    trust = _noticed(trust, *sandbox_notices, *ignored_include, *_additional_directories(files), *alias_notice)
     origins = {name: resolved.origin() for name, resolved in {**found, **plain, "model": model, "permission_mode": mode}.items()}
     origins["sessions_dir"] = Origin(str(sessions_dir), sessions.source)
     origins["permission_mode"] = Origin(mode_name, mode.source)
@@ -163,6 +161,24 @@ def session_variables(files: SettingsFiles) -> dict[str, tuple[str, Any]]:
         for name, value in env.items():
             found[str(name)] = (value if isinstance(value, str) else json.dumps(value), file)
     return found
+
+
+CLAUDE_ALIASES = frozenset({"default", "sonnet", "opus", "haiku", "opusplan", "best"})
+"""Claude Code's model aliases: they name no model on the wire, so ours (``entry.default_model``) is used instead."""
+
+
+def _model(ours: Resolved, claude: Resolved, entry: ProviderEntry) -> tuple[Resolved, tuple[str, ...]]:
+    """The model: ours if set, else Claude Code's (``ANTHROPIC_MODEL``, a ``.claude`` file's ``model``) for the
+    anthropic provider, without Claude Code's ``[1m]`` suffix; an alias (``opus``) falls back to the default, with a notice."""
+    if ours.value is not None:
+        return ours, ()
+    if claude.value is None or entry.name != "anthropic":
+        return Resolved(entry.default_model, "default"), ()
+    name = str(claude.value).split("[", 1)[0]
+    if name.lower() in CLAUDE_ALIASES:
+        notice = f"Claude Code's model alias {name!r} ({claude.source}) names no model here: using {entry.default_model} (set PSEUDOCLAUDE_MODEL or --model)"
+        return Resolved(entry.default_model, "default"), (visible(notice),)
+    return Resolved(name, claude.source), ()
 
 
 def _secret_origin(found: tuple[str, str] | None, value: str | None) -> Origin:
