@@ -141,6 +141,7 @@ def main_command(
         mcp_config=tuple(mcp_config or ()),
         strict_mcp_config=strict_mcp_config,
         sandbox=sandbox,
+        setting_sources=setting_sources,
     )
     claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:

@@ -120,9 +120,10 @@ def build_agent(
 
 
 def child_environment(settings: Settings) -> ChildEnvironment:
-    """The environment of the model's commands (``shellEnvironment`` applied) and the redactor of this run's secrets."""
+    """The environment of the model's commands (``shellEnvironment`` applied; the ``env`` setting below the process's
+    own variables) and the redactor of this run's secrets."""
     shell = settings.shell_environment
-    return ChildEnvironment.of(os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
+    return ChildEnvironment.of({**settings.session_env, **os.environ}, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
 
 
 @dataclass(frozen=True)
