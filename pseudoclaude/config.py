@@ -147,6 +147,8 @@ class Settings:
     settings_paths: tuple[Path, ...] = ()
     trust: WorkspaceTrust = WorkspaceTrust()
     api_key: str | None = field(default=None, repr=False)
+    auth_token: str | None = field(default=None, repr=False)
+    extra_headers: tuple[tuple[str, str], ...] = ()
     max_budget_usd: float | None = None
     effort: str | None = None
     max_thinking_tokens: int | None = None
@@ -242,6 +244,7 @@ def load_settings(
     model = flags.model or env.get("PSEUDOCLAUDE_MODEL") or _str(raw.get("model"))
     entry = _provider_entry(flags.provider or env.get("PSEUDOCLAUDE_PROVIDER") or _str(raw.get("provider")), model, env, providers)
     api_key = env.get(entry.key_variable) or None
+    auth_token = (env.get(entry.token_variable) or None) if entry.token_variable else None
     endpoint = _project_endpoint(entry, process, dotenv)
     files, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw, extra=endpoint)
     base_url = env.get(entry.base_url_variable) or None
@@ -251,7 +254,7 @@ def load_settings(
         trust = replace(trust, notices=(*trust.notices, _rerouted(entry, dotenv[entry.base_url_variable], bool(process.get(entry.key_variable)))))
     elif endpoint == () and entry.base_url_variable in dotenv and entry.base_url_variable not in process and trust.trusted_by is None:
         trust = replace(trust, notices=(*trust.notices, _project_pair(entry, api_key, dotenv[entry.base_url_variable])))
-    if api_key is None and not (entry.keyless_server and base_url):
+    if api_key is None and auth_token is None and not (entry.keyless_server and base_url):
         untrusted = (
             f"; this folder's .env names the server {dotenv[entry.base_url_variable]}, used only once you trust the folder (--trust-workspace)"
             if rerouted else ""
@@ -287,6 +290,8 @@ def load_settings(
         settings_paths=files.paths,
         trust=trust,
         api_key=api_key,
+        auth_token=auth_token,
+        extra_headers=_custom_headers(entry, env),
         mcp_servers=mcp_declarations(workspace, raw.layers[0], flags, trust),
         web_fetch_local=process.get("PSEUDOCLAUDE_WEB_FETCH_LOCAL") == "1" or raw.layers[0].get("webFetchLocalAddresses") is True,
         model_from_flag=bool(flags.model or flags.provider),
@@ -458,11 +463,21 @@ def _project_endpoint(entry: ProviderEntry, process: Mapping[str, str], dotenv: 
     if variable not in dotenv or process.get(variable):
         return ()
     url = dotenv[variable]
-    if process.get(entry.key_variable):
+    if any(process.get(name) for name in entry.credential_variables):
         return (TrustEntry("endpoint", url, ".env", f"your {entry.key_variable} (from your environment)"),)
     if _loopback(url):
         return ()
     return (TrustEntry("endpoint", url, ".env", "this whole conversation (that server would play the model)"),)
+
+
+def _custom_headers(entry: ProviderEntry, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The extra request headers of ``entry`` (``ANTHROPIC_CUSTOM_HEADERS``); a malformed line is a ``ConfigError``."""
+    from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
+
+    try:
+        return parse_custom_headers(env.get(entry.headers_variable), entry.headers_variable) if entry.headers_variable else ()
+    except CustomHeadersError as error:
+        raise ConfigError(str(error)) from None
 
 
 def _loopback(url: str) -> bool:

@@ -73,6 +73,8 @@ def _key(settings: Settings) -> Check:
     from pseudoclaude.llm import provider_entry
 
     entry = provider_entry(settings.provider)
+    if settings.auth_token:
+        return Check("key", "ok", f"auth: Bearer token ({entry.token_variable})")
     if settings.api_key:
         return Check("key", "ok", f"{entry.key_variable} is set")
     return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
@@ -80,7 +82,8 @@ def _key(settings: Settings) -> Check:
 
 def _headers(settings: Settings) -> dict[str, str]:
     if settings.provider == "anthropic":
-        return {"x-api-key": settings.api_key or "", "anthropic-version": "2023-06-01"}
+        auth = {"authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {"x-api-key": settings.api_key or ""}
+        return {**auth, "anthropic-version": "2023-06-01", **dict(settings.extra_headers)}
     return {}
 
 

@@ -48,8 +48,8 @@ SECRET_MARKERS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL")
 
 
 def provider_key_variables() -> frozenset[str]:
-    """The variables that hold a provider's key, as the provider table names them."""
-    return frozenset(entry.key_variable for entry in PROVIDERS)
+    """The variables that hold a provider's key, token or request headers, as the provider table names them."""
+    return frozenset(name for entry in PROVIDERS for name in entry.credential_variables)
 
 
 def looks_secret(name: str) -> bool:
