@@ -118,7 +118,7 @@ def effort_notice(
         return None
     notes: list[str] = []
     sent = openai_effort(model, effort, providers)
-    if sent != effort:
+    if effort == "max" and sent != "xhigh":
         notes.append(f"effort {effort} is sent as {sent}, the most {model} takes")
     if openai_api(True, base_url, api) == "chat":
         where = f"the server at {base_url}" if base_url else "Chat Completions"
