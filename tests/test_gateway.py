@@ -91,3 +91,12 @@ def test_an_effort_the_route_cannot_carry_is_said_in_one_line() -> None:
     assert "PSEUDOCLAUDE_OPENAI_API=responses" in through
     both = effort_notice("o3", "max", base_url=LOCAL)
     assert both is not None and both.startswith("o3: effort max is sent as high") and "gets effort high as" in both
+
+
+def test_doctor_says_the_bearer_token_is_the_credential(tmp_path: Path) -> None:
+    from pseudoclaude.doctor import run_doctor
+
+    checks = run_doctor(tmp_path, environ=env(tmp_path, ANTHROPIC_AUTH_TOKEN="gw-token-123", ANTHROPIC_BASE_URL="http://127.0.0.1:9"))
+    key = next(check for check in checks if check.name == "key")
+    assert (key.verdict, key.detail) == ("ok", "auth: Bearer token (ANTHROPIC_AUTH_TOKEN)")
+    assert all("gw-token-123" not in check.detail for check in checks)
