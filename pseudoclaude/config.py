@@ -472,7 +472,7 @@ def _project_endpoint(entry: ProviderEntry, process: Mapping[str, str], dotenv: 
 
 def _custom_headers(entry: ProviderEntry, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     """The extra request headers of ``entry`` (``ANTHROPIC_CUSTOM_HEADERS``); a malformed line is a ``ConfigError``."""
-    from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
+    from pseudoclaude.llm import CustomHeadersError, parse_custom_headers
 
     try:
         return parse_custom_headers(env.get(entry.headers_variable), entry.headers_variable) if entry.headers_variable else ()

@@ -18,6 +18,7 @@ PUBLIC = {
         "provider_for_model", "warm_up",
         "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
         "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
+        "CustomHeadersError", "parse_custom_headers",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
