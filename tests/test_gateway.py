@@ -100,3 +100,14 @@ def test_doctor_says_the_bearer_token_is_the_credential(tmp_path: Path) -> None:
     key = next(check for check in checks if check.name == "key")
     assert (key.verdict, key.detail) == ("ok", "auth: Bearer token (ANTHROPIC_AUTH_TOKEN)")
     assert all("gw-token-123" not in check.detail for check in checks)
+
+
+def test_a_token_from_the_workspace_env_and_credential_headers_are_masked_in_what_commands_print(tmp_path: Path) -> None:
+    from pseudoclaude.agent.build import child_environment
+
+    (tmp_path / ".env").write_text("ANTHROPIC_AUTH_TOKEN=token-from-dotenv-42\n")
+    headers = "X-Api-Key: header-secret-9911\nAuthorization-Extra: also-secret-7788\nX-Route: eu-west-routing"
+    settings = load_settings(tmp_path, environ=env(tmp_path, ANTHROPIC_CUSTOM_HEADERS=headers))
+    redactor = child_environment(settings).redactor
+    shown = redactor.text("token-from-dotenv-42 header-secret-9911 also-secret-7788 eu-west-routing")
+    assert shown == "*** *** *** eu-west-routing"

@@ -118,7 +118,10 @@ def build_agent(
 def child_environment(settings: Settings) -> ChildEnvironment:
     """The environment of the model's commands (``shellEnvironment`` applied) and the redactor of this run's secrets."""
     shell = settings.shell_environment
-    return ChildEnvironment.of(os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
+    return ChildEnvironment.of(
+        os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key,
+        secrets=(settings.auth_token,), headers=settings.extra_headers,
+    )
 
 
 @dataclass(frozen=True)
