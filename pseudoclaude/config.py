@@ -559,6 +559,7 @@ def _provider_entry(
         return configured[0]
     choices = ", or ".join(
         entry.key_variable + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
+        + (f" (or {entry.token_variable} for a gateway)" if entry.token_variable else "")
         for entry in providers
     )
     raise NoProviderConfigured(f"no model provider is configured: set {choices}, in the environment or in .env")

@@ -111,3 +111,8 @@ def test_a_token_from_the_workspace_env_and_credential_headers_are_masked_in_wha
     redactor = child_environment(settings).redactor
     shown = redactor.text("token-from-dotenv-42 header-secret-9911 also-secret-7788 eu-west-routing")
     assert shown == "*** *** *** eu-west-routing"
+
+
+def test_the_no_provider_message_names_the_gateway_token(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"ANTHROPIC_API_KEY \(or ANTHROPIC_AUTH_TOKEN for a gateway\)"):
+        load_settings(tmp_path, environ=env(tmp_path))
