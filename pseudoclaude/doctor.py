@@ -87,22 +87,18 @@ def _key(settings: Settings) -> Check:
     from pseudoclaude.llm import provider_entry
 
     entry = provider_entry(settings.provider)
+    if settings.auth_token:
+        return Check("key", "ok", f"auth: Bearer token ({entry.token_variable})")
     if settings.api_key:
         return Check("key", "ok", f"{entry.key_variable} is set")
-    if settings.auth_token:
-        return Check("key", "ok", "ANTHROPIC_AUTH_TOKEN is set (sent as a Bearer token)")
     return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
 
 
 def _headers(settings: Settings) -> dict[str, str]:
-    headers = dict(settings.extra_headers)
     if settings.provider == "anthropic":
-        headers["anthropic-version"] = "2023-06-01"
-        if settings.api_key or not settings.auth_token:
-            headers["x-api-key"] = settings.api_key or ""
-        if settings.auth_token:
-            headers["Authorization"] = f"Bearer {settings.auth_token}"
-    return headers
+        auth = {"authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {"x-api-key": settings.api_key or ""}
+        return {**auth, "anthropic-version": "2023-06-01", **dict(settings.extra_headers)}
+    return {}
 
 
 def _reason(error: Exception) -> str:

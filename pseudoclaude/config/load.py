@@ -11,8 +11,6 @@ from typing import Any, Mapping, Sequence
 from pseudoclaude.config.files import SettingsFiles, parse_setting_sources, pseudoclaude_home, read_dotenv, shown
 from pseudoclaude.config.mcp import mcp_declarations, server_names
 from pseudoclaude.config.provider import (
-    AUTH_TOKEN,
-    CUSTOM_HEADERS,
     choose_provider,
     credentials,
     custom_headers,
@@ -61,7 +59,7 @@ def load_settings(
         _, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw, extra=endpoint)
     credential = {name: variables.find(name) for name in credentials(entry)}
     api_key = env.get(entry.key_variable) or None
-    auth_token = env.get(AUTH_TOKEN) if AUTH_TOKEN in credential else None
+    auth_token = (env.get(entry.token_variable) or None) if entry.token_variable else None
     base_url = env.get(entry.base_url_variable) or None
     users = variables.users()
     was_rerouted = any(ignored.kind == "endpoint" for ignored in trust.ignored)
@@ -70,7 +68,7 @@ def load_settings(
         trust = _noticed(trust, rerouted(entry, dotenv[entry.base_url_variable], bool(users.get(entry.key_variable))))
     elif not endpoint and entry.base_url_variable in dotenv and not users.get(entry.base_url_variable) and trust.trusted_by is None:
         trust = _noticed(trust, project_pair(entry, api_key, dotenv[entry.base_url_variable]))
-    if api_key is None and auth_token is None and isinstance(helper.value, str) and entry.name == "anthropic":
+    if api_key is None and auth_token is None and isinstance(helper.value, str) and entry.token_variable:
         api_key = run_key_helper(helper.value, helper.source, str(workspace))
         credential[entry.key_variable] = ("set", f"apiKeyHelper of {helper.source}")
     if api_key is None and auth_token is None and not (entry.keyless_server and base_url):
@@ -96,10 +94,10 @@ def load_settings(
     origins["permission_mode"] = Origin(mode_name, mode.source)
     origins["api_key"] = _secret_origin(credential.get(entry.key_variable), api_key)
     if auth_token is not None:
-        origins["auth_token"] = _secret_origin(credential.get(AUTH_TOKEN), auth_token)
-    headers = custom_headers(env.get(CUSTOM_HEADERS)) if CUSTOM_HEADERS in credential else ()
+        origins["auth_token"] = _secret_origin(credential.get(entry.token_variable), auth_token)
+    headers = custom_headers(entry, env)
     if headers:
-        origins["extra_headers"] = Origin(", ".join(name for name, _ in headers), (credential.get(CUSTOM_HEADERS) or ("", ""))[1])
+        origins["extra_headers"] = Origin(", ".join(name for name, _ in headers), (credential.get(entry.headers_variable) or ("", ""))[1])
     base = variables.find(entry.base_url_variable)
     origins["base_url"] = Origin(base_url, base[1]) if base_url and base else Origin("the provider's", "default")
     for name in ("hooks", "permission_rules", "env", "sandbox", "shell_environment"):

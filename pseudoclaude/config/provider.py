@@ -18,42 +18,32 @@ from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from pseudoclaude.config.types import ConfigError, NoProviderConfigured
-from pseudoclaude.llm import ProviderEntry, UnknownProvider, provider_entry, provider_for_model
+from pseudoclaude.llm import CustomHeadersError, ProviderEntry, UnknownProvider, parse_custom_headers, provider_entry, provider_for_model
 from pseudoclaude.trust import TrustEntry, visible
 
-AUTH_TOKEN = "ANTHROPIC_AUTH_TOKEN"
-CUSTOM_HEADERS = "ANTHROPIC_CUSTOM_HEADERS"
-GATEWAY_VARIABLES = {"anthropic": (AUTH_TOKEN, CUSTOM_HEADERS)}
-"""Per provider, the variables beside its key that carry credentials (the key's protections apply to them)."""
 HELPER_TIMEOUT_S = 30.0
 
 
 def credentials(entry: ProviderEntry) -> tuple[str, ...]:
-    """Every variable that carries a credential of ``entry``: its key, and Claude Code's gateway variables."""
-    return (entry.key_variable, *GATEWAY_VARIABLES.get(entry.name, ()))
+    """Every variable that carries a credential of ``entry``: its key and, from the provider table, a gateway's token and headers."""
+    return entry.credential_variables
 
 
 def configured(entry: ProviderEntry, env: Mapping[str, str], helper: bool) -> bool:
-    """Whether ``env`` holds enough to use ``entry`` unasked: its key, an auth token, an ``apiKeyHelper`` (anthropic)."""
-    if entry.configured_in(env):
-        return True
-    return entry.name == "anthropic" and (bool(env.get(AUTH_TOKEN)) or helper)
+    """Whether ``env`` holds enough to use ``entry`` unasked: its key, a gateway token, or an ``apiKeyHelper``
+    (for a provider whose gateway token Claude Code's helper stands in for: the one with a token variable)."""
+    return entry.configured_in(env) or (helper and bool(entry.token_variable))
 
 
-def custom_headers(value: str | None) -> tuple[tuple[str, str], ...]:
-    """``ANTHROPIC_CUSTOM_HEADERS``: one ``Name: value`` per line; a line without a name is a ``ConfigError``
-    (its text is not shown: it may hold a credential)."""
-    if not value:
+def custom_headers(entry: ProviderEntry, env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The entry's extra request headers (``ANTHROPIC_CUSTOM_HEADERS``); a malformed line is a ``ConfigError``
+    that names the line, never its text (it may hold a credential)."""
+    if not entry.headers_variable:
         return ()
-    headers: list[tuple[str, str]] = []
-    for number, line in enumerate(value.splitlines(), start=1):
-        if not line.strip():
-            continue
-        name, colon, rest = line.partition(":")
-        if not colon or not name.strip() or any(char.isspace() for char in name.strip()):
-            raise ConfigError(f"{CUSTOM_HEADERS}: line {number} is not `Name: value`")
-        headers.append((name.strip(), rest.strip()))
-    return tuple(headers)
+    try:
+        return parse_custom_headers(env.get(entry.headers_variable), entry.headers_variable)
+    except CustomHeadersError as error:
+        raise ConfigError(str(error)) from None
 
 
 def run_key_helper(command: str, where: str, cwd: str) -> str:
@@ -87,6 +77,7 @@ def choose_provider(
         return found[0]
     choices = ", or ".join(
         entry.key_variable + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
+        + (f" (or {entry.token_variable} for a gateway)" if entry.token_variable else "")
         for entry in providers
     )
     raise NoProviderConfigured(f"no model provider is configured: set {choices}, in the environment or in .env")

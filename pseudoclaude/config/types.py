@@ -125,7 +125,7 @@ class Settings:
     shell_environment: ShellEnvironment = ShellEnvironment()
     sandbox: SandboxConfig = SandboxConfig()
     auth_token: str | None = field(default=None, repr=False)
-    extra_headers: tuple[tuple[str, str], ...] = ()
+    extra_headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     origins: Mapping[str, Origin] = field(default_factory=dict, repr=False)
     """Where each setting of the table (``config.table.SETTINGS``) came from, by row name: what ``/status`` and ``doctor`` show."""
     session_env: Mapping[str, str] = field(default_factory=dict, repr=False)
