@@ -50,6 +50,8 @@ RG_SILENCE_S = 10.0
 """``rg --files`` silent this long, where ``/proc`` cannot tell its progress (elsewhere ``RG_STALL_S`` without output
 or progress): a FIFO committed as a ``.gitignore`` blocks it forever; it is stopped and the Python walk lists instead."""
 _GLOB_CHARS = re.compile(r"[*?\[{]")
+_NAME_GLOB = re.compile(r"[\w.*?-]+(?:\{[\w.*?-]+(?:,[\w.*?-]+)*\}[\w.*?-]*)?", re.ASCII)
+"""A last pattern part ripgrep's glob reads as ours does: no class, no escape, at most one flat ``{a,b}``."""
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -117,7 +119,7 @@ def _find(ctx: ToolContext, root: Path, guard: GuardedRoot, pattern: str, rg_pat
         return _Listing()
     workspace = ctx.workspace.resolve()
     if rg_path is not None:
-        files = _rg_files(rg_path, start, workspace, stop)
+        files = _rg_files(rg_path, start, workspace, pattern.removeprefix("./"), stop)
         if files is not None:
             try:
                 return _newest(files, literal, regex, guard, stop, _Listing())
@@ -135,20 +137,25 @@ def _find(ctx: ToolContext, root: Path, guard: GuardedRoot, pattern: str, rg_pat
 def _newest(
     files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], guard: GuardedRoot, stop: threading.Event, listing: _Listing
 ) -> _Listing:
+    fullmatch = regex.fullmatch
+    lstat = os.lstat
+    is_regular = stat.S_ISREG
+    checked = bool(guard.guard.patterns)
+
     def matching() -> Iterator[Found]:
         for path, rel in files:
             if stop.is_set():
                 return
             full_rel = f"{literal}/{rel}" if literal else rel
-            if not regex.fullmatch(full_rel):
+            if fullmatch(full_rel) is None:
                 continue
             try:
-                info = os.lstat(path)
+                info = lstat(path)
             except OSError:
                 continue
-            if not stat.S_ISREG(info.st_mode):
+            if not is_regular(info.st_mode):
                 continue
-            if guard.denied(path) is not None:
+            if checked and guard.denied(path) is not None:
                 listing.denied += 1
                 continue
             listing.total += 1
@@ -158,10 +165,19 @@ def _newest(
     return listing
 
 
-def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event) -> Iterator[tuple[str, str]] | None:
-    """``rg --files`` under ``start`` as ``(path, path relative to start)``; None when ripgrep cannot start."""
+def _rg_files(rg_path: str, start: Path, workspace: Path, pattern: str, stop: threading.Event) -> Iterator[tuple[str, str]] | None:
+    """``rg --files`` under ``start`` as ``(path, path relative to start)``; None when ripgrep cannot start.
+
+    When the pattern's last part is a plain name glob (``*.py``, ``test_*.{ts,tsx}``) ripgrep is given it as a file
+    type, so it prints only the files with such a name: a type, unlike ``--glob``, never brings back an ignored
+    file, and the whole pattern is still matched here.
+    """
     cwd, target, ignore_args = rg_location(start, workspace)
-    argv = [rg_path, *RG_WALK_FLAGS, "--files", "--null", *ignore_args, "--glob", "!.git", "--", target]
+    argv = [rg_path, *RG_WALK_FLAGS, "--files", "--null", *ignore_args, "--glob", "!.git"]
+    name = pattern.rsplit("/", 1)[-1]
+    if _NAME_GLOB.fullmatch(name) and "*" in name and "**" not in name:
+        argv += ["--type-add", f"pcglob:{name}", "--type", "pcglob"]
+    argv += ["--", target]
     try:
         proc = subprocess.Popen(
             argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -169,14 +185,19 @@ def _rg_files(rg_path: str, start: Path, workspace: Path, stop: threading.Event)
         )
     except OSError:
         return None
-    return _read_files(proc, cwd, start, stop)
+    return _read_files(proc, str(cwd), target, stop)
 
 
-def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: threading.Event) -> Iterator[tuple[str, str]]:
+def _read_files(proc: subprocess.Popen[bytes], cwd: str, target: str, stop: threading.Event) -> Iterator[tuple[str, str]]:
     """Paths as ripgrep prints them; ``EngineFailed`` when it printed none and failed (exit 2: a bad binary, a bad flag),
-    when it died of a signal (its memory cap) or when it stalled."""
+    when it died of a signal (its memory cap) or when it stalled.
+
+    ripgrep prints ``target/rel`` (``./rel`` for ``.``): the paths are made by slicing, a block at a time (a
+    ``normpath`` and a ``join`` per file were most of a broad glob's time).
+    """
     assert proc.stdout is not None
-    prefix = str(start) + os.sep
+    skip = len(target.rstrip("/")) + 1
+    base = cwd.rstrip(os.sep) + os.sep + ("" if target == "." else target.rstrip("/") + "/")
     pending = b""
     printed = False
     progress = RgProgress(proc.pid)
@@ -190,17 +211,19 @@ def _read_files(proc: subprocess.Popen[bytes], cwd: Path, start: Path, stop: thr
                     raise EngineFailed(f"rg --files made no progress for {idle:g} s")
                 continue
             idle = 0.0
-            chunk = os.read(proc.stdout.fileno(), 65536)
+            chunk = os.read(proc.stdout.fileno(), 262144)
             if not chunk:
                 break
             if stop.is_set():
                 return
             printed = True
-            *names, pending = (pending + chunk).split(b"\0")
-            for raw in names:
-                full = os.path.normpath(os.path.join(cwd, os.fsdecode(raw)))
-                if full.startswith(prefix):
-                    yield full, full[len(prefix) :].replace(os.sep, "/")
+            complete, nul, pending = (pending + chunk).rpartition(b"\0")
+            if not nul:
+                pending = complete + pending
+                continue
+            for raw in os.fsdecode(complete).split("\0"):
+                rel = raw[skip:]
+                yield base + rel, rel if os.sep == "/" else rel.replace(os.sep, "/")
         code = proc.wait()
         if code < 0 or (code == 2 and not printed):
             raise EngineFailed(f"rg --files failed (exit {code})")
