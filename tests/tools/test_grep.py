@@ -261,3 +261,19 @@ def test_a_large_file_is_checked_block_by_block_and_a_late_match_found(call: Cal
     out = call(tool, pattern="needle", output_mode="content", glob="late.log")
     assert out.content == "1 matching line in 1 file:\nlate.log:400001:the needle\n"
     assert call(fallback, pattern="needle", glob="binary.log").content.startswith("No matches")
+
+
+@needs_rg
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+def test_ripgreps_threads_finish_in_any_order_and_the_result_is_in_path_order(call: Call, workspace: Path, mode: str) -> None:
+    """ripgrep runs on all its threads (no ``--sort path``): the answer is ordered after, as the walk orders it."""
+    for folder in range(12):
+        for name in ("a", "a-b", "a.b", "b"):
+            path = workspace / f"d{folder % 4}" / ("a" if folder < 4 else "a-b" if folder < 8 else "z") / f"{name}{folder}.txt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("needle\nhay\nneedle again\n")
+    first = call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode)
+    assert first == call(fallback, pattern="needle", output_mode=mode)
+    assert all(call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode) == first for _ in range(3))
+    names = [line.split(":")[0] for line in first.content.splitlines()[1:]]
+    assert names == sorted(names, key=lambda name: name.split("/")) and len(set(names)) == 48
