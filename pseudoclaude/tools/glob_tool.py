@@ -8,7 +8,7 @@ how many were left out.
 The file list comes from ``rg --files`` when ripgrep is there (several
 times faster on a large tree) or from ``walk.walk_files``, under the same
 ignore rules; the pattern is matched here either way, so both give the same
-answer. Memory stays bounded: paths stream through a heap that keeps only
+answer. Memory stays bounded: paths stream through a list cut back to
 the ``MAX_RESULTS`` newest, plus a count of the rest.
 
 A file a ``Read(...)`` deny rule forbids (``ToolContext.read_guard``) is left
@@ -23,7 +23,6 @@ stall, and the Python walk, which passes such files over and says so, lists inst
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 import select
@@ -137,31 +136,34 @@ def _find(ctx: ToolContext, root: Path, guard: GuardedRoot, pattern: str, rg_pat
 def _newest(
     files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], guard: GuardedRoot, stop: threading.Event, listing: _Listing
 ) -> _Listing:
-    fullmatch = regex.fullmatch
-    lstat = os.lstat
-    is_regular = stat.S_ISREG
+    """Keep the ``MAX_RESULTS`` newest: a list sorted and cut whenever it grows past a few times that (a heap with a
+    key function per file cost more than the ``lstat``)."""
+    fullmatch, lstat, is_regular = regex.fullmatch, os.lstat, stat.S_ISREG
     checked = bool(guard.guard.patterns)
-
-    def matching() -> Iterator[Found]:
-        for path, rel in files:
-            if stop.is_set():
-                return
-            full_rel = f"{literal}/{rel}" if literal else rel
-            if fullmatch(full_rel) is None:
-                continue
-            try:
-                info = lstat(path)
-            except OSError:
-                continue
-            if not is_regular(info.st_mode):
-                continue
-            if checked and guard.denied(path) is not None:
-                listing.denied += 1
-                continue
-            listing.total += 1
-            yield info.st_mtime, full_rel, path
-
-    listing.found = heapq.nsmallest(MAX_RESULTS, matching(), key=lambda item: (-item[0], item[1]))
+    prefix = f"{literal}/" if literal else ""
+    kept: list[tuple[float, str, str]] = []
+    for path, rel in files:
+        if stop.is_set():
+            break
+        full_rel = prefix + rel
+        if fullmatch(full_rel) is None:
+            continue
+        try:
+            info = lstat(path)
+        except OSError:
+            continue
+        if not is_regular(info.st_mode):
+            continue
+        if checked and guard.denied(path) is not None:
+            listing.denied += 1
+            continue
+        listing.total += 1
+        kept.append((-info.st_mtime, full_rel, path))
+        if len(kept) >= 8 * MAX_RESULTS:
+            kept.sort()
+            del kept[MAX_RESULTS:]
+    kept.sort()
+    listing.found = [(-mtime, full_rel, path) for mtime, full_rel, path in kept[:MAX_RESULTS]]
     return listing
 
 
