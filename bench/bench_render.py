@@ -17,7 +17,9 @@ redrawn at the REPL's tick, as in a real turn) into a terminal-sized console
    200 KB answer (flat when the cost per byte does not grow with the answer).
    The figure of issue 30 (12.6-14.5) came from redraws every 80 ms of wall
    time and the best of three wall times: a 20 KB run (0.15 s) had one redraw,
-   and its best of three dodged the load bursts a 2 s run cannot.
+   and its best of three dodged the load bursts a 2 s run cannot. The same
+   for a paragraph written as one line, which was quadratic (the open line
+   copied per delta, and rendered whole on every redraw).
 3. Bytes written to the terminal per byte of final text, for a 10 KB answer
    streamed at a model's pace (``CHARS_PER_S``, so one live redraw per
    ``CHARS_PER_S * TICK_S`` characters, as the REPL's ticker does), with the
@@ -99,6 +101,12 @@ def answer(size: int) -> str:
         parts.append("- first point about the change\n- second point, with `code`\n- third point\n")
         parts.append(f"```python\ndef step_{n}(value: int) -> int:\n    total = value * {n}\n    return total + 1\n```\n")
     return "\n".join(parts)[:size]
+
+
+def one_line(size: int) -> str:
+    """A paragraph written as one line (no newline at all): the tail grows until the answer ends."""
+    words = "the model keeps writing this paragraph on a single line without ever ending it".split()
+    return "".join(words[i % len(words)] + " " for i in range(size // 4))[:size]
 
 
 def deltas(text: str) -> list[str]:
@@ -190,6 +198,9 @@ def main() -> None:
         f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 5 interleaved rounds -> ratio {ratio:.2f} "
         "(linear = 10, target <= 11)"
     )
+    print("  200 KB, CPU ms per tenth: " + " ".join(f"{t:.0f}" for t in tenths))
+    ratio, t_small, t_cpu, tenths = paired_ratio(deltas(one_line(20_000)), deltas(one_line(200_000)), 3)
+    print(f"one-line paragraph: 20 KB {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 3 rounds -> ratio {ratio:.2f}")
     print("  200 KB, CPU ms per tenth: " + " ".join(f"{t:.0f}" for t in tenths))
 
 
