@@ -66,6 +66,9 @@ _TAIL_BYTES = 4096
 _TYPE = re.compile(rb'"type":"(\w+)"')
 _GLOB_META = re.compile(r"[*?\[\]{}\\]")
 _LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
+_END = b'{"type":"end",'
+"""How ripgrep starts a file's closing message (its statistics, not needed): known without parsing it."""
+_JSON = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -432,7 +435,12 @@ async def _parse_json(stream: asyncio.StreamReader, cwd: Path, watch: RgWatch) -
                 current.lines.append(line)
                 current.count += line.is_match
             continue
-        message = json.loads(raw)
+        if raw.startswith(_END) and current is not None:
+            if current.count:
+                yield current
+            current = None
+            continue
+        message = _JSON.decode(raw.decode("utf-8", errors="surrogateescape"))
         kind, data = message.get("type"), message.get("data", {})
         if kind == "begin":
             current = FileHits(_rg_path(str(cwd), _json_text(data["path"])), 0)
