@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from pseudoclaude.textsafe import NAME_QUOTING_NOTE, quote_name
 from pseudoclaude.tools.base import ToolContext, ToolOutput
@@ -39,10 +38,11 @@ KEEP_CHARS = 8 * 1024 * 1024
 _FRAME_BYTES = 400
 
 
-@dataclass(frozen=True)
-class _File:
+class _File(NamedTuple):
+    """One file's result (a tuple: a frozen dataclass's ``__init__`` per file showed in a broad search's profile)."""
+
     key: str
-    count: int
+    matches: int
     entries: tuple[str, ...]
     """Its lines as shown (content mode; a group after the first starts with ``--``), else its one line."""
     is_match: tuple[bool, ...]
@@ -169,7 +169,7 @@ class Results:
                         continue
                 rest.append(entry)
             if self._mode != "content":
-                shown_here = file.count if shown_here else 0
+                shown_here = file.matches if shown_here else 0
             shown_files += shown_here > 0
             shown_matches += shown_here
         return out, rest, shown_files, shown_matches

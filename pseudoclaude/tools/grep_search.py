@@ -462,7 +462,12 @@ def _json_text(value: dict[str, str]) -> str:
 
 
 def _rg_path(cwd: str, raw: str) -> str:
-    return os.path.normpath(os.path.join(cwd, raw))
+    """ripgrep prints ``target/rel`` (``./rel`` for ``.``), already clean: joined by concatenation (a ``normpath``
+    per file cost as much as the rest of reading its name)."""
+    raw = raw[2:] if raw.startswith("./") else raw
+    if os.path.isabs(raw):
+        return raw
+    return cwd + raw if cwd.endswith(os.sep) else cwd + os.sep + raw
 
 
 def path_key(path: str) -> str:
