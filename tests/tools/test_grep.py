@@ -277,3 +277,18 @@ def test_ripgreps_threads_finish_in_any_order_and_the_result_is_in_path_order(ca
     assert all(call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode) == first for _ in range(3))
     names = [line.split(":")[0] for line in first.content.splitlines()[1:]]
     assert names == sorted(names, key=lambda name: name.split("/")) and len(set(names)) == 48
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_a_file_with_more_lines_than_any_answer_stops_the_count_and_says_so(call: Call, workspace: Path, engine: str) -> None:
+    """Reading every line of a huge result costs seconds for an answer that shows 300: the search stops."""
+    from pseudoclaude.tools.grep_search import MAX_FILE_LINES
+
+    (workspace / "huge.txt").write_text("m\n" * (MAX_FILE_LINES + 500))
+    tool = GrepTool(rg_path=RG) if engine == "rg" and RG else fallback
+    out = call(tool, pattern="m", output_mode="content")
+    lines = out.content.splitlines()
+    assert lines[0] == f"At least {MAX_FILE_LINES:,} matching lines in 1 file:".replace(",", "")
+    assert lines[1:3] == ["huge.txt:1:m", "huge.txt:2:m"] and len(lines) == MAX_CONTENT_LINES + 3
+    assert lines[-1].startswith("(note: the search stopped counting after 1 files")
+    assert out.summary == f"grep m: at least {MAX_FILE_LINES} lines in 1 file"
