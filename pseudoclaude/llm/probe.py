@@ -138,7 +138,7 @@ def probe_window(
 def _ask(ask: Callable[[Fetch, str, str, str], WindowProbe | None], fetch: Fetch, root: str, base: str, model: str) -> WindowProbe | None:
     try:
         found = ask(fetch, root, base, model)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except Exception:  # noqa: BLE001 - any failure (a cut answer is http.client's, not an OSError) means "it does not say"
         return None
     return found if found is not None and found.tokens > 0 else None
 
@@ -149,8 +149,10 @@ def _ask_all(fetch: Fetch, root: str, base: str, model: str, deadline: float) ->
     done = {name: threading.Event() for name, _ in _DIALECTS}
 
     def run(name: str, ask: Callable[[Fetch, str, str, str], WindowProbe | None]) -> None:
-        answers[name] = _ask(ask, fetch, root, base, model)
-        done[name].set()
+        try:
+            answers[name] = _ask(ask, fetch, root, base, model)
+        finally:
+            done[name].set()
 
     for name, ask in _DIALECTS:
         threading.Thread(target=run, args=(name, ask), name=f"probe-{name}", daemon=True).start()
