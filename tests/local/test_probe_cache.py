@@ -132,3 +132,22 @@ def test_a_dialect_that_hangs_does_not_hold_the_answer_past_the_deadline() -> No
             release.set()
     assert probe is not None and (probe.tokens, probe.server) == (12288, "llama.cpp")
     assert 0.4 <= elapsed < 1.2, elapsed  # the dialects were asked at once: the deadline, not their sum
+
+
+def test_a_dialect_cut_mid_answer_is_no_answer_and_no_failure(capfd: pytest.CaptureFixture[str]) -> None:
+    """A chunked answer cut short raises http.client's IncompleteRead (not an OSError): that dialect does not say."""
+
+    def server(exchange: Exchange) -> None:
+        if exchange.path == "/props":
+            exchange.start_stream({"content-type": "application/json"})
+            exchange.send_chunk(b'{"default_generation_settings": {"n_ctx": 40')
+            exchange.cut()
+        elif exchange.path == "/model/info":
+            exchange.send_json(200, {"data": [{"model_name": MODEL, "model_info": {"max_input_tokens": 9000}}]})
+        else:
+            exchange.send_json(404, {"error": "no"})
+
+    with FakeHTTPServer(server) as fake:
+        probe = probe_window(fake.url + "/v1", MODEL, cache=None)
+    assert probe is not None and (probe.tokens, probe.server) == (9000, "LiteLLM")
+    assert "Traceback" not in capfd.readouterr().err
