@@ -151,3 +151,22 @@ def test_a_dialect_cut_mid_answer_is_no_answer_and_no_failure(capfd: pytest.Capt
         probe = probe_window(fake.url + "/v1", MODEL, cache=None)
     assert probe is not None and (probe.tokens, probe.server) == (9000, "LiteLLM")
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_openai_adapter_probes_its_base_url_and_never_the_default_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the provider: at a base URL the fake server is asked; at the default endpoint (and at an explicit
+    api.openai.com) nothing is sent, even with every proxy pointed at the fake."""
+    import asyncio
+
+    from pseudoclaude.llm.openai import OpenAIProvider
+
+    with FakeLocalServer("vllm", model=MODEL, window=20480) as server:
+        for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
+            monkeypatch.setenv(name, server.url.removesuffix("/v1"))
+        local = asyncio.run(OpenAIProvider(model=MODEL, api_key=None, base_url=server.url).probe_window())
+        assert local is not None and local.tokens == 20480 and _asked_everything(server)
+        server.paths.clear()
+        default = asyncio.run(OpenAIProvider(model="gpt-4.1", api_key="sk-test").probe_window())
+        explicit = asyncio.run(OpenAIProvider(model="gpt-4.1", api_key="sk-test", base_url="http://api.openai.com/v1").probe_window())
+        time.sleep(0.1)
+        assert (default, explicit, server.paths) == (None, None, [])
