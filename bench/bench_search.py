@@ -14,8 +14,12 @@ process's peak RSS (ripgrep runs as a child process, not counted):
 - ``@path`` completion of the workspace root and of a folder, and the
   instruction-file scan of ``/context`` (both walk the workspace too).
 
+Then, with ripgrep, each grep/glob call against a bare ``rg`` of the same
+query (``BARE``), paired and interleaved, as a ratio of wall times.
+
 Targets (issue 14): with ripgrep each call < 0.5 s on a 2-core machine and
 the process < 150 MB; the Python fallback < 300 MB whatever the tree.
+Issue 30: at most 1.2x bare rg for grep, 1.5x for glob.
 """
 
 from __future__ import annotations
@@ -38,6 +42,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 WORDS = "alpha beta gamma delta value result request handler config session token buffer cache index".split()
+BARE: dict[str, list[str]] = {
+    "grep match (files)": ["--files-with-matches", "--regexp", "TODO"],
+    "grep no match": ["--files-with-matches", "--regexp", "zq_absent_marker_qz"],
+    "grep regex *.py content": ["--line-number", "--glob", "*.py", "--regexp", r"def \w+_handler\("],
+    "glob **/*.py": ["--files", "--glob", "**/*.py"],
+    "glob pkg03/**/test_*.py": ["--files", "--glob", "pkg03/**/test_*.py"],
+}
+SORTED = {"glob **/*.py": ["--sortr", "modified"]}
+"""Also measured against rg listing newest first, the order the tool answers in (ripgrep sorts on one thread)."""
+"""What one would type for the same answer: ``rg`` with the tools' walk flags (hidden files, .gitignore without git,
+the ``.pseudoclaudeignore``), plain output to a pipe, default threads."""
 CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("grep match (files)", "grep", {"pattern": "TODO"}),
     ("grep no match", "grep", {"pattern": "zq_absent_marker_qz"}),
@@ -95,8 +110,42 @@ def worker(tree: Path, engine: str, runs: int) -> dict[str, Any]:
         times: dict[str, float] = {}
         for label, tool, args in CALLS:
             times[label] = _median(lambda: asyncio.run(tools[tool].run(args, ctx)), runs)
+        bare = _against_rg(tree, tools, ctx, runs) if engine == "ripgrep" else {}
     times.update(_walkers(tree, runs))
-    return {"engine": engine, "times": times, "peak_mb": round(peak_rss_mb(), 1)}
+    return {"engine": engine, "times": times, "peak_mb": round(peak_rss_mb(), 1), "bare": bare}
+
+
+def _against_rg(tree: Path, tools: dict[str, Any], ctx: Any, runs: int) -> dict[str, list[float]]:
+    """Per call: the tool's wall time, bare rg's for the same query, and their ratio; paired and interleaved
+    (tool, rg, tool, rg...) so a burst of load on the shared machine costs both; medians of ``runs`` pairs."""
+    from pseudoclaude.tools.grep_search import RG_WALK_FLAGS
+
+    rg = tools["grep"].rg_path
+    out: dict[str, list[float]] = {}
+    rows = [(label, tool, args, BARE[label]) for label, tool, args in CALLS]
+    rows += [(f"{label} (rg newest first)", tool, args, BARE[label] + SORTED[label]) for label, tool, args in CALLS if label in SORTED]
+    for label, tool, args, flags in rows:
+        argv = [rg, *RG_WALK_FLAGS, "--ignore-file", ".pseudoclaudeignore", "--glob", "!.git", *flags, "--", "."]
+        ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
+        for _ in range(runs):
+            cpu, start = _cpu(), time.perf_counter()
+            asyncio.run(tools[tool].run(args, ctx))
+            ours.append(time.perf_counter() - start)
+            ours_cpu.append(_cpu() - cpu)
+            cpu, start = _cpu(), time.perf_counter()
+            subprocess.run(argv, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+            theirs.append(time.perf_counter() - start)
+            theirs_cpu.append(_cpu() - cpu)
+        ratios = [a / b for a, b in zip(ours, theirs)]
+        cpu_ratios = [a / b for a, b in zip(ours_cpu, theirs_cpu)]
+        out[label] = [statistics.median(ours), statistics.median(theirs), statistics.median(ratios), statistics.median(cpu_ratios)]
+    return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its reaped children (ripgrep), user and system."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def peak_rss_mb() -> float:
@@ -169,6 +218,7 @@ def main() -> None:
         print(f"tree: {count} files, {size:.0f} MB, median of {args.runs} runs\n", flush=True)
         results = [_run_worker(tree, engine, args.runs) for engine in ("ripgrep", "python")]
     print(table(results))
+    print("\n" + against_table(results[0]["bare"], args.runs))
     print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (ripgrep is multi-threaded: a busy machine slows it most)")
 
 
@@ -185,6 +235,16 @@ def table(results: list[dict[str, Any]]) -> str:
     for label in results[0]["times"]:
         rows.append(f"| {label} | " + " | ".join(f"{r['times'][label] * 1000:.1f} ms" for r in results) + " |")
     rows.append("| peak RSS (this process) | " + " | ".join(f"{r['peak_mb']:.0f} MB" for r in results) + " |")
+    return "\n".join(rows)
+
+
+def against_table(bare: dict[str, list[float]], runs: int) -> str:
+    rows = [
+        f"| call (ripgrep engine, {runs} interleaved pairs) | tool | bare rg | wall ratio | CPU ratio (with rg's) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, (ours, theirs, ratio, cpu_ratio) in bare.items():
+        rows.append(f"| {label} | {ours * 1000:.1f} ms | {theirs * 1000:.1f} ms | {ratio:.2f}x | {cpu_ratio:.2f}x |")
     return "\n".join(rows)
 
 

@@ -60,7 +60,7 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     except (OSError, ValueError) as error:
         checks.append(Check("endpoint", "fail", f"{endpoint}/models does not answer: {_reason(error)}"))
     checks.append(_model(settings, models))
-    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key) if settings.base_url and settings.provider == "openai" else None
+    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and settings.provider == "openai" else None
     checks.append(_window(settings, probe))
     checks.append(_tools(settings, probe))
     checks.append(_tokenizer(settings))

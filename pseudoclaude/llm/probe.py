@@ -14,8 +14,11 @@ the server itself, in the dialect of each family:
 | LM Studio  | ``GET /api/v0/models/{id}``   | ``loaded_context_length``, else ``max_context_length`` |
 | LiteLLM    | ``GET /model/info``           | the alias's ``max_input_tokens``                  |
 
-Every request has a short timeout and any failure means "this server does not
-say": the probe never fails a run. Everything here is blocking ``urllib``
+The dialects are asked at once, under one short deadline (``PROBE_DEADLINE``),
+and the first in the table's order that answers is the answer; any failure
+means "this server does not say": the probe never fails a run. Cloud
+endpoints are never asked (nothing to learn), and an answer is remembered in
+the home per base URL and model (``probe_cache``). Everything here is blocking ``urllib``
 (stdlib, nothing imported on the start-up path); async callers run it in a
 thread.
 
@@ -28,11 +31,14 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
 
 __all__ = [
     "LOCAL_PORTS",
@@ -91,18 +97,70 @@ def server_root(base_url: str) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def probe_window(base_url: str, model: str, *, api_key: str | None = None, timeout: float = PROBE_TIMEOUT) -> WindowProbe | None:
-    """The window the server at ``base_url`` runs ``model`` with, or None when it does not say (never raises)."""
-    fetch = _fetcher(api_key, timeout)
-    root = server_root(base_url)
-    for probe in (_from_models, _ollama, _llamacpp, _lmstudio, _litellm):
+CLOUD_HOSTS = frozenset({"api.openai.com", "api.anthropic.com"})
+"""Endpoints with nothing to learn: their windows are in the model table, and they answer none of the dialects."""
+PROBE_DEADLINE = 2.0
+"""The whole probe: the dialects are asked at once, and one that has not answered by then does not count."""
+
+_DIALECTS: tuple[tuple[str, Callable[[Fetch, str, str, str], "WindowProbe | None"]], ...] = ()
+
+
+def probe_window(
+    base_url: str, model: str, *, api_key: str | None = None, timeout: float = PROBE_TIMEOUT,
+    deadline: float = PROBE_DEADLINE, cache: Path | None | Literal["home"] = "home", refresh: bool = False,
+) -> WindowProbe | None:
+    """The window the server at ``base_url`` runs ``model`` with, or None when it does not say (never raises).
+
+    Nothing is asked of a cloud endpoint (``CLOUD_HOSTS``). Elsewhere, a recent answer in the cache
+    (``probe_cache``; ``cache=None``: none, ``refresh``: ask afresh) is checked by asking only the dialect
+    that gave it; otherwise every dialect is asked at once, and the first in the table's order to answer
+    within ``deadline`` is the answer.
+    """
+    if (urllib.parse.urlsplit(base_url).hostname or "").lower() in CLOUD_HOSTS:
+        return None
+    from pseudoclaude.llm import probe_cache
+
+    path = probe_cache.cache_path() if cache == "home" else cache
+    fetch = _fetcher(api_key, min(timeout, deadline))
+    root, base = server_root(base_url), base_url.rstrip("/")
+    known = probe_cache.cached(path, base_url, model) if path is not None and not refresh else None
+    if known is not None:
+        dialect, answer = known
+        ask = dict(_DIALECTS).get(dialect)
+        if ask is not None and _ask(ask, fetch, root, base, model) == answer:
+            return answer
+    dialect_found, found = _ask_all(fetch, root, base, model, deadline)
+    if path is not None:
+        probe_cache.remember(path, base_url, model, dialect_found, found)
+    return found
+
+
+def _ask(ask: Callable[[Fetch, str, str, str], WindowProbe | None], fetch: Fetch, root: str, base: str, model: str) -> WindowProbe | None:
+    try:
+        found = ask(fetch, root, base, model)
+    except Exception:  # noqa: BLE001 - any failure (a cut answer is http.client's, not an OSError) means "it does not say"
+        return None
+    return found if found is not None and found.tokens > 0 else None
+
+
+def _ask_all(fetch: Fetch, root: str, base: str, model: str, deadline: float) -> tuple[str | None, WindowProbe | None]:
+    """Every dialect at once, on daemon threads (one that hangs must not hold the process at exit)."""
+    answers: dict[str, WindowProbe | None] = {}
+    done = {name: threading.Event() for name, _ in _DIALECTS}
+
+    def run(name: str, ask: Callable[[Fetch, str, str, str], WindowProbe | None]) -> None:
         try:
-            found = probe(fetch, root, base_url.rstrip("/"), model)
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            continue
-        if found is not None and found.tokens > 0:
-            return found
-    return None
+            answers[name] = _ask(ask, fetch, root, base, model)
+        finally:
+            done[name].set()
+
+    for name, ask in _DIALECTS:
+        threading.Thread(target=run, args=(name, ask), name=f"probe-{name}", daemon=True).start()
+    ends = time.monotonic() + deadline
+    for name, _ in _DIALECTS:
+        if done[name].wait(max(0.0, ends - time.monotonic())) and answers.get(name) is not None:
+            return name, answers[name]
+    return None, None
 
 
 def fetch_models(base_url: str, *, api_key: str | None = None, headers: Mapping[str, str] | None = None, timeout: float = PROBE_TIMEOUT) -> list[str]:
@@ -258,3 +316,6 @@ def _litellm(fetch: Fetch, root: str, base: str, model: str) -> WindowProbe | No
             if tokens:
                 return WindowProbe(tokens, "LiteLLM /model/info max_input_tokens", server="LiteLLM")
     return None
+
+
+_DIALECTS = (("models", _from_models), ("ollama", _ollama), ("llamacpp", _llamacpp), ("lmstudio", _lmstudio), ("litellm", _litellm))

@@ -1,7 +1,9 @@
 """The two grep engines: ripgrep when available, Python ``re`` otherwise, with the same results.
 
-Both yield ``FileHits`` in the same order (ripgrep's ``--sort path`` order,
-which ``walk.walk_files`` reproduces) and apply the same rules: hidden files
+ripgrep runs on all its threads and yields ``FileHits`` in the order its
+threads finish files; the Python walk yields them in path order
+(``walk.walk_files``); the caller orders what it shows (``path_key``: rg's
+``--sort path`` order, which cost ripgrep its threads). Both apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
 not in a git repository), the workspace's ``.pseudoclaudeignore`` too (ripgrep:
 ``--ignore-file``; see ``rg_location``), binary files (a NUL byte) skipped, FIFOs, devices and sockets skipped
@@ -54,7 +56,11 @@ Mode = Literal["content", "files_with_matches", "count"]
 RG_TIMEOUT_S = 60.0
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Larger files are not searched: not source code, and a one-line file that size costs ripgrep its size in memory."""
+MAX_FILE_LINES = 50_000
+"""Lines kept of one file in content mode; past them the search stops counting (300,000 lines of ripgrep's JSON
+cost 6 s to read and held 300,000 objects, for an answer that shows 300)."""
 _RG_LINE_LIMIT = 1024 * 1024
+_READ_BYTES = 256 * 1024
 WHOLE_FILE_BYTES = 4 * 1024 * 1024  # split into lines, a file costs ~12x its size in str objects: 4 MB peaks near 50 MB
 LONG_LINE_BYTES = 1024 * 1024
 _OVERLAP_CHARS = 4096
@@ -63,6 +69,9 @@ _TAIL_BYTES = 4096
 _TYPE = re.compile(rb'"type":"(\w+)"')
 _GLOB_META = re.compile(r"[*?\[\]{}\\]")
 _LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
+_END = b'{"type":"end",'
+"""How ripgrep starts a file's closing message (its statistics, not needed): known without parsing it."""
+_JSON = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -74,9 +83,12 @@ class Line:
 
 @dataclass
 class FileHits:
-    path: Path
+    path: str
+    """Absolute and normalized; a string, since a ``Path`` per file was a third of a broad search's own time."""
     count: int
     lines: list[Line] = field(default_factory=list)
+    cut: bool = False
+    """Its lines stop at ``MAX_FILE_LINES`` (and its count is of those): the search stops after this file."""
 
 
 @dataclass(frozen=True)
@@ -159,7 +171,7 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
                 if prefilter is not None and not _may_match(f, prefilter):
                     return None
                 f.seek(0)
-                return _search_stream(Path(path), f, regex, query)
+                return _search_stream(path, f, regex, query)
             data = f.read()
     except OSError:
         return None
@@ -170,20 +182,22 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
     if prefilter is not None and found is None:
         return None
     if found is not None and query.mode == "files_with_matches" and regex.search(_line_at(text, found.start())):
-        return FileHits(Path(path), 1)
+        return FileHits(path, 1)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     matches = [i for i, line in enumerate(lines) if regex.search(line)]
     if not matches:
         return None
-    hits = FileHits(Path(path), len(matches))
+    hits = FileHits(path, len(matches))
     if query.mode == "content":
         wanted: set[int] = set()
         for i in matches:
             wanted.update(range(max(0, i - query.context), min(len(lines), i + query.context + 1)))
         matched = set(matches)
-        hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)]
+        hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)[:MAX_FILE_LINES]]
+        if len(wanted) > MAX_FILE_LINES:
+            hits.cut, hits.count = True, sum(line.is_match for line in hits.lines)
     return hits
 
 
@@ -215,7 +229,7 @@ def _line_at(text: str, index: int) -> str:
     return text[start : end if end != -1 else len(text)]
 
 
-def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:
+def _search_stream(path: str, f: BinaryIO, regex: re.Pattern[str], query: Query) -> FileHits | None:
     """A large file, line by line in bounded memory; a line over ``LONG_LINE_BYTES`` is searched in overlapping blocks."""
     hits = FileHits(path, 0)
     before: deque[Line] = deque(maxlen=query.context)
@@ -235,6 +249,12 @@ def _search_stream(path: Path, f: BinaryIO, regex: re.Pattern[str], query: Query
             after -= 1
         elif query.context:
             before.append(Line(number, text, False))
+            continue
+        else:
+            continue
+        if len(hits.lines) >= MAX_FILE_LINES:
+            hits.cut = True
+            break
     return hits if hits.count else None
 
 
@@ -266,7 +286,7 @@ def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | N
 async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
     """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
     cwd, target, ignore_args = rg_location(query.root, query.ignore_base)
-    argv = [rg_path, *RG_WALK_FLAGS, "--sort", "path", "--with-filename", "--max-filesize", str(MAX_FILE_BYTES), *ignore_args]
+    argv = [rg_path, *RG_WALK_FLAGS, "--with-filename", "--max-filesize", str(MAX_FILE_BYTES), *ignore_args]
     if query.case_insensitive:
         argv.append("--ignore-case")
     if query.glob:
@@ -304,6 +324,8 @@ async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None
                 found += 1
                 if query.guard is None or query.guard.denied(hits.path) is None:
                     yield hits
+                if hits.cut:
+                    return  # ripgrep is stopped below: it has more to say, and no one listens
             code = await proc.wait()
             stderr = await stderr_task
         finished = True
@@ -350,18 +372,36 @@ def rebase_glob(glob: str, target: str) -> str:
 
 
 async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode, watch: RgWatch) -> AsyncIterator[FileHits]:
-    """``--count --null`` prints ``path NUL count LF``; ``--files-with-matches --null`` prints ``path NUL``."""
+    """``--count --null`` prints ``path NUL count LF``; ``--files-with-matches --null`` prints ``path NUL``.
+
+    Read in blocks and split here: an awaited ``readuntil`` per file cost more than ripgrep's search.
+    """
+    base = str(cwd)
+    pending = b""
     while True:
-        try:
-            raw = await stream.readuntil(b"\x00")
-        except asyncio.IncompleteReadError:
+        chunk = await stream.read(_READ_BYTES)
+        if not chunk:
             return
         watch.messages += 1
-        path = _rg_path(cwd, os.fsdecode(raw[:-1]))
-        if mode == "count":
-            yield FileHits(path, int(await stream.readline()))
-        else:
-            yield FileHits(path, 1)
+        pending += chunk
+        found: list[FileHits] = []
+        start = 0
+        while True:
+            nul = pending.find(b"\x00", start)
+            if nul < 0:
+                break
+            if mode == "count":
+                end = pending.find(b"\n", nul)
+                if end < 0:
+                    break
+                found.append(FileHits(_rg_path(base, os.fsdecode(pending[start:nul])), int(pending[nul + 1 : end])))
+                start = end + 1
+            else:
+                found.append(FileHits(_rg_path(base, os.fsdecode(pending[start:nul])), 1))
+                start = nul + 1
+        pending = pending[start:]
+        for hits in found:
+            yield hits
 
 
 async def _message(stream: asyncio.StreamReader) -> tuple[bytes, int, bytes]:
@@ -410,15 +450,24 @@ async def _parse_json(stream: asyncio.StreamReader, cwd: Path, watch: RgWatch) -
                 current.lines.append(line)
                 current.count += line.is_match
             continue
-        message = json.loads(raw)
+        if raw.startswith(_END) and current is not None:
+            if current.count:
+                yield current
+            current = None
+            continue
+        message = _JSON.decode(raw.decode("utf-8", errors="surrogateescape"))
         kind, data = message.get("type"), message.get("data", {})
         if kind == "begin":
-            current = FileHits(_rg_path(cwd, _json_text(data["path"])), 0)
+            current = FileHits(_rg_path(str(cwd), _json_text(data["path"])), 0)
         elif kind in ("match", "context") and current is not None:
             text = _json_text(data["lines"])
             text = text[:-1] if text.endswith("\n") else text
             current.lines.append(Line(int(data["line_number"]), text, kind == "match"))
             current.count += kind == "match"
+            if len(current.lines) >= MAX_FILE_LINES:
+                current.cut = True
+                yield current
+                return
         elif kind == "end" and current is not None:
             if current.count:
                 yield current
@@ -431,5 +480,15 @@ def _json_text(value: dict[str, str]) -> str:
     return base64.b64decode(value.get("bytes", "")).decode("utf-8", errors="replace")
 
 
-def _rg_path(cwd: Path, raw: str) -> Path:
-    return Path(os.path.normpath(cwd / raw))
+def _rg_path(cwd: str, raw: str) -> str:
+    """ripgrep prints ``target/rel`` (``./rel`` for ``.``), already clean: joined by concatenation (a ``normpath``
+    per file cost as much as the rest of reading its name)."""
+    raw = raw[2:] if raw.startswith("./") else raw
+    if os.path.isabs(raw):
+        return raw
+    return cwd + raw if cwd.endswith(os.sep) else cwd + os.sep + raw
+
+
+def path_key(path: str) -> str:
+    """The sort key of ``rg --sort path`` (and of the walk): folder by folder, so ``a/b`` comes before ``a-c``."""
+    return path.replace(os.sep, "\x00")

@@ -60,7 +60,9 @@ class BlockSplitter:
 
     def __init__(self) -> None:
         self._lines: list[str] = []
-        self._partial = ""
+        self._parts: list[str] = []
+        """The line still open, in pieces: a line without end (a paragraph written as one line) grows by appending,
+        never by copying what came before (a copy per delta made a 200 KB line quadratic)."""
         self._fence: str | None = None
         self._lang = ""
         self._blank_seen = False
@@ -79,10 +81,16 @@ class BlockSplitter:
     def lang(self) -> str:
         return self._lang
 
+    @property
+    def _partial(self) -> str:
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
     def pending_lines(self) -> list[str]:
         """The unfinished block's lines, the partial last line included (code: without the fence line)."""
-        lines = self._lines + ([self._partial] if self._partial else [])
-        return lines
+        partial = self._partial
+        return self._lines + ([partial] if partial else [])
 
     def take_code(self) -> list[Block]:
         """The complete lines of the open code block, which cannot change any more."""
@@ -93,6 +101,12 @@ class BlockSplitter:
 
     def feed(self, delta: str) -> list[Block]:
         done: list[Block] = []
+        if "\n" not in delta:
+            if delta:
+                self._parts.append(delta)
+            if self._blank_seen and self._fence is None and self._parts and self._parts[0][:1].strip():
+                self._emit(done)
+            return done
         text = self._partial + delta
         start = 0
         while True:
@@ -101,16 +115,17 @@ class BlockSplitter:
                 break
             self._line(text[start:newline], done)
             start = newline + 1
-        self._partial = text[start:]
-        if self._blank_seen and self._fence is None and self._partial[:1].strip():
+        rest = text[start:]
+        self._parts = [rest] if rest else []
+        if self._blank_seen and self._fence is None and rest[:1].strip():
             self._emit(done)
         return done
 
     def finish(self) -> list[Block]:
         """Everything still pending, as finished blocks (the answer is complete)."""
         done: list[Block] = []
-        if self._partial:
-            line, self._partial = self._partial, ""
+        if self._parts:
+            line, self._parts = self._partial, []
             self._line(line, done)
         self._emit(done)
         self._fence = None
@@ -246,12 +261,42 @@ class MarkdownStream:
         """The open block as it will be printed (rendered, never raw markdown), its last ``tail_lines`` lines."""
         if not lines:
             return None
-        text = "\n".join(lines)
+        text = self._tail_text(lines)
         if self._splitter.in_code:
             inner: RenderableType = code(text, self._splitter.lang)
         else:
             inner = markdown(text)
         return _Bottom(_Spaced(inner, self._printed > 0 and not self._splitter.continues), self.tail_lines)
+
+    def _tail_text(self, lines: list[str]) -> str:
+        """The open block's text, or only its end when it is long: enough for ``tail_lines`` rows at this width.
+
+        The tail is redrawn on every tick; rendering all of a block that grows
+        without a line end (one long paragraph line, a wide table) made the
+        cost of an answer grow with its square. The text is cut at a line
+        start (else a word); a table keeps its header rows. The finished block
+        is printed whole, as always.
+        """
+        budget = 2 * self.tail_lines * max(40, self.console.width)
+        total = sum(map(len, lines)) + len(lines)
+        if total <= budget:
+            return "\n".join(lines)
+        kept: list[str] = []
+        size = 0
+        for line in reversed(lines):
+            if size + len(line) + 1 > budget:
+                if not kept:
+                    cut = line[-budget:]
+                    space = cut.find(" ")
+                    kept.append(cut[space + 1 :] if 0 <= space < 200 else cut)
+                break
+            kept.append(line)
+            size += len(line) + 1
+        kept.reverse()
+        dropped = len(lines) - len(kept)
+        if not self._splitter.in_code and lines[0].lstrip().startswith("|") and dropped > 0:
+            kept = lines[: min(2, dropped)] + kept
+        return "\n".join(kept)
 
     def _markdown(self, blocks: list[Block]) -> RenderableType:
         """Markdown blocks in one document: a blank line before each unless it goes on the previous one."""

@@ -155,3 +155,18 @@ def test_a_fifo_committed_as_gitignore_does_not_block_the_listing(call: Call, wo
     assert sorted(out.splitlines()) == [
         "(note: sub/.gitignore: a FIFO (named pipe), not read: its rules do not apply)", ".gitignore", "sub/kept.py"
     ]
+
+
+@pytest.mark.parametrize("engine", ["rg", None])
+def test_a_name_glob_handed_to_ripgrep_never_brings_back_an_ignored_file(call: Call, workspace: Path, engine: str | None) -> None:
+    """ripgrep is told the pattern's last part as a file type (``--glob`` would list ignored files it matches)."""
+    (workspace / ".gitignore").write_text("*.log\n")
+    _touch(workspace / "a.log", 1)
+    _touch(workspace / "sub/b.log", 2)
+    _touch(workspace / "sub/c.txt", 3)
+    _touch(workspace / "sub/d.py", 4)
+    _touch(workspace / "e.txt", 5)
+    tool = GlobTool() if engine else GlobTool(rg_path=None)
+    assert call(tool, pattern="**/*.{log,txt}").content.splitlines() == ["e.txt", "sub/c.txt"]
+    assert call(tool, pattern="sub/[bcd].*").content.splitlines() == ["sub/d.py", "sub/c.txt"]
+    assert call(tool, pattern="**/?.py").content.splitlines() == ["sub/d.py"]

@@ -261,3 +261,34 @@ def test_a_large_file_is_checked_block_by_block_and_a_late_match_found(call: Cal
     out = call(tool, pattern="needle", output_mode="content", glob="late.log")
     assert out.content == "1 matching line in 1 file:\nlate.log:400001:the needle\n"
     assert call(fallback, pattern="needle", glob="binary.log").content.startswith("No matches")
+
+
+@needs_rg
+@pytest.mark.parametrize("mode", ["files_with_matches", "count", "content"])
+def test_ripgreps_threads_finish_in_any_order_and_the_result_is_in_path_order(call: Call, workspace: Path, mode: str) -> None:
+    """ripgrep runs on all its threads (no ``--sort path``): the answer is ordered after, as the walk orders it."""
+    for folder in range(12):
+        for name in ("a", "a-b", "a.b", "b"):
+            path = workspace / f"d{folder % 4}" / ("a" if folder < 4 else "a-b" if folder < 8 else "z") / f"{name}{folder}.txt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("needle\nhay\nneedle again\n")
+    first = call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode)
+    assert first == call(fallback, pattern="needle", output_mode=mode)
+    assert all(call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode) == first for _ in range(3))
+    names = [line.split(":")[0] for line in first.content.splitlines()[1:]]
+    assert names == sorted(names, key=lambda name: name.split("/")) and len(set(names)) == 48
+
+
+@pytest.mark.parametrize("engine", ["rg", "python"])
+def test_a_file_with_more_lines_than_any_answer_stops_the_count_and_says_so(call: Call, workspace: Path, engine: str) -> None:
+    """Reading every line of a huge result costs seconds for an answer that shows 300: the search stops."""
+    from pseudoclaude.tools.grep_search import MAX_FILE_LINES
+
+    (workspace / "huge.txt").write_text("m\n" * (MAX_FILE_LINES + 500))
+    tool = GrepTool(rg_path=RG) if engine == "rg" and RG else fallback
+    out = call(tool, pattern="m", output_mode="content")
+    lines = out.content.splitlines()
+    assert lines[0] == f"At least {MAX_FILE_LINES:,} matching lines in 1 file:".replace(",", "")
+    assert lines[1:3] == ["huge.txt:1:m", "huge.txt:2:m"] and len(lines) == MAX_CONTENT_LINES + 3
+    assert lines[-1].startswith("(note: the search stopped counting after 1 files")
+    assert out.summary == f"grep m: at least {MAX_FILE_LINES} lines in 1 file"

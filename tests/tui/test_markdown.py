@@ -102,3 +102,36 @@ def test_a_long_list_streams_rendered_item_by_item_and_the_tail_is_never_raw_mar
 def test_streaming_prints_what_one_print_of_the_whole_answer_shows_whatever_the_delta_size() -> None:
     answer = "# Plan\n\nIntro line.\n\n1. first\n2. second\n\n```sh\nmake\nmake test\n```\nDone.\n"
     assert printed(answer, step=1) == printed(answer, step=len(answer))
+
+
+def _stream_one_line(size: int) -> tuple[float, str, str]:
+    """A paragraph written as one line of ``size`` characters, 12 at a time, the tail drawn every 50 deltas;
+    the CPU time, the last tail drawn and what was printed."""
+    import time
+
+    words = "a paragraph that never ends its line keeps the tail growing ".split()
+    text = "".join(words[i % len(words)] + " " for i in range(size // 5))[:size]
+    out = io.StringIO()
+    console = Console(file=out, width=80, height=24, color_system=None)
+    stream = MarkdownStream(console, tail_lines=6)
+    tail = ""
+    started = time.process_time()
+    for index in range(0, len(text), 12):
+        stream.feed(text[index : index + 12])
+        if index // 12 % 50 == 49:
+            with console.capture() as captured:
+                console.print(stream.tail())
+            tail = captured.get()
+    elapsed = time.process_time() - started
+    stream.finish()
+    return elapsed, tail, out.getvalue()
+
+
+def test_a_line_without_end_costs_linear_time_and_the_tail_shows_its_end() -> None:
+    """Feeding appended to the open line and the tail rendered all of it: a 200 KB line cost 100x a 20 KB one."""
+    small = sorted(_stream_one_line(4_000)[0] for _ in range(3))[1]
+    large, tail, printed = _stream_one_line(40_000)
+    assert large < 30 * max(small, 0.002), (small, large)  # linear is 10; the quadratic cost was about 100
+    shown = tail.split()
+    assert 6 * 8 <= len(shown) and " ".join(shown[-8:]) in " ".join(printed.split())
+    assert len(printed.split()) >= 7_000  # the finished paragraph is printed whole
