@@ -27,7 +27,7 @@ from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolC
 from pseudoclaude.agent.redacting import redacted_output
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.permissions import Decision, Preview
+from pseudoclaude.tools.permissions import CURRENT_CALL, Decision, Preview
 
 
 class PermissionGate(Protocol):
@@ -94,21 +94,33 @@ async def run_one(
         return ToolOutput(str(error), is_error=True, summary="malformed arguments"), True
     if gate is None:
         return await _run(call, tool, args, context)
+    token = CURRENT_CALL.set(call.id)
     try:
         decision = await gate.check(tool, args, lambda: preview_diff(tool, args, context) or "")
     except ToolError as error:  # the tool would refuse the call: never offered for approval
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
+    finally:
+        CURRENT_CALL.reset(token)
     if not decision.allowed:
         return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
     if decision.outside_sandbox:
         context = dataclasses.replace(context, sandbox=None)
+    rewritten = decision.updated_args is not None and dict(decision.updated_args) != args
+    if decision.updated_args is not None:
+        args = dict(decision.updated_args)
     output, format_error = await _run(call, tool, args, context)
     blocked = output.display.get("sandbox_blocked")
     if context.sandbox is not None and isinstance(blocked, str) and blocked:
         output = await _escalated(call, tool, args, context, gate, output, blocked)
     if decision.saved_rule is not None:
         output = dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)})
-    return output, format_error
+    return (_rewritten(output, args) if rewritten else output), format_error
+
+
+def _rewritten(output: ToolOutput, args: Mapping[str, Any]) -> ToolOutput:
+    """The result of a call its approver rewrote: the arguments that ran head the content (the model, the session and the display see them)."""
+    note = f"(The permission callback changed this call's input; it ran with: {json.dumps(args, ensure_ascii=False)[:2000]})"
+    return dataclasses.replace(output, content=f"{note}\n{output.content}", display={**output.display, "updated_input": dict(args)})
 
 
 async def _escalated(

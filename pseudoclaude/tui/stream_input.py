@@ -35,7 +35,7 @@ from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, T
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback, Stop
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import ToolTraits, builtin_registry
-from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
+from pseudoclaude.tools.permissions import CURRENT_CALL, ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
 
 class DrivenAgent(StreamAgent, Protocol):
@@ -139,12 +139,18 @@ class StdioApprover:
         traits = self.traits(request.tool)
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
-        body = {"subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [], "description": request.summary}
+        body = {
+            "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
+            "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None,
+        }
         try:
             reply = await self.channel.request(body)
         except RuntimeError as error:
             return ApprovalAnswer("deny", f"the SDK's permission callback failed: {error}")
         if reply.get("behavior") == "allow":
+            updated = reply.get("updatedInput")
+            if isinstance(updated, dict) and updated != arguments:
+                return ApprovalAnswer("once", updated_input=traits.from_claude(updated) if traits is not None else dict(updated))
             return ApprovalAnswer("once")
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 

@@ -9,6 +9,7 @@ from pseudoclaude.tools.permissions.approval import (
     ApprovalAnswer,
     ApprovalRequest,
     Approver,
+    CURRENT_CALL,
     Decision,
     Preview,
 )
@@ -27,6 +28,7 @@ from pseudoclaude.tools.permissions.settings import (
 )
 
 __all__ = [
+    "CURRENT_CALL",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",

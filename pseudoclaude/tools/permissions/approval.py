@@ -7,6 +7,7 @@ names the flags that would have allowed the call.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, Protocol
 
@@ -39,8 +40,18 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class ApprovalAnswer:
+    """What came back. ``updated_input`` (our argument names): run the call with these arguments instead.
+
+    Only a program answers with one (the Agent SDK's ``can_use_tool`` that
+    sanitizes a command); the REPL's approver never does."""
+
     choice: Literal["once", "always", "deny"]
     reason: str = ""
+    updated_input: Mapping[str, Any] | None = None
+
+
+CURRENT_CALL: ContextVar[str] = ContextVar("current_call", default="")
+"""The id of the tool call whose permission is being decided (set by the tool round, read by an approver that names it)."""
 
 
 Preview = Callable[[], str]
@@ -67,3 +78,5 @@ class Decision:
     """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""
     outside_sandbox: bool = False
     """Run this command unconfined (``ToolContext.sandbox`` None): the user excluded its prefix, or approved it."""
+    updated_args: Mapping[str, Any] | None = None
+    """The approver's replacement arguments (``ApprovalAnswer.updated_input``): what runs, is shown and is recorded."""
