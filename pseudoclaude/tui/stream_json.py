@@ -46,6 +46,18 @@ CLAUDE_CODE_PROTOCOL = "2.0.0"
 
 SLASH_COMMANDS = ("compact",)
 
+TERMINAL_REASONS: Mapping[str, str] = {
+    "end_turn": "completed",
+    "max_turns": "max_turns",
+    "max_budget": "budget_exhausted",
+    "error": "api_error",
+    "context_overflow": "prompt_too_long",
+}
+"""Our stop reasons as Claude Code's ``terminal_reason``; an interrupt is ``aborted_tools`` or ``aborted_streaming`` (a call open or not)."""
+
+ABORTED_TOOL_RESULT = "[Request interrupted by user for tool use]"
+"""What Claude Code puts in the ``tool_result`` of a call an interrupt cut off."""
+
 RESULT_SUBTYPES: Mapping[str, str] = {
     "end_turn": "success",
     "max_turns": "error_max_turns",
@@ -126,6 +138,7 @@ def error_result(message: str, session_id: str = "", subtype: str = "error_durin
         "modelUsage": {},
         "permission_denials": [],
         "errors": [message],
+        "terminal_reason": "turn_setup_failed",
         "uuid": str(uuid.uuid4()),
     }
 
@@ -142,6 +155,7 @@ class _Run:
     denials: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
     pending: AssistantMessage | None = None
     streaming: PartialMessage | None = None
     stop: Stop | None = None
@@ -226,8 +240,12 @@ class ClaudeStream:
         if run.streaming is not None:
             run.streaming.close([], None)
             run.streaming = None
+        aborted = [call_id for call_id in run.calls if call_id not in run.finished] if interrupted else []
+        for call_id in aborted:
+            self._aborted_result(call_id)
         stop = run.stop
         reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        terminal = ("aborted_tools" if aborted else "aborted_streaming") if interrupted else TERMINAL_REASONS.get(reason, "api_error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
         errors = list(run.errors)
         if subtype != "success":
@@ -244,6 +262,7 @@ class ClaudeStream:
             "num_turns": run.turns,
             "result": stop.final_text if stop is not None else "",
             "stop_reason": reason,
+            "terminal_reason": terminal,
             "session_id": self.agent.session_id,
             "total_cost_usd": round(self.total_cost, 6),
             "usage": claude_usage(run.usage),
@@ -272,6 +291,7 @@ class ClaudeStream:
         blocks: list[dict[str, Any]] = [block for part in event.thinking if (block := _thinking_block(part))]
         blocks += [{"type": "text", "text": event.text}] if event.text else []
         for call in event.tool_calls:
+            self.run.calls.setdefault(str(call.get("id", "")), (str(call.get("name", "")), _arguments(call)))
             name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
             blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
         stop_reason = "tool_use" if event.tool_calls else "end_turn"
@@ -304,8 +324,18 @@ class ClaudeStream:
             self._assistant(run.pending, event)
         run.mark = time.monotonic()
 
+    def _aborted_result(self, call_id: str) -> None:
+        """The ``tool_result`` of a call an interrupt cut off (the runner records its own "interrupted" result in the session)."""
+        self.run.finished.add(call_id)
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": ABORTED_TOOL_RESULT, "is_error": True}
+        self.emit(self._stamp({
+            "type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": None,
+            "tool_use_result": {"summary": "interrupted", "interrupted": True},
+        }))
+
     def _tool_result(self, event: ToolCallFinished) -> None:
         run = self.run
+        run.finished.add(event.call_id)
         name, arguments = run.calls.get(event.call_id, (event.name, {}))
         if event.denied:
             claude_name, claude_input = self._claude_call(name, arguments)

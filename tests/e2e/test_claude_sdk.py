@@ -139,6 +139,10 @@ def test_interrupt_stops_the_turn_and_the_session_goes_on(kind: str, cli_path: s
         assert "interrupted" in json.dumps(server.requests[-1]).lower()
     stopped = seen["interrupted"][-1]
     assert isinstance(stopped, sdk.ResultMessage) and stopped.is_error and stopped.subtype == "error_during_execution"
+    assert stopped.terminal_reason == "aborted_tools"
+    aborted = [b for m in seen["interrupted"] if isinstance(m, sdk.UserMessage) for b in m.content if isinstance(b, sdk.ToolResultBlock)]
+    assert len(aborted) == 1 and aborted[0].is_error and "interrupted" in str(aborted[0].content), "the aborted call gets its tool_result"
+    assert seen["after"][-1].terminal_reason == "completed"
     assert seen["after"][-1].subtype == "success" and seen["after"][-1].result == "Still here."
 
 
