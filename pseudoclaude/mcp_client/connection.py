@@ -194,6 +194,10 @@ class ServerConnection:
             self._stderr = _append_only(cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")))
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=self.workspace)
             return stdio_client(params, errlog=self._stderr)
+        if spec.transport == "sdk":
+            from pseudoclaude.mcp_client.sdk_transport import sdk_streams
+
+            return sdk_streams(spec.name)
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
 

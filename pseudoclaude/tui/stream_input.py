@@ -28,25 +28,32 @@ import os
 import sys
 import threading
 from collections import deque
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback, Stop
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Stop
+from pseudoclaude.agent.subagents import AgentDefinition
 from pseudoclaude.llm import Image
-from pseudoclaude.tools import ToolTraits, builtin_registry
+from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, feed_until_structured, mcp_statuses
+
+Expand = Callable[[str], "Expansion | None"]
+
 
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
 
-    def run(self, prompt: str | None, *, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]: ...
+    def run(
+        self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
+    ) -> AsyncGenerator[Event, None]: ...
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
     def context_breakdown(self) -> ContextBreakdown: ...
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
+    def add_agents(self, definitions: Sequence[AgentDefinition]) -> None: ...
+    def agent_types(self) -> Sequence[SubagentType]: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -139,7 +146,7 @@ class StdioApprover:
         traits = self.traits(request.tool)
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
-        body = {
+        body: dict[str, Any] = {
             "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
             "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None,
         }
@@ -189,8 +196,12 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
+    def __init__(
+        self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, expand: Expand | None = None
+    ) -> None:
         self.agent = agent
+        self.expand = expand
+        """A custom command's expansion (``/review src``), or None when the line is no custom command."""
         self.claude = claude
         self.channel = channel
         self.err = err
@@ -201,6 +212,9 @@ class StreamDriver:
 
     async def serve(self) -> bool:
         """Serve until end of input and the last prompt answered; whether the last result was a success."""
+        from pseudoclaude.mcp_client.sdk_transport import install
+
+        install(self.channel.request)
         _read_lines_in_thread(self._wake, asyncio.get_running_loop())
         ended = False
         while not (ended and not self.prompts and self.turn is None):
@@ -251,9 +265,10 @@ class StreamDriver:
         if subtype == "initialize":
             self._register_hooks(request.get("hooks"))
             if request.get("agents"):
-                self._warn("SDK agent definitions are ignored: PseudoClaude has no subagents")
+                self._add_agents(request["agents"])
             return {
-                "commands": [{"name": "compact", "description": "Summarize the conversation now", "argumentHint": "[focus]"}],
+                "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands],
+                "agents": [{"name": t.name, "description": t.description} for t in self.agent.agent_types()],
                 "output_style": "default",
                 "available_output_styles": ["default"],
                 "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
@@ -276,6 +291,15 @@ class StreamDriver:
         if subtype == "get_context_usage":
             return context_usage(self.agent.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
+
+    def _add_agents(self, raw: Any) -> None:
+        """The SDK's ``agents=``: offered to the ``task`` tool from the next request; what we cannot honour is one warning line each."""
+        from pseudoclaude.agent.subagents import sdk_agents
+
+        definitions, problems = sdk_agents(raw)
+        for problem in problems:
+            self._warn(f"warning: {problem}")
+        self.agent.add_agents(definitions)
 
     def _register_hooks(self, hooks: Any) -> None:
         """The SDK's hook callbacks, by event and matcher: each call becomes a ``hook_callback`` request.
@@ -335,12 +359,12 @@ class StreamDriver:
         stripped = prompt.text.strip()
         if not prompt.images and (stripped == "/compact" or stripped.startswith("/compact ")):
             events = self.agent.compact(stripped[len("/compact"):].strip() or None)
+        elif (expansion := self.expand(stripped) if self.expand is not None and stripped.startswith("/") else None) is not None:
+            events = self.agent.run(expansion.prompt, images=prompt.images, model=expansion.model, allowed_tools=expansion.allowed_tools)
         else:
             events = self.agent.run(prompt.text, images=prompt.images)
         try:
-            async with aclosing(events) as stream:
-                async for event in stream:
-                    self.claude.feed(event)
+            await feed_until_structured(events, self.claude, lambda text: self.agent.run(text))
         except asyncio.CancelledError:
             self.last_ok = False
             self.claude.finish(interrupted=True)

@@ -24,7 +24,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import (
@@ -33,6 +33,7 @@ from pseudoclaude.agent import (
 )
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.headless import json_line
+from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
 from pseudoclaude.tui.stream_partial import PartialMessage
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, context_window, cost_usd
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
 
-SLASH_COMMANDS = ("compact",)
+STRUCTURED_TOOL = "structured_output"
 
 TERMINAL_REASONS: Mapping[str, str] = {
     "end_turn": "completed",
@@ -52,6 +53,7 @@ TERMINAL_REASONS: Mapping[str, str] = {
     "max_budget": "budget_exhausted",
     "error": "api_error",
     "context_overflow": "prompt_too_long",
+    "structured_output": "structured_output_retry_exhausted",
 }
 """Our stop reasons as Claude Code's ``terminal_reason``; an interrupt is ``aborted_tools`` or ``aborted_streaming`` (a call open or not)."""
 
@@ -65,6 +67,7 @@ RESULT_SUBTYPES: Mapping[str, str] = {
     "interrupted": "error_during_execution",
     "error": "error_during_execution",
     "context_overflow": "error_during_execution",
+    "structured_output": "error_max_structured_output_retries",
 }
 
 Write = Callable[[Mapping[str, Any]], None]
@@ -82,6 +85,10 @@ class HeadlessOptions:
     session_id: str | None = None
     images: tuple[Image, ...] = ()
     """``-i/--image`` files, checked and fitted before any request; they ride on the ``-p`` prompt."""
+    json_schema: Mapping[str, Any] | None = None
+    """``--json-schema`` (the SDK's ``output_format``), checked: the run must end with a matching ``structured_output``."""
+    agents: Mapping[str, Any] | None = None
+    """``--agents`` JSON: sub-agent types added to the ``task`` tool's (the SDK sends its ``agents=`` in ``initialize`` instead)."""
 
 
 class StreamAgent(Protocol):
@@ -158,6 +165,8 @@ class _Run:
     finished: set[str] = field(default_factory=set)
     pending: AssistantMessage | None = None
     streaming: PartialMessage | None = None
+    structured: Any = None
+    structured_given: bool = False
     stop: Stop | None = None
 
 
@@ -168,10 +177,17 @@ class ClaudeStream:
     (for the result's counters and denials) but nothing but the result is printed.
     """
 
-    def __init__(self, agent: StreamAgent, write: Write | None, *, partial: bool = False) -> None:
+    def __init__(
+        self, agent: StreamAgent, write: Write | None, *, partial: bool = False, commands: Sequence[SlashCommand] = (COMPACT,),
+        agents: Callable[[], Sequence[str]] | None = None, structured: bool = False,
+    ) -> None:
         self.agent = agent
         self.write = write
         self.partial = partial
+        self.commands = tuple(commands)
+        self.agents = agents or (lambda: ())
+        self.structured = structured
+        """The caller asked for structured output (``--json-schema``): a run that ends without it is an error."""
         self.run = _Run()
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
@@ -192,10 +208,10 @@ class ClaudeStream:
             "mcp_servers": mcp_statuses(self.agent),
             "model": self.agent.model,
             "permissionMode": self.agent.mode.claude_name,
-            "slash_commands": list(SLASH_COMMANDS),
+            "slash_commands": [command.name for command in self.commands],
             "apiKeySource": "none",
             "output_style": "default",
-            "agents": [],
+            "agents": list(self.agents()),
             "skills": [],
             "plugins": [],
             "claude_code_version": CLAUDE_CODE_PROTOCOL,
@@ -244,11 +260,14 @@ class ClaudeStream:
         for call_id in aborted:
             self._aborted_result(call_id)
         stop = run.stop
-        reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        reason: str = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        if reason == "end_turn" and self.structured and not run.structured_given:
+            reason = "structured_output"
+            run.errors.append("the model ended without a structured_output matching the schema")
         terminal = ("aborted_tools" if aborted else "aborted_streaming") if interrupted else TERMINAL_REASONS.get(reason, "api_error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
         errors = list(run.errors)
-        if subtype != "success":
+        if subtype != "success" and reason != "structured_output":
             errors.append(stop.message if stop is not None and stop.message else ("interrupted" if interrupted else "the run did not finish"))
         if self.session_error is not None:
             subtype = "error_during_execution"
@@ -268,6 +287,7 @@ class ClaudeStream:
             "usage": claude_usage(run.usage),
             "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
             "permission_denials": list(run.denials),
+            **({"structured_output": run.structured} if run.structured_given else {}),
             "turns": stop.turns if stop is not None else run.turns,
             "error": None if subtype == "success" else errors[-1],
             "session_usage": dict(self.session_usage),
@@ -333,9 +353,16 @@ class ClaudeStream:
             "tool_use_result": {"summary": "interrupted", "interrupted": True},
         }))
 
+    def needs_structured_output(self) -> bool:
+        """The run ended well but without the structured output the caller asked for (the driver nudges the model)."""
+        stop = self.run.stop
+        return self.structured and not self.run.structured_given and stop is not None and stop.reason == "end_turn"
+
     def _tool_result(self, event: ToolCallFinished) -> None:
         run = self.run
         run.finished.add(event.call_id)
+        if event.name == STRUCTURED_TOOL and not event.is_error and "structured_output" in event.display:
+            run.structured, run.structured_given = event.display["structured_output"], True
         name, arguments = run.calls.get(event.call_id, (event.name, {}))
         if event.denied:
             claude_name, claude_input = self._claude_call(name, arguments)
@@ -439,20 +466,50 @@ def _usage_dict(event: UsageReport | None) -> dict[str, int]:
     }
 
 
-async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None) -> dict[str, Any]:
+STRUCTURED_NUDGE = (
+    "You ended your turn without giving the structured output. Call the structured_output tool now with your final answer, "
+    "an object matching its schema exactly, then end your turn."
+)
+MAX_STRUCTURED_NUDGES = 2
+"""How many times a run that ended without its structured output is asked again before its result says so."""
+
+Again = Callable[[str], AsyncIterator[Event]]
+"""Run one more prompt in the same session (the structured-output nudge)."""
+
+
+async def feed_until_structured(events: AsyncIterator[Event], claude: ClaudeStream, again: Again | None, err: TextIO | None = None) -> None:
+    """Feed one prompt's events to ``claude``; then, while it lacks the structured output it was asked for, nudge the model (``again``)."""
+    for attempt in range(MAX_STRUCTURED_NUDGES + 1):
+        if attempt:
+            assert again is not None
+            events = again(STRUCTURED_NUDGE)
+        try:
+            async for event in events:
+                claude.feed(event)
+                if err is not None and isinstance(event, Progress) and event.kind == "warning":
+                    err.write(f"[warning] {for_terminal(event.message)}\n")
+                    err.flush()
+        finally:
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if again is None or not claude.needs_structured_output():
+            return
+
+
+async def print_claude(
+    events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None, again: Again | None = None
+) -> dict[str, Any]:
     """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
 
     Warnings (an MCP server that failed, a setting ignored) also go to ``err``
     as one line each, as in every output format. A cancelled run (an
     interrupt, a signal) still prints its result, then the cancellation goes on.
+    ``again`` runs the structured-output nudges (``--json-schema``).
     """
     claude.begin()
     try:
-        async for event in events:
-            claude.feed(event)
-            if err is not None and isinstance(event, Progress) and event.kind == "warning":
-                err.write(f"[warning] {for_terminal(event.message)}\n")
-                err.flush()
+        await feed_until_structured(events, claude, again, err)
     except asyncio.CancelledError:
         _print_result(claude, claude.finish(interrupted=True), out)
         raise
