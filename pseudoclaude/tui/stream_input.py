@@ -31,7 +31,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Stop
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
 from pseudoclaude.agent.subagents import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
@@ -54,6 +54,7 @@ class DrivenAgent(StreamAgent, Protocol):
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
     def add_agents(self, definitions: Sequence[AgentDefinition]) -> None: ...
     def agent_types(self) -> Sequence[SubagentType]: ...
+    async def start_mcp_servers(self) -> tuple[str, ...]: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -350,7 +351,11 @@ class StreamDriver:
     async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
         self.claude.begin()
+        failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
         self.claude.emit(self.claude.init_event())
+        for line in failures:
+            self._warn(f"warning: {line}")
+            self.claude.feed(Progress("warning", line))
         if prompt.error:
             self._warn(prompt.error)
             self.claude.feed(Stop("error", "", 0, prompt.error))

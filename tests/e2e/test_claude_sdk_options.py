@@ -58,3 +58,24 @@ def test_can_use_tool_gets_the_call_id_and_its_updated_input_is_what_runs(cli_pa
     assert messages[-1].subtype == "success" and messages[-1].permission_denials == []
     session_files = list((workspace.parent / "home").rglob("*.jsonl"))
     assert any("echo safe > out.txt" in path.read_text() for path in session_files), "the session records what ran"
+
+
+def test_an_in_process_sdk_mcp_server_is_called_through_the_sdk(cli_path: str, workspace: Path) -> None:
+    added: list[dict[str, Any]] = []
+
+    @sdk.tool("add", "Add two numbers", {"a": int, "b": int})
+    async def add(args: dict[str, Any]) -> dict[str, Any]:
+        added.append(args)
+        return {"content": [{"type": "text", "text": f"sum={args['a'] + args['b']}"}]}
+
+    server = sdk.create_sdk_mcp_server("calc", tools=[add])
+    call = Call("mcp__calc__add", json.dumps({"a": 2, "b": 40}))
+    with fake_server("anthropic", [Reply(calls=(call,)), Reply(text="42.")]) as fake:
+        opts = options(cli_path, "anthropic", fake.url, workspace, mcp_servers={"calc": server}, permission_mode="bypassPermissions")
+        messages = collect_streamed("add", opts)
+        offered = [t["name"] for t in fake.requests[0]["tools"]]
+        sent = json.dumps(fake.requests[-1])
+    init = messages[0]
+    assert messages[0].data["mcp_servers"] == [{"name": "calc", "status": "connected"}] and "mcp__calc__add" in offered
+    assert added == [{"a": 2, "b": 40}] and "sum=42" in sent
+    assert messages[-1].subtype == "success" and messages[-1].result == "42."
