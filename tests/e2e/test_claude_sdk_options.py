@@ -79,3 +79,62 @@ def test_an_in_process_sdk_mcp_server_is_called_through_the_sdk(cli_path: str, w
     assert messages[0].data["mcp_servers"] == [{"name": "calc", "status": "connected"}] and "mcp__calc__add" in offered
     assert added == [{"a": 2, "b": 40}] and "sum=42" in sent
     assert messages[-1].subtype == "success" and messages[-1].result == "42."
+
+
+def test_sdk_agents_and_custom_commands_are_listed_offered_and_run(cli_path: str, workspace: Path) -> None:
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $ARGUMENTS with the reviewer agent.\n")
+    agents = {"reviewer": sdk.AgentDefinition(description="Reviews code for bugs", prompt="You review code. Be terse.", tools=["Read"])}
+    seen: dict[str, Any] = {}
+
+    async def body(client: Any) -> None:
+        info = await client.get_server_info()
+        seen["commands"] = [(c["name"], c["description"]) for c in info["commands"]]
+        seen["agents"] = [a["name"] for a in info["agents"]]
+        await client.query("/review notes.txt")
+        seen["messages"] = await until_result(client)
+
+    task = Call("task", json.dumps({"description": "review notes", "prompt": "Review notes.txt", "subagent_type": "reviewer"}))
+    script = [Reply(calls=(task,)), Reply(text="No bugs in notes.txt."), Reply(text="The reviewer found no bugs.")]
+    with fake_server("anthropic", script) as server:
+        with_client(options(cli_path, "anthropic", server.url, workspace, agents=agents, permission_mode="bypassPermissions"), body)
+        first, sub = server.requests[0], server.requests[1]
+    assert seen["commands"] == [("compact", "Summarize the conversation now"), ("review", "Review a file")]
+    assert "reviewer" in seen["agents"] and "explore" in seen["agents"]
+    init = seen["messages"][0]
+    assert init.data["slash_commands"] == ["compact", "review"] and "reviewer" in init.data["agents"]
+    assert "Review notes.txt with the reviewer agent." in json.dumps(first["messages"]), "the custom command expanded"
+    task_tool = next(t for t in first["tools"] if t["name"] == "task")
+    assert "reviewer" in task_tool["input_schema"]["properties"]["subagent_type"]["enum"] and "Reviews code for bugs" in task_tool["description"]
+    assert "You review code. Be terse." in json.dumps(sub["system"]) and [t["name"] for t in sub["tools"]] == ["read_file"]
+    assert seen["messages"][-1].result == "The reviewer found no bugs."
+
+
+def test_output_format_returns_structured_output_after_a_nudge_and_a_retry(cli_path: str, workspace: Path) -> None:
+    schema = {"type": "object", "properties": {"lines": {"type": "integer"}}, "required": ["lines"], "additionalProperties": False}
+    script = [
+        Reply(text="It has three lines."),
+        Reply(calls=(Call("structured_output", json.dumps({"lines": "three"})),)),
+        Reply(calls=(Call("structured_output", json.dumps({"lines": 3})),)),
+        Reply(text="Done."),
+    ]
+    with fake_server("anthropic", script) as server:
+        opts = options(cli_path, "anthropic", server.url, workspace, output_format={"type": "json_schema", "schema": schema})
+        messages = collect("How many lines in notes.txt?", opts)
+        tools = [t["name"] for t in server.requests[0]["tools"]]
+        nudged, retried = json.dumps(server.requests[1]["messages"]), json.dumps(server.requests[2]["messages"])
+    assert "structured_output" in tools
+    assert "without giving the structured output" in nudged and "is not of type" in retried
+    result = messages[-1]
+    assert result.subtype == "success" and result.structured_output == {"lines": 3} and result.terminal_reason == "completed"
+
+
+def test_a_run_that_never_gives_structured_output_is_an_error(cli_path: str, workspace: Path) -> None:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    with fake_server("anthropic", [Reply(text="no"), Reply(text="still no"), Reply(text="never")]) as server:
+        with pytest.raises(sdk.ResultError) as failure:
+            collect("go", options(cli_path, "anthropic", server.url, workspace, output_format={"type": "json_schema", "schema": schema}))
+        assert len(server.requests) == 3, "asked twice more, then gave up"
+    assert failure.value.subtype == "error_max_structured_output_retries" and "structured_output" not in failure.value.data
+    assert failure.value.terminal_reason == "structured_output_retry_exhausted"
