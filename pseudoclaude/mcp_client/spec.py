@@ -99,7 +99,7 @@ def _parse(name: str, source: str, raw: Mapping[str, Any], environ: Mapping[str,
     kind = str(raw.get("type") or ("stdio" if "command" in raw else "http" if "url" in raw else "")).lower()
     transport = _TYPES.get(kind)
     if transport is None:
-        raise ValueError(f"unknown server type {kind!r}: use stdio, http, sse or sdk" if kind else "neither `command` nor `url` is given")
+        raise ValueError(f"unknown server type {kind!r}: use stdio, http or sse" if kind else "neither `command` nor `url` is given")
     if transport == "sdk":  # in the Agent SDK's process, reached through it (sdk_transport)
         return ServerSpec(name, source, "sdk")
     if transport == "stdio":
