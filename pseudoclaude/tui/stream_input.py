@@ -41,6 +41,15 @@ from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, feed_
 Expand = Callable[[str], "Expansion | None"]
 
 
+INITIALIZE_UNSUPPORTED: Mapping[str, str] = {
+    "skills": "PseudoClaude has no skills; custom commands and agents are read from .claude/commands and .claude/agents",
+    "forwardSubagentText": "a sub-agent's words stay in its own record; only its final report reaches the session",
+    "excludeDynamicSections": "the system prompt is ours and keeps its environment section",
+    "systemPromptSnapshot": "the system prompt is built by this process",
+}
+"""``initialize`` fields that change nothing here: each is one warning line, never silently dropped."""
+
+
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
 
@@ -267,6 +276,9 @@ class StreamDriver:
             self._register_hooks(request.get("hooks"))
             if request.get("agents"):
                 self._add_agents(request["agents"])
+            for key, why in INITIALIZE_UNSUPPORTED.items():
+                if request.get(key):
+                    self._warn(f"warning: initialize's {key} is not supported: {why}")
             return {
                 "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands],
                 "agents": [{"name": t.name, "description": t.description} for t in self.agent.agent_types()],
