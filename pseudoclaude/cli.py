@@ -181,6 +181,8 @@ def main_command(
         print_prompt = ""
     if print_prompt is None and (fork_session or session_id):
         raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
+    if schema is not None and output_format not in ("json", "stream-json"):
+        raise fail("--json-schema needs --output-format json or stream-json: the result object carries structured_output", EXIT_USAGE)
     if print_prompt is None and (agent_types or schema is not None):
         raise fail("--agents and --json-schema work with -p (headless); in the REPL, put agents in .claude/agents/", EXIT_USAGE)
     if print_prompt is None and image:

@@ -48,7 +48,7 @@ def agents_value(value: str | None) -> dict[str, Any] | None:
     if value is None:
         return None
     try:
-        data = json.loads(value) if value.lstrip().startswith("{") else json.loads(Path(value).read_text(encoding="utf-8"))
+        data = json.loads(value) if value.lstrip().startswith(("{", "[")) else json.loads(Path(value).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ConfigError(f"--agents: cannot read {value[:80]!r} as JSON ({error})") from None
     if not isinstance(data, dict):
