@@ -92,15 +92,21 @@ async def run_one(
         args = _parse_arguments(call)
     except _FormatError as error:
         return ToolOutput(str(error), is_error=True, summary="malformed arguments"), True
+    token = CURRENT_CALL.set(call.id)  # an approver or hook callback that names the call reads it
+    try:
+        return await _decided(call, tool, args, context, gate)
+    finally:
+        CURRENT_CALL.reset(token)
+
+
+async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext, gate: PermissionGate | None) -> tuple[ToolOutput, bool]:
+    """Run ``call`` as the gate decides (no gate: run it)."""
     if gate is None:
         return await _run(call, tool, args, context)
-    token = CURRENT_CALL.set(call.id)
     try:
         decision = await gate.check(tool, args, lambda: preview_diff(tool, args, context) or "")
     except ToolError as error:  # the tool would refuse the call: never offered for approval
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
-    finally:
-        CURRENT_CALL.reset(token)
     if not decision.allowed:
         return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
     if decision.outside_sandbox:

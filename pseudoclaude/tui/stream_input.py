@@ -342,7 +342,7 @@ class StreamDriver:
 
     def _callback(self, callback_id: str) -> HookCallback:
         async def call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
-            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": None})
+            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None})
 
         return call
 
