@@ -109,11 +109,11 @@ async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: To
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     if not decision.allowed:
         return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+    rewritten = decision.updated_input is not None and dict(decision.updated_input) != args
+    if decision.updated_input is not None:
+        args = dict(decision.updated_input)
     if decision.outside_sandbox:
         context = dataclasses.replace(context, sandbox=None)
-    rewritten = decision.updated_args is not None and dict(decision.updated_args) != args
-    if decision.updated_args is not None:
-        args = dict(decision.updated_args)
     output, format_error = await _run(call, tool, args, context)
     blocked = output.display.get("sandbox_blocked")
     if context.sandbox is not None and isinstance(blocked, str) and blocked:
@@ -124,8 +124,8 @@ async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: To
 
 
 def _rewritten(output: ToolOutput, args: Mapping[str, Any]) -> ToolOutput:
-    """The result of a call its approver rewrote: the arguments that ran head the content (the model, the session and the display see them)."""
-    note = f"(The permission callback changed this call's input; it ran with: {json.dumps(args, ensure_ascii=False)[:2000]})"
+    """The result of a call a hook or the approver rewrote: the arguments that ran head the content (the model, the session and the display see them)."""
+    note = f"(This call's input was changed before it ran (a hook or the permission callback); it ran with: {json.dumps(args, ensure_ascii=False)[:2000]})"
     return dataclasses.replace(output, content=f"{note}\n{output.content}", display={**output.display, "updated_input": dict(args)})
 
 
