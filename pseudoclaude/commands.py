@@ -153,10 +153,14 @@ def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
 
 def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
     from pseudoclaude.tui import ClaudeStream
-    from pseudoclaude.tui.sdk_catalog import slash_commands
+    from pseudoclaude.tui.sdk_catalog import SlashCommand, slash_commands
+
+    def commands() -> tuple[SlashCommand, ...]:
+        prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp_prompt_commands()]
+        return slash_commands(settings.workspace, settings.home, prompts)
 
     return ClaudeStream(
-        agent, write, partial=options.include_partial, commands=slash_commands(settings.workspace, settings.home),
+        agent, write, partial=options.include_partial, commands=commands,
         agents=lambda: [t.name for t in agent.agent_types()], structured=options.json_schema is not None,
     )
 

@@ -2,9 +2,10 @@
 
 The built-in ``/compact``, then the workspace's and the user's custom commands
 (``agent.custom_commands``), listed without their slash as Claude Code lists
-them; ``extra`` is where a caller adds more (an MCP server's prompts, once the
-client reads them). Only what a ``user`` line can actually run is listed: the
-stdin driver expands each of these.
+them; ``extra`` is where a caller adds more (the MCP servers' prompts,
+``mcp__<server>__<prompt>``, once the servers are ready). Only what a ``user``
+line can actually run is listed: the stdin driver expands custom commands, the
+agent runs MCP prompt lines.
 """
 
 from __future__ import annotations

@@ -280,7 +280,7 @@ class StreamDriver:
                 if request.get(key):
                     self._warn(f"warning: initialize's {key} is not supported: {why}")
             return {
-                "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands],
+                "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands()],
                 "agents": [{"name": t.name, "description": t.description} for t in self.agent.agent_types()],
                 "output_style": "default",
                 "available_output_styles": ["default"],

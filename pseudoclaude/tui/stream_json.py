@@ -178,13 +178,14 @@ class ClaudeStream:
     """
 
     def __init__(
-        self, agent: StreamAgent, write: Write | None, *, partial: bool = False, commands: Sequence[SlashCommand] = (COMPACT,),
+        self, agent: StreamAgent, write: Write | None, *, partial: bool = False, commands: Callable[[], Sequence[SlashCommand]] | None = None,
         agents: Callable[[], Sequence[str]] | None = None, structured: bool = False,
     ) -> None:
         self.agent = agent
         self.write = write
         self.partial = partial
-        self.commands = tuple(commands)
+        self.commands = commands or (lambda: (COMPACT,))
+        """The slash commands a ``user`` line can run, asked anew for each ``init`` (MCP prompts appear once their servers are ready)."""
         self.agents = agents or (lambda: ())
         self.structured = structured
         """The caller asked for structured output (``--json-schema``): a run that ends without it is an error."""
@@ -208,7 +209,7 @@ class ClaudeStream:
             "mcp_servers": mcp_statuses(self.agent),
             "model": self.agent.model,
             "permissionMode": self.agent.mode.claude_name,
-            "slash_commands": [command.name for command in self.commands],
+            "slash_commands": [command.name for command in self.commands()],
             "apiKeySource": "none",
             "output_style": "default",
             "agents": list(self.agents()),
