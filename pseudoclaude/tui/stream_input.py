@@ -36,7 +36,8 @@ from pseudoclaude.agent.subagents import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, feed_until_structured, mcp_statuses
+from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.tui.stream_run import feed_until_structured
 
 Expand = Callable[[str], "Expansion | None"]
 
