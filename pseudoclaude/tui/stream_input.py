@@ -159,7 +159,8 @@ class StdioApprover:
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
         body: dict[str, Any] = {
             "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
-            "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None,
+            "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None, "display_name": name,
+            **({"decision_reason": request.reason} if request.reason else {}),
         }
         try:
             reply = await self.channel.request(body)
