@@ -266,3 +266,12 @@ def test_sdk_flags_we_cannot_honour_are_refused_in_one_line(flags: list[str], sa
     assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     (result,) = json_lines(done.stdout)
     assert result["is_error"] and says in result["errors"][0]
+
+
+def test_an_sdk_mcp_server_without_the_sdk_fails_in_one_line_and_the_run_goes_on(workspace: Path, tmp_path: Path) -> None:
+    config = json.dumps({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}})
+    with fake_server("anthropic", [Reply(text="Fine.")]) as server:
+        done = run_cli(["-p", "hi", "--output-format", "json", "--mcp-config", config], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
+    assert done.returncode == 0, done.stderr
+    assert "MCP server 'calc'" in done.stderr and "needs --input-format stream-json" in done.stderr
+    assert json_lines(done.stdout)[-1]["result"] == "Fine."
