@@ -17,7 +17,11 @@ that does not start. End of input ends the process once the prompts already sent
 answered.
 
 With ``--permission-prompt-tool stdio`` a call the permission policy would ask
-about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``).
+about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``), naming
+the call (``tool_use_id``); an ``allow`` with a changed ``updatedInput`` runs
+that input instead. The SDK's ``agents`` (in ``initialize``) join the ``task``
+tool's agent types, and its in-process MCP servers are reached through
+``mcp_message`` requests (``mcp_client.sdk_transport``, installed here).
 """
 
 from __future__ import annotations
@@ -365,7 +369,13 @@ class StreamDriver:
     async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
         self.claude.begin()
-        failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
+        try:
+            failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
+        except asyncio.CancelledError:
+            self.claude.emit(self.claude.init_event())
+            self.last_ok = False
+            self.claude.finish(interrupted=True)
+            return
         self.claude.emit(self.claude.init_event())
         for line in failures:
             self._warn(f"warning: {line}")
