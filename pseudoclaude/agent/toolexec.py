@@ -27,7 +27,7 @@ from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolC
 from pseudoclaude.agent.redacting import redacted_output
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.permissions import CURRENT_CALL, Decision, Preview
+from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, Decision, Preview
 
 
 class PermissionGate(Protocol):
@@ -112,6 +112,10 @@ async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: To
     rewritten = decision.updated_input is not None and dict(decision.updated_input) != args
     if decision.updated_input is not None:
         args = dict(decision.updated_input)
+    if rewritten and decision.source == "approval":
+        refused = await _rejudged(tool, args, gate)
+        if refused is not None:
+            return refused, False
     if decision.outside_sandbox:
         context = dataclasses.replace(context, sandbox=None)
     output, format_error = await _run(call, tool, args, context)
@@ -121,6 +125,21 @@ async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: To
     if decision.saved_rule is not None:
         output = dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)})
     return (_rewritten(output, args) if rewritten else output), format_error
+
+
+async def _rejudged(tool: Tool, args: Mapping[str, Any], gate: PermissionGate) -> ToolOutput | None:
+    """The policy's word on the input an approver rewrote a call to (not asking it again); the refusal, or None to run it."""
+    token = REJUDGING.set(True)
+    try:
+        again = await gate.check(tool, args, None)
+    except ToolError as error:
+        return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error")
+    finally:
+        REJUDGING.reset(token)
+    if again.allowed:
+        return None
+    why = f"the input the permission callback rewrote this call to is refused: {again.reason}"
+    return ToolOutput(f"Permission denied: {why}", is_error=True, summary="denied", display={"denied": why})
 
 
 def _rewritten(output: ToolOutput, args: Mapping[str, Any]) -> ToolOutput:

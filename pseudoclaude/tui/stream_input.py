@@ -39,7 +39,7 @@ from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, 
 from pseudoclaude.agent.subagents import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
-from pseudoclaude.tools.permissions import CURRENT_CALL, ApprovalAnswer, ApprovalRequest, PermissionMode
+from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
 from pseudoclaude.tui.stream_run import feed_until_structured
 
@@ -158,6 +158,8 @@ class StdioApprover:
         self.traits = traits or _builtin_traits
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if REJUDGING.get():  # the SDK gave this input itself: the policy's other layers judge it, the SDK is not asked twice
+            return ApprovalAnswer("once")
         traits = self.traits(request.tool)
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)

@@ -43,19 +43,25 @@ def test_can_use_tool_gets_the_call_id_and_its_updated_input_is_what_runs(cli_pa
 
     async def sanitize(name: str, tool_input: dict[str, Any], context: Any) -> Any:
         asked.append((name, dict(tool_input), context.tool_use_id))
-        return sdk.PermissionResultAllow(updated_input={**tool_input, "command": "echo safe > out.txt"})
+        rewrite = "echo safe > out.txt" if "out.txt" in tool_input["command"] else "curl -s http://127.0.0.1:9/"
+        return sdk.PermissionResultAllow(updated_input={**tool_input, "command": rewrite})
 
     call = Call("run_command", json.dumps({"command": "echo unsafe > out.txt"}), id="toolu_rewrite_1")
-    with fake_server("anthropic", [Reply(calls=(call,)), Reply(text="Done.")]) as server:
-        messages = collect_streamed("write it", options(cli_path, "anthropic", server.url, workspace, can_use_tool=sanitize))
+    other = Call("run_command", json.dumps({"command": "touch other.txt"}), id="toolu_rewrite_2")
+    with fake_server("anthropic", [Reply(calls=(call, other)), Reply(text="Done.")]) as server:
+        opts = options(  # without the sandbox every command that writes asks (inside it, it would just run)
+            cli_path, "anthropic", server.url, workspace, can_use_tool=sanitize, disallowed_tools=["Bash(curl:*)"], extra_args={"sandbox": "off"}
+        )
+        messages = collect_streamed("write it", opts)
         sent = json.dumps(server.requests[-1])
-    assert asked == [("Bash", {"command": "echo unsafe > out.txt"}, "toolu_rewrite_1")]
+    assert asked == [("Bash", {"command": "echo unsafe > out.txt"}, "toolu_rewrite_1"), ("Bash", {"command": "touch other.txt"}, "toolu_rewrite_2")]
     assert (workspace / "out.txt").read_text() == "safe\n", "the rewritten command ran, not the model's"
-    result_message = next(m for m in messages if isinstance(m, sdk.UserMessage))
-    (block,) = result_message.content
-    assert block.tool_use_id == "toolu_rewrite_1" and "echo safe > out.txt" in str(block.content)
+    assert not (workspace / "other.txt").exists()
+    first, second = [m.content[0] for m in messages if isinstance(m, sdk.UserMessage)]
+    assert first.tool_use_id == "toolu_rewrite_1" and "echo safe > out.txt" in str(first.content)
+    assert second.is_error and "rewrote this call to is refused" in str(second.content), "a rewrite is still judged by the deny rules"
     assert "echo safe > out.txt" in sent, "the model reads which command ran"
-    assert messages[-1].subtype == "success" and messages[-1].permission_denials == []
+    assert messages[-1].subtype == "success" and [d["tool_use_id"] for d in messages[-1].permission_denials] == ["toolu_rewrite_2"]
     session_files = list((workspace.parent / "home").rglob("*.jsonl"))
     assert any("echo safe > out.txt" in path.read_text() for path in session_files), "the session records what ran"
 

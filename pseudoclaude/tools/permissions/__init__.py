@@ -10,6 +10,7 @@ from pseudoclaude.tools.permissions.approval import (
     ApprovalRequest,
     Approver,
     CURRENT_CALL,
+    REJUDGING,
     Decision,
     Preview,
 )
@@ -29,6 +30,7 @@ from pseudoclaude.tools.permissions.settings import (
 
 __all__ = [
     "CURRENT_CALL",
+    "REJUDGING",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",

@@ -53,6 +53,10 @@ class ApprovalAnswer:
     updated_input: Mapping[str, Any] | None = None
 
 
+REJUDGING: ContextVar[bool] = ContextVar("rejudging_rewrite", default=False)
+"""Set while the policy judges the input an approver rewrote a call to: that approver answers "once" without asking again
+(the hard deny list, the deny rules and the mode still refuse what they refuse)."""
+
 CURRENT_CALL: ContextVar[str] = ContextVar("current_call", default="")
 """The id of the tool call whose permission is being decided (set by the tool round, read by an approver that names it)."""
 
