@@ -159,6 +159,7 @@ def main_command(
         mcp_config=tuple(mcp_config or ()),
         strict_mcp_config=strict_mcp_config,
         sandbox=sandbox,
+        setting_sources=setting_sources,
     )
     claude = ClaudeFlags(tuple(disallowed_tools or ()), tools, settings_value, tuple(mcp_config or ()), setting_sources, tuple(add_dir or ()))
     try:
@@ -174,7 +175,7 @@ def main_command(
     except ConfigError as error:
         _error_result(output_format, str(error))
         raise fail(str(error), EXIT_USAGE) from None
-    _effort_notice(settings.model, settings.effort)
+    _effort_notice(settings.model, settings.effort, settings.base_url, settings.openai_api)
     for warning in warnings:
         sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
     if print_prompt is None and input_format == "stream-json":
@@ -302,14 +303,14 @@ def trust_command(
     raise typer.Exit(review_trust(forget=forget))
 
 
-def _effort_notice(model: str, effort: str | None) -> None:
-    """One line on stderr when the model does not take the effort setting (it is dropped, never a 400)."""
+def _effort_notice(model: str, effort: str | None, base_url: str | None = None, api: str = "auto") -> None:
+    """One line on stderr when the route does not carry the effort as set (dropped or lowered, never a 400)."""
     from pseudoclaude.llm import effort_notice, unknown_model_notice
 
     unknown = unknown_model_notice(model)
     if unknown:
         sys.stderr.write(f"pseudoclaude: warning: {unknown}\n")
-    notice = effort_notice(model, effort)
+    notice = effort_notice(model, effort, base_url=base_url, api=api)
     if notice:
         sys.stderr.write(f"pseudoclaude: {notice}\n")
 

@@ -251,12 +251,10 @@ def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
     """
     import json
 
-    from pseudoclaude.agent import HOOK_EVENTS, HookConfig, SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent import HOOK_EVENTS, NEVER_FIRED, HookConfig, SessionHooks, sample_data, subject_of
     from pseudoclaude.config import ConfigError, trusted_settings_files
 
     if event not in HOOK_EVENTS:
-        from pseudoclaude.agent.hookconfig import NEVER_FIRED
-
         why = f"{event} hooks never fire in PseudoClaude ({NEVER_FIRED[event]})" if event in NEVER_FIRED else f"unknown hook event {event!r}"
         _error(f"{why}: choose one of {', '.join(HOOK_EVENTS)}")
         return EXIT_USAGE

@@ -1,7 +1,7 @@
 """``pseudoclaude doctor``: check the configured provider end to end, spending no tokens.
 
 One line per check, in the order a setup fails: the settings resolve to a
-provider, its key is there (or none is needed), the endpoint answers, it
+provider, its key is there (or an auth token, or none is needed), the endpoint answers, it
 knows the model, the window (and where it came from), whether the model takes
 tools (when the server says), and the tokenizer the estimates use. A check
 that cannot pass makes the exit code 1; the checks that depend on it are
@@ -9,7 +9,9 @@ skipped. Nothing here sends a prompt: the endpoint is asked for its model
 list and, for a server at a base URL, for the window it runs (``llm.probe``).
 The last line names the sandbox the model's commands run in (kind, mode,
 network), probed as a session would: none is a warning, not a failure, since
-commands then still run, each asking first.
+commands then still run, each asking first. Then where the deciding settings
+came from: the provenance ``load_settings`` recorded (which variable, which
+settings file, ours or Claude Code's), and what an untrusted folder left out.
 """
 
 from __future__ import annotations
@@ -63,16 +65,30 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     checks.append(_tools(settings, probe))
     checks.append(_tokenizer(settings))
     checks.append(_sandbox(settings.sandbox, settings.workspace))
+    checks.append(_settings(settings))
     return checks
 
 
 _LATER = ("key", "endpoint", "model", "window", "tools", "tokenizer")
+
+_SHOWN = (("model", "model"), ("api_key", "key"), ("auth_token", "auth token"), ("extra_headers", "headers"), ("base_url", "base URL"),
+          ("permission_mode", "mode"), ("hooks", "hooks"), ("permission_rules", "rules"), ("env", "env"))
+
+
+def _settings(settings: Settings) -> Check:
+    """Where the settings that decide this setup came from (``Settings.origins``, as resolved), and any trust notice."""
+    parts = [f"{label} from {origin.source}" for name, label in _SHOWN if (origin := settings.origins.get(name)) and origin.source not in ("not set", "default")]
+    notice = settings.trust.ignored_notice()
+    detail = "; ".join(parts) or "all defaults"
+    return Check("settings", "warn" if notice else "ok", detail + (f"; {notice}" if notice else ""))
 
 
 def _key(settings: Settings) -> Check:
     from pseudoclaude.llm import provider_entry
 
     entry = provider_entry(settings.provider)
+    if settings.auth_token:
+        return Check("key", "ok", f"auth: Bearer token ({entry.token_variable})")
     if settings.api_key:
         return Check("key", "ok", f"{entry.key_variable} is set")
     return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
@@ -80,7 +96,8 @@ def _key(settings: Settings) -> Check:
 
 def _headers(settings: Settings) -> dict[str, str]:
     if settings.provider == "anthropic":
-        return {"x-api-key": settings.api_key or "", "anthropic-version": "2023-06-01"}
+        auth = {"authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {"x-api-key": settings.api_key or ""}
+        return {**auth, "anthropic-version": "2023-06-01", **dict(settings.extra_headers)}
     return {}
 
 

@@ -1,8 +1,8 @@
 """Workspace trust: what a cloned repository may do before the user said so.
 
 Three tiers (DESIGN.md): the user (flags, the environment, user settings) is
-always trusted; a repository (its ``.pseudoclaude/settings*.json`` and its
-``.env``) is trusted only for the entries the user approved in that folder; the
+always trusted; a repository (its ``.pseudoclaude/settings*.json``, Claude
+Code's ``.claude/settings*.json``, its ``.env`` and ``.mcp.json``) is trusted only for the entries the user approved in that folder; the
 model's tool calls are checked every time by the permission policy.
 
 Only the entries that raise what the project can do need approval
@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 TRUST_FILE = "trust.json"
 SAFE_MODES = frozenset({"default", "plan"})
-EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint", "mcp"]
+EntryKind = Literal["hook", "nohooks", "allow", "mode", "sessions", "endpoint", "mcp", "env", "helper"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _REORDERING = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
@@ -67,6 +67,8 @@ class TrustEntry:
             "sessions": f"keeps the session transcripts in {self.value!r}",
             "endpoint": f"sends {self.detail} to {self.value}",
             "mcp": f"starts the MCP server {self.value!r}: {_server_target(self.detail)}",
+            "env": f"sets the variable {self.value} for this session",
+            "helper": f"runs the command {self.value!r} to get the API key (apiKeyHelper)",
         }[self.kind]
         return visible(f"{text}  ({self.source})")
 
@@ -94,7 +96,7 @@ class WorkspaceTrust:
         )
 
 
-_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL", "mcp": "MCP servers"}
+_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL", "mcp": "MCP servers", "env": "env variables", "helper": "apiKeyHelper"}
 
 
 def _server_target(declaration: str) -> str:
@@ -150,7 +152,16 @@ def find_entries(layers: Sequence[tuple[str, Mapping[str, Any]]]) -> list[TrustE
                 found.append(TrustEntry("mode", _text(mode), source))
         if layer.get("sessionsDir") is not None:
             found.append(TrustEntry("sessions", _text(layer.get("sessionsDir")), source))
+        env = layer.get("env")
+        if isinstance(env, Mapping):
+            found.extend(TrustEntry("env", _assignment(name, value), source) for name, value in env.items())
+        if layer.get("apiKeyHelper") is not None:
+            found.append(TrustEntry("helper", _text(layer.get("apiKeyHelper")), source))
     return found
+
+
+def _assignment(name: Any, value: Any) -> str:
+    return f"{_text(name)}={_text(value)}"
 
 
 def filter_layer(source: str, layer: Mapping[str, Any], approved: frozenset[str]) -> dict[str, Any]:
@@ -172,6 +183,12 @@ def filter_layer(source: str, layer: Mapping[str, Any], approved: frozenset[str]
         out["permissions"] = permissions
     if out.get("sessionsDir") is not None and TrustEntry("sessions", _text(out["sessionsDir"]), source).fingerprint not in approved:
         del out["sessionsDir"]
+    if isinstance(out.get("env"), Mapping):
+        out["env"] = {name: value for name, value in out["env"].items() if TrustEntry("env", _assignment(name, value), source).fingerprint in approved}
+    elif "env" in out:
+        del out["env"]
+    if out.get("apiKeyHelper") is not None and TrustEntry("helper", _text(out["apiKeyHelper"]), source).fingerprint not in approved:
+        del out["apiKeyHelper"]
     return out
 
 

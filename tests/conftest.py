@@ -16,7 +16,10 @@ import pytest
 _PROVIDER_VARS = (
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_CUSTOM_HEADERS",
     "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_CUSTOM_HEADERS",
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
     "OPENAI_ORG_ID",
@@ -62,6 +65,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
         monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("pc-home")
     monkeypatch.setenv("PSEUDOCLAUDE_HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude-config"))  # never the real ~/.claude
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     yield

@@ -347,6 +347,44 @@ def test_missing_key_is_an_auth_error_before_any_request() -> None:
     assert server.requests == []
 
 
+TOKEN = "gw-token-0123456789"
+
+
+def gateway_run(server: FakeAnthropicServer, **options: Any) -> tuple[list[StreamEvent], ProviderError | None]:
+    provider = AnthropicProvider(model=MODEL, base_url=server.url, timeout=10, **{"api_key": None, **options})
+    return collect_stream(provider, make_request())
+
+
+def test_an_auth_token_is_the_only_credential_sent_with_the_custom_headers() -> None:
+    headers = (("X-Team", "core"), ("anthropic-beta", "gateway-1"))
+    with FakeAnthropicServer([Reply(text="via the gateway")], credentials=frozenset({TOKEN}), required_headers={"X-Team": "core"}) as server:
+        events, error = gateway_run(server, api_key=API_KEY, auth_token=TOKEN, headers=headers)
+    assert error is None and completed(events).message.text == "via the gateway"
+    sent = server.headers[0]
+    assert sent["authorization"] == f"Bearer {TOKEN}" and "x-api-key" not in sent
+    assert API_KEY not in json.dumps(sent)
+    assert (sent["x-team"], sent["anthropic-beta"]) == ("core", "gateway-1") and sent["anthropic-version"]
+
+
+def test_a_token_alone_needs_no_api_key() -> None:
+    with FakeAnthropicServer([Reply(text="ok")], credentials=frozenset({TOKEN})) as server:
+        events, error = gateway_run(server, auth_token=TOKEN)
+    assert error is None and server.rejections == []
+
+
+def test_a_refused_token_is_an_auth_error_naming_its_variable_and_not_the_token() -> None:
+    with FakeAnthropicServer([Reply(text="never")], credentials=frozenset({"another"})) as server:
+        _, error = gateway_run(server, auth_token=TOKEN)
+    assert isinstance(error, AuthError) and "ANTHROPIC_AUTH_TOKEN" in error.message and "token" in error.message
+    assert TOKEN not in error.message
+
+
+def test_a_missing_required_header_is_an_auth_error() -> None:
+    with FakeAnthropicServer([Reply(text="never")], required_headers={"X-Team": "core"}) as server:
+        _, error = gateway_run(server, auth_token=TOKEN, headers=(("X-Team", "other"),))
+    assert isinstance(error, AuthError) and error.status == 403
+
+
 def test_api_key_echoed_by_a_server_never_reaches_the_error_message() -> None:
     def handler(ex: Exchange) -> None:
         echoed = f"bad request from {ex.headers.get('authorization')}"

@@ -28,6 +28,7 @@ SOURCE = Path(__file__).resolve().parent.parent / "pseudoclaude"
 
 PACKAGES = (
     "pseudoclaude.agent",
+    "pseudoclaude.config",
     "pseudoclaude.sandbox",
     "pseudoclaude.compact",
     "pseudoclaude.llm",

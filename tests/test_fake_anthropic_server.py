@@ -134,6 +134,33 @@ def test_missing_api_key_is_401() -> None:
     assert response.json()["error"]["type"] == "authentication_error"
 
 
+@pytest.mark.parametrize(
+    ("auth", "message"),
+    [({}, "x-api-key header is required"), ({"authorization": "Basic dXNlcjpwYXNz"}, "x-api-key header is required")],
+    ids=["none", "not-bearer"],
+)
+def test_a_request_without_a_usable_credential_is_401_and_consumes_no_step(auth: dict[str, str], message: str) -> None:
+    headers = {**{k: v for k, v in HEADERS.items() if k != "x-api-key"}, **auth}
+    with FakeAnthropicServer([Reply(text="kept")]) as server:
+        refused = post(server, body(), headers)
+        served = post(server, body())
+    assert refused.status_code == 401 and refused.json()["error"] == {"type": "authentication_error", "message": message}
+    assert served.status_code == 200 and "message_stop" in served.text
+    assert server.rejections == [(401, message)]
+
+
+def test_playing_a_gateway_it_takes_only_its_credentials_and_requires_its_headers() -> None:
+    bare = {k: v for k, v in HEADERS.items() if k != "x-api-key"}
+    with FakeAnthropicServer([Reply(text="ok")], credentials=frozenset({"gw-token"}), required_headers={"X-Team": "core"}) as server:
+        wrong_key = post(server, body())
+        no_header = post(server, body(), {**bare, "authorization": "Bearer gw-token"})
+        served = post(server, body(), {**bare, "authorization": "Bearer gw-token", "x-team": "core"})
+    assert (wrong_key.status_code, wrong_key.json()["error"]["message"]) == (401, "invalid x-api-key")
+    assert (no_header.status_code, no_header.json()["error"]["type"]) == (403, "permission_error")
+    assert served.status_code == 200
+    assert server.headers[-1]["authorization"] == "Bearer gw-token" and server.headers[-1]["x-team"] == "core"
+
+
 def test_missing_anthropic_version_is_400() -> None:
     headers = {k: v for k, v in HEADERS.items() if k != "anthropic-version"}
     with FakeAnthropicServer([Reply(text="never")]) as server:

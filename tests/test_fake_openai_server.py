@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.script import Call, CutStream, HttpError, Reply, StreamError
@@ -219,3 +220,41 @@ def test_an_unknown_tool_choice_is_rejected() -> None:
         response = _post(server, _body(USER, tools=TOOLS, tool_choice="never"))
     assert response.status_code == 400
     assert "Supported values are: 'none', 'auto', and 'required'" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "param", "fragment"),
+    [
+        ({"model": "gpt-5", "max_tokens": 100}, "max_tokens", "Use 'max_completion_tokens' instead"),
+        ({"model": "o3-mini", "max_tokens": 100}, "max_tokens", "Use 'max_completion_tokens' instead"),
+        ({"model": "gpt-5", "max_completion_tokens": 100, "temperature": 0.2}, "temperature", "Only the default (1) value"),
+        ({"model": "gpt-5", "reasoning_effort": "max"}, "reasoning_effort", "does not support 'max'"),
+        ({"model": "gpt-5", "reasoning_effort": "xhigh"}, "reasoning_effort", "does not support 'xhigh'"),
+        ({"model": "gpt-4.1", "reasoning_effort": "high"}, "reasoning_effort", "'reasoning_effort' is not supported with this model"),
+        ({"model": "gpt-5-chat-latest", "reasoning_effort": "low"}, "reasoning_effort", "is not supported with this model"),
+    ],
+    ids=["gpt-5-max-tokens", "o3-max-tokens", "temperature", "effort-max", "xhigh-on-gpt-5", "effort-on-gpt-4.1", "effort-on-gpt-5-chat"],
+)
+def test_reasoning_parameters_are_refused_as_openai_refuses_them(extra: dict[str, Any], param: str, fragment: str) -> None:
+    with FakeOpenAIServer([Reply(text="never")]) as server:
+        response = _post(server, _body(USER, **extra))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["param"] == param and fragment in error["message"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"model": "gpt-5", "max_completion_tokens": 100, "reasoning_effort": "minimal"},
+        {"model": "gpt-5.1", "reasoning_effort": "none", "temperature": 1},
+        {"model": "gpt-5.2", "reasoning_effort": "xhigh"},
+        {"model": "o3", "reasoning_effort": "high"},
+        {"model": "gpt-4.1", "max_tokens": 100, "temperature": 0.2},
+    ],
+    ids=["gpt-5-minimal", "gpt-5.1-none", "gpt-5.2-xhigh", "o3-high", "gpt-4.1-max-tokens"],
+)
+def test_reasoning_parameters_openai_takes_are_accepted(extra: dict[str, Any]) -> None:
+    with FakeOpenAIServer([Reply(text="ok")]) as server:
+        response = _post(server, _body(USER, **extra))
+    assert response.status_code == 200 and server.rejections == []

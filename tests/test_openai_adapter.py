@@ -41,7 +41,7 @@ READ = ToolSpec("read", "Read a file", {"type": "object", "properties": {"path":
 
 
 def _request(messages: Sequence[Message] = (Message.user("hi"),), **extra: Any) -> Request:
-    return Request(model="gpt-test", system="You are helpful.", messages=list(messages), **extra)
+    return Request(**{"model": "gpt-test", "system": "You are helpful.", "messages": list(messages), **extra})
 
 
 def _collect(url: str, request: Request, api_key: str | None = KEY) -> tuple[list[StreamEvent], ProviderError | None]:
@@ -345,3 +345,45 @@ def test_tool_choice_is_never_sent_without_tools_nor_when_auto() -> None:
     assert error is None and "tool_choice" not in server.requests[0]
     _, _, server = _serve([Reply(text="a")], _request(tools=[READ]))
     assert "tool_choice" not in server.requests[0]
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent", "cap"),
+    [
+        ("gpt-5", "high", "high", 8192 + 32_768),
+        ("gpt-5", "max", "high", 8192 + 65_536),
+        ("gpt-5.2", "max", "xhigh", 8192 + 65_536),
+        ("o3", "low", "low", 8192 + 8_192),
+        ("gpt-5-mini", None, None, 8192 + 16_384),
+    ],
+)
+def test_a_reasoning_model_at_a_base_url_gets_reasoning_effort_and_max_completion_tokens(
+    model: str, effort: Any, sent: str | None, cap: int
+) -> None:
+    events, error, server = _serve([Reply(text="reasoned")], _request(model=model, effort=effort))
+    assert error is None and _completed(events).message.text == "reasoned"
+    body = server.requests[0]
+    assert server.paths == ["/v1/chat/completions"] and server.rejections == []
+    assert body.get("reasoning_effort") == sent and body["max_completion_tokens"] == cap
+    assert "max_tokens" not in body and "temperature" not in body
+
+
+def test_thinking_disabled_asks_a_reasoning_model_for_the_least_reasoning() -> None:
+    _, error, server = _serve([Reply(text="ok")], _request(model="gpt-5", effort="high", thinking="disabled"))
+    assert error is None and server.requests[0]["reasoning_effort"] == "low"
+
+
+def test_a_model_without_reasoning_gets_no_effort_and_max_tokens_at_a_base_url() -> None:
+    _, error, server = _serve([Reply(text="ok")], _request(model="gpt-4.1", effort="high"))
+    assert error is None and server.rejections == []
+    assert "reasoning_effort" not in server.requests[0] and server.requests[0]["max_tokens"] == 8192
+
+
+def test_configured_headers_go_on_every_openai_request() -> None:
+    with FakeOpenAIServer([Reply(text="a"), Reply(text="b")]) as server:
+        provider = OpenAIProvider(model="gpt-test", api_key=KEY, base_url=server.url, timeout=10, headers=(("X-Team", "core"),))
+        for _ in range(2):
+            _, error = collect_stream(provider, _request())
+            assert error is None
+    assert [headers["x-team"] for headers in server.headers] == ["core", "core"]
+    assert server.headers[0]["authorization"] == f"Bearer {KEY}"

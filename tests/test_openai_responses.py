@@ -127,7 +127,8 @@ def test_a_compatible_server_never_receives_responses_only_fields() -> None:
     assert server.paths == ["/v1/chat/completions"]
     body = server.requests[0]
     assert not RESPONSES_ONLY & set(body)
-    assert "encrypted_content" not in json.dumps(body) and "reasoning" not in json.dumps(body)
+    assert "encrypted_content" not in json.dumps(body) and "reasoning" not in body
+    assert body["reasoning_effort"] == "high" and "max_tokens" not in body
 
 
 def test_reasoning_tokens_are_counted_in_the_output_usage_and_its_cost() -> None:

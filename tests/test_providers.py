@@ -144,3 +144,26 @@ def test_warm_up_imports_the_entrys_sdk(entry: ProviderEntry) -> None:
     code = f"import sys; from pseudoclaude.llm.providers import warm_up; warm_up({entry.name!r}); print({entry.sdk_module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_an_entrys_token_variable_configures_it_and_reaches_its_adapter_with_the_headers(tmp_path: Path) -> None:
+    built: list[dict[str, object]] = []
+
+    def adapter(**given: object) -> Provider:
+        built.append(given)
+        return ScriptedProvider([Reply(text="ok")], model=str(given["model"]), name="acme")
+
+    acme = ProviderEntry(
+        name="acme", key_variable="ACME_API_KEY", base_url_variable="ACME_BASE_URL", default_model="acme-large", adapter=adapter,
+        sdk_module="json", models=(ModelRow("acme-", 32_000),), token_variable="ACME_TOKEN", headers_variable="ACME_HEADERS",
+    )
+    table = (*PROVIDERS, acme)
+    assert acme.configured_in({"ACME_TOKEN": "t"}) and not acme.configured_in({"ACME_HEADERS": "X-A: b"})
+    settings = load_settings(tmp_path, environ=settings_env(tmp_path, ACME_TOKEN="tok", ACME_HEADERS="X-Team: core"), providers=table)
+    assert (settings.provider, settings.api_key, settings.auth_token, settings.extra_headers) == ("acme", None, "tok", (("X-Team", "core"),))
+    build_provider("acme", model="acme-1", api_key=None, base_url=None, auth_token=settings.auth_token, headers=settings.extra_headers, providers=table)
+    build_provider("acme", model="acme-1", api_key="k", base_url=None, providers=table)
+    assert built == [
+        {"model": "acme-1", "api_key": None, "base_url": None, "auth_token": "tok", "headers": (("X-Team", "core"),)},
+        {"model": "acme-1", "api_key": "k", "base_url": None},
+    ]

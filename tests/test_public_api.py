@@ -18,11 +18,12 @@ PUBLIC = {
         "provider_for_model", "warm_up",
         "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
         "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
+        "CustomHeadersError", "parse_custom_headers",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "ToolInputStart", "ToolInputDelta", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
-        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "HookCallback", "HookConfig", "HookReply",
+        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "NEVER_FIRED", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "PrepareRequest", "SessionRecorder",
         "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
-    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, HookConfig
+    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, NEVER_FIRED, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
     from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
@@ -69,6 +69,7 @@ _LAZY = {
     "ContextBreakdown": "facade",
     "FactRejected": "memory",
     "HOOK_EVENTS": "hookconfig",
+    "NEVER_FIRED": "hookconfig",
     "HookCallback": "hooks",
     "HookConfig": "hookconfig",
     "HookReply": "hookrun",
@@ -89,6 +90,7 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "NEVER_FIRED",
     "CommandSet",
     "CustomCommand",
     "Expansion",

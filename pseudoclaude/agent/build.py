@@ -120,9 +120,13 @@ def build_agent(
 
 
 def child_environment(settings: Settings) -> ChildEnvironment:
-    """The environment of the model's commands (``shellEnvironment`` applied) and the redactor of this run's secrets."""
+    """The environment of the model's commands (``shellEnvironment`` applied; the ``env`` setting below the process's
+    own variables) and the redactor of this run's secrets."""
     shell = settings.shell_environment
-    return ChildEnvironment.of(os.environ, include=shell.include, exclude=shell.exclude, api_key=settings.api_key)
+    return ChildEnvironment.of(
+        {**settings.session_env, **os.environ}, include=shell.include, exclude=shell.exclude, api_key=settings.api_key,
+        secrets=(settings.auth_token,), headers=settings.extra_headers,
+    )
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,8 @@ def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Set
         warning = f"this session had switched to {replay.model} ({provider}), but {error}; going on with {settings.model} ({settings.provider})"
         return settings, dataclasses.replace(replay, warnings=(*replay.warnings, warning))
     switched = dataclasses.replace(
-        settings, provider=other.provider, model=replay.model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api
+        settings, provider=other.provider, model=replay.model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api,
+        auth_token=other.auth_token, extra_headers=other.extra_headers,
     )
     return switched, replay
 
@@ -217,7 +222,8 @@ def _assemble(
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
-        settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api
+        settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api,
+        auth_token=settings.auth_token, headers=settings.extra_headers,
     )
     child_env = child_env if child_env is not None else child_environment(settings)
     hook_config = checked.hooks

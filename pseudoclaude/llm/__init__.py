@@ -20,6 +20,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     explained,
 )
+from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
 from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.models import (
@@ -123,6 +124,8 @@ __all__ = [
     "request_cost",
     "unknown_model_notice",
     "effort_notice",
+    "CustomHeadersError",
+    "parse_custom_headers",
     "encoding_for",
     "model_info",
     "provider_entry",

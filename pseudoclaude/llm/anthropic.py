@@ -10,7 +10,7 @@ Error mapping (no SDK exception ever leaves ``stream``):
 |-------------------------------------------------|-------------------|
 | 400 "prompt is too long", 413                   | PromptTooLong     |
 | other 4xx                                       | BadRequest        |
-| 401 / 403, missing key                          | AuthError (names the key variable) |
+| 401 / 403, missing key and token                | AuthError (names the key variable) |
 | 429                                             | RateLimited(retry_after=header) |
 | 529, ``overloaded_error``                       | Overloaded        |
 | other 5xx, ``api_error``                        | ServerError       |
@@ -37,6 +37,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     parse_retry_after,
 )
+from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Request, StreamEvent
 from pseudoclaude.llm.providers import ANTHROPIC
 
@@ -44,13 +45,31 @@ __all__ = ["AnthropicProvider"]
 
 
 class AnthropicProvider:
-    """``Provider`` for the Anthropic Messages API (or anything speaking it at ``base_url``)."""
+    """``Provider`` for the Anthropic Messages API (or anything speaking it at ``base_url``: a gateway).
+
+    ``auth_token`` (``ANTHROPIC_AUTH_TOKEN``) is what a gateway (LiteLLM,
+    OpenRouter, a corporate proxy) expects as ``Authorization: Bearer``; when
+    set it is the only credential sent, so the user's own ``ANTHROPIC_API_KEY``
+    never reaches the gateway. ``headers`` (``ANTHROPIC_CUSTOM_HEADERS``, parsed
+    by ``gateway.parse_custom_headers``) go on every request, after the SDK's own.
+    """
 
     name = ANTHROPIC.name
 
-    def __init__(self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout: float = 600.0,
+        auth_token: str | None = None,
+        headers: Headers = (),
+    ) -> None:
         self.model = model
         self._api_key = api_key
+        self._auth_token = auth_token
+        self._headers = headers
         self._base_url = base_url
         self._timeout = timeout
         self._client: Any = None
@@ -59,14 +78,19 @@ class AnthropicProvider:
         if self._client is None:
             from anthropic import AsyncAnthropic
 
+            credential = {"auth_token": self._auth_token} if self._auth_token else {"api_key": self._api_key}
             self._client = AsyncAnthropic(
-                api_key=self._api_key, base_url=self._base_url, timeout=self._timeout, max_retries=0
+                **credential,
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=0,
+                default_headers=dict(self._headers) or None,
             )
         return self._client
 
     async def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        if not self._api_key:
-            raise AuthError(f"no Anthropic API key: set {ANTHROPIC.key_variable}")
+        if not self._api_key and not self._auth_token:
+            raise AuthError(f"no Anthropic API key: set {ANTHROPIC.key_variable} (or {ANTHROPIC.token_variable} for a gateway)")
         params = to_wire_request(request)
         try:
             sdk_stream = await self._sdk_client().messages.create(**params, stream=True)
@@ -101,7 +125,7 @@ class AnthropicProvider:
         if isinstance(exc, ProviderError):
             error = exc
         elif isinstance(exc, anthropic.APIStatusError):
-            error = _from_status(exc)
+            error = _from_status(exc, ANTHROPIC.token_variable if self._auth_token else ANTHROPIC.key_variable)
         elif started and isinstance(exc, (anthropic.APIConnectionError, httpx2.HTTPError, OSError)):
             error = StreamCut(f"the response stream broke: {type(exc).__name__}: {exc}")
         elif isinstance(exc, anthropic.APIConnectionError):
@@ -120,17 +144,20 @@ class AnthropicProvider:
         return error
 
     def _scrub(self, text: str) -> str:
-        """``text`` without the API key."""
-        return text.replace(self._api_key, "***") if self._api_key else text
+        """``text`` without the API key, the token or a header value long enough to be a secret."""
+        for secret in (self._api_key, self._auth_token, *(value for _, value in self._headers)):
+            if secret and len(secret) >= 8:
+                text = text.replace(secret, "***")
+        return text
 
 
-def _from_status(exc: Any) -> ProviderError:
+def _from_status(exc: Any, credential: str) -> ProviderError:
     """An HTTP error status, or (a status below 400) an ``error`` event inside the stream."""
     in_stream = int(exc.status_code) < 400
     message = exc.api_message if isinstance(exc.api_message, str) and exc.api_message else str(exc.message)
     error = {"type": exc.type if isinstance(exc.type, str) else None, "message": message}
     retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
-    return error_from_body(None if in_stream else int(exc.status_code), error, retry_after=retry_after)
+    return error_from_body(None if in_stream else int(exc.status_code), error, retry_after=retry_after, credential=credential)
 
 
 async def _close_quietly(sdk_stream: Any) -> None:

@@ -206,16 +206,20 @@ def _plain(value: Any) -> Any:
 
 
 def error_from_body(
-    status: int | None, error: Mapping[str, Any] | None, *, retry_after: float | None = None
+    status: int | None, error: Mapping[str, Any] | None, *, retry_after: float | None = None, credential: str = ""
 ) -> ProviderError:
-    """The normalized error for an HTTP status (None: an ``error`` event inside an open stream) and its error object."""
+    """The normalized error for an HTTP status (None: an ``error`` event inside an open stream) and its error object.
+
+    ``credential``: the variable whose value was sent (``ANTHROPIC_API_KEY`` unless said), named by an auth error.
+    """
     error = error or {}
     error_type = error.get("type") if isinstance(error.get("type"), str) else None
     message = str(error.get("message") or "")
     if status is None:
         message = f"{error_type or 'error'} in the response stream: {message}"
     if status in (401, 403) or error_type in ("authentication_error", "permission_error"):
-        return AuthError(f"Anthropic rejected the API key ({message}); check {ANTHROPIC.key_variable}", status=status)
+        what = "the token" if credential == ANTHROPIC.token_variable else "the API key"
+        return AuthError(f"Anthropic rejected {what} ({message}); check {credential or ANTHROPIC.key_variable}", status=status)
     if "prompt is too long" in message.lower():
         return PromptTooLong(message, status=status)
     if status == 529 or error_type == "overloaded_error":

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from pseudoclaude.llm.gateway import openai_api
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
 
@@ -74,11 +75,58 @@ def reasoning_style(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) 
     return info.reasoning if info else ""
 
 
-def effort_notice(model: str, effort: str | None, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
-    """The one-line notice when an effort is set for a model that does not take it, else None."""
-    if effort is None or reasoning_style(model, providers):
+OPENAI_EFFORT_STYLES: tuple[ReasoningStyle, ...] = ("effort", "effort_xhigh")
+"""The styles of OpenAI's reasoning models: the effort is ``reasoning.effort`` (Responses) or ``reasoning_effort``
+(Chat Completions), the output cap is ``max_output_tokens`` / ``max_completion_tokens``, and it counts the reasoning."""
+
+
+def openai_reasoning_model(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> bool:
+    """Whether the table says ``model`` is one of OpenAI's reasoning models (gpt-5, o1, o3, o4-mini...)."""
+    return reasoning_style(model, providers) in OPENAI_EFFORT_STYLES
+
+
+def openai_effort(model: str, effort: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str:
+    """The OpenAI effort value ``effort`` is sent as: ``max`` is ``xhigh`` where the model takes it, else ``high``."""
+    if effort != "max":
+        return effort
+    return "xhigh" if reasoning_style(model, providers) == "effort_xhigh" else "high"
+
+
+def effort_notice(
+    model: str,
+    effort: str | None,
+    providers: Sequence[ProviderEntry] = PROVIDERS,
+    *,
+    base_url: str | None = None,
+    api: str = "auto",
+) -> str | None:
+    """The one line to show when the route cannot carry ``effort`` as set, else None.
+
+    Said, never dropped silently: a model that does not take an effort (the
+    setting is ignored), ``max`` on a model whose highest is ``high``, and an
+    OpenAI reasoning model sent through Chat Completions at a base URL (where
+    ``reasoning_effort`` may be ignored by the server and the reasoning is not
+    carried between turns). ``base_url`` and ``api``: the route (the settings'
+    ``base_url`` and ``openai_api``); without them the service itself is assumed.
+    """
+    if effort is None:
         return None
-    return f"{model} does not take an effort setting: effort {effort} is ignored"
+    style = reasoning_style(model, providers)
+    if not style:
+        return f"{model} does not take an effort setting: effort {effort} is ignored"
+    if style not in OPENAI_EFFORT_STYLES:
+        return None
+    notes: list[str] = []
+    sent = openai_effort(model, effort, providers)
+    if effort == "max" and sent != "xhigh":
+        notes.append(f"effort {effort} is sent as {sent}, the most {model} takes")
+    if openai_api(True, base_url, api) == "chat":
+        where = f"the server at {base_url}" if base_url else "Chat Completions"
+        notes.append(
+            f"{where} gets effort {sent} as Chat Completions' reasoning_effort, which it may ignore, and the reasoning "
+            "is not carried between turns (PSEUDOCLAUDE_OPENAI_API=responses if it speaks the Responses API)"
+        )
+    return f"{model}: {'; '.join(notes)}" if notes else None
 
 
 @dataclass(frozen=True)

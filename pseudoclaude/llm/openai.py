@@ -59,6 +59,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     parse_retry_after,
 )
+from pseudoclaude.llm.gateway import Headers, official_openai, openai_api
 from pseudoclaude.llm.image_budget import without_images
 from pseudoclaude.llm.openai_responses import (
     ResponsesAssembler,
@@ -93,13 +94,21 @@ class OpenAIProvider:
     name = OPENAI.name
 
     def __init__(
-        self, *, model: str, api_key: str | None, base_url: str | None = None, timeout: float = 600.0, api: WireApi = "auto"
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout: float = 600.0,
+        api: WireApi = "auto",
+        headers: Headers = (),
     ) -> None:
         self.model = model
         self.api = api
         self._api_key = api_key
         self._base_url = base_url
-        self._official = base_url is None or "api.openai.com" in base_url
+        self._headers = headers
+        self._official = official_openai(base_url)
         self._timeout = timeout
         self._client: Any = None
         self._summaries = True
@@ -115,7 +124,11 @@ class OpenAIProvider:
                 key = LOCAL_PLACEHOLDER_KEY
             try:
                 self._client = sdk.AsyncOpenAI(
-                    api_key=key or None, base_url=self._base_url, timeout=self._timeout, max_retries=0
+                    api_key=key or None,
+                    base_url=self._base_url,
+                    timeout=self._timeout,
+                    max_retries=0,
+                    default_headers=dict(self._headers) or None,
                 )
             except sdk.OpenAIError:
                 raise AuthError(f"no OpenAI API key: set {OPENAI.key_variable} (or a base URL for a local server)") from None
@@ -151,9 +164,7 @@ class OpenAIProvider:
 
     def takes_responses(self, model: str) -> bool:
         """Whether a request for ``model`` goes through the Responses API."""
-        if self.api != "auto":
-            return self.api == "responses"
-        return self._official and takes_responses(model)
+        return openai_api(takes_responses(model), self._base_url, self.api) == "responses"
 
     def stream(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
         if self.takes_responses(request.model):
@@ -295,9 +306,10 @@ class OpenAIProvider:
         return body
 
     def _scrub(self, text: str) -> str:
-        """``text`` without the API key, cut to a readable length (proxies answer with whole HTML pages)."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
+        """``text`` without the API key or a header value, cut to a readable length (proxies answer with whole HTML pages)."""
+        for secret in (self._api_key, *(value for _, value in self._headers)):
+            if secret and len(secret) >= 8:
+                text = text.replace(secret, "***")
         return text if len(text) <= 500 else text[:500] + "..."
 
 

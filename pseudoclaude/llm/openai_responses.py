@@ -54,7 +54,8 @@ from pseudoclaude.llm.errors import StreamCut
 from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
-from pseudoclaude.llm.models import model_info
+from pseudoclaude.llm.models import openai_reasoning_model
+from pseudoclaude.llm.openai_reasoning import output_cap, reasoning_effort
 from pseudoclaude.llm.openai_wire import data_url, error_from_body
 from pseudoclaude.llm.provider import (
     Completed,
@@ -71,17 +72,13 @@ __all__ = ["ResponsesAssembler", "response_as_events", "takes_responses", "to_re
 
 PROVIDER = "openai"
 REASONING = "reasoning"
-RESPONSES_STYLES = ("effort", "effort_xhigh")
-REASONING_ALLOWANCE = {"low": 8_192, "medium": 16_384, "high": 32_768, "max": 65_536}
-"""Output tokens added to the answer's cap for reasoning (OpenAI counts reasoning against ``max_output_tokens``)."""
 
 _INCOMPLETE_TO_STOP = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
 
 def takes_responses(model: str) -> bool:
     """Whether the model table sends ``model`` through the Responses API (on OpenAI itself)."""
-    info = model_info(model)
-    return info is not None and info.provider == PROVIDER and info.reasoning in RESPONSES_STYLES
+    return openai_reasoning_model(model)
 
 
 def to_responses_request(request: Request, *, summaries: bool = True) -> dict[str, Any]:
@@ -101,7 +98,7 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
         if request.tool_choice != "auto":
             body["tool_choice"] = request.tool_choice
     reasoning = _reasoning(request, summaries)
-    body["max_output_tokens"] = _output_cap(request, reasoning)
+    body["max_output_tokens"] = output_cap(request)
     if reasoning is not None:
         if reasoning:
             body["reasoning"] = reasoning
@@ -114,31 +111,11 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
 
 def _reasoning(request: Request, summaries: bool) -> dict[str, str] | None:
     """``reasoning`` for a model that takes it: the effort, and a summary unless thinking is off."""
-    info = model_info(request.model)
-    style = info.reasoning if info is not None and info.provider == PROVIDER else ""
-    if style not in RESPONSES_STYLES:
+    if not openai_reasoning_model(request.model):
         return None
-    if request.thinking == "disabled":
-        return {"effort": "low"}
-    summary = {"summary": "auto"} if summaries else {}
-    if request.effort is None:
-        return summary
-    effort: str = request.effort
-    if effort == "max":
-        effort = "xhigh" if style == "effort_xhigh" else "high"
-    return {"effort": effort, **summary}
-
-
-def _output_cap(request: Request, reasoning: Mapping[str, str] | None) -> int:
-    """The answer's cap plus room to reason, within the model's own output limit."""
-    if reasoning is None:
-        return request.max_tokens
-    allowance = REASONING_ALLOWANCE.get(request.effort or "medium", REASONING_ALLOWANCE["medium"])
-    if request.thinking == "disabled":
-        allowance = REASONING_ALLOWANCE["low"]
-    cap = request.max_tokens + allowance
-    info = model_info(request.model)
-    return min(cap, info.max_output_tokens) if info is not None and info.max_output_tokens else cap
+    effort = reasoning_effort(request)
+    summary = {"summary": "auto"} if summaries and request.thinking != "disabled" else {}
+    return {"effort": effort, **summary} if effort is not None else summary
 
 
 def _cache_key(request: Request) -> str:

@@ -60,6 +60,8 @@ from pseudoclaude.llm.errors import (
 from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
 from pseudoclaude.llm.messages import Message, ToolCall, ToolSpec, Usage
+from pseudoclaude.llm.models import openai_reasoning_model
+from pseudoclaude.llm.openai_reasoning import output_cap, reasoning_effort
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
@@ -93,9 +95,13 @@ _OVERLOAD_CODES = frozenset({"overloaded", "overloaded_error", "server_overloade
 def to_wire_request(request: Request, *, official: bool = False) -> dict[str, Any]:
     """The keyword arguments of ``chat.completions.create`` for ``request`` (streaming).
 
-    The output cap is ``max_completion_tokens`` for OpenAI itself (its reasoning
-    models refuse ``max_tokens``) and ``max_tokens`` for OpenAI-compatible
-    servers (vLLM, llama.cpp, Ollama, LiteLLM), which do not all know the newer name.
+    The output cap is ``max_completion_tokens`` for OpenAI itself and for an
+    OpenAI reasoning model wherever it is served (it refuses ``max_tokens``,
+    and the cap counts its reasoning: ``openai_reasoning.output_cap``), and
+    ``max_tokens`` for other models at OpenAI-compatible servers (vLLM,
+    llama.cpp, Ollama), which do not all know the newer name. A reasoning
+    model gets the effort as ``reasoning_effort``; no sampling parameter is
+    ever sent (reasoning models refuse a ``temperature`` other than 1).
     """
     messages = _wire_messages(newest_images(images_for_model(request.messages, request.model), OPENAI_IMAGES))
     body: dict[str, Any] = {"model": request.model, "messages": [*_wire_system(request), *messages]}
@@ -103,7 +109,11 @@ def to_wire_request(request: Request, *, official: bool = False) -> dict[str, An
         body["tools"] = _wire_tools(request.tools)
         if request.tool_choice != "auto":
             body["tool_choice"] = request.tool_choice
-    body["max_completion_tokens" if official else "max_tokens"] = request.max_tokens
+    reasoning = openai_reasoning_model(request.model)
+    body["max_completion_tokens" if official or reasoning else "max_tokens"] = output_cap(request)
+    effort = reasoning_effort(request)
+    if effort is not None:
+        body["reasoning_effort"] = effort
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
     return body

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Literal, Mapping, Protocol, Sequence
+from typing import Any, Literal, Mapping, Protocol, Sequence
 
+from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Provider
 
 ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh"]
@@ -30,8 +31,9 @@ ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "e
 (an explicit ``max_thinking_tokens`` still sends a budget). ``adaptive_only``:
 the same, and a budget is refused by the API, so it is never sent.
 ``effort``: OpenAI ``reasoning.effort`` through the Responses API (the reasoning
-is carried between turns there, not through Chat Completions); ``effort_xhigh``:
-the same, and the model takes ``xhigh``, which ``max`` maps to.
+is carried between turns there), ``reasoning_effort`` and ``max_completion_tokens``
+through Chat Completions (a server at a base URL); ``effort_xhigh``: the same,
+and the model takes ``xhigh``, which ``max`` maps to.
 """
 
 
@@ -66,10 +68,20 @@ class AdapterFactory(Protocol):
     """Builds a provider's adapter; imports its SDK lazily (at the first request at the latest).
 
     ``api``: which of the service's APIs to speak (OpenAI: ``auto``, ``responses``
-    or ``chat``); an adapter with one API ignores it.
+    or ``chat``); an adapter with one API ignores it. ``auth_token``: a gateway's
+    bearer token (the entry's ``token_variable``); ``headers``: added to every request.
     """
 
-    def __call__(self, *, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider: ...
+    def __call__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None,
+        api: str = "auto",
+        auth_token: str | None = None,
+        headers: Headers = (),
+    ) -> Provider: ...
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,10 @@ class ProviderEntry:
 
     ``keyless_server`` describes the servers that need no key at a base URL
     (empty: the key is always required); it also appears in the message shown
-    when no provider is configured.
+    when no provider is configured. ``token_variable``: a bearer token that
+    stands in for the key (a gateway's, sent instead of it); ``headers_variable``:
+    extra request headers, ``Name: value`` lines (``gateway.parse_custom_headers``).
+    Empty: the provider reads none.
     """
 
     name: str
@@ -89,6 +104,13 @@ class ProviderEntry:
     sdk_module: str
     models: tuple[ModelRow, ...]
     keyless_server: str = ""
+    token_variable: str = ""
+    headers_variable: str = ""
+
+    @property
+    def credential_variables(self) -> tuple[str, ...]:
+        """The variables whose values authenticate to this provider or a gateway in front of it (never a child's)."""
+        return tuple(name for name in (self.key_variable, self.token_variable, self.headers_variable) if name)
 
     def model_row(self, model: str) -> ModelRow | None:
         """The row for ``model`` (lower-cased, any ``namespace/`` prefix dropped), or None."""
@@ -97,23 +119,31 @@ class ProviderEntry:
 
     def configured_in(self, environ: Mapping[str, str]) -> bool:
         """Whether ``environ`` holds enough to use this provider without being told to."""
-        return bool(environ.get(self.key_variable) or (self.keyless_server and environ.get(self.base_url_variable)))
+        if environ.get(self.key_variable) or (self.token_variable and environ.get(self.token_variable)):
+            return True
+        return bool(self.keyless_server and environ.get(self.base_url_variable))
 
 
-def _anthropic_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
+def _anthropic_adapter(
+    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
+) -> Provider:
     from pseudoclaude.llm.anthropic import AnthropicProvider
 
-    return AnthropicProvider(model=model, api_key=api_key, base_url=base_url)
+    return AnthropicProvider(model=model, api_key=api_key, base_url=base_url, auth_token=auth_token, headers=headers)
 
 
-def _openai_adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto") -> Provider:
+def _openai_adapter(
+    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
+) -> Provider:
+    """OpenAI takes no separate token: a gateway's token is its key (``OPENAI_API_KEY``), sent as Bearer either way."""
     from pseudoclaude.llm.openai import OpenAIProvider
 
+    key = api_key or auth_token
     if api == "responses":
-        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="responses")
+        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="responses", headers=headers)
     if api == "chat":
-        return OpenAIProvider(model=model, api_key=api_key, base_url=base_url, api="chat")
-    return OpenAIProvider(model=model, api_key=api_key, base_url=base_url)
+        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="chat", headers=headers)
+    return OpenAIProvider(model=model, api_key=key, base_url=base_url, headers=headers)
 
 
 _O200K = "o200k_base"
@@ -126,6 +156,8 @@ ANTHROPIC = ProviderEntry(
     default_model="claude-sonnet-4-5",
     adapter=_anthropic_adapter,
     sdk_module="anthropic",
+    token_variable="ANTHROPIC_AUTH_TOKEN",
+    headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
         ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000),
         ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000),
@@ -199,13 +231,21 @@ def build_provider(
     api_key: str | None,
     base_url: str | None,
     api: str = "auto",
+    auth_token: str | None = None,
+    headers: Headers = (),
     providers: Sequence[ProviderEntry] = PROVIDERS,
 ) -> Provider:
-    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily); ``api`` is passed only when chosen."""
+    """The adapter of provider ``name`` for ``model`` (its SDK is imported lazily); ``api``, the token and the
+    headers are passed only when given (a test's own table may hold adapters that take none of them)."""
     adapter = provider_entry(name, providers).adapter
-    if api == "auto":
-        return adapter(model=model, api_key=api_key, base_url=base_url)
-    return adapter(model=model, api_key=api_key, base_url=base_url, api=api)
+    extra: dict[str, Any] = {}
+    if api != "auto":
+        extra["api"] = api
+    if auth_token:
+        extra["auth_token"] = auth_token
+    if headers:
+        extra["headers"] = headers
+    return adapter(model=model, api_key=api_key, base_url=base_url, **extra)
 
 
 def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:

@@ -48,8 +48,8 @@ SECRET_MARKERS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL")
 
 
 def provider_key_variables() -> frozenset[str]:
-    """The variables that hold a provider's key, as the provider table names them."""
-    return frozenset(entry.key_variable for entry in PROVIDERS)
+    """The variables that hold a provider's key, token or request headers, as the provider table names them."""
+    return frozenset(name for entry in PROVIDERS for name in entry.credential_variables)
 
 
 def looks_secret(name: str) -> bool:
@@ -74,14 +74,19 @@ class ChildEnvironment:
         include: Iterable[str] = (),
         exclude: Iterable[str] = (),
         api_key: str | None = None,
+        secrets: Iterable[str | None] = (),
+        headers: Iterable[tuple[str, str]] = (),
     ) -> ChildEnvironment:
         """``environ`` without its secret variables (keeping ``include``, removing ``exclude`` too); ``api_key``
-        is the configured provider key, redacted wherever it came from (the environment or the workspace ``.env``)."""
+        is the configured provider key, redacted wherever it came from (the environment or the workspace ``.env``),
+        and so are ``secrets`` (a gateway token) and the values of the request ``headers`` whose names look secret
+        (``X-Api-Key``, ``Authorization``: a gateway's credential; a routing header stays readable)."""
         included, excluded = frozenset(include), tuple(exclude)
         secret = [name for name in environ if looks_secret(name) and name not in included]
         dropped = set(secret) | {name for name in environ if any(fnmatchcase(name, pattern) for pattern in excluded)}
         variables = _with_rg({name: value for name, value in environ.items() if name not in dropped})
-        redactor = Redactor.of([api_key, *(environ[name] for name in secret)])
+        credentials = [value for name, value in headers if looks_secret(name) or "AUTH" in name.upper()]
+        redactor = Redactor.of([api_key, *secrets, *credentials, *(environ[name] for name in secret)])
         return cls(variables, tuple(sorted(dropped)), redactor)
 
     @classmethod

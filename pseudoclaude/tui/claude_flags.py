@@ -7,7 +7,8 @@ differently or lack; each is mapped here to what PseudoClaude does with it
 ``--disallowedTools``, ``--tools`` and ``--settings`` become one more settings
 layer, the command line's, last and so strongest: a deny given on the command
 line holds whatever the files allow. Flags that change nothing here say so on
-stderr instead of being silently dropped.
+stderr instead of being silently dropped. ``--setting-sources`` is honoured
+where the files are read (``config.files``): the CLI passes it on in ``Flags``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class ClaudeFlags:
     settings: str | None = None
     mcp_config: tuple[str, ...] = ()
     setting_sources: str | None = None
+    """Read by ``config`` (``Flags.setting_sources``): which scopes of Claude Code's settings files are read."""
     add_dirs: tuple[str, ...] = ()
 
 
@@ -95,14 +97,13 @@ def with_claude_flags(settings: Settings, flags: ClaudeFlags) -> tuple[Settings,
         permissions = dict(layer.get("permissions") or {})
         permissions["deny"] = [*list(permissions.get("deny") or []), *deny]
         layer["permissions"] = permissions
-    if flags.setting_sources is not None and set(flags.setting_sources.split(",")) - {""} < {"user", "project", "local"}:
-        warnings.append(f"--setting-sources {flags.setting_sources!r} is not supported: every settings file is read")
     if flags.add_dirs:
         warnings.append(f"--add-dir is not supported: the tools stay inside {settings.workspace}")
     if not layer:
         return settings, warnings
+    labels = (*settings.settings_labels, "command line") if settings.settings_labels else ()
     updated = dataclasses.replace(
-        settings, settings_layers=(*settings.settings_layers, layer), settings_paths=(*settings.settings_paths, COMMAND_LINE)
+        settings, settings_layers=(*settings.settings_layers, layer), settings_paths=(*settings.settings_paths, COMMAND_LINE), settings_labels=labels
     )
     return updated, warnings
 

@@ -193,7 +193,10 @@ def with_provider(settings: Settings, provider: str, model: str) -> Settings:
     from pseudoclaude.config import Flags, load_settings
 
     other = load_settings(settings.workspace, Flags(model=model, provider=provider))
-    return dataclasses.replace(settings, provider=other.provider, model=model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api)
+    return dataclasses.replace(
+        settings, provider=other.provider, model=model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api,
+        auth_token=other.auth_token, extra_headers=other.extra_headers,
+    )
 
 
 # --- end /model ------------------------------------------------------------------------------------
@@ -239,7 +242,7 @@ async def _effort(repl: Repl, arg: str) -> bool:
     if repl.agent is not None:
         repl.agent.set_effort(effort)
     repl.refresh_status()
-    notice = effort_notice(repl.settings.model, effort)
+    notice = effort_notice(repl.settings.model, effort, base_url=repl.settings.base_url, api=repl.settings.openai_api)
     repl.console.print(f"[yellow]{notice}[/]" if notice else f"Effort set to [bold]{arg}[/].")
     return False
 

@@ -93,7 +93,8 @@ def test_permission_request_decides_for_the_user_in_a_headless_run(workspace: Pa
     write = (Call("write_file", json.dumps({"path": "out.txt", "content": "x"})),)
     script = [Reply(calls=calls), Reply(calls=write), Reply(text="Done.")]
     with FakeOpenAIServer(script) as server:
-        proc = run_cli(["-p", "go", "--output-format", "json"], workspace, cli_env("openai", server.url, home))
+        # Without the sandbox a shell write is a question (inside it the sandbox answers, and no hook is asked).
+        proc = run_cli(["-p", "go", "--output-format", "json", "--sandbox", "off"], workspace, cli_env("openai", server.url, home))
     assert proc.returncode == 0, proc.stderr
     assert (workspace / "shell.txt").read_text() == "from-the-hook\n" and not (workspace / "out.txt").exists()
     (asked,) = seen(tmp_path, "bash")

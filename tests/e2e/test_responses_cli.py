@@ -105,13 +105,14 @@ def test_effort_reaches_the_request_and_the_summary_and_reasoning_tokens_reach_t
     assert usage["reasoning_tokens"] == 80 and usage["output_tokens"] == 3 * 20 + 80
 
 
-def test_a_local_server_gets_chat_completions_without_reasoning_fields(workspace: Path, tmp_path: Path) -> None:
+def test_a_local_server_gets_chat_completions_with_only_reasoning_effort(workspace: Path, tmp_path: Path) -> None:
     local = {**cli_env("openai", "", tmp_path / "home"), "PSEUDOCLAUDE_MODEL": "gpt-5"}
     with fake_server("openai", script()) as server:
         proc = run_cli(["-p", "count", "--effort", "high", "--permission-mode", "bypass"], workspace, {**local, "OPENAI_BASE_URL": server.url})
     assert proc.returncode == 0, proc.stderr
     assert set(server.paths) == {"/v1/chat/completions"} and server.rejections == []
-    assert not any({"reasoning", "include", "input", "reasoning_effort"} & set(body) for body in server.requests)
+    assert not any({"reasoning", "include", "input", "max_tokens"} & set(body) for body in server.requests)
+    assert {body["reasoning_effort"] for body in server.requests} == {"high"}
 
 
 def test_interrupting_while_the_model_reasons_leaves_a_session_that_resumes(workspace: Path, tmp_path: Path) -> None:

@@ -24,7 +24,11 @@ request's ``tool_choice``), and a scripted ``cache_read_tokens`` is capped to
 the prefix that matches an earlier request. With ``report_cache`` the server
 reports the simulated reads itself (``input_tokens`` is then the uncached
 rest, as the service bills it). Authentication accepts
-``x-api-key`` or ``Authorization: Bearer`` (the SDK 2.x sends the latter).
+``x-api-key`` or ``Authorization: Bearer`` (the SDK 2.x sends the latter for a
+key too) and refuses a request with neither, or with an empty one. Playing a
+gateway (LiteLLM, a corporate proxy): ``credentials`` lists the only keys or
+tokens it takes (401 otherwise, before any script step), ``required_headers``
+the headers every request must carry with these values (403 otherwise).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import itertools
 import threading
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
@@ -87,7 +91,17 @@ def prompt_too_long_message(tokens: int, maximum: int) -> str:
 class FakeAnthropicServer:
     """Serve ``script`` as the Anthropic API; ``url`` is the base URL for the SDK."""
 
-    def __init__(self, script: Script, *, context_window: int | None = None, report_cache: bool = False) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        context_window: int | None = None,
+        report_cache: bool = False,
+        credentials: frozenset[str] | None = None,
+        required_headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.credentials = credentials
+        self.required_headers = dict(required_headers or {})
         self.cursor = ScriptCursor(script)
         self.prompt_cache = PromptCache(tokens=lambda text: approx_tokens(text))
         self.report_cache = report_cache
@@ -137,8 +151,12 @@ class FakeAnthropicServer:
             self.requests.append(body)
             self.raw_bodies.append(ex.raw_body)
             self.headers.append(dict(ex.headers))
-        if not ex.headers.get("x-api-key") and not ex.headers.get("authorization", "").startswith("Bearer "):
-            ex.send_json(401, error_body("authentication_error", "x-api-key header is required"))
+        refused = self._refused(ex)
+        if refused is not None:
+            status, error_type, message = refused
+            with self._lock:
+                self.rejections.append((status, message))
+            ex.send_json(status, error_body(error_type, message))
             return
         if not ex.headers.get("anthropic-version"):
             self._reject(ex, 400, "anthropic-version: header is required")
@@ -165,6 +183,22 @@ class FakeAnthropicServer:
         else:
             self._stream(ex, self._events(self._cached(step, body, cacheable), body))
             ex.end_stream()
+
+    def _refused(self, ex: Exchange) -> tuple[int, str, str] | None:
+        """The status, error type and message of an unauthenticated request (see the module docstring), else None."""
+        key = ex.headers.get("x-api-key")
+        authorization = ex.headers.get("authorization")
+        bearer = authorization[7:].strip() if authorization and authorization.startswith("Bearer ") else None
+        if key is None and bearer is None:
+            return 401, "authentication_error", "x-api-key header is required"
+        if key is not None and (not key.strip() or (self.credentials is not None and key not in self.credentials)):
+            return 401, "authentication_error", "invalid x-api-key"
+        if key is None and (not bearer or (self.credentials is not None and bearer not in self.credentials)):
+            return 401, "authentication_error", "Invalid bearer token"
+        for name, value in self.required_headers.items():
+            if ex.headers.get(name.lower()) != value:
+                return 403, "permission_error", f"this gateway requires the {name} header"
+        return None
 
     def _cached(self, reply: Reply, body: dict[str, Any], cacheable: int) -> Reply:
         """``reply`` with the cache reads the service could report for ``body`` (see the module docstring)."""

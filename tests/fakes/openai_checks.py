@@ -65,7 +65,42 @@ def check_body(body: Any) -> Invalid | None:
         return Invalid(
             "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options", None
         )
-    return check_messages(messages) or check_tools(body.get("tools")) or check_tool_choice(body.get("tool_choice"), body.get("tools"))
+    return (
+        check_reasoning_parameters(body)
+        or check_messages(messages)
+        or check_tools(body.get("tools"))
+        or check_tool_choice(body.get("tool_choice"), body.get("tools"))
+    )
+
+
+REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o1-pro|o1(?![\w-])|o1-20|o3|o4-mini|codex-mini|gpt-5(?!-chat))")
+"""The reasoning models this fake knows, by its own list (not the production model table): gpt-5 but gpt-5-chat, o1, o3, o4-mini."""
+XHIGH_MODEL = re.compile(r"^(?:[\w.-]+/)?gpt-5\.(?:[2-9]|1-codex-max)")
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
+def check_reasoning_parameters(body: Mapping[str, Any]) -> Invalid | None:
+    """What OpenAI refuses of a reasoning model (``max_tokens``, a temperature but 1, an effort it lacks), and
+    ``reasoning_effort`` sent to any other model."""
+    model = str(body.get("model") or "")
+    effort = body.get("reasoning_effort")
+    if not REASONING_MODEL.match(model):
+        if effort is not None:
+            return Invalid("Unsupported parameter: 'reasoning_effort' is not supported with this model.", "reasoning_effort", "unsupported_parameter")
+        return None
+    if "max_tokens" in body:
+        message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+        return Invalid(message, "max_tokens", "unsupported_parameter")
+    temperature = body.get("temperature")
+    if temperature is not None and temperature != 1:
+        message = f"Unsupported value: 'temperature' does not support {temperature} with this model. Only the default (1) value is supported."
+        return Invalid(message, "temperature", "unsupported_value")
+    accepted = (*REASONING_EFFORTS, "xhigh") if XHIGH_MODEL.match(model) else REASONING_EFFORTS
+    if effort is not None and effort not in accepted:
+        listed = ", ".join(f"'{value}'" for value in accepted[:-1]) + f", and '{accepted[-1]}'"
+        message = f"Unsupported value: 'reasoning_effort' does not support {effort!r} with this model. Supported values are: {listed}."
+        return Invalid(message, "reasoning_effort", "unsupported_value")
+    return None
 
 
 def check_messages(messages: list[Any]) -> Invalid | None:

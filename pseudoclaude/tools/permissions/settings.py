@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from pseudoclaude.config import local_settings_path
+from pseudoclaude.config import ConfigError, local_settings_path, read_settings_file
 from pseudoclaude.trust import TrustEntry, TrustStore
 from pseudoclaude.tools.permissions.rules import Rule
 
@@ -31,20 +31,12 @@ class SettingsError(Exception):
 
 
 def read_settings(path: Path) -> dict[str, Any]:
-    """The JSON object in ``path``; ``{}`` when the file does not exist."""
+    """The JSON object in ``path``; ``{}`` when the file does not exist or is empty (``config.read_settings_file``,
+    the one reader of every settings file)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise SettingsError(f"cannot read {path}: {exc}") from exc
-    try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"{path} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise SettingsError(f"{path} must hold a JSON object")
-    return data
+        return read_settings_file(path)
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def append_local_rule(workspace: Path, rule: Rule, *, kind: Literal["allow", "deny"] = "allow") -> Path:
