@@ -115,6 +115,8 @@ class ControlChannel:
         self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
         self._counter = 0
         self.closed = False
+        self.interrupt: Callable[[], None] = lambda: None
+        """Stop the running prompt, as an ``interrupt`` request does (the driver sets it; a ``deny`` with ``interrupt`` calls it)."""
 
     async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
         """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
@@ -177,6 +179,8 @@ class StdioApprover:
             if isinstance(updated, dict) and updated != arguments:
                 return ApprovalAnswer("once", updated_input=traits.from_claude(updated) if traits is not None else dict(updated))
             return ApprovalAnswer("once")
+        if reply.get("interrupt"):  # PermissionResultDeny(interrupt=True): the refusal is recorded, then the prompt stops
+            asyncio.get_running_loop().call_soon(self.channel.interrupt)
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 
 
@@ -233,6 +237,7 @@ class StreamDriver:
         from pseudoclaude.mcp_client.sdk_transport import install
 
         install(self.channel.request)
+        self.channel.interrupt = self._cancel_turn
         _read_lines_in_thread(self._wake, asyncio.get_running_loop())
         ended = False
         while not (ended and not self.prompts and self.turn is None):
@@ -353,6 +358,10 @@ class StreamDriver:
             return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None})
 
         return call
+
+    def _cancel_turn(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
 
     async def _interrupt(self) -> None:
         turn = self.turn

@@ -144,3 +144,16 @@ def test_a_run_that_never_gives_structured_output_is_an_error(cli_path: str, wor
         assert len(server.requests) == 3, "asked twice more, then gave up"
     assert failure.value.subtype == "error_max_structured_output_retries" and "structured_output" not in failure.value.data
     assert failure.value.terminal_reason == "structured_output_retry_exhausted"
+
+
+def test_a_deny_with_interrupt_refuses_the_call_and_stops_the_prompt(cli_path: str, workspace: Path) -> None:
+    async def stop(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        return sdk.PermissionResultDeny(message="stop everything", interrupt=True)
+
+    call = Call("write_file", json.dumps({"path": "x.txt", "content": "x"}))
+    with fake_server("anthropic", [Reply(calls=(call,)), Reply(text="never asked")]) as server:
+        with pytest.raises(sdk.ResultError) as failure:
+            collect_streamed("write", options(cli_path, "anthropic", server.url, workspace, can_use_tool=stop))
+        assert len(server.requests) == 1, "the model is not called again after the interrupt"
+    assert failure.value.subtype == "error_during_execution" and failure.value.terminal_reason in ("aborted_tools", "aborted_streaming")
+    assert not (workspace / "x.txt").exists()
