@@ -108,6 +108,16 @@ def main_command(
     fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
+    agents: Annotated[Optional[str], typer.Option("--agents", metavar="JSON", help="Sub-agent types for the task tool: {\"name\": {\"description\", \"prompt\", \"tools\", \"model\"}}.")] = None,
+    json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="JSON", help="With -p: the run must end with structured output matching this JSON schema (the result's structured_output).")] = None,
+    # --- Agent SDK options we refuse, each with its reason (tui/claude_flags.REFUSED) ---
+    task_budget: Annotated[Optional[str], typer.Option("--task-budget", hidden=True)] = None,
+    betas: Annotated[Optional[str], typer.Option("--betas", hidden=True)] = None,
+    resume_session_at: Annotated[Optional[str], typer.Option("--resume-session-at", hidden=True)] = None,
+    resume_drops_turn: Annotated[Optional[str], typer.Option("--resume-drops-turn", hidden=True)] = None,
+    session_mirror: Annotated[bool, typer.Option("--session-mirror", hidden=True)] = False,
+    plugin_dir: Annotated[Optional[list[str]], typer.Option("--plugin-dir", hidden=True)] = None,
+    thinking_display: Annotated[Optional[str], typer.Option("--thinking-display", hidden=True)] = None,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
@@ -120,10 +130,18 @@ def main_command(
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
     from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
 
+    from pseudoclaude.tui.claude_flags import agents_value, refused_flag
+
     resuming = bool(resume or continue_latest)
-    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
+        "--task-budget": task_budget, "--betas": betas, "--resume-session-at": resume_session_at, "--resume-drops-turn": resume_drops_turn,
+        "--session-mirror": session_mirror, "--plugin-dir": plugin_dir, "--thinking-display": thinking_display,
+    })
     if problem:
+        _error_result(output_format, problem)
         raise fail(problem, EXIT_USAGE)
+    if fallback_model:
+        sys.stderr.write(f"pseudoclaude: warning: --fallback-model {fallback_model!r} is not used: a failing model call is retried, then reported\n")
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -152,6 +170,8 @@ def main_command(
             loaded = load_settings(workspace, flags)
         settings, warnings = with_claude_flags(loaded, claude)
         prompt_choice = _prompt_choice(system_prompt, system_prompt_file, append_system_prompt)
+        agent_types = agents_value(agents)
+        schema = _json_schema(json_schema)
     except ConfigError as error:
         _error_result(output_format, str(error))
         raise fail(str(error), EXIT_USAGE) from None
@@ -162,6 +182,10 @@ def main_command(
         print_prompt = ""
     if print_prompt is None and (fork_session or session_id):
         raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
+    if schema is not None and output_format not in ("json", "stream-json"):
+        raise fail("--json-schema needs --output-format json or stream-json: the result object carries structured_output", EXIT_USAGE)
+    if print_prompt is None and (agent_types or schema is not None):
+        raise fail("--agents and --json-schema work with -p (headless); in the REPL, put agents in .claude/agents/", EXIT_USAGE)
     if print_prompt is None and image:
         raise fail("--image works with -p; in the REPL, type @file or paste the image's path into the message", EXIT_USAGE)
     if print_prompt is None:
@@ -184,7 +208,7 @@ def main_command(
 
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
-        _images(image or [], input_format, prompt, output_format, settings.model),
+        _images(image or [], input_format, prompt, output_format, settings.model), schema, agent_types,
     )
     _leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
@@ -320,6 +344,19 @@ def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, a
         except (OSError, UnicodeDecodeError) as error:
             raise ConfigError(f"--system-prompt-file: cannot read {system_prompt_file}: {error}") from None
     return PromptChoice(system_prompt or None, append or None)
+
+
+def _json_schema(value: str | None) -> "dict[str, object] | None":
+    """``--json-schema``, checked as a JSON schema (``ConfigError`` when it is not one)."""
+    from pseudoclaude.config import ConfigError
+    from pseudoclaude.tools.structured_output import SchemaProblem, checked_schema
+
+    if value is None:
+        return None
+    try:
+        return checked_schema(value)
+    except SchemaProblem as problem:
+        raise ConfigError(str(problem)) from None
 
 
 def _error_result(output_format: str, message: str) -> None:

@@ -11,7 +11,7 @@ import signal
 import sys
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
 from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
@@ -20,7 +20,7 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import Agent, Event, HookReply
     from pseudoclaude.session import SessionInfo
-    from pseudoclaude.tui import ControlChannel, HeadlessOptions
+    from pseudoclaude.tui import ClaudeStream, ControlChannel, HeadlessOptions
     from pseudoclaude.agent import Expansion
 
 
@@ -67,6 +67,8 @@ def run_print(
         return EXIT_USAGE
     for warning in agent.replay_warnings:
         _error(f"warning: {warning}")
+    for warning in _sdk_options(agent, options):
+        _error(f"warning: {warning}")
 
     stopped_by: list[int] = []
 
@@ -74,7 +76,7 @@ def run_print(
         cancel_on_termination(stopped_by)
         try:
             if channel is not None:
-                return await _serve_stream(agent, channel, options)
+                return await _serve_stream(agent, channel, options, settings)
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
                 events = agent.compact(stripped[len("/compact"):].strip() or None)
@@ -84,7 +86,7 @@ def run_print(
                 events = agent.run(prompt if stripped else None, images=options.images)
             async with aclosing(events) as stream:
                 if claude_format:
-                    code = await _print_claude(agent, stream, output_format, options)
+                    code = await _print_claude(agent, stream, output_format, options, settings)
                     return _unsaved(agent.write_failure) if agent.write_failure is not None else code
                 result = await print_events(stream, "stream-json" if output_format == "events" else output_format, agent.session_id, sys.stdout, sys.stderr)
         finally:
@@ -135,23 +137,50 @@ def _saved(write_failure: str | None) -> str:
     return f"the session was saved only up to a write failure ({write_failure})"
 
 
-async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_format: str, options: HeadlessOptions) -> int:
-    """One prompt in Claude Code's ``json`` / ``stream-json``: the exit code of its result."""
-    from pseudoclaude.tui import ClaudeStream, json_line_writer, print_claude
+def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
+    """``--agents`` and ``--json-schema``: agent types for the ``task`` tool, the structured output tool; the warnings."""
+    from pseudoclaude.agent.subagents import sdk_agents
+    from pseudoclaude.tools.structured_output import StructuredOutputTool
 
-    write = json_line_writer(sys.stdout) if output_format == "stream-json" else None
-    claude = ClaudeStream(agent, write, partial=options.include_partial)
+    problems: tuple[str, ...] = ()
+    if options.agents:
+        definitions, problems = sdk_agents(options.agents)
+        agent.add_agents(definitions)
+    if options.json_schema is not None:
+        agent.add_tools([StructuredOutputTool(options.json_schema)])
+    return list(problems)
+
+
+def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
+    from pseudoclaude.tui import ClaudeStream
+    from pseudoclaude.tui.sdk_catalog import SlashCommand, slash_commands
+
+    def commands() -> tuple[SlashCommand, ...]:
+        prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp_prompt_commands()]
+        return slash_commands(settings.workspace, settings.home, prompts)
+
+    return ClaudeStream(
+        agent, write, partial=options.include_partial, commands=commands,
+        agents=lambda: [t.name for t in agent.agent_types()], structured=options.json_schema is not None,
+    )
+
+
+async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_format: str, options: HeadlessOptions, settings: Settings) -> int:
+    """One prompt in Claude Code's ``json`` / ``stream-json``: the exit code of its result."""
+    from pseudoclaude.tui import json_line_writer, print_claude
+
+    claude = _claude_stream(agent, json_line_writer(sys.stdout) if output_format == "stream-json" else None, options, settings)
     claude.emit(claude.init_event())
-    result = await print_claude(events, claude, sys.stdout, sys.stderr)
+    result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text))
     return EXIT_OK if not result["is_error"] else EXIT_FAILED
 
 
-async def _serve_stream(agent: Agent, channel: ControlChannel, options: HeadlessOptions) -> int:
-    """``--input-format stream-json``: serve the SDK until its input ends."""
-    from pseudoclaude.tui import ClaudeStream, StreamDriver
+async def _serve_stream(agent: Agent, channel: ControlChannel, options: HeadlessOptions, settings: Settings) -> int:
+    """``--input-format stream-json``: serve the SDK until its input ends (custom commands expand as with ``-p``)."""
+    from pseudoclaude.tui import StreamDriver
 
-    claude = ClaudeStream(agent, channel.write, partial=options.include_partial)
-    ok = await StreamDriver(agent, claude, channel, sys.stderr).serve()
+    claude = _claude_stream(agent, channel.write, options, settings)
+    ok = await StreamDriver(agent, claude, channel, sys.stderr, expand=lambda line: _custom_command(settings, line)).serve()
     return EXIT_OK if ok else EXIT_FAILED
 
 

@@ -34,6 +34,8 @@ from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rul
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import HookCallback, SessionHooks
+    from pseudoclaude.agent.subagents import AgentDefinition
+    from pseudoclaude.tools import SubagentType
     from pseudoclaude.tools import BackgroundJobs, JobView
 
 if TYPE_CHECKING:
@@ -208,6 +210,29 @@ class Agent:
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
         """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
         self._hooks().add_callbacks(event, matcher, callbacks, timeout_s)
+
+    def add_tools(self, tools: Sequence[Tool]) -> None:
+        """Tools a front end adds after start-up (the Agent SDK's structured output tool); the next request lists them."""
+        self._builtin_tools = (*self._builtin_tools, *tools)
+        self._runner.set_tools([*self._builtin_tools, *(self._mcp.tools() if self._mcp is not None else ())])
+
+    def add_agents(self, definitions: Sequence[AgentDefinition]) -> None:
+        """Sub-agent types a program defines (the Agent SDK's ``agents=``, ``--agents``): the ``task`` tool offers them from the next request."""
+        from pseudoclaude.agent.subagents import Subagents
+        from pseudoclaude.tools import TaskTool
+
+        task = self._runner.tools.get("task")
+        if isinstance(task, TaskTool) and isinstance(task.subagents, Subagents):
+            task.subagents.add(definitions)
+            task.refresh()
+            self._runner.set_tools(self._runner.tools.values())
+
+    def agent_types(self) -> tuple[SubagentType, ...]:
+        """The sub-agent types the ``task`` tool offers (none when the session has no ``task`` tool)."""
+        from pseudoclaude.tools import TaskTool
+
+        task = self._runner.tools.get("task")
+        return tuple(task.subagents.types()) if isinstance(task, TaskTool) else ()
 
     def tool_traits(self) -> Mapping[str, ToolTraits]:
         """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""

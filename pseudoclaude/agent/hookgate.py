@@ -210,7 +210,7 @@ class HookedGate:
         summary = f"{tool.name} (a PreToolUse hook asks you to confirm{': ' + reason if reason else ''})"
         answer = await _ask_user(asking, approver, ApprovalRequest(tool.name, args, summary, None, diff=preview() if preview is not None else ""))
         if answer.choice in ("once", "always"):
-            return Decision(True, "approved by the user", "approval")
+            return Decision(True, "approved by the user", "approval", updated_input=answer.updated_input)
         return Decision(False, f"The user denied this call: {answer.reason}" if answer.reason else "The user denied this call.", "approval")
 
 

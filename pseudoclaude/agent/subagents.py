@@ -119,6 +119,38 @@ def load_agents(workspace: Path, home: Path, user_home: Path | None = None) -> t
     return tuple(found.values()), tuple(problems)
 
 
+MODEL_ALIASES = ("inherit", "sonnet", "opus", "haiku", "default")
+"""Claude Code's model aliases in an agent definition: the parent's model here (an alias names no other provider's model)."""
+
+
+def sdk_agents(raw: Any) -> tuple[tuple[AgentDefinition, ...], tuple[str, ...]]:
+    """Agents in the Agent SDK's / ``--agents`` JSON shape (``{name: {description, prompt, tools, model}}``); problems for the rest.
+
+    Fields we cannot honour (``mcpServers``, ``skills``, ``memory``, ``permissionMode``...)
+    are named in a problem line; the agent is still offered, with the parent's permissions.
+    """
+    if not isinstance(raw, Mapping):
+        return (), ("agents must be an object of name -> definition",)
+    found: list[AgentDefinition] = []
+    problems: list[str] = []
+    for name, body in raw.items():
+        if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
+            problems.append(f"agent {name!r}: a name is letters, digits, - and _")
+            continue
+        if not isinstance(body, Mapping) or not isinstance(body.get("description"), str) or not isinstance(body.get("prompt"), str):
+            problems.append(f"agent {name!r}: needs a string description and prompt")
+            continue
+        tools = body.get("tools")
+        listed = tuple(str(t) for t in tools) if isinstance(tools, list) else ()
+        model = body.get("model")
+        chosen = model if isinstance(model, str) and model and model not in MODEL_ALIASES else None
+        ignored = sorted(key for key, value in body.items() if key not in ("description", "prompt", "tools", "model") and value not in (None, [], ""))
+        if ignored:
+            problems.append(f"agent {name!r}: {', '.join(ignored)} not supported, ignored")
+        found.append(AgentDefinition(name, body["description"], body["prompt"], listed, chosen))
+    return tuple(found), tuple(problems)
+
+
 def _text(value: str | list[str] | None) -> str:
     return ", ".join(value) if isinstance(value, list) else (value or "")
 
@@ -182,6 +214,10 @@ class Subagents:
 
     def bind(self, host: SubagentHost) -> None:
         self.host = host
+
+    def add(self, definitions: Sequence[AgentDefinition]) -> None:
+        """Agents a program defines (the SDK's ``agents=``, ``--agents``): they replace a same-named file or built-in agent."""
+        self.definitions.update({d.name: d for d in definitions})
 
     def types(self) -> Sequence[SubagentType]:
         return [SubagentType(d.name, d.description, d.tools) for d in self.definitions.values()]

@@ -27,7 +27,7 @@ from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolC
 from pseudoclaude.agent.redacting import redacted_output
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
-from pseudoclaude.tools.permissions import Decision, Preview
+from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, Decision, Preview
 
 
 class PermissionGate(Protocol):
@@ -92,6 +92,15 @@ async def run_one(
         args = _parse_arguments(call)
     except _FormatError as error:
         return ToolOutput(str(error), is_error=True, summary="malformed arguments"), True
+    token = CURRENT_CALL.set(call.id)  # an approver or hook callback that names the call reads it
+    try:
+        return await _decided(call, tool, args, context, gate)
+    finally:
+        CURRENT_CALL.reset(token)
+
+
+async def _decided(call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext, gate: PermissionGate | None) -> tuple[ToolOutput, bool]:
+    """Run ``call`` as the gate decides (no gate: run it)."""
     if gate is None:
         return await _run(call, tool, args, context)
     try:
@@ -100,8 +109,13 @@ async def run_one(
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     if not decision.allowed:
         return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+    rewritten = decision.updated_input is not None and dict(decision.updated_input) != args
     if decision.updated_input is not None:
         args = dict(decision.updated_input)
+    if rewritten and decision.source == "approval":
+        refused = await _rejudged(tool, args, gate)
+        if refused is not None:
+            return refused, False
     if decision.outside_sandbox:
         context = dataclasses.replace(context, sandbox=None)
     output, format_error = await _run(call, tool, args, context)
@@ -110,7 +124,28 @@ async def run_one(
         output = await _escalated(call, tool, args, context, gate, output, blocked)
     if decision.saved_rule is not None:
         output = dataclasses.replace(output, display={**output.display, "rule_saved": str(decision.saved_rule)})
-    return output, format_error
+    return (_rewritten(output, args) if rewritten else output), format_error
+
+
+async def _rejudged(tool: Tool, args: Mapping[str, Any], gate: PermissionGate) -> ToolOutput | None:
+    """The policy's word on the input an approver rewrote a call to (not asking it again); the refusal, or None to run it."""
+    token = REJUDGING.set(True)
+    try:
+        again = await gate.check(tool, args, None)
+    except ToolError as error:
+        return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error")
+    finally:
+        REJUDGING.reset(token)
+    if again.allowed:
+        return None
+    why = f"the input the permission callback rewrote this call to is refused: {again.reason}"
+    return ToolOutput(f"Permission denied: {why}", is_error=True, summary="denied", display={"denied": why})
+
+
+def _rewritten(output: ToolOutput, args: Mapping[str, Any]) -> ToolOutput:
+    """The result of a call a hook or the approver rewrote: the arguments that ran head the content (the model, the session and the display see them)."""
+    note = f"(This call's input was changed before it ran (a hook or the permission callback); it ran with: {json.dumps(args, ensure_ascii=False)[:2000]})"
+    return dataclasses.replace(output, content=f"{note}\n{output.content}", display={**output.display, "updated_input": dict(args)})
 
 
 async def _escalated(

@@ -262,6 +262,10 @@ class ServerConnection:
             environ = os.environ if self.environ is None else self.environ
             params = StdioServerParameters(command=spec.command, args=list(spec.args), env={**environ, **spec.env}, cwd=self.workspace)
             return stdio_client(params, errlog=self._stderr)
+        if spec.transport == "sdk":
+            from pseudoclaude.mcp_client.sdk_transport import sdk_streams
+
+            return sdk_streams(spec.name)
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
 

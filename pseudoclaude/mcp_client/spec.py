@@ -22,11 +22,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping
 
-Transport = Literal["stdio", "http", "sse"]
+Transport = Literal["stdio", "http", "sse", "sdk"]
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 MAX_TOOL_NAME = 64
-_TYPES: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse"}
+_TYPES: dict[str, Transport] = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamablehttp": "http", "sse": "sse", "sdk": "sdk"}
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,8 @@ def _parse(name: str, source: str, raw: Mapping[str, Any], environ: Mapping[str,
     transport = _TYPES.get(kind)
     if transport is None:
         raise ValueError(f"unknown server type {kind!r}: use stdio, http or sse" if kind else "neither `command` nor `url` is given")
+    if transport == "sdk":  # in the Agent SDK's process, reached through it (sdk_transport)
+        return ServerSpec(name, source, "sdk")
     if transport == "stdio":
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():

@@ -66,7 +66,11 @@ class TaskTool:
 
     def __init__(self, subagents: Subagents) -> None:
         self.subagents = subagents
-        types = tuple(subagents.types())
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Describe the agent types anew (agents added after start-up, by the Agent SDK)."""
+        types = tuple(self.subagents.types())
         listing = "\n".join(f"- {t.name}: {t.description}" for t in types)
         self.description = (
             "Run a self-contained task (e.g. a wide codebase search) in a sub-agent with a fresh context that cannot see "

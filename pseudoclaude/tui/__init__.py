@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.claude_flags import ClaudeFlags, split_tool_rules, with_claude_flags
     from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
     from pseudoclaude.tui.stream_input import ControlChannel, StdioApprover, StreamDriver
-    from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer, print_claude
+    from pseudoclaude.tui.stream_json import ClaudeStream, HeadlessOptions, error_result, json_line_writer
+    from pseudoclaude.tui.stream_run import print_claude
 
 _LAZY = {
     "ClaudeFlags": "claude_flags",
@@ -34,7 +35,7 @@ _LAZY = {
     "StreamDriver": "stream_input",
     "error_result": "stream_json",
     "json_line_writer": "stream_json",
-    "print_claude": "stream_json",
+    "print_claude": "stream_run",
     "cancel_on_termination": "signals",
     "exit_code_for": "signals",
     "print_events": "headless",

@@ -24,6 +24,38 @@ from pseudoclaude.tools import builtin_registry
 
 COMMAND_LINE = Path("<command line>")
 
+REFUSED: Mapping[str, str] = {
+    "--task-budget": "task budgets are an Anthropic API beta PseudoClaude does not send; --max-budget-usd bounds a run's cost",
+    "--betas": "PseudoClaude sends the Anthropic beta headers its own features need and no others",
+    "--resume-session-at": "resuming at a message is not supported; --resume continues the whole session (--fork-session copies it)",
+    "--resume-drops-turn": "resuming with a turn dropped is not supported; --resume continues the whole session",
+    "--session-mirror": "SDK session stores are not supported; sessions are saved under the sessions folder",
+    "--plugin-dir": "Claude Code plugins are not supported; custom commands, agents, hooks and MCP servers are read from their own folders",
+    "--thinking-display": "reasoning is always shown as the provider sends it (Anthropic's thinking blocks, OpenAI's summaries)",
+}
+"""Claude Code flags (the Agent SDK's options) that PseudoClaude cannot honour: each is refused with its reason, never ignored."""
+
+
+def refused_flag(given: Mapping[str, object]) -> str | None:
+    """The one line for the first refused flag that was given (a value that is not None, False or empty), else None."""
+    for flag, value in given.items():
+        if value not in (None, False, "", [], ()):
+            return f"{flag} is not supported: {REFUSED[flag]}"
+    return None
+
+
+def agents_value(value: str | None) -> dict[str, Any] | None:
+    """``--agents``: a JSON object of name -> definition (the Agent SDK's ``AgentDefinition`` shape), or a file holding one."""
+    if value is None:
+        return None
+    try:
+        data = json.loads(value) if value.lstrip().startswith(("{", "[")) else json.loads(Path(value).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"--agents: cannot read {value[:80]!r} as JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ConfigError("--agents must be a JSON object of agent name -> {description, prompt, tools, model}")
+    return data
+
 
 @dataclass(frozen=True)
 class ClaudeFlags:

@@ -17,7 +17,11 @@ that does not start. End of input ends the process once the prompts already sent
 answered.
 
 With ``--permission-prompt-tool stdio`` a call the permission policy would ask
-about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``).
+about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``), naming
+the call (``tool_use_id``); an ``allow`` with a changed ``updatedInput`` runs
+that input instead. The SDK's ``agents`` (in ``initialize``) join the ``task``
+tool's agent types, and its in-process MCP servers are reached through
+``mcp_message`` requests (``mcp_client.sdk_transport``, installed here).
 """
 
 from __future__ import annotations
@@ -28,25 +32,43 @@ import os
 import sys
 import threading
 from collections import deque
-from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback, Stop
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
+from pseudoclaude.agent.subagents import AgentDefinition
 from pseudoclaude.llm import Image
-from pseudoclaude.tools import ToolTraits, builtin_registry
-from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionMode
+from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
+from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.tui.stream_run import feed_until_structured
+
+Expand = Callable[[str], "Expansion | None"]
+
+
+INITIALIZE_UNSUPPORTED: Mapping[str, str] = {
+    "skills": "PseudoClaude has no skills; custom commands and agents are read from .claude/commands and .claude/agents",
+    "forwardSubagentText": "a sub-agent's words stay in its own record; only its final report reaches the session",
+    "excludeDynamicSections": "the system prompt is ours and keeps its environment section",
+    "systemPromptSnapshot": "the system prompt is built by this process",
+}
+"""``initialize`` fields that change nothing here: each is one warning line, never silently dropped."""
+
 
 class DrivenAgent(StreamAgent, Protocol):
     """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
 
-    def run(self, prompt: str | None, *, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]: ...
+    def run(
+        self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
+    ) -> AsyncGenerator[Event, None]: ...
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
     def context_breakdown(self) -> ContextBreakdown: ...
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
+    def add_agents(self, definitions: Sequence[AgentDefinition]) -> None: ...
+    def agent_types(self) -> Sequence[SubagentType]: ...
+    async def start_mcp_servers(self) -> tuple[str, ...]: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -93,6 +115,8 @@ class ControlChannel:
         self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
         self._counter = 0
         self.closed = False
+        self.interrupt: Callable[[], None] = lambda: None
+        """Stop the running prompt, as an ``interrupt`` request does (the driver sets it; a ``deny`` with ``interrupt`` calls it)."""
 
     async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
         """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
@@ -136,16 +160,27 @@ class StdioApprover:
         self.traits = traits or _builtin_traits
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if REJUDGING.get():  # the SDK gave this input itself: the policy's other layers judge it, the SDK is not asked twice
+            return ApprovalAnswer("once")
         traits = self.traits(request.tool)
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
-        body = {"subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [], "description": request.summary}
+        body: dict[str, Any] = {
+            "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
+            "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None, "display_name": name,
+            **({"decision_reason": request.reason} if request.reason else {}),
+        }
         try:
             reply = await self.channel.request(body)
         except RuntimeError as error:
             return ApprovalAnswer("deny", f"the SDK's permission callback failed: {error}")
         if reply.get("behavior") == "allow":
+            updated = reply.get("updatedInput")
+            if isinstance(updated, dict) and updated != arguments:
+                return ApprovalAnswer("once", updated_input=traits.from_claude(updated) if traits is not None else dict(updated))
             return ApprovalAnswer("once")
+        if reply.get("interrupt"):  # PermissionResultDeny(interrupt=True): the refusal is recorded, then the prompt stops
+            asyncio.get_running_loop().call_soon(self.channel.interrupt)
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 
 
@@ -183,8 +218,12 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
+    def __init__(
+        self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, expand: Expand | None = None
+    ) -> None:
         self.agent = agent
+        self.expand = expand
+        """A custom command's expansion (``/review src``), or None when the line is no custom command."""
         self.claude = claude
         self.channel = channel
         self.err = err
@@ -195,6 +234,10 @@ class StreamDriver:
 
     async def serve(self) -> bool:
         """Serve until end of input and the last prompt answered; whether the last result was a success."""
+        from pseudoclaude.mcp_client.sdk_transport import install
+
+        install(self.channel.request)
+        self.channel.interrupt = self._cancel_turn
         _read_lines_in_thread(self._wake, asyncio.get_running_loop())
         ended = False
         while not (ended and not self.prompts and self.turn is None):
@@ -245,9 +288,13 @@ class StreamDriver:
         if subtype == "initialize":
             self._register_hooks(request.get("hooks"))
             if request.get("agents"):
-                self._warn("SDK agent definitions are ignored: PseudoClaude has no subagents")
+                self._add_agents(request["agents"])
+            for key, why in INITIALIZE_UNSUPPORTED.items():
+                if request.get(key):
+                    self._warn(f"warning: initialize's {key} is not supported: {why}")
             return {
-                "commands": [{"name": "compact", "description": "Summarize the conversation now", "argumentHint": "[focus]"}],
+                "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands()],
+                "agents": [{"name": t.name, "description": t.description} for t in self.agent.agent_types()],
                 "output_style": "default",
                 "available_output_styles": ["default"],
                 "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
@@ -270,6 +317,15 @@ class StreamDriver:
         if subtype == "get_context_usage":
             return context_usage(self.agent.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
+
+    def _add_agents(self, raw: Any) -> None:
+        """The SDK's ``agents=``: offered to the ``task`` tool from the next request; what we cannot honour is one warning line each."""
+        from pseudoclaude.agent.subagents import sdk_agents
+
+        definitions, problems = sdk_agents(raw)
+        for problem in problems:
+            self._warn(f"warning: {problem}")
+        self.agent.add_agents(definitions)
 
     def _register_hooks(self, hooks: Any) -> None:
         """The SDK's hook callbacks, by event and matcher: each call becomes a ``hook_callback`` request.
@@ -299,9 +355,13 @@ class StreamDriver:
 
     def _callback(self, callback_id: str) -> HookCallback:
         async def call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
-            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": None})
+            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None})
 
         return call
+
+    def _cancel_turn(self) -> None:
+        if self.turn is not None and not self.turn.done():
+            self.turn.cancel()
 
     async def _interrupt(self) -> None:
         turn = self.turn
@@ -320,7 +380,17 @@ class StreamDriver:
     async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
         self.claude.begin()
+        try:
+            failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
+        except asyncio.CancelledError:
+            self.claude.emit(self.claude.init_event())
+            self.last_ok = False
+            self.claude.finish(interrupted=True)
+            return
         self.claude.emit(self.claude.init_event())
+        for line in failures:
+            self._warn(f"warning: {line}")
+            self.claude.feed(Progress("warning", line))
         if prompt.error:
             self._warn(prompt.error)
             self.claude.feed(Stop("error", "", 0, prompt.error))
@@ -329,12 +399,12 @@ class StreamDriver:
         stripped = prompt.text.strip()
         if not prompt.images and (stripped == "/compact" or stripped.startswith("/compact ")):
             events = self.agent.compact(stripped[len("/compact"):].strip() or None)
+        elif (expansion := self.expand(stripped) if self.expand is not None and stripped.startswith("/") else None) is not None:
+            events = self.agent.run(expansion.prompt, images=prompt.images, model=expansion.model, allowed_tools=expansion.allowed_tools)
         else:
             events = self.agent.run(prompt.text, images=prompt.images)
         try:
-            async with aclosing(events) as stream:
-                async for event in stream:
-                    self.claude.feed(event)
+            await feed_until_structured(events, self.claude, lambda text: self.agent.run(text))
         except asyncio.CancelledError:
             self.last_ok = False
             self.claude.finish(interrupted=True)

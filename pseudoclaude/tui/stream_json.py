@@ -18,21 +18,20 @@ result object. It never raises on an event it does not know: it skips it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import (
     AssistantMessage, ErrorEvent, Event, Progress, PromptChoice, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted,
     ToolInputDelta, ToolInputStart, UsageReport,
 )
-from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.headless import json_line
+from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
 from pseudoclaude.tui.stream_partial import PartialMessage
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, context_window, cost_usd
@@ -44,7 +43,20 @@ if TYPE_CHECKING:
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
 
-SLASH_COMMANDS = ("compact",)
+STRUCTURED_TOOL = "structured_output"
+
+TERMINAL_REASONS: Mapping[str, str] = {
+    "end_turn": "completed",
+    "max_turns": "max_turns",
+    "max_budget": "budget_exhausted",
+    "error": "api_error",
+    "context_overflow": "prompt_too_long",
+    "structured_output": "structured_output_retry_exhausted",
+}
+"""Our stop reasons as Claude Code's ``terminal_reason``; an interrupt is ``aborted_tools`` or ``aborted_streaming`` (a call open or not)."""
+
+ABORTED_TOOL_RESULT = "[Request interrupted by user for tool use]"
+"""What Claude Code puts in the ``tool_result`` of a call an interrupt cut off."""
 
 RESULT_SUBTYPES: Mapping[str, str] = {
     "end_turn": "success",
@@ -53,6 +65,7 @@ RESULT_SUBTYPES: Mapping[str, str] = {
     "interrupted": "error_during_execution",
     "error": "error_during_execution",
     "context_overflow": "error_during_execution",
+    "structured_output": "error_max_structured_output_retries",
 }
 
 Write = Callable[[Mapping[str, Any]], None]
@@ -70,6 +83,10 @@ class HeadlessOptions:
     session_id: str | None = None
     images: tuple[Image, ...] = ()
     """``-i/--image`` files, checked and fitted before any request; they ride on the ``-p`` prompt."""
+    json_schema: Mapping[str, Any] | None = None
+    """``--json-schema`` (the SDK's ``output_format``), checked: the run must end with a matching ``structured_output``."""
+    agents: Mapping[str, Any] | None = None
+    """``--agents`` JSON: sub-agent types added to the ``task`` tool's (the SDK sends its ``agents=`` in ``initialize`` instead)."""
 
 
 class StreamAgent(Protocol):
@@ -126,6 +143,7 @@ def error_result(message: str, session_id: str = "", subtype: str = "error_durin
         "modelUsage": {},
         "permission_denials": [],
         "errors": [message],
+        "terminal_reason": "turn_setup_failed",
         "uuid": str(uuid.uuid4()),
     }
 
@@ -142,8 +160,11 @@ class _Run:
     denials: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    finished: set[str] = field(default_factory=set)
     pending: AssistantMessage | None = None
     streaming: PartialMessage | None = None
+    structured: Any = None
+    structured_given: bool = False
     stop: Stop | None = None
 
 
@@ -154,10 +175,18 @@ class ClaudeStream:
     (for the result's counters and denials) but nothing but the result is printed.
     """
 
-    def __init__(self, agent: StreamAgent, write: Write | None, *, partial: bool = False) -> None:
+    def __init__(
+        self, agent: StreamAgent, write: Write | None, *, partial: bool = False, commands: Callable[[], Sequence[SlashCommand]] | None = None,
+        agents: Callable[[], Sequence[str]] | None = None, structured: bool = False,
+    ) -> None:
         self.agent = agent
         self.write = write
         self.partial = partial
+        self.commands = commands or (lambda: (COMPACT,))
+        """The slash commands a ``user`` line can run, asked anew for each ``init`` (MCP prompts appear once their servers are ready)."""
+        self.agents = agents or (lambda: ())
+        self.structured = structured
+        """The caller asked for structured output (``--json-schema``): a run that ends without it is an error."""
         self.run = _Run()
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
@@ -178,10 +207,10 @@ class ClaudeStream:
             "mcp_servers": mcp_statuses(self.agent),
             "model": self.agent.model,
             "permissionMode": self.agent.mode.claude_name,
-            "slash_commands": list(SLASH_COMMANDS),
+            "slash_commands": [command.name for command in self.commands()],
             "apiKeySource": "none",
             "output_style": "default",
-            "agents": [],
+            "agents": list(self.agents()),
             "skills": [],
             "plugins": [],
             "claude_code_version": CLAUDE_CODE_PROTOCOL,
@@ -226,11 +255,18 @@ class ClaudeStream:
         if run.streaming is not None:
             run.streaming.close([], None)
             run.streaming = None
+        aborted = [call_id for call_id in run.calls if call_id not in run.finished] if interrupted else []
+        for call_id in aborted:
+            self._aborted_result(call_id)
         stop = run.stop
-        reason = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        reason: str = "interrupted" if interrupted else (stop.reason if stop is not None else "error")
+        if reason == "end_turn" and self.structured and not run.structured_given:
+            reason = "structured_output"
+            run.errors.append("the model ended without a structured_output matching the schema")
+        terminal = ("aborted_tools" if aborted else "aborted_streaming") if interrupted else TERMINAL_REASONS.get(reason, "api_error")
         subtype = RESULT_SUBTYPES.get(reason, "error_during_execution")
         errors = list(run.errors)
-        if subtype != "success":
+        if subtype != "success" and reason != "structured_output":
             errors.append(stop.message if stop is not None and stop.message else ("interrupted" if interrupted else "the run did not finish"))
         if self.session_error is not None:
             subtype = "error_during_execution"
@@ -244,11 +280,13 @@ class ClaudeStream:
             "num_turns": run.turns,
             "result": stop.final_text if stop is not None else "",
             "stop_reason": reason,
+            "terminal_reason": terminal,
             "session_id": self.agent.session_id,
             "total_cost_usd": round(self.total_cost, 6),
             "usage": claude_usage(run.usage),
             "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
             "permission_denials": list(run.denials),
+            **({"structured_output": run.structured} if run.structured_given else {}),
             "turns": stop.turns if stop is not None else run.turns,
             "error": None if subtype == "success" else errors[-1],
             "session_usage": dict(self.session_usage),
@@ -272,6 +310,7 @@ class ClaudeStream:
         blocks: list[dict[str, Any]] = [block for part in event.thinking if (block := _thinking_block(part))]
         blocks += [{"type": "text", "text": event.text}] if event.text else []
         for call in event.tool_calls:
+            self.run.calls.setdefault(str(call.get("id", "")), (str(call.get("name", "")), _arguments(call)))
             name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
             blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
         stop_reason = "tool_use" if event.tool_calls else "end_turn"
@@ -304,8 +343,25 @@ class ClaudeStream:
             self._assistant(run.pending, event)
         run.mark = time.monotonic()
 
+    def _aborted_result(self, call_id: str) -> None:
+        """The ``tool_result`` of a call an interrupt cut off (the runner records its own "interrupted" result in the session)."""
+        self.run.finished.add(call_id)
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": ABORTED_TOOL_RESULT, "is_error": True}
+        self.emit(self._stamp({
+            "type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": None,
+            "tool_use_result": {"summary": "interrupted", "interrupted": True},
+        }))
+
+    def needs_structured_output(self) -> bool:
+        """The run ended well but without the structured output the caller asked for (the driver nudges the model)."""
+        stop = self.run.stop
+        return self.structured and not self.run.structured_given and stop is not None and stop.reason == "end_turn"
+
     def _tool_result(self, event: ToolCallFinished) -> None:
         run = self.run
+        run.finished.add(event.call_id)
+        if event.name == STRUCTURED_TOOL and not event.is_error and "structured_output" in event.display:
+            run.structured, run.structured_given = event.display["structured_output"], True
         name, arguments = run.calls.get(event.call_id, (event.name, {}))
         if event.denied:
             claude_name, claude_input = self._claude_call(name, arguments)
@@ -407,34 +463,6 @@ def _usage_dict(event: UsageReport | None) -> dict[str, int]:
         "cache_read_tokens": event.cache_read_tokens,
         "cache_write_tokens": event.cache_write_tokens,
     }
-
-
-async def print_claude(events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None) -> dict[str, Any]:
-    """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
-
-    Warnings (an MCP server that failed, a setting ignored) also go to ``err``
-    as one line each, as in every output format. A cancelled run (an
-    interrupt, a signal) still prints its result, then the cancellation goes on.
-    """
-    claude.begin()
-    try:
-        async for event in events:
-            claude.feed(event)
-            if err is not None and isinstance(event, Progress) and event.kind == "warning":
-                err.write(f"[warning] {for_terminal(event.message)}\n")
-                err.flush()
-    except asyncio.CancelledError:
-        _print_result(claude, claude.finish(interrupted=True), out)
-        raise
-    result = claude.finish()
-    _print_result(claude, result, out)
-    return result
-
-
-def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) -> None:
-    if claude.write is None:
-        out.write(json_line(result))
-        out.flush()
 
 
 def _thinking_block(part: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -235,3 +235,43 @@ def _wait_until(condition: Any, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def test_json_schema_and_agents_flags_give_structured_output_and_an_agent_type(workspace: Path, tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    agents = {"checker": {"description": "Checks things", "prompt": "You check.", "tools": ["Read"], "model": "sonnet"}}
+    script = [Reply(calls=(Call("structured_output", json.dumps({"n": 3})),)), Reply(text="Three.")]
+    with fake_server("anthropic", script) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        args = ["-p", "count", "--output-format", "json", "--json-schema", json.dumps(schema), "--agents", json.dumps(agents)]
+        done = run_cli(args, workspace, env)
+        task = next(t for t in server.requests[0]["tools"] if t["name"] == "task")
+    assert done.returncode == 0, done.stderr
+    (result,) = json_lines(done.stdout)
+    assert result["structured_output"] == {"n": 3} and result["terminal_reason"] == "completed"
+    assert "checker" in task["input_schema"]["properties"]["subagent_type"]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--betas", "interleaved-thinking-2025-05-14"], "--betas is not supported: "),
+        (["--task-budget", "5000"], "--task-budget is not supported: "),
+        (["--json-schema", '{"type": "nonsense"}'], "--json-schema is not a valid JSON schema"),
+        (["--agents", "[1]"], "--agents must be a JSON object"),
+    ],
+)
+def test_sdk_flags_we_cannot_honour_are_refused_in_one_line(flags: list[str], says: str, workspace: Path, tmp_path: Path) -> None:
+    done = run_cli(["-p", "hi", "--output-format", "json", *flags], workspace, cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home"))
+    assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    (result,) = json_lines(done.stdout)
+    assert result["is_error"] and says in result["errors"][0]
+
+
+def test_an_sdk_mcp_server_without_the_sdk_fails_in_one_line_and_the_run_goes_on(workspace: Path, tmp_path: Path) -> None:
+    config = json.dumps({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}})
+    with fake_server("anthropic", [Reply(text="Fine.")]) as server:
+        done = run_cli(["-p", "hi", "--output-format", "json", "--mcp-config", config], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
+    assert done.returncode == 0, done.stderr
+    assert "MCP server 'calc'" in done.stderr and "needs --input-format stream-json" in done.stderr
+    assert json_lines(done.stdout)[-1]["result"] == "Fine."

@@ -139,6 +139,10 @@ def test_interrupt_stops_the_turn_and_the_session_goes_on(kind: str, cli_path: s
         assert "interrupted" in json.dumps(server.requests[-1]).lower()
     stopped = seen["interrupted"][-1]
     assert isinstance(stopped, sdk.ResultMessage) and stopped.is_error and stopped.subtype == "error_during_execution"
+    assert stopped.terminal_reason == "aborted_tools"
+    aborted = [b for m in seen["interrupted"] if isinstance(m, sdk.UserMessage) for b in m.content if isinstance(b, sdk.ToolResultBlock)]
+    assert len(aborted) == 1 and aborted[0].is_error and "interrupted" in str(aborted[0].content), "the aborted call gets its tool_result"
+    assert seen["after"][-1].terminal_reason == "completed"
     assert seen["after"][-1].subtype == "success" and seen["after"][-1].result == "Still here."
 
 
@@ -199,8 +203,11 @@ def test_control_requests_switch_mode_and_refuse_what_is_not_implemented(cli_pat
 def test_sdk_hook_callbacks_guard_tool_calls(cli_path: str, workspace: Path) -> None:
     seen: list[dict[str, Any]] = []
 
+    ids: list[Any] = []
+
     async def guard(data: Any, tool_use_id: Any, context: Any) -> Any:
         seen.append(data)
+        ids.append(tool_use_id)
         if "rm -rf" in data["tool_input"].get("command", ""):
             return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no rm -rf"}}
         return {}
@@ -217,6 +224,7 @@ def test_sdk_hook_callbacks_guard_tool_calls(cli_path: str, workspace: Path) -> 
     assert (workspace / "build").is_dir() and "no rm -rf" in sent and "checked by the SDK" in sent
     assert [d["tool_input"]["command"] for d in result.permission_denials] == ["rm -rf build"]
     assert [(p["tool_name"], p["hook_event_name"]) for p in seen] == [("Bash", "PreToolUse"), ("Bash", "PreToolUse")]
+    assert len(set(ids)) == 2 and all(isinstance(i, str) and i for i in ids), "each callback is told which call it judges"
 
 
 def test_sdk_hooks_we_cannot_honour_are_refused_not_ignored(cli_path: str, workspace: Path) -> None:

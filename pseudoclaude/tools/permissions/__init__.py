@@ -9,6 +9,8 @@ from pseudoclaude.tools.permissions.approval import (
     ApprovalAnswer,
     ApprovalRequest,
     Approver,
+    CURRENT_CALL,
+    REJUDGING,
     Decision,
     Preview,
 )
@@ -27,6 +29,8 @@ from pseudoclaude.tools.permissions.settings import (
 )
 
 __all__ = [
+    "CURRENT_CALL",
+    "REJUDGING",
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",

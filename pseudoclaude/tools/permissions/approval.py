@@ -7,6 +7,7 @@ names the flags that would have allowed the call.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, Protocol
 
@@ -42,8 +43,22 @@ class ApprovalRequest:
 
 @dataclass(frozen=True)
 class ApprovalAnswer:
+    """What came back. ``updated_input`` (our argument names): run the call with these arguments instead.
+
+    Only a program answers with one (the Agent SDK's ``can_use_tool`` that
+    sanitizes a command); the REPL's approver never does."""
+
     choice: Literal["once", "always", "deny"]
     reason: str = ""
+    updated_input: Mapping[str, Any] | None = None
+
+
+REJUDGING: ContextVar[bool] = ContextVar("rejudging_rewrite", default=False)
+"""Set while the policy judges the input an approver rewrote a call to: that approver answers "once" without asking again
+(the hard deny list, the deny rules and the mode still refuse what they refuse)."""
+
+CURRENT_CALL: ContextVar[str] = ContextVar("current_call", default="")
+"""The id of the tool call whose permission is being decided (set by the tool round, read by an approver that names it)."""
 
 
 Preview = Callable[[], str]
@@ -71,4 +86,4 @@ class Decision:
     outside_sandbox: bool = False
     """Run this command unconfined (``ToolContext.sandbox`` None): the user excluded its prefix, or approved it."""
     updated_input: Mapping[str, Any] | None = None
-    """Run the call with these arguments instead (a hook's ``updatedInput``, already judged by the policy)."""
+    """Run the call with these arguments instead (a hook's ``updatedInput``, or the approver's ``ApprovalAnswer.updated_input``: what runs, is shown and is recorded)."""

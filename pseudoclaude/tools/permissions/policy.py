@@ -258,13 +258,13 @@ class PermissionPolicy:
         request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff, reason=forced or "")
         answer = await self.approver.ask(request)
         if answer.choice == "once" or (answer.choice == "always" and forced is not None):
-            return Decision(True, "approved once by the user", "approval")
+            return Decision(True, "approved once by the user", "approval", updated_input=answer.updated_input)
         if answer.choice == "always":
             if suggested is not None:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
                     self.rule_sink(suggested)
-            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval", suggested)
+            return Decision(True, f"approved by the user; `{suggested}` is allowed from now on", "approval", suggested, updated_input=answer.updated_input)
         why = answer.reason.strip()
         return Decision(False, f"The user denied this call: {why}" if why else "The user denied this call.", "approval")
 
