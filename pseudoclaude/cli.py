@@ -108,6 +108,10 @@ def main_command(
     fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
+    allow_bypass: Annotated[
+        bool, typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself.")
+    ] = False,
+    replay_user_messages: Annotated[bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")] = False,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
@@ -122,6 +126,8 @@ def main_command(
 
     resuming = bool(resume or continue_latest)
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
+    if replay_user_messages and input_format != "stream-json":
+        problem = problem or "--replay-user-messages needs --input-format stream-json and --output-format stream-json"
     if problem:
         raise fail(problem, EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
@@ -184,6 +190,7 @@ def main_command(
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
         _images(image or [], input_format, prompt, output_format, settings.model),
+        replay_user_messages=replay_user_messages, allow_bypass=allow_bypass,
     )
     _leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
@@ -380,6 +387,14 @@ def _optional_prompt_value(argv: list[str]) -> list[str]:
     return out
 
 
+def _empty_flag_values(argv: list[str]) -> list[str]:
+    """The Agent SDK passes its ``extraArgs`` as ``--name ""``: the empty value of a switch is dropped, not read as a command."""
+    return [arg for index, arg in enumerate(argv) if not (arg == "" and index > 0 and argv[index - 1] in _SWITCHES_WITH_EMPTY_VALUE)]
+
+
+_SWITCHES_WITH_EMPTY_VALUE = ("--replay-user-messages", "--allow-dangerously-skip-permissions")
+
+
 def _leave(code: int) -> NoReturn:
     """End the process with ``code`` at once, once a session run has returned.
 
@@ -402,7 +417,7 @@ def _leave(code: int) -> NoReturn:
 
 def main() -> None:
     try:
-        app(args=_optional_prompt_value(sys.argv[1:]), prog_name="pseudoclaude")
+        app(args=_optional_prompt_value(_empty_flag_values(sys.argv[1:])), prog_name="pseudoclaude")
     except KeyboardInterrupt:
         sys.stderr.write("pseudoclaude: interrupted\n")
         _leave(EXIT_INTERRUPTED)

@@ -23,13 +23,16 @@ about becomes a ``can_use_tool`` request to the SDK (``StdioApprover``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
 import threading
+import uuid
 from collections import deque
 from contextlib import aclosing
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, HookCallback, Stop
@@ -67,6 +70,8 @@ class Prompt:
     text: str
     images: tuple[Image, ...] = ()
     error: str = ""
+    replay: Mapping[str, Any] | None = None
+    """The ``user`` line as read, echoed back with ``--replay-user-messages`` when its run starts."""
 
 
 def user_prompt(message: Any) -> Prompt | None:
@@ -149,6 +154,25 @@ class StdioApprover:
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 
 
+def replayed_user_message(line: Mapping[str, Any], session_id: str) -> dict[str, Any]:
+    """Claude Code's echo of a stdin ``user`` line (``--replay-user-messages``): the SDK's ``uuid`` kept, ``isReplay``.
+
+    Zed's ACP adapter waits for the echo of its own prompt's ``uuid`` before it
+    reads a ``result`` as that prompt's, so it is sent when the prompt's run
+    starts (after its ``init``), not when the line is read.
+    """
+    given = line.get("uuid")
+    return {
+        "type": "user",
+        "message": line.get("message"),
+        "session_id": session_id,
+        "parent_tool_use_id": None,
+        "uuid": given if isinstance(given, str) and given else str(uuid.uuid4()),
+        "timestamp": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+        "isReplay": True,
+    }
+
+
 def context_usage(model: str, view: ContextBreakdown) -> dict[str, Any]:
     """``/context`` in the shape of the SDK's ``ContextUsageResponse`` (counted by our compaction's estimator)."""
     categories = [
@@ -183,8 +207,13 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
+    def __init__(
+        self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, *, replay_user_messages: bool = False, allow_bypass: bool = False
+    ) -> None:
         self.agent = agent
+        self.replay_user_messages = replay_user_messages
+        # Claude Code's rule: bypass can be switched on later only if the process was started in it or allowed it.
+        self.bypass_available = allow_bypass or agent.mode is PermissionMode.BYPASS
         self.claude = claude
         self.channel = channel
         self.err = err
@@ -220,7 +249,7 @@ class StreamDriver:
             if prompt is None:
                 self._warn("ignored a user message without text or image content")
             else:
-                self.prompts.append(prompt)
+                self.prompts.append(dataclasses.replace(prompt, replay=data) if self.replay_user_messages else prompt)
         elif kind == "control_request":
             await self._control(data)
         elif kind == "control_response":
@@ -258,7 +287,13 @@ class StreamDriver:
             await self._interrupt()
             return {}
         if subtype == "set_permission_mode":
-            self.agent.set_mode(PermissionMode.parse(str(request.get("mode", ""))))
+            mode = PermissionMode.parse(str(request.get("mode", "")))
+            if mode is PermissionMode.BYPASS and not self.bypass_available:
+                raise ValueError(
+                    "Cannot set permission mode to bypassPermissions because the session was not launched with "
+                    "--dangerously-skip-permissions or --allow-dangerously-skip-permissions"
+                )
+            self.agent.set_mode(mode)
             return {"mode": self.agent.mode.claude_name}
         if subtype == "set_model":
             model = request.get("model")
@@ -319,8 +354,22 @@ class StreamDriver:
 
     async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
+        self._state("running")
+        try:
+            await self._run_prompt(prompt)
+        finally:
+            self._state("idle")
+
+    def _state(self, state: str) -> None:
+        """Claude Code's ``session_state_changed`` when the caller opts in (Zed's adapter ends a prompt's turn at ``idle``)."""
+        if os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "").lower() in ("1", "true", "yes", "on"):
+            self.claude.emit({"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.session_id})
+
+    async def _run_prompt(self, prompt: Prompt) -> None:
         self.claude.begin()
         self.claude.emit(self.claude.init_event())
+        if prompt.replay is not None:
+            self.claude.emit(replayed_user_message(prompt.replay, self.agent.session_id))
         if prompt.error:
             self._warn(prompt.error)
             self.claude.feed(Stop("error", "", 0, prompt.error))

@@ -70,6 +70,10 @@ class HeadlessOptions:
     session_id: str | None = None
     images: tuple[Image, ...] = ()
     """``-i/--image`` files, checked and fitted before any request; they ride on the ``-p`` prompt."""
+    replay_user_messages: bool = False
+    """``--replay-user-messages``: echo each stdin ``user`` line back (``isReplay``) when its run starts."""
+    allow_bypass: bool = False
+    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass later (loosens nothing itself)."""
 
 
 class StreamAgent(Protocol):
