@@ -251,6 +251,31 @@ def doctor_command(
     raise typer.Exit(doctor_exit_code(checks))
 
 
+@app.command("acp")
+def acp_command(
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name for every session.")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
+    permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")] = None,
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")] = False,
+    allow_bypass: Annotated[bool, typer.Option("--allow-dangerously-skip-permissions", help="Offer bypass among the editor's modes (it is never the starting mode unless asked).")] = False,
+    sandbox: Annotated[Optional[str], typer.Option("--sandbox", metavar="MODE", help="workspace-write (default where available) | read-only | off.")] = None,
+) -> None:
+    """Speak the Agent Client Protocol on stdin/stdout (Zed, JetBrains, Neovim, Emacs): docs/editors.md."""
+    try:
+        from pseudoclaude.acp import AcpOptions, serve_acp
+    except ImportError as error:
+        raise fail(f"acp needs the agent-client-protocol package ({error}): pip install agent-client-protocol", EXIT_USAGE) from None
+    if permission_mode is not None:
+        from pseudoclaude.config import PermissionMode
+
+        try:
+            PermissionMode.parse(permission_mode)
+        except ValueError as error:
+            raise fail(str(error), EXIT_USAGE) from None
+    _leave(serve_acp(AcpOptions(model, provider, permission_mode, sessions_dir, trust_workspace, allow_bypass, sandbox)))
+
+
 def _working_folder() -> Path:
     """The current folder, checked: a deleted or unreadable one is one line and exit 2, not a traceback."""
     try:
