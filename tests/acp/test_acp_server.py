@@ -47,7 +47,7 @@ def drive(client: RecordingClient, server_url: str, workspace: Path, body: Calla
             assert reply.agent_capabilities.load_session and reply.agent_info.name == "pseudoclaude"
             return await body(conn)
 
-    return asyncio.run(asyncio.wait_for(go(), 30))
+    return asyncio.run(asyncio.wait_for(go(), 90))
 
 
 def write_script(text: str = "Written.") -> list[Any]:
@@ -99,3 +99,86 @@ def test_a_rejected_edit_leaves_the_file_unwritten(workspace: Path) -> None:
     (finished,) = client.of("tool_call_update")
     assert finished.status == "failed"
     assert client.text().endswith("It was refused.")
+
+
+def test_cancel_ends_the_prompt_and_the_session_goes_on(workspace: Path) -> None:
+    hold = asyncio.Event()
+    client = RecordingClient("cancelled", hold=hold)
+
+    async def body(conn: Any) -> tuple[Any, Any]:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        running = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Write hello.txt")]))
+        await asyncio.wait_for(client.asked.wait(), 15)
+        await conn.cancel(session_id=session.session_id)
+        stopped = await running
+        hold.set()
+        after = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Are you there?")])
+        return stopped, after
+
+    with fake_server("anthropic", [*write_script()[:1], Reply(text="Still here.")]) as server:
+        stopped, after = drive(client, server.url, workspace, body)
+        assert server.rejections == [], "the cancelled call was left without a result"
+        assert "interrupted" in json.dumps(server.requests[-1]).lower()
+    assert stopped.stop_reason == "cancelled" and after.stop_reason == "end_turn"
+    assert not (workspace / "hello.txt").exists()
+    assert client.text().endswith("Still here.")
+
+
+def test_plan_and_modes(workspace: Path) -> None:
+    client = RecordingClient("allow_once")
+    todos = {"items": [{"content": "Read the notes", "status": "completed"}, {"content": "Write hello.txt", "status": "in_progress"}]}
+    script = [Reply(text="Planning.", calls=(Call("todo_write", json.dumps(todos)),)), *write_script("Done.")]
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        with pytest.raises(acp.RequestError):
+            await conn.set_session_mode(session_id=session.session_id, mode_id="bypass")
+        await conn.set_session_mode(session_id=session.session_id, mode_id="accept-edits")
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Plan, then write hello.txt")])
+
+    with fake_server("anthropic", script) as server:
+        reply = drive(client, server.url, workspace, body)
+        assert server.rejections == []
+    assert reply.stop_reason == "end_turn" and (workspace / "hello.txt").read_text() == "hello\n"
+    assert client.permissions == [], "accept-edits writes without asking"
+    (plan,) = client.of("plan")
+    assert [(entry.content, entry.status) for entry in plan.entries] == [("Read the notes", "completed"), ("Write hello.txt", "in_progress")]
+    assert [call.title for call in client.of("tool_call")] == ["write_file hello.txt"], "the todo list is the plan, not a tool call"
+
+
+def test_bypass_is_offered_only_when_allowed(workspace: Path) -> None:
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.set_session_mode(session_id=session.session_id, mode_id="bypass")
+        return session
+
+    with fake_server("anthropic", []) as server:
+        session = drive(RecordingClient(), server.url, workspace, body, "--allow-dangerously-skip-permissions")
+    assert session.modes.current_mode_id == "default" and "bypass" in [mode.id for mode in session.modes.available_modes]
+
+
+def test_load_session_replays_a_saved_session_and_goes_on(workspace: Path) -> None:
+    first, second = RecordingClient(), RecordingClient()
+
+    async def start(conn: Any) -> str:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Remember the word kumquat.")])
+        return str(session.session_id)
+
+    with fake_server("anthropic", [Reply(text="Noted: kumquat."), Reply(text="It was kumquat.")]) as server:
+        session_id = drive(first, server.url, workspace, start)
+
+        async def load(conn: Any) -> Any:
+            listed = await conn.list_sessions(cwd=str(workspace))
+            assert [info.session_id for info in listed.sessions] == [session_id]
+            await conn.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
+            replay = list(second.updates)
+            reply = await conn.prompt(session_id=session_id, prompt=[acp.text_block("Which word?")])
+            return replay, reply
+
+        replay, reply = drive(second, server.url, workspace, load)
+        assert server.rejections == [] and "kumquat" in json.dumps(server.requests[-1])
+    kinds = [update.session_update for update in replay]
+    assert kinds == ["user_message_chunk", "agent_message_chunk"]
+    assert replay[0].content.text == "Remember the word kumquat." and replay[1].content.text == "Noted: kumquat."
+    assert reply.stop_reason == "end_turn" and second.text().endswith("It was kumquat.")
