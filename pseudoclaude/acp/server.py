@@ -20,6 +20,7 @@ child process) can corrupt the stream.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from contextlib import aclosing
@@ -38,6 +39,7 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
+    McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
@@ -107,6 +109,7 @@ class PseudoClaudeAcp:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities(), resume=SessionResumeCapabilities()),
             ),
             agent_info=Implementation(name="pseudoclaude", title="PseudoClaude", version=__version__),
@@ -117,18 +120,18 @@ class PseudoClaudeAcp:
         return AuthenticateResponse()
 
     async def new_session(self, cwd: str, additional_directories: Any = None, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
-        session = self._open(cwd, None)
+        session = self._open(cwd, None, mcp_servers)
         return NewSessionResponse(session_id=session.agent.session_id, modes=self._modes(session.agent.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
-        session = self._open(cwd, session_id)
+        session = self._open(cwd, session_id, mcp_servers)
         _, messages = session.agent.transcript()
         for update in replayed(messages, session.mapper):
             await self.client.session_update(session_id=session_id, update=update)
         return LoadSessionResponse(modes=self._modes(session.agent.mode))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> ResumeSessionResponse:
-        session = self._open(cwd, session_id)
+        session = self._open(cwd, session_id, mcp_servers)
         return ResumeSessionResponse(modes=self._modes(session.agent.mode))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
@@ -225,8 +228,8 @@ class PseudoClaudeAcp:
             update = CurrentModeUpdate(session_update="current_mode_update", current_mode_id=session.mode.value)
             await self.client.session_update(session_id=session.agent.session_id, update=update)
 
-    def _open(self, cwd: str, resume_id: str | None) -> _Session:
-        """Build (or resume) a session in ``cwd`` with this server's flags; one line on stderr per notice."""
+    def _open(self, cwd: str, resume_id: str | None, mcp_servers: Any = None) -> _Session:
+        """Build (or resume) a session in ``cwd`` with this server's flags and the editor's MCP servers; one line on stderr per notice."""
         from pseudoclaude.session import SessionError
 
         if resume_id is not None and resume_id in self.sessions:
@@ -237,7 +240,7 @@ class PseudoClaudeAcp:
         options = self.options
         flags = Flags(
             model=options.model, provider=options.provider, permission_mode=options.permission_mode, sessions_dir=options.sessions_dir,
-            trust_workspace=options.trust_workspace, sandbox=options.sandbox,
+            trust_workspace=options.trust_workspace, sandbox=options.sandbox, mcp_config=mcp_config(mcp_servers or ()),
         )
         try:
             settings = load_settings(workspace, flags)
@@ -278,6 +281,18 @@ class PseudoClaudeAcp:
     def _warn(self, message: str) -> None:
         self.err.write(f"pseudoclaude: {message}\n")
         self.err.flush()
+
+
+def mcp_config(servers: Any) -> tuple[str, ...]:
+    """The MCP servers the editor passes (its own context servers) as one ``--mcp-config`` value, beside the configured ones."""
+    declared: dict[str, dict[str, Any]] = {}
+    for server in servers:
+        kind = getattr(server, "type", None)
+        if kind in ("http", "sse"):
+            declared[server.name] = {"type": kind, "url": server.url, "headers": {h.name: h.value for h in server.headers or ()}}
+        elif hasattr(server, "command"):
+            declared[server.name] = {"command": server.command, "args": list(server.args or ()), "env": {e.name: e.value for e in server.env or ()}}
+    return (json.dumps({"mcpServers": declared}),) if declared else ()
 
 
 class _Client:

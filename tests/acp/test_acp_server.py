@@ -182,3 +182,23 @@ def test_load_session_replays_a_saved_session_and_goes_on(workspace: Path) -> No
     assert kinds == ["user_message_chunk", "agent_message_chunk"]
     assert replay[0].content.text == "Remember the word kumquat." and replay[1].content.text == "Noted: kumquat."
     assert reply.stop_reason == "end_turn" and second.text().endswith("It was kumquat.")
+
+
+def test_the_editors_mcp_servers_join_the_session(workspace: Path) -> None:
+    from acp.schema import McpServerStdio
+
+    demo = REPO / "tests/extensions/mcp_demo_server.py"
+    client = RecordingClient("allow_once")
+    script = [Reply(text="Echo.", calls=(Call("mcp__demo__echo", json.dumps({"text": "hello"})),)), Reply(text="Echoed.")]
+
+    async def body(conn: Any) -> Any:
+        server = McpServerStdio(name="demo", command=sys.executable, args=[str(demo)], env=[])
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Echo hello")])
+
+    with fake_server("anthropic", script) as server:
+        reply = drive(client, server.url, workspace, body)
+        assert server.rejections == [] and "echo: hello" in json.dumps(server.requests[-1])
+    assert reply.stop_reason == "end_turn"
+    (finished,) = client.of("tool_call_update")
+    assert finished.status == "completed" and "echo: hello" in finished.content[0].content.text
