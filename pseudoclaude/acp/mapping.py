@@ -31,7 +31,7 @@ from acp.schema import (
     ToolCallStart,
 )
 
-from pseudoclaude.agent import ErrorEvent, Event, Progress, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted
+from pseudoclaude.agent import ErrorEvent, Event, Progress, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted
 from pseudoclaude.tools import ToolTraits
 
 Update = Any
@@ -85,6 +85,10 @@ class EventMapper:
             return [helpers.update_agent_thought_text(f"\n{event.message}\n")]
         if isinstance(event, ErrorEvent):
             return [helpers.update_agent_message_text(f"\n\nError: {event.message or event.error}\n")]
+        if isinstance(event, SessionWriteFailed):
+            return [helpers.update_agent_message_text(f"\n\nWarning: {event.message}\n")]
+        if isinstance(event, Stop) and event.reason not in ("end_turn", "interrupted") and event.message:
+            return [helpers.update_agent_message_text(f"\n\nStopped: {event.message}\n")]
         return []
 
     def view(self, call_id: str, name: str, arguments: Mapping[str, Any]) -> CallView:

@@ -34,6 +34,10 @@ from acp import RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    Cost,
     CurrentModeUpdate,
     Implementation,
     InitializeResponse,
@@ -51,6 +55,8 @@ from acp.schema import (
     SessionModeState,
     SessionResumeCapabilities,
     SetSessionModeResponse,
+    UnstructuredCommandInput,
+    UsageUpdate,
 )
 
 from pseudoclaude import __version__
@@ -121,6 +127,7 @@ class PseudoClaudeAcp:
 
     async def new_session(self, cwd: str, additional_directories: Any = None, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         session = self._open(cwd, None, mcp_servers)
+        self._announce_commands(session)
         return NewSessionResponse(session_id=session.agent.session_id, modes=self._modes(session.agent.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
@@ -128,10 +135,12 @@ class PseudoClaudeAcp:
         _, messages = session.agent.transcript()
         for update in replayed(messages, session.mapper):
             await self.client.session_update(session_id=session_id, update=update)
+        self._announce_commands(session)
         return LoadSessionResponse(modes=self._modes(session.agent.mode))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> ResumeSessionResponse:
         session = self._open(cwd, session_id, mcp_servers)
+        self._announce_commands(session)
         return ResumeSessionResponse(modes=self._modes(session.agent.mode))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
@@ -207,7 +216,12 @@ class PseudoClaudeAcp:
         """One prompt's run: its events to the editor; the ACP stop reason (an error is a JSON-RPC error)."""
         stop: Stop | None = None
         session_id = session.agent.session_id
-        async with aclosing(session.agent.run(text, images=images)) as events:
+        command = text.strip()
+        if not images and (command == "/compact" or command.startswith("/compact ")):
+            run = session.agent.compact(command[len("/compact"):].strip() or None)
+        else:
+            run = session.agent.run(text, images=images)
+        async with aclosing(run) as events:
             async for event in events:
                 for update in session.mapper.updates(event):
                     await self.client.session_update(session_id=session_id, update=update)
@@ -215,6 +229,7 @@ class PseudoClaudeAcp:
                     await self._report_mode(session)
                 if isinstance(event, Stop):
                     stop = event
+        await self.client.session_update(session_id=session_id, update=usage_update(session.agent))
         if stop is None:
             return "end_turn"
         if stop.reason in _STOP_REASONS:
@@ -264,6 +279,19 @@ class PseudoClaudeAcp:
         self.sessions[agent.session_id] = session
         return session
 
+    def _announce_commands(self, session: _Session) -> None:
+        """The slash commands, once the editor has the session's id (sent just after the response, as Zed's adapter does)."""
+        update = AvailableCommandsUpdate(
+            session_update="available_commands_update",
+            available_commands=[AvailableCommand(name="compact", description="Summarize the conversation now", input=AvailableCommandInput(root=UnstructuredCommandInput(hint="[focus]")))],
+        )
+
+        async def announce() -> None:
+            await asyncio.sleep(0.05)
+            await self.client.session_update(session_id=session.agent.session_id, update=update)
+
+        asyncio.ensure_future(announce())
+
     def _session(self, session_id: str) -> _Session:
         session = self.sessions.get(session_id)
         if session is None:
@@ -281,6 +309,13 @@ class PseudoClaudeAcp:
     def _warn(self, message: str) -> None:
         self.err.write(f"pseudoclaude: {message}\n")
         self.err.flush()
+
+
+def usage_update(agent: Agent) -> UsageUpdate:
+    """What the REPL's status line shows of the context and the cost, after each prompt."""
+    status = agent.status()
+    cost = Cost(amount=status.cost_usd, currency="USD") if status.cost_usd is not None else None
+    return UsageUpdate(session_update="usage_update", used=status.context_tokens, size=status.context_window, cost=cost)
 
 
 def mcp_config(servers: Any) -> tuple[str, ...]:

@@ -82,6 +82,10 @@ def test_an_allowed_edit_writes_the_file_and_the_editor_sees_the_call(workspace:
     assert {option.kind for option in options} >= {"allow_once", "reject_once"}
     (finished,) = client.of("tool_call_update")
     assert finished.tool_call_id == started.tool_call_id and finished.status == "completed"
+    (usage,) = client.of("usage_update")
+    assert usage.size > usage.used > 0 and usage.cost is not None and usage.cost.amount > 0
+    (commands,) = client.of("available_commands_update")
+    assert [command.name for command in commands.available_commands] == ["compact"]
 
 
 def test_a_rejected_edit_leaves_the_file_unwritten(workspace: Path) -> None:
@@ -108,7 +112,7 @@ def test_cancel_ends_the_prompt_and_the_session_goes_on(workspace: Path) -> None
     async def body(conn: Any) -> tuple[Any, Any]:
         session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         running = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Write hello.txt")]))
-        await asyncio.wait_for(client.asked.wait(), 15)
+        await asyncio.wait_for(client.asked.wait(), 60)
         await conn.cancel(session_id=session.session_id)
         stopped = await running
         hold.set()
