@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from acp import helpers
 from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
 
 from pseudoclaude.acp.mapping import CallView, EventMapper
@@ -84,8 +85,6 @@ def _question(view: CallView, request: ApprovalRequest) -> ToolCallUpdate:
     content = list(start.content or [])
     detail = request.reason or (request.summary if request.kind != "call" else "")
     if detail:
-        from acp import helpers
-
         content.append(helpers.tool_content(helpers.text_block(detail)))
     return ToolCallUpdate(
         tool_call_id=view.call_id, title=view.title, kind=start.kind, status="pending", content=content or None, locations=start.locations, raw_input=dict(request.args),

@@ -206,3 +206,23 @@ def test_the_editors_mcp_servers_join_the_session(workspace: Path) -> None:
     assert reply.stop_reason == "end_turn"
     (finished,) = client.of("tool_call_update")
     assert finished.status == "completed" and "echo: hello" in finished.content[0].content.text
+
+
+def test_leaving_plan_mode_is_asked_and_the_new_mode_reaches_the_editor(workspace: Path) -> None:
+    client = RecordingClient("allow_always")
+    plan = "1. Write hello.txt"
+    script = [Reply(text="My plan.", calls=(Call("exit_plan_mode", json.dumps({"plan": plan})),)), *write_script("Done.")]
+
+    async def body(conn: Any) -> Any:
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        assert session.modes.current_mode_id == "plan"
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Plan it, then do it")])
+
+    with fake_server("anthropic", script) as server:
+        reply = drive(client, server.url, workspace, body, "--permission-mode", "plan")
+        assert server.rejections == []
+    assert reply.stop_reason == "end_turn" and (workspace / "hello.txt").read_text() == "hello\n"
+    (question, options), = client.permissions
+    assert question.kind == "switch_mode" and plan in question.content[-1].content.text
+    assert [option.name for option in options] == ["Yes, and accept edits", "Yes, and ask before each edit", "No, keep planning"]
+    assert [update.current_mode_id for update in client.of("current_mode_update")] == ["accept-edits"]
