@@ -37,9 +37,9 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def drive(client: RecordingClient, server_url: str, workspace: Path, body: Callable[[Any], Awaitable[Any]], *args: str) -> Any:
+def drive(client: RecordingClient, server_url: str, workspace: Path, body: Callable[[Any], Awaitable[Any]], *args: str, **extra_env: str) -> Any:
     """Start ``pseudoclaude acp`` in ``workspace``, initialize, run ``body(conn)``; the process is reaped whatever happens."""
-    env = {**cli_env("anthropic", server_url, workspace.parent / "home"), "PYTHONPATH": str(REPO)}
+    env = {**cli_env("anthropic", server_url, workspace.parent / "home"), "PYTHONPATH": str(REPO), **extra_env}
 
     async def go() -> Any:
         async with acp.spawn_agent_process(client, sys.executable, "-m", "pseudoclaude", "acp", *args, env=env, cwd=workspace) as (conn, _process):
@@ -50,9 +50,9 @@ def drive(client: RecordingClient, server_url: str, workspace: Path, body: Calla
     return asyncio.run(asyncio.wait_for(go(), 90))
 
 
-def write_script(text: str = "Written.") -> list[Any]:
+def write_script(text: str = "Written.", thinking: str = "") -> list[Any]:
     return [
-        Reply(text="I will write it.", calls=(Call("write_file", json.dumps({"path": "hello.txt", "content": "hello\n"})),)),
+        Reply(text="I will write it.", thinking=thinking, calls=(Call("write_file", json.dumps({"path": "hello.txt", "content": "hello\n"})),)),
         Reply(text=text),
     ]
 
@@ -65,13 +65,14 @@ def test_an_allowed_edit_writes_the_file_and_the_editor_sees_the_call(workspace:
         reply = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("Write hello.txt")])
         return session, reply
 
-    with fake_server("anthropic", write_script("Written hello.txt.")) as server:
-        session, reply = drive(client, server.url, workspace, body)
+    with fake_server("anthropic", write_script("Written hello.txt.", thinking="The user wants a greeting file.")) as server:
+        session, reply = drive(client, server.url, workspace, body, PSEUDOCLAUDE_EFFORT="high")
         assert server.rejections == []
     assert reply.stop_reason == "end_turn"
     assert (workspace / "hello.txt").read_text() == "hello\n"
     assert session.modes.current_mode_id == "default" and [m.id for m in session.modes.available_modes] == ["default", "accept-edits", "plan"]
     assert client.text() == "I will write it.Written hello.txt."
+    assert "The user wants a greeting file." in client.text("agent_thought_chunk"), "the reasoning streams as thought chunks"
     (started,) = client.of("tool_call")
     assert started.kind == "edit" and started.title == "write_file hello.txt"
     assert [location.path for location in started.locations] == [str(workspace / "hello.txt")]
