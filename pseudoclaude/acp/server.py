@@ -245,7 +245,7 @@ class PseudoClaudeAcp:
 
     def _open(self, cwd: str, resume_id: str | None, mcp_servers: Any = None) -> _Session:
         """Build (or resume) a session in ``cwd`` with this server's flags and the editor's MCP servers; one line on stderr per notice."""
-        from pseudoclaude.session import SessionError
+        from pseudoclaude.session import SessionError, SessionNotFound
 
         if resume_id is not None and resume_id in self.sessions:
             return self.sessions[resume_id]
@@ -261,14 +261,17 @@ class PseudoClaudeAcp:
             settings = load_settings(workspace, flags)
         except ConfigError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
-        for notice in settings.trust.notices:
+        ignored = settings.trust.ignored_notice()
+        for notice in (*settings.trust.notices, *([ignored] if ignored else [])):
             self._warn(notice)
         mapper = EventMapper(workspace, {})
         approver = AcpApprover(_Client(self), mapper)
         try:
             agent = build_agent(settings, resume_id=resume_id, approver=approver)
         except SessionError as error:
-            raise RequestError.resource_not_found(resume_id) if resume_id else RequestError.internal_error({"message": str(error)}) from None
+            if resume_id and isinstance(error, SessionNotFound):
+                raise RequestError.resource_not_found(resume_id) from None
+            raise RequestError.invalid_request({"message": str(error)}) from None
         except ConfigError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
         mapper.traits = agent.tool_traits()

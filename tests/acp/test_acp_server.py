@@ -227,3 +227,14 @@ def test_leaving_plan_mode_is_asked_and_the_new_mode_reaches_the_editor(workspac
     assert question.kind == "switch_mode" and plan in question.content[-1].content.text
     assert [option.name for option in options] == ["Yes, and accept edits", "Yes, and ask before each edit", "No, keep planning"]
     assert [update.current_mode_id for update in client.of("current_mode_update")] == ["accept-edits"]
+
+
+def test_loading_an_unknown_session_is_a_not_found_error(workspace: Path) -> None:
+    async def body(conn: Any) -> Any:
+        with pytest.raises(acp.RequestError) as raised:
+            await conn.load_session(cwd=str(workspace), session_id="20260101-000000-abcdef", mcp_servers=[])
+        return raised.value
+
+    with fake_server("anthropic", []) as server:
+        error = drive(RecordingClient(), server.url, workspace, body)
+    assert error.code == -32002
