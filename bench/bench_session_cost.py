@@ -147,6 +147,20 @@ class OutputReport:
 
 
 @dataclass(frozen=True)
+class RequestRow:
+    """One accepted request: its kind, prompt, the part read from the cache, output, and its cost."""
+
+    kind: str
+    prompt: float
+    cached: float
+    output: float
+
+    @property
+    def cost(self) -> float:
+        return (self.cached * CACHED_PER_M + (self.prompt - self.cached) * UNCACHED_PER_M + self.output * OUTPUT_PER_M) / 1e6
+
+
+@dataclass(frozen=True)
 class RunReport:
     session: str
     window: int
@@ -165,6 +179,7 @@ class RunReport:
     summary_cached: float = 0.0
     reuse: tuple[float, ...] = ()
     words: tuple[WordsReport, ...] = ()
+    per_request: tuple[RequestRow, ...] = ()
 
     @property
     def cost(self) -> float:
@@ -204,7 +219,45 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
     return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
                      model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
-                     summary_input, summary_cached, prefix_reuse(accepted, served), words)
+                     summary_input, summary_cached, prefix_reuse(accepted, served), words,
+                     request_rows(accepted, served, model.output_log))
+
+
+def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]],
+                 outputs: Sequence[float]) -> tuple[RequestRow, ...]:
+    """Each request's kind (``summary``, ``after`` a summary, ``break`` under ``BREAK_SHARE`` reuse, ``grow``), size, cache hit."""
+    rows: list[RequestRow] = []
+    for i, (body, (prompt, hit)) in enumerate(zip(accepted, served)):
+        if is_summary_request(body):
+            kind = "summary"
+        elif i and is_summary_request(accepted[i - 1]):
+            kind = "after"
+        elif i and served[i - 1][0] and hit / served[i - 1][0] < BREAK_SHARE:
+            kind = "break"
+        else:
+            kind = "grow"
+        rows.append(RequestRow(kind, prompt, hit, outputs[i] if i < len(outputs) else 0.0))
+    return tuple(rows)
+
+
+def requests_table(report: RunReport) -> str:
+    """The per-request breakdown of one run, then its cost by kind of request (where the money goes)."""
+    rows = [f"{report.session} at {_window(report.window)}:", "| # | kind | prompt | cached | uncached | output | cost |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
+    for n, row in enumerate(report.per_request, 1):
+        rows.append(f"| {n} | {row.kind} | {_k(row.prompt)} | {_k(row.cached)} | {_k(row.prompt - row.cached)} | "
+                    f"{_k(row.output)} | ${row.cost:.3f} |")
+    for kind in ("grow", "break", "summary", "after"):
+        chosen = [row for row in report.per_request if row.kind == kind]
+        if chosen:
+            uncached = sum(row.prompt - row.cached for row in chosen)
+            rows.append(f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
+                        f"(uncached {_k(uncached)}: ${uncached * UNCACHED_PER_M / 1e6:.2f})")
+    first_sent = sum(o.inline_tokens for o in report.outputs)
+    if first_sent:
+        rows.append(f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * UNCACHED_PER_M / 1e6:.2f} to write them once "
+                    "(no compaction removes this part)")
+    return "\n".join(rows)
 
 
 def run_session(session: str, window: int, size: Size) -> RunReport:
@@ -306,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer turns (2 test runs, 8 files, 30 small results)")
     parser.add_argument("--sessions", default="debug,explore,small,multi")
     parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
+    parser.add_argument("--requests", action="store_true", help="also print every request of every run and the cost by kind")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     reports: list[RunReport] = []
@@ -314,6 +368,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             reports.append(run_session(session, window, size))
             print(f"  {session} at {_window(window)}: {reports[-1].seconds:.0f}s", file=sys.stderr)
     print(summary_table(reports))
+    if args.requests:
+        for report in reports:
+            print()
+            print(requests_table(report))
     details = debug_table(reports)
     if details:
         print("\nDebug session, each test run (tail seen by the model, inline tokens as first sent: bytes / 3.5, and o200k's count):\n")

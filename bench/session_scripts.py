@@ -64,6 +64,8 @@ class ScriptedModel:
         self.calls = 0
         self.summaries = 0
         self.output_tokens = 0.0
+        self.output_log: list[float] = []
+        """Each request's output tokens, in order."""
         self.log: list[str] = []
         self.outputs: list[LongOutput] = []
         self.last_call_id = ""
@@ -89,6 +91,7 @@ class ScriptedModel:
     def _reply(self, text: str, *calls: Call) -> Reply:
         spent = tokens(text) + sum(tokens(call.arguments) for call in calls)
         self.output_tokens += spent
+        self.output_log.append(spent)
         return Reply(text=text, calls=calls, output_tokens=max(1, round(spent)))
 
     def summary(self) -> str:

@@ -227,7 +227,10 @@ def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
     from pseudoclaude.config import ConfigError, trusted_settings_files
 
     if event not in HOOK_EVENTS:
-        _error(f"unknown hook event {event!r}: choose one of {', '.join(HOOK_EVENTS)}")
+        from pseudoclaude.agent.hookconfig import NEVER_FIRED
+
+        why = f"{event} hooks never fire in PseudoClaude ({NEVER_FIRED[event]})" if event in NEVER_FIRED else f"unknown hook event {event!r}"
+        _error(f"{why}: choose one of {', '.join(HOOK_EVENTS)}")
         return EXIT_USAGE
     workspace = Path.cwd().resolve()
     try:
@@ -304,7 +307,8 @@ def describe_reply(event: str, reply: HookReply) -> str:
     parts: list[str] = [f"warning: {reply.warning}"] if reply.warning else []
     if reply.blocked:
         verb = {"PreToolUse": "deny the call", "UserPromptSubmit": "drop the prompt", "Stop": "continue the agent",
-                "PostToolUse": "send the reason to the model"}.get(event, "block (ignored for this event)")
+                "PostToolUse": "send the reason to the model", "PostToolUseFailure": "send the reason to the model",
+                "PermissionRequest": "deny the call for the user", "SubagentStop": "continue the sub-agent"}.get(event, "block (ignored for this event)")
         parts.append(f"{verb}: {reply.reason}")
     elif reply.permission:
         parts.append(f"permission: {reply.permission}")

@@ -13,6 +13,14 @@ sources), JPEG at quality 85 for photographs, stepping down until it fits.
 Pillow is imported on first use: the CLI start path never pays for it.
 Decompression bombs (a tiny file that decodes to gigapixels) are refused
 before decoding, as is any file over ``MAX_FILE_BYTES``.
+
+A PNG whose ancillary chunk (``tEXt``, ``iTXt``, ``pHYs``...: the chunk type's
+first letter lower case) has a wrong CRC is decoded as the APIs decode it:
+they accept it, Pillow refuses it ("cannot identify image file"). Pillow's
+only switch for that, ``ImageFile.LOAD_TRUNCATED_IMAGES``, is process-wide
+and also accepts truncated pixel data, so instead the copy Pillow reads has
+those CRCs recomputed (``_lenient_png``); the bytes sent stay the original
+ones. A bad CRC on a critical chunk (``IHDR``, ``IDAT``...) still refuses it.
 """
 
 from __future__ import annotations
@@ -83,7 +91,7 @@ def _open(data: bytes, name: str) -> Any:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", PILImage.DecompressionBombWarning)
-            picture = PILImage.open(io.BytesIO(data))
+            picture = PILImage.open(io.BytesIO(_lenient_png(data)))
             width, height = picture.size
             if width * height > MAX_DECODED_PIXELS:
                 raise ImageError(f"{name or 'image'}: {width}x{height} pixels is too large to decode")
@@ -95,6 +103,30 @@ def _open(data: bytes, name: str) -> Any:
     except (OSError, ValueError, SyntaxError) as error:
         raise ImageError(f"{name or 'image'}: cannot be decoded ({error})") from error
     return picture
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _lenient_png(data: bytes) -> bytes:
+    """``data`` with the CRC of every ancillary PNG chunk made right (other data unchanged)."""
+    if not data.startswith(_PNG_SIGNATURE):
+        return data
+    import zlib
+
+    out = bytearray(data)
+    at = len(_PNG_SIGNATURE)
+    while at + 12 <= len(data):
+        length = int.from_bytes(data[at : at + 4], "big")
+        kind, end = data[at + 4 : at + 8], at + 8 + length
+        if end + 4 > len(data):
+            break
+        if kind[:1].islower():
+            out[end : end + 4] = zlib.crc32(data[at + 4 : end]).to_bytes(4, "big")
+        if kind == b"IEND":
+            break
+        at = end + 4
+    return bytes(out)
 
 
 def _target_size(width: int, height: int, scale: float) -> tuple[int, int]:

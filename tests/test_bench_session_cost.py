@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bench.bench_session_cost import PromptCache, prefix_reuse, run_session, summary_table, user_words_kept
+from bench.bench_session_cost import PromptCache, prefix_reuse, request_rows, run_session, summary_table, user_words_kept
 from bench.compaction_checks import compaction_reports, compaction_table
 from bench.session_scripts import SUMMARY_LAST_LINE, Size
 from tests.fakes.script import SUMMARY_PREAMBLE
@@ -71,6 +71,15 @@ def test_a_session_of_three_requests_runs_each_request_in_turn() -> None:
 def test_prefix_reuse_is_the_share_of_the_previous_prompt_read_from_the_cache() -> None:
     bodies = [working(user({"type": "text", "text": "a"})) for _ in range(3)]
     assert prefix_reuse(bodies, [(100.0, 0.0), (150.0, 100.0), (60.0, 15.0)]) == (1.0, 0.1)
+
+
+def test_each_request_is_classed_by_what_it_read_from_the_cache_and_priced() -> None:
+    plain = working(user({"type": "text", "text": "a"}))
+    summary = working(user({"type": "text", "text": f"{SUMMARY_PREAMBLE}\nSummarize."}))
+    served = [(100.0, 0.0), (150.0, 100.0), (60.0, 15.0), (70.0, 60.0), (20.0, 5.0), (30.0, 20.0)]
+    rows = request_rows([plain, plain, plain, summary, plain, plain], served, [10.0] * 6)
+    assert [row.kind for row in rows] == ["grow", "grow", "break", "summary", "after", "grow"]
+    assert rows[2].cost == pytest.approx((15 * 0.30 + 45 * 3.75 + 10 * 15.0) / 1e6)
 
 
 def test_rules_and_earlier_requests_count_only_outside_the_summary_text() -> None:

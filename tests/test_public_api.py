@@ -34,7 +34,10 @@ PUBLIC = {
         "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },
     "pseudoclaude.acp": {"AcpOptions", "serve_acp"},
-    "pseudoclaude.mcp_client": {"McpServers", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs", "timeouts", "tool_name"},
+    "pseudoclaude.mcp_client": {
+        "ElicitAnswer", "ElicitRequest", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs",
+        "timeouts", "tool_name",
+    },
     "pseudoclaude.tui": {
         "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "safe_console",

@@ -36,6 +36,7 @@ from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hookgate import HookAwareApprover
+from pseudoclaude.agent.hookprompt import ProviderAsker
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore
@@ -56,7 +57,7 @@ from pseudoclaude.tools import BackgroundJobs, ChildEnvironment, CommandOutputTo
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 if TYPE_CHECKING:
-    from pseudoclaude.mcp_client import McpServers
+    from pseudoclaude.mcp_client import Elicitor, McpServers
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,11 @@ def build_agent(
     prompt: PromptChoice = PromptChoice(),
     fork: bool = False,
     session_id: str | None = None,
+    elicitor: Elicitor | None = None,
 ) -> Agent:
-    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it)."""
+    """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it).
+
+    ``elicitor`` answers the MCP servers' questions (the REPL's asks the user; None declines them)."""
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
@@ -109,7 +113,7 @@ def build_agent(
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
     settings, replay = _with_recorded_model(settings, replay)
     try:
-        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox, elicitor)
     except BaseException:
         session.close()
         raise
@@ -209,6 +213,7 @@ def _assemble(
     subagents: Subagents | None = None,
     child_env: ChildEnvironment | None = None,
     sandbox: SessionSandbox | None = None,
+    elicitor: Elicitor | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -276,17 +281,19 @@ def _assemble(
         usage_total=replay.usage_total + subrun_usage(session.jsonl_path.parent) if replay is not None else Usage(),
         spent=Spent(replay.cost_usd, replay.unpriced_calls) if replay is not None else Spent(),
     )
+    host = SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider)
+    hooks.asker = ProviderAsker(provider, lambda: runner.config.model, host.add_usage)  # prompt hooks ask the session's model
     if subagents is not None:
-        subagents.bind(SubagentHost(provider, policy, tools, runner, session.jsonl_path.parent, settings.provider))
+        subagents.bind(host)
     warnings = (*replay.warnings, *background_recap(session.jsonl_path.parent)) if replay is not None else ()
     return Agent(
         runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,
-        mcp=mcp_servers(settings),
+        mcp=mcp_servers(settings, elicitor),
         sandbox=sandbox.status if sandbox is not None else None, sandbox_notice=sandbox.notice if sandbox is not None else None,
     )
 
 
-def mcp_servers(settings: Settings) -> McpServers | None:
+def mcp_servers(settings: Settings, elicitor: Elicitor | None = None) -> McpServers | None:
     """The session's MCP servers (None when none is declared: the SDK is then never imported)."""
     if not settings.mcp_servers:
         return None
@@ -295,7 +302,9 @@ def mcp_servers(settings: Settings) -> McpServers | None:
     from pseudoclaude.mcp_client import McpServers, server_specs, timeouts
 
     startup, call = timeouts(os.environ)
-    return McpServers(server_specs(settings.mcp_servers, os.environ), settings.workspace, startup_timeout_s=startup, call_timeout_s=call)
+    return McpServers(
+        server_specs(settings.mcp_servers, os.environ), settings.workspace, startup_timeout_s=startup, call_timeout_s=call, elicitor=elicitor,
+    )
 
 
 def _context_state(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
-from pseudoclaude.agent.events import Event, Progress, SessionWriteFailed
+from pseudoclaude.agent.events import ErrorEvent, Event, Progress, SessionWriteFailed, Stop
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
 from pseudoclaude.llm import Effort, Image, Message, ToolSpec, Usage
@@ -344,6 +344,10 @@ class Agent:
         """The MCP servers of this session, their state and tools (``/mcp``)."""
         return self._mcp.views() if self._mcp is not None else ()
 
+    def mcp_prompt_commands(self) -> list[tuple[str, str]]:
+        """(name, help) of the MCP servers' prompts as slash commands (``/mcp__<server>__<prompt>``), once they are ready."""
+        return self._mcp.prompt_commands() if self._mcp is not None else []
+
     def begin_mcp_servers(self) -> None:
         """Start the MCP servers in the background now (the REPL, when a session opens); the first turn waits for them."""
         if self._mcp is not None and self._mcp_start is None:
@@ -397,14 +401,28 @@ class Agent:
     # --- The only reads of the runner's and the context engine's state. ---
 
     def _run(self, prompt: str | None, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]:
-        run = self._runner.run(prompt, images)
-        return self._reporting(self._with_mcp(run) if self._mcp is not None else run)
+        if self._mcp is None:
+            return self._reporting(self._runner.run(prompt, images))
+        return self._reporting(self._with_mcp(prompt, images))
 
-    async def _with_mcp(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
-        """``events`` after the MCP servers started; a server failing on the way is one warning and its tools go."""
+    async def _with_mcp(self, prompt: str | None, images: Sequence[Image]) -> AsyncGenerator[Event, None]:
+        """The run after the MCP servers started; a server failing on the way is one warning and its tools go.
+
+        The prompt goes through ``McpServers.prepare`` first: ``/mcp__server__prompt`` runs the server's prompt,
+        ``@server:uri`` attaches a resource; a prompt command that cannot run ends the run with its reason."""
+        assert self._mcp is not None
         for line in await self.start_mcp_servers():
             yield Progress("warning", line)
-        async with aclosing(events) as stream:
+        if prompt is not None:
+            prepared = await self._mcp.prepare(prompt)
+            for line in prepared.notices:
+                yield Progress("warning", line)
+            if prepared.refused is not None:
+                yield ErrorEvent("mcp_prompt", prepared.refused)
+                yield Stop("error", message=prepared.refused)
+                return
+            prompt, images = prepared.text, [*images, *prepared.images]
+        async with aclosing(self._runner.run(prompt, images)) as stream:
             async for event in stream:
                 yield event
                 for line in self._refresh_mcp_tools():

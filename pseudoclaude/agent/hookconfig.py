@@ -21,7 +21,14 @@ existing Claude Code settings keep working: each tool declares its Claude Code
 names (``ToolTraits.claude_names``), handed in as ``claude_names`` (the
 session's ``ToolRegistry.claude_names()``; the built-in tools' by default). ``SessionStart`` matches its source
 (``startup``, ``resume``), ``PreCompact``/``PostCompact`` their trigger
-(``manual``, ``auto``); the other events ignore the matcher.
+(``manual``, ``auto``), ``SubagentStart``/``SubagentStop`` the agent type,
+``Notification`` its type (``permission_prompt``); the other events ignore the matcher.
+
+Events: ``HOOK_EVENTS`` are the ones PseudoClaude fires. Claude Code has more
+(``NEVER_FIRED``): a setting naming one is accepted, with one notice saying it
+never fires here and why, so a settings file shared with Claude Code loads
+without errors. Hook types: ``command`` and ``prompt`` (a question to the
+session's model, ``hookprompt``); any other type is skipped with a notice.
 """
 
 from __future__ import annotations
@@ -41,16 +48,46 @@ HOOK_EVENTS = (
     "PreCompact",
     "PostCompact",
     "Stop",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
 )
+NEVER_FIRED: Mapping[str, str] = {
+    "StopFailure": "a turn that ends in an API error is reported by the stop event itself (reason 'error')",
+    "PermissionDenied": "it reports auto-mode classifier denials, and PseudoClaude has no classifier",
+    "Setup": "PseudoClaude has no --init/--maintenance run",
+    "UserPromptExpansion": "slash commands expand before UserPromptSubmit, which sees the expanded prompt",
+    "PostToolBatch": "PostToolUse runs after each call of a batch",
+    "InstructionsLoaded": "instruction files are read once at start; their problems are shown as warnings",
+    "ConfigChange": "settings are read once per session",
+    "CwdChanged": "the workspace never changes during a session",
+    "FileChanged": "PseudoClaude does not watch files",
+    "WorktreeCreate": "PseudoClaude does not create git worktrees",
+    "WorktreeRemove": "PseudoClaude does not create git worktrees",
+    "TeammateIdle": "PseudoClaude has no agent teams",
+    "TaskCreated": "PseudoClaude has no shared task list",
+    "TaskCompleted": "PseudoClaude has no shared task list",
+    "Elicitation": "PseudoClaude's MCP client does not accept elicitation requests",
+    "ElicitationResult": "PseudoClaude's MCP client does not accept elicitation requests",
+    "PreModelSwitch": "a /model switch is the user's own command",
+    "PostModelSwitch": "a /model switch is the user's own command",
+}
+"""Claude Code's events that never fire here, with the reason (said once when a setting names one)."""
+HOOK_TYPES = ("command", "prompt")
 DEFAULT_TIMEOUT_S = 60.0
+PROMPT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
 class HookCommand:
-    """One shell command to run for an event."""
+    """One hook to run for an event: a shell command, or (``type`` "prompt") the prompt to send to a model."""
 
     command: str
     timeout_s: float = DEFAULT_TIMEOUT_S
+    type: str = "command"
+    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +127,10 @@ class HookConfig:
                 problems.append("settings: 'hooks' must be an object mapping event names to lists")
                 continue
             for event, entries in raw.items():
+                if event in NEVER_FIRED:
+                    notice = f"hooks: {event} hooks never fire in PseudoClaude: {NEVER_FIRED[event]}"
+                    problems.extend([notice] if notice not in problems else [])
+                    continue
                 if event not in HOOK_EVENTS:
                     problems.append(f"hooks: unknown or unsupported event {event!r} ignored (supported: {', '.join(HOOK_EVENTS)})")
                     continue
@@ -103,7 +144,7 @@ class HookConfig:
         aliases = self.claude_names.get(subject, ()) if subject is not None else ()
         for group in self.groups.get(event, ()):
             if group.matches(subject, aliases):
-                found.extend(hook for hook in group.hooks if hook.command not in {h.command for h in found})
+                found.extend(hook for hook in group.hooks if (hook.type, hook.command) not in {(h.type, h.command) for h in found})
         return tuple(found)
 
     def __bool__(self) -> bool:
@@ -144,18 +185,25 @@ def _parse_command(where: str, raw: Any, problems: list[str]) -> HookCommand | N
     if not isinstance(raw, Mapping):
         problems.append(f"{where}: must be an object")
         return None
-    if raw.get("type", "command") != "command":
-        problems.append(f"{where}: only hooks of type 'command' are supported, not {raw.get('type')!r}")
+    kind = raw.get("type", "command")
+    if kind not in HOOK_TYPES:
+        problems.append(f"{where}: hooks of type {kind!r} are not supported (supported: {', '.join(HOOK_TYPES)}); skipped")
         return None
-    command = raw.get("command")
+    key = "command" if kind == "command" else "prompt"
+    command = raw.get(key)
     if not isinstance(command, str) or not command.strip():
-        problems.append(f"{where}.command: must be a non-empty string")
+        problems.append(f"{where}.{key}: must be a non-empty string")
         return None
-    timeout = raw.get("timeout", DEFAULT_TIMEOUT_S)
+    model = raw.get("model")
+    if model is not None and (kind != "prompt" or not isinstance(model, str)):
+        problems.append(f"{where}.model: only a prompt hook takes a model, as a string; ignored")
+        model = None
+    default = DEFAULT_TIMEOUT_S if kind == "command" else PROMPT_TIMEOUT_S
+    timeout = raw.get("timeout", default)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        problems.append(f"{where}.timeout: must be a positive number of seconds; using {DEFAULT_TIMEOUT_S:g}")
-        timeout = DEFAULT_TIMEOUT_S
-    return HookCommand(command, float(timeout))
+        problems.append(f"{where}.timeout: must be a positive number of seconds; using {default:g}")
+        timeout = default
+    return HookCommand(command, float(timeout), kind, model)
 
 
 def _dedupe(groups: list[HookGroup]) -> tuple[HookGroup, ...]:
@@ -163,5 +211,5 @@ def _dedupe(groups: list[HookGroup]) -> tuple[HookGroup, ...]:
     merged: dict[str | None, list[HookCommand]] = {}
     for group in groups:
         commands = merged.setdefault(group.matcher, [])
-        commands.extend(hook for hook in group.hooks if hook.command not in {c.command for c in commands})
+        commands.extend(hook for hook in group.hooks if (hook.type, hook.command) not in {(c.type, c.command) for c in commands})
     return tuple(HookGroup(matcher, tuple(commands)) for matcher, commands in merged.items())

@@ -12,7 +12,9 @@ Answers (``interpret``):
 
 - exit 0: go on. A stdout that is a JSON object is read as Claude Code's output
   (``continue``/``stopReason``, ``decision: "block"``/``reason``, ``systemMessage``,
-  ``hookSpecificOutput.permissionDecision``/``permissionDecisionReason``/``additionalContext``);
+  ``hookSpecificOutput.permissionDecision``/``permissionDecisionReason``/``additionalContext``,
+  and ``PermissionRequest``'s ``hookSpecificOutput.decision``: ``{"behavior": "allow",
+  "updatedInput": {...}}`` or ``{"behavior": "deny", "message": ..., "interrupt": true}``);
   a stdout that starts with ``{`` but is not valid JSON is ignored with a warning;
   any other stdout is plain ``text`` (context, for the events that take it).
 - exit 2: block, with stderr as the reason.
@@ -65,6 +67,8 @@ class HookReply:
     halt: str | None = None
     system_message: str = ""
     warning: str | None = None
+    updated_input: Mapping[str, Any] | None = None
+    interrupt: bool = False
 
 
 async def run_hook(hook: HookCommand, payload: Mapping[str, Any], *, cwd: Path, env: Mapping[str, str] | None = None) -> HookRun:
@@ -191,6 +195,21 @@ def _from_json(command: str, name: str, data: Mapping[str, Any]) -> HookReply:
         problems.append(f"permissionDecision {permission!r} is not allow, deny or ask")
         permission = None
     reason = _text(specific.get("permissionDecisionReason")) or _text(data.get("reason"))
+    verdict = specific.get("decision")
+    updated = specific.get("updatedInput")
+    interrupt = False
+    if verdict is not None:
+        behavior = verdict.get("behavior") if isinstance(verdict, Mapping) else None
+        if not isinstance(verdict, Mapping) or behavior not in ("allow", "deny"):
+            problems.append("hookSpecificOutput.decision must be {'behavior': 'allow' | 'deny', ...}")
+        else:
+            permission = behavior
+            reason = _text(verdict.get("message")) or reason
+            interrupt = behavior == "deny" and verdict.get("interrupt") is True
+            updated = verdict.get("updatedInput", updated)
+    if updated is not None and not isinstance(updated, Mapping):
+        problems.append("updatedInput must be an object")
+        updated = None
     halt = None
     if data.get("continue") is False:
         halt = _text(data.get("stopReason")) or f"stopped by the hook `{name}`"
@@ -204,6 +223,8 @@ def _from_json(command: str, name: str, data: Mapping[str, Any]) -> HookReply:
         halt=halt,
         system_message=_text(data.get("systemMessage")),
         warning=warning,
+        updated_input=updated,
+        interrupt=interrupt,
     )
 
 

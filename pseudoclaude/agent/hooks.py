@@ -1,4 +1,4 @@
-"""Hooks: the user's shell commands around session events, dispatched for the runner.
+"""Hooks: the user's shell commands (or questions to a model) around session events, dispatched for the runner.
 
 ``SessionHooks`` is the small object the runner calls at each
 event; with no hooks configured every call returns at once without starting a
@@ -13,12 +13,18 @@ SessionStart        -                                            context for the
 UserPromptSubmit    the prompt is dropped, the reason shown      context appended to the prompt
 PreToolUse          the call is denied, the model sees why       (``permissionDecision`` allow / deny / ask)
 PostToolUse         the reason is appended to the tool result    ``additionalContext`` appended to the result
-Stop                the agent continues with the reason as its   -
-                    next instruction (at most
+PostToolUseFailure  the reason is appended to the error result   ``additionalContext`` appended to the error
+PermissionRequest   the call is denied for the user (``decision  ``decision: {"behavior": "allow"}`` approves it
+                    {"behavior": "deny"}``; ``interrupt`` ends   for the user (``updatedInput``: with that input);
+                    the run)                                     no decision: the user is asked (headless: refused)
+Stop, SubagentStop  the (sub-)agent continues with the reason    -
+                    as its next instruction (at most
                     ``MAX_STOP_CONTINUATIONS`` times per prompt)
+SubagentStart       -                                            ``additionalContext`` appended to its task
 SessionEnd,         - (a warning)                                -
 PreCompact,
-PostCompact
+PostCompact,
+Notification
 ==================  ==========================================  ===============================================
 
 Failures and timeouts become warning events; the agent goes on. ``continue:
@@ -40,11 +46,18 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.hookconfig import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
+from pseudoclaude.agent.hookpayload import SAMPLE_DATA, permission_suggestions, sample_data, subject_of, tool_data, tool_response
+from pseudoclaude.agent.hookprompt import PromptAsker, run_prompt_hook
 from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
 from pseudoclaude.agent.redacting import redacted_run
 from pseudoclaude.redaction import Redactor
-from pseudoclaude.tools import ToolTraits, builtin_registry
+from pseudoclaude.tools import ToolTraits
 from pseudoclaude.tools.permissions import Approver
+
+__all__ = [
+    "MAX_STOP_CONTINUATIONS", "PLAIN_CONTEXT_EVENTS", "SAMPLE_DATA", "HookCallback", "HookOutcome", "SessionHooks", "Submitted",
+    "combine", "sample_data", "subject_of", "tool_data", "tool_response",
+]
 
 HookCallback = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 """A hook that is a function: the payload in, the JSON a command hook would print out."""
@@ -64,6 +77,8 @@ class HookOutcome:
     context: str = ""
     permission: str | None = None
     halt: str | None = None
+    updated_input: Mapping[str, Any] | None = None
+    interrupt: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,12 @@ class SessionHooks:
     env: Mapping[str, str] | None = None
     redactor: Redactor = field(default_factory=Redactor)
     callbacks: dict[str, HookCallback] = field(default_factory=dict)
+    asker: PromptAsker | None = None
+    """The model ``prompt`` hooks ask (``hookprompt.ProviderAsker``); None: they warn and go on."""
+    stop_event: str = "Stop"
+    """``SubagentStop`` in a sub-agent's hooks, with ``stop_data`` (its id, type, transcript) added to the payload
+    (its ``agent_id`` and ``agent_type`` to every payload: its tool calls' hooks can tell whose call it is)."""
+    stop_data: Mapping[str, Any] = field(default_factory=dict)
     started: bool = field(default=False, init=False)
     halted: str | None = field(default=None, init=False)
     _pending_context: list[str] = field(default_factory=list, init=False)
@@ -126,6 +147,8 @@ class SessionHooks:
         self.callbacks.update(callbacks)
 
     async def _run(self, command: HookCommand, payload: Mapping[str, Any]) -> HookRun:
+        if command.type == "prompt":
+            return await run_prompt_hook(command, payload, self.asker, self.redactor)
         callback = self.callbacks.get(command.command)
         if callback is None:
             return await run_hook(command, payload, cwd=self.workspace, env=self._env())
@@ -145,6 +168,7 @@ class SessionHooks:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "permission_mode": self.permission_mode(),
+            **{key: self.stop_data[key] for key in ("agent_id", "agent_type") if key in self.stop_data},
             **data,
         }
 
@@ -174,8 +198,28 @@ class SessionHooks:
         return Submitted("\n\n".join([prompt, *blocks]), events)
 
     async def stop(self, last_text: str, *, active: bool) -> HookOutcome:
-        """``Stop``: ``blocked`` means continue, with ``reason`` as the next instruction."""
-        return await self.fire("Stop", {"stop_hook_active": active, "last_assistant_message": last_text})
+        """``Stop`` (a sub-agent's: ``SubagentStop``): ``blocked`` means continue, with ``reason`` as the next instruction."""
+        data = {"stop_hook_active": active, **self.stop_data, "last_assistant_message": last_text}
+        subject = self.stop_data.get("agent_type") if self.stop_event == "SubagentStop" else None
+        return await self.fire(self.stop_event, data, subject)
+
+    async def subagent_start(self, agent_id: str, agent_type: str) -> HookOutcome:
+        """``SubagentStart``: its ``additionalContext`` goes to the sub-agent with its task."""
+        return await self.fire("SubagentStart", {"agent_id": agent_id, "agent_type": agent_type}, agent_type)
+
+    async def permission_request(self, name: str, arguments: Mapping[str, Any], traits: ToolTraits | None, rule: str | None) -> HookOutcome:
+        """``PermissionRequest``, where the user would be asked: ``permission`` allow or deny decides for them."""
+        data = tool_data(name, arguments, traits)
+        data["permission_suggestions"] = permission_suggestions(rule, data["tool_name"])
+        outcome = await self.fire("PermissionRequest", data, name)
+        if outcome.interrupt:
+            self.halted = outcome.reason or "a PermissionRequest hook denied a call and interrupted the run"
+        return outcome
+
+    async def notify(self, message: str, notification_type: str) -> tuple[ev.Event, ...]:
+        """``Notification`` (``permission_prompt``: the user is asked to approve a call)."""
+        data = {"message": message, "title": "PseudoClaude", "notification_type": notification_type}
+        return (await self.fire("Notification", data, notification_type)).events
 
     async def pre_tool(self, name: str, arguments: Mapping[str, Any], traits: ToolTraits | None = None) -> HookOutcome:
         outcome = await self.fire("PreToolUse", tool_data(name, arguments, traits), name)
@@ -184,10 +228,29 @@ class SessionHooks:
         return outcome
 
     async def post_tool(
-        self, name: str, arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        response: Mapping[str, Any],
+        traits: ToolTraits | None = None,
+        *,
+        details: Mapping[str, Any] | None = None,
+        call_id: str = "",
+        duration_ms: int | None = None,
     ) -> HookOutcome:
-        data = {**tool_data(name, arguments, traits), "tool_response": tool_response(arguments, response, traits)}
-        outcome = await self.fire("PostToolUse", data, name)
+        """``PostToolUse`` after a call that succeeded; ``details``: the tool's Claude Code-shaped facts (``ToolOutput.details``)."""
+        data = {**tool_data(name, arguments, traits), "tool_response": tool_response(arguments, response, traits, details), "tool_use_id": call_id}
+        outcome = await self.fire("PostToolUse", {**data, **_duration(duration_ms)}, name)
+        if outcome.halt:
+            self.halted = outcome.halt
+        return outcome
+
+    async def post_tool_failure(
+        self, name: str, arguments: Mapping[str, Any], error: str, traits: ToolTraits | None = None, *, call_id: str = "", duration_ms: int | None = None
+    ) -> HookOutcome:
+        """``PostToolUseFailure`` after a call that failed (its error result, or the tool's refusal)."""
+        data = {**tool_data(name, arguments, traits), "tool_use_id": call_id, "error": error, "is_interrupt": False, **_duration(duration_ms)}
+        outcome = await self.fire("PostToolUseFailure", data, name)
         if outcome.halt:
             self.halted = outcome.halt
         return outcome
@@ -219,36 +282,6 @@ class SessionHooks:
         return base
 
 
-def tool_data(name: str, arguments: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
-    """A tool event's body in Claude Code's shape, so its hook scripts work unchanged.
-
-    ``tool_name`` is Claude Code's name for the tool (``Bash``, ``Write``...; ours
-    for a tool it lacks) and ``tool_input`` carries each argument under Claude
-    Code's name (``file_path``) and, where that differs, under ours (``path``)
-    too; ``pseudoclaude_tool_name`` keeps our name.
-    """
-    if traits is None:
-        return {"tool_name": name, "tool_input": dict(arguments), "pseudoclaude_tool_name": name}
-    return {
-        "tool_name": traits.claude_name(name),
-        "tool_input": {**dict(arguments), **traits.to_claude(arguments)},
-        "pseudoclaude_tool_name": name,
-    }
-
-
-def tool_response(arguments: Mapping[str, Any], response: Mapping[str, Any], traits: ToolTraits | None) -> dict[str, Any]:
-    """``PostToolUse``'s ``tool_response``: ours (``content``, ``is_error``, ``summary``) plus the keys Claude Code's
-    scripts read most: ``stdout``/``stderr`` of a command, ``filePath`` of a file tool."""
-    body = dict(response)
-    if traits is None:
-        return body
-    if traits.kind == "execute":
-        body.update(stdout=response.get("content", ""), stderr="", interrupted=False)
-    elif traits.path_arguments and isinstance(path := arguments.get(traits.path_arguments[0]), str):
-        body["filePath"] = path
-    return body
-
-
 def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
     """One outcome from several hooks: any block blocks, deny beats ask beats allow, contexts join in order."""
     events: list[ev.Event] = []
@@ -258,6 +291,7 @@ def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
         if reply.system_message:
             events.append(ev.Progress("hook", reply.system_message, {"event": event, "command": reply.command}))
     blocking = [reply for reply in replies if reply.blocked]
+    allowing = [reply for reply in replies if reply.permission == "allow" and reply.updated_input is not None]
     permissions = {reply.permission for reply in replies}
     permission = next((p for p in ("deny", "ask", "allow") if p in permissions), None)
     plain = event in PLAIN_CONTEXT_EVENTS
@@ -271,50 +305,16 @@ def combine(event: str, replies: Sequence[HookReply]) -> HookOutcome:
         context=context,
         permission=permission,
         halt=next((reply.halt for reply in replies if reply.halt), None),
+        updated_input=allowing[-1].updated_input if allowing else None,
+        interrupt=any(reply.interrupt for reply in blocking),
     )
+
+
+def _duration(duration_ms: int | None) -> dict[str, Any]:
+    return {} if duration_ms is None else {"duration_ms": duration_ms}
 
 
 def _context_block(event: str, text: str) -> str:
     return f'<hook_context event="{event}">\n{text}\n</hook_context>'
 
 
-SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
-    "SessionStart": {"source": "startup"},
-    "SessionEnd": {"reason": "other"},
-    "UserPromptSubmit": {"prompt": "Sample prompt from pseudoclaude hooks test"},
-    "PreToolUse": {"tool_input": {"command": "echo hello"}},
-    "PostToolUse": {"tool_input": {"command": "echo hello"}, "tool_response": {"content": "hello\n", "is_error": False}},
-    "PreCompact": {"trigger": "manual", "custom_instructions": "", "before_tokens": 150000},
-    "PostCompact": {"trigger": "manual", "before_tokens": 150000, "after_tokens": 12000},
-    "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
-}
-
-
-def sample_data(event: str, tool: str = "run_command", tool_input: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """A plausible payload body for ``event``; tool events name ``tool`` (ours or Claude Code's) as a real call would.
-
-    ``tool_input`` replaces the sample arguments (Claude Code's names are read back
-    to ours first, as an SDK's input would be).
-    """
-    data = dict(SAMPLE_DATA[event])
-    if event not in ("PreToolUse", "PostToolUse"):
-        return data
-    found = builtin_registry().find(tool)
-    traits = found.traits if found is not None else None
-    name = found.name if found is not None else tool
-    arguments = dict(data["tool_input"] if tool_input is None else tool_input)
-    if traits is not None:
-        arguments = traits.from_claude(arguments)
-    body = tool_data(name, arguments, traits)
-    if event == "PostToolUse":
-        body["tool_response"] = tool_response(arguments, data["tool_response"], traits)
-    return body
-
-
-def subject_of(event: str, data: Mapping[str, Any]) -> str | None:
-    """What a matcher is compared with for ``event``."""
-    key = {"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source", "PreCompact": "trigger", "PostCompact": "trigger"}.get(event)
-    value = data.get(key) if key else None
-    if key == "tool_name" and isinstance(ours := data.get("pseudoclaude_tool_name"), str):
-        value = ours
-    return value if isinstance(value, str) else None

@@ -7,7 +7,10 @@ The invariants:
 - **Same permissions.** Every call a sub-agent makes goes to the parent's
   ``PermissionPolicy`` (mode, rules, hard deny, the parent's approver), through
   one lock so that concurrent sub-runs ask the user one question at a time,
-  and through the parent's ``PreToolUse`` / ``PostToolUse`` hooks.
+  and through the parent's tool hooks (``PreToolUse``, ``PermissionRequest``, ``PostToolUse``...).
+- **Its own start and stop hooks.** ``SubagentStart`` runs before the sub-run
+  (its ``additionalContext`` is added to the task); the sub-run's normal end
+  runs ``SubagentStop``, which can send it back to work as ``Stop`` does.
 - **No recursion.** A sub-agent never gets the ``task`` tool.
 - **Recorded and counted.** Each sub-run writes its own JSONL beside the
   session's (``session.SubrunRecorder``, named by the parent's call id), and
@@ -195,6 +198,10 @@ class Subagents:
                 host.session_folder, call_id or "task", agent=definition.name, description=description,
                 model=model, provider=host.provider_name, workspace=self.workspace, redactor=parent.tool_context.child_env.redactor,
             )
+        started = await parent.hooks.subagent_start(call_id, definition.name)
+        if started.context:
+            prompt = f'{prompt}\n\n<hook_context event="SubagentStart">\n{started.context}\n</hook_context>'
+        stop_data = {"agent_id": call_id, "agent_type": definition.name, "agent_transcript_path": str(recorder.path) if recorder else ""}
         runner = Runner(
             provider=host.provider,
             tools=self._tools(definition, host.tools),
@@ -211,7 +218,7 @@ class Subagents:
             ),
             session=recorder,
             permissions=_SerialGate(host.policy, self._lock),
-            hooks=_tool_hooks(parent.hooks),
+            hooks=_tool_hooks(parent.hooks, stop_data),
         )
         try:
             stop = await _consume(runner, prompt)
@@ -231,10 +238,16 @@ class Subagents:
         return list({tool.name: tool for tool in chosen}.values())
 
 
-def _tool_hooks(parent: SessionHooks) -> SessionHooks:
-    """The parent's ``PreToolUse`` / ``PostToolUse`` hooks (they judge every tool call, a sub-agent's too); no others."""
-    groups = {event: group for event, group in parent.config.groups.items() if event in ("PreToolUse", "PostToolUse")}
-    return dataclasses.replace(parent, config=HookConfig(groups=groups, claude_names=parent.config.claude_names), notices=())
+SUBRUN_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "Notification")
+
+
+def _tool_hooks(parent: SessionHooks, stop_data: Mapping[str, Any]) -> SessionHooks:
+    """The parent's tool hooks (they judge every tool call, a sub-agent's too), and its ``SubagentStop`` as the sub-run's stop."""
+    groups = {event: group for event, group in parent.config.groups.items() if event in SUBRUN_EVENTS}
+    if "SubagentStop" in parent.config.groups:
+        groups["SubagentStop"] = parent.config.groups["SubagentStop"]
+    config = HookConfig(groups=groups, claude_names=parent.config.claude_names)
+    return dataclasses.replace(parent, config=config, notices=(), stop_event="SubagentStop", stop_data=stop_data)
 
 
 async def _consume(runner: Runner, prompt: str) -> ev.Stop:

@@ -100,6 +100,8 @@ async def run_one(
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     if not decision.allowed:
         return ToolOutput(f"Permission denied: {decision.reason}", is_error=True, summary="denied", display={"denied": decision.reason}), False
+    if decision.updated_input is not None:
+        args = dict(decision.updated_input)
     if decision.outside_sandbox:
         context = dataclasses.replace(context, sandbox=None)
     output, format_error = await _run(call, tool, args, context)

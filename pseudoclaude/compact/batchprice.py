@@ -1,7 +1,39 @@
-"""The price of a shrink batch: what its cache break costs against what it saves (the arithmetic is in ``shrink.py``).
+"""The price of a shrink batch: what its cache break costs against what it saves, and whether it pays.
 
 All figures are tokens at the model's uncached input price, with the
-provider's cache prices and lookback (``llm.cache_prices``).
+provider's cache prices and lookback (``llm.cache_prices``: Anthropic reads at
+``r`` = 0.1 and writes at ``w`` = 1.25, 20 blocks back from a breakpoint; OpenAI
+reads at 0.1, ``w`` = 1). ``T`` the estimate now, ``P`` the prefix before the
+first rewritten result that stays cached, ``S`` the tokens removed, ``g`` the
+growth a round, ``A`` the automatic summary threshold, ``m`` =
+``SHRINK_BREAK_MARGIN`` (1.5)::
+
+    break   = (T - S - P) * w  -  (T - P) * r      # the rewritten suffix written instead of read
+    rounds  = (A - T) / g                           # requests left before the summary anyway
+    saving  = rounds * S * r                        # each reads S fewer cached tokens
+    rate(K, X) = K / ((A - X) / g) + (X + A) / 2 * r   # a round's cost after a break K leaving X
+
+    pays = removes >= 3 rounds of growth  and  ( saving > m * break
+           or (T >= A  and  T - S <= A - 3 g  and  rate(m * break, T - S) < rate(summary, C)) )
+
+The break is the one cost paid at once; the saving accrues only if the session
+runs the rounds it is counted over at the growth measured so far. So the break
+counts ``m`` times: a batch must still pay when the rounds left or the growth
+are a third less than estimated. Measured on the session-cost benchmark
+(``bench/README.md``): the batches that paid back 1.0-1.2 times their break
+saved at most $0.07 a run, at 60k nothing or less than nothing, and each cut the
+prefix reuse between compactions by 0.02-0.03 (one request in 20-40 reading
+only the system prompt); the one that paid 1.6 times (three requests at 200k)
+saved $0.43. With the margin only the clear cases run. Worked examples
+(Anthropic): at 200k, ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000, ``g`` =
+5,000: ``break = 17,000 * 1.25 - 97,000 * 0.1 = 11,550``, ``saving = 13.4 * 80,000
+* 0.1 = 107,200`` > ``1.5 * 11,550``: it runs. At 200k with ``T`` = 103,500, ``S`` =
+59,400, ``g`` = 8,300 (the exploration's first batch): ``break = 41,100``,
+``saving = 45,500``: 1.1 times, not run. At the 60k threshold (``A`` = 47,600,
+``g`` = 5,700) with ``T`` = 48,000, ``S`` = 32,000: ``break = 13,000 * 1.25 - 45,000 *
+0.1 = 11,750``, ``rate(17,625, 16,000) = 17,625 / 5.54 + 31,800 * 0.1 = 6,360``
+against a summary's ``rate(28,700, 10,946) = 7,392``: it runs; with ``S`` = 30,000
+(``rate(21,375, 18,000) = 7,396``) the summary runs.
 """
 
 from __future__ import annotations
@@ -9,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from pseudoclaude.compact.budget import SHRINK_GROWTH_ROUNDS, SHRINK_MIN_ROUNDS
+from pseudoclaude.compact.budget import SHRINK_BREAK_MARGIN, SHRINK_GROWTH_ROUNDS, SHRINK_MIN_ROUNDS
 from pseudoclaude.compact.clear import cache_is_cold
 from pseudoclaude.compact.state import ContextState
 from pseudoclaude.compact.summarize import meta_prefix_length
@@ -45,6 +77,11 @@ class BatchPrice:
         return (self.after - self.prefix) * self.prices.write - (self.tokens - self.prefix) * self.prices.read
 
     @property
+    def counted_break(self) -> float:
+        """The break as the rules count it: ``SHRINK_BREAK_MARGIN`` times the estimate (a saving, when negative, as it is)."""
+        return self.cache_break * SHRINK_BREAK_MARGIN if self.cache_break > 0 else self.cache_break
+
+    @property
     def rounds_left(self) -> float:
         """Requests expected before the summary would run without the batch."""
         return max(0.0, (self.threshold - self.tokens) / self.growth)
@@ -58,7 +95,7 @@ class BatchPrice:
         """A summary is due now, the batch leaves room for a few rounds, and the room it buys costs less a round than a summary's."""
         if self.tokens < self.threshold or self.after > self.threshold - SHRINK_MIN_ROUNDS * self.growth:
             return False
-        return self.rate(self.cache_break, self.after) < self.rate(self.summary_cost, self.after_summary)
+        return self.rate(self.counted_break, self.after) < self.rate(self.summary_cost, self.after_summary)
 
     def rate(self, cost: float, start: int) -> float:
         """What a round costs after a break of ``cost`` that leaves ``start`` tokens: the break spread over the rounds until
@@ -73,7 +110,7 @@ class BatchPrice:
 
     @property
     def pays(self) -> bool:
-        return self.clears_enough and (self.avoids_summary or self.saving > self.cache_break)
+        return self.clears_enough and (self.avoids_summary or self.saving > self.counted_break)
 
 
 def growth_per_round(conversation: Sequence[Message], state: ContextState) -> float:

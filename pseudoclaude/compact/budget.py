@@ -88,6 +88,8 @@ SHRINK_MIN_SAVING_FRACTION = 0.2
 SHRINK_KEEP_RECENT_RESULTS = 1
 SHRINK_MIN_ROUNDS = 3
 SHRINK_GROWTH_ROUNDS = 4
+SHRINK_BREAK_MARGIN = 1.5
+"""A shrink batch's cache break counts this many times its estimate (``batchprice.py``): a batch must pay clearly."""
 SUMMARY_MAX_OUTPUT_TOKENS = 8_192
 MIN_CONTEXT_WINDOW = 4_096
 PINNED_MAX_TOKENS = 4_000

@@ -31,7 +31,7 @@ their head+tail preview and the path of their complete output
       rounds = (A - T) / g                          # requests left before the summary anyway
       saving = rounds * S * r                       # each of them reads S fewer cached tokens
 
-  The batch runs when ``saving > break``, or when it **avoids a summary** for
+  The batch runs when ``saving > 1.5 * break`` (the margin below), or when it **avoids a summary** for
   less: the estimate is at ``A`` now, the batch brings it to ``A - SHRINK_MIN_ROUNDS * g``
   or below, and the room it buys costs less a round than the room a summary
   buys. A break that costs ``K`` and leaves ``X`` tokens costs, a round::
@@ -39,7 +39,7 @@ their head+tail preview and the path of their complete output
       rate(K, X) = K / ((A - X) / g)  +  (X + A) / 2 * r
 
   (the break spread over the rounds until the threshold again, plus reading
-  the prompt, halfway between on average). The batch: ``K = break``,
+  the prompt, halfway between on average). The batch: ``K = 1.5 * break``,
   ``X = T - S``; the summary: ``K = T * r + O * o + C * w`` (the summary request,
   cached in place, its ``O`` output tokens at the output price ``o``, the prefix
   ``C`` after it written: kept tail, pinned block, summary; ``batchprice.summary_price``),
@@ -52,18 +52,18 @@ their head+tail preview and the path of their complete output
   cache has gone cold (``clear.cache_is_cold``) nothing is cached: ``P`` is 0,
   the "instead" term is paid at ``w`` and any batch pays.
 
+  The break is counted ``SHRINK_BREAK_MARGIN`` (1.5) times in both rules: it
+  is paid at once, the saving only if the rounds it is counted over come, so a
+  batch runs only when it pays clearly (``batchprice.py`` has the rule in one
+  formula, the reason, measured, and worked examples).
+
   Worked example, Anthropic, 20 KB results (about 5,700 tokens a round):
   at 60k (``A`` = 47,600) with ``T`` = 34,000, ``P`` = 3,000 and ``S`` = 18,000 the
   break costs ``13,000 * 1.25 - 31,000 * 0.1 = 13,150`` while the 2.4 rounds
   left save ``2.4 * 18,000 * 0.1 = 4,300``: no batch (the old rule ran it and
-  broke the cache every few rounds). At ``T`` = 48,000 a summary is due; it
-  would cost ``K = 4,800 + 2,046 * 5 + 10,946 * 1.25 = 28,700`` and leave ``C`` = 10,946:
-  ``rate = 28,700 / 6.4 + 29,300 * 0.1 = 7,400`` a round. A batch with ``S`` = 30,000
-  (``break = 15,000 * 1.25 - 45,000 * 0.1 = 14,250``, leaving 18,000) costs
-  ``14,250 / 5.2 + 32,800 * 0.1 = 6,000``: it runs; with ``S`` = 25,000 (break 20,500,
-  leaving 23,000) it costs 8,300: the summary runs. At 200k (``A`` = 167,000) with ``T`` = 100,000, ``P`` = 3,000, ``S`` = 80,000:
-  ``17,000 * 1.25 - 97,000 * 0.1 = 11,550`` against ``13.4 * 80,000 * 0.1 = 107,000``:
-  it runs and pays nine times over. The figures are ``batchprice.BatchPrice``'s.
+  broke the cache every few rounds). At 200k (``A`` = 167,000) with ``T`` = 100,000,
+  ``P`` = 3,000, ``S`` = 80,000: ``17,000 * 1.25 - 97,000 * 0.1 = 11,550`` against
+  ``13.4 * 80,000 * 0.1 = 107,000``: it runs and pays nine times over.
 * **Only removes text.** It can lower the estimate and so postpone Layer 2,
   never bring it forward.
 * **Recorded like any decision.** Each replacement goes into the ledger and the

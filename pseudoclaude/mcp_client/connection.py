@@ -18,12 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, Mapping, TextIO, cast
+from typing import IO, Any, Awaitable, Callable, Literal, Mapping, TextIO, cast
 
+from pseudoclaude.mcp_client.client_requests import Elicitor, elicitation_callback, headless_decline, roots_callback
+from pseudoclaude.mcp_client.content import CallResult, ImagePart, call_result, parts_of, resource_contents
 from pseudoclaude.mcp_client.spec import ServerSpec
+
+__all__ = ["CallResult", "ImagePart", "RemotePrompt", "RemoteResource", "RemoteTool", "ServerConnection", "ServerGone"]
 
 State = Literal["starting", "ready", "failed", "stopped"]
 STOP_TIMEOUT_S = 5.0
@@ -39,20 +44,22 @@ class RemoteTool:
 
 
 @dataclass(frozen=True)
-class ImagePart:
-    """An image content part as the server sent it: its declared MIME type and base64 data, not yet checked."""
+class RemoteResource:
+    """A resource as the server listed it (``resources/list``)."""
 
-    mime_type: str
-    data: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
 
 
 @dataclass(frozen=True)
-class CallResult:
-    """A call's text (audio and binary resources named, not shown), its images, and whether the server flagged an error."""
+class RemotePrompt:
+    """A prompt as the server listed it (``prompts/list``): its declared arguments in order, (name, required, description)."""
 
-    text: str
-    is_error: bool
-    images: tuple[ImagePart, ...] = ()
+    name: str
+    description: str
+    arguments: tuple[tuple[str, bool, str], ...] = ()
 
 
 class ServerGone(Exception):
@@ -60,13 +67,21 @@ class ServerGone(Exception):
 
 
 class ServerConnection:
-    def __init__(self, spec: ServerSpec, workspace: Path, *, call_timeout_s: float) -> None:
+    def __init__(
+        self, spec: ServerSpec, workspace: Path, *, call_timeout_s: float, elicitor: Elicitor | None = None,
+        notice: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None,
+    ) -> None:
         self.spec = spec
         self.workspace = workspace
         self.call_timeout_s = call_timeout_s
+        self.elicitor = elicitor or headless_decline(notice or (lambda line: None))
+        self.environ = environ
         self.state: State = "starting"
         self.error: str | None = spec.problem
         self.tools: tuple[RemoteTool, ...] = ()
+        self.resources: tuple[RemoteResource, ...] | None = None
+        """The listed resources; None when the server does not advertise the resources capability."""
+        self.prompts: tuple[RemotePrompt, ...] = ()
         self._session: Any = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -90,25 +105,67 @@ class ServerConnection:
             await self._cancel()
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> CallResult:
+        try:
+            result = await self._request(lambda session: session.call_tool(tool, dict(arguments)))
+        except _Answered as answered:
+            return answered.result
+        return call_result(result)
+
+    async def list_resources(self) -> tuple[RemoteResource, ...]:
+        """``resources/list`` now (the list may have changed since start-up); an error answer raises ``ServerGone``-free ``ValueError``."""
+        try:
+            self.resources = await self._request(_list_resources)
+        except _Answered as answered:
+            raise ValueError(answered.result.text) from None
+        return self.resources or ()
+
+    async def read_resource(self, uri: str) -> CallResult:
+        """``resources/read``: the resource's text parts joined, its image parts as images."""
+        try:
+            result = await self._request(lambda session: session.read_resource(uri))
+        except _Answered as answered:
+            return answered.result
+        texts: list[str] = []
+        images: list[ImagePart] = []
+        for contents in getattr(result, "contents", None) or ():
+            text, image = resource_contents(contents)
+            texts.extend([text] if text else [])
+            images.extend([image] if image else [])
+        return CallResult("\n".join(texts) if texts or images else "(empty resource)", False, tuple(images))
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str]) -> CallResult:
+        """``prompts/get``: the prompt's messages as one text (each message's text, images apart)."""
+        try:
+            result = await self._request(lambda session: session.get_prompt(name, dict(arguments)))
+        except _Answered as answered:
+            return answered.result
+        texts: list[str] = []
+        images: list[ImagePart] = []
+        for message in getattr(result, "messages", None) or ():
+            parts, found = parts_of([message.content])
+            texts.extend(parts)
+            images.extend(found)
+        return CallResult("\n\n".join(texts), False, tuple(images))
+
+    async def _request(self, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        """One request on the session within the call timeout; an answer that is an error raises ``_Answered``."""
         if self.state != "ready" or self._session is None:
             raise ServerGone(self.error or f"the server is {self.state}")
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED
 
         try:
-            result = await asyncio.wait_for(self._session.call_tool(tool, dict(arguments)), self.call_timeout_s)
+            return await asyncio.wait_for(send(self._session), self.call_timeout_s)
         except asyncio.TimeoutError:
-            return CallResult(f"The MCP server did not answer within {self.call_timeout_s:g} s; the call may still run there.", True)
+            raise _Answered(CallResult(f"The MCP server did not answer within {self.call_timeout_s:g} s; the call may still run there.", True)) from None
         except MCPError as error:
             if error.code == CONNECTION_CLOSED:
                 self._fail("its process exited or closed the connection")
                 raise ServerGone(self.error or str(error)) from None
-            return CallResult(f"MCP error: {error}", True)
+            raise _Answered(CallResult(f"MCP error: {error}", True)) from None
         except (OSError, EOFError) as error:
             self._fail(f"the connection failed ({type(error).__name__}: {error})")
             raise ServerGone(self.error or str(error)) from None
-        text, images = _content_of(result)
-        return CallResult(text, bool(getattr(result, "is_error", False)), images)
 
     async def check_alive(self, timeout_s: float = 2.0) -> None:
         """Ping a ready server; a closed connection fails it now (a slow answer does not: it may be busy)."""
@@ -171,9 +228,19 @@ class ServerConnection:
                 read, write = await stack.enter_async_context(self._transport())
                 from mcp import ClientSession
 
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(
+                        read, write, list_roots_callback=roots_callback(self.workspace),
+                        elicitation_callback=elicitation_callback(self.spec.name, self.elicitor),
+                    )
+                )
                 await session.initialize()
+                capabilities = session.server_capabilities
                 self.tools = await _list_tools(session)
+                if getattr(capabilities, "resources", None) is not None:
+                    self.resources = await _list_resources(session)
+                if getattr(capabilities, "prompts", None) is not None:
+                    self.prompts = await _list_prompts(session)
                 self._session, self.state = session, "ready"
                 self._ready.set()
                 await self._stop.wait()
@@ -192,7 +259,8 @@ class ServerConnection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self._stderr = _append_only(cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")))
-            params = StdioServerParameters(command=spec.command, args=list(spec.args), env=dict(spec.env) or None, cwd=self.workspace)
+            environ = os.environ if self.environ is None else self.environ
+            params = StdioServerParameters(command=spec.command, args=list(spec.args), env={**environ, **spec.env}, cwd=self.workspace)
             return stdio_client(params, errlog=self._stderr)
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
@@ -221,44 +289,43 @@ async def _http_streams(url: str, headers: dict[str, str]) -> Any:
             yield streams[0], streams[1]
 
 
-async def _list_tools(session: Any) -> tuple[RemoteTool, ...]:
-    tools: list[RemoteTool] = []
+async def _paged(session: Any, method: str, key: str) -> list[Any]:
+    """Every item of a paginated ``list`` request (at most 100 pages)."""
+    from mcp.types import PaginatedRequestParams
+
+    items: list[Any] = []
     cursor: str | None = None
     for _ in range(100):
-        from mcp.types import PaginatedRequestParams
-
-        listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-        tools.extend(RemoteTool(t.name, t.description or "", t.input_schema or {}) for t in listed.tools)
+        listed = await getattr(session, method)(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        items.extend(getattr(listed, key, None) or ())
         cursor = getattr(listed, "next_cursor", None)
         if not cursor:
             break
-    return tuple(tools)
+    return items
 
 
-def _content_of(result: Any) -> tuple[str, tuple[ImagePart, ...]]:
-    parts: list[str] = []
-    images: list[ImagePart] = []
-    for item in getattr(result, "content", None) or ():
-        kind = getattr(item, "type", "")
-        if kind == "text":
-            parts.append(item.text)
-        elif kind == "image":
-            images.append(ImagePart(str(getattr(item, "mime_type", "") or ""), str(getattr(item, "data", "") or "")))
-        elif kind == "audio":
-            size = len(getattr(item, "data", "") or "") * 3 // 4
-            parts.append(f"[{kind} {getattr(item, 'mime_type', '')}, about {size:,} bytes: not shown]")
-        elif kind == "resource_link":
-            parts.append(f"[resource: {getattr(item, 'uri', '')}]")
-        elif kind == "resource":
-            resource = getattr(item, "resource", None)
-            text = getattr(resource, "text", None)
-            parts.append(text if isinstance(text, str) else f"[binary resource {getattr(resource, 'uri', '')}: not shown]")
-    structured = getattr(result, "structured_content", None)
-    if not parts and structured is not None:
-        import json
+async def _list_tools(session: Any) -> tuple[RemoteTool, ...]:
+    return tuple(RemoteTool(t.name, t.description or "", t.input_schema or {}) for t in await _paged(session, "list_tools", "tools"))
 
-        parts.append(json.dumps(structured, ensure_ascii=False, indent=1))
-    return "\n".join(parts) if parts or images else "(no content)", tuple(images)
+
+async def _list_resources(session: Any) -> tuple[RemoteResource, ...]:
+    listed = await _paged(session, "list_resources", "resources")
+    return tuple(RemoteResource(str(r.uri), r.name, r.description or "", r.mime_type or "") for r in listed)
+
+
+async def _list_prompts(session: Any) -> tuple[RemotePrompt, ...]:
+    return tuple(
+        RemotePrompt(p.name, p.description or "", tuple((a.name, bool(a.required), a.description or "") for a in p.arguments or ()))
+        for p in await _paged(session, "list_prompts", "prompts")
+    )
+
+
+class _Answered(Exception):
+    """The server answered a request with an error (or not in time): the result to hand on."""
+
+    def __init__(self, result: CallResult) -> None:
+        super().__init__(result.text)
+        self.result = result
 
 
 def _describe(error: BaseException) -> str:

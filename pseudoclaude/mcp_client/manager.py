@@ -6,7 +6,12 @@ Claude Code reads it; 30 s by default). It is idempotent: the agent calls it
 before its first turn, so a session that never runs a prompt starts nothing.
 ``tools()`` lists the tools of the servers that are ready now; a server that
 failed (at start or later, when a call found its connection closed) has its
-tools withdrawn and one line in ``take_notices()``.
+tools withdrawn and one line in ``take_notices()``; so does a request the
+session could not answer (an elicitation declined in a headless run).
+
+``prepare(prompt)`` is what a user's prompt becomes once the servers are up:
+``/mcp__server__prompt args`` the server's prompt (``prompts``), any
+``@server:uri`` mention the resource attached (``resources``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from pseudoclaude.llm import Image
+from pseudoclaude.mcp_client.client_requests import Elicitor
 from pseudoclaude.mcp_client.connection import ServerConnection
+from pseudoclaude.mcp_client.prompts import PromptRefused, is_prompt_line, prompt_commands, run_prompt_line
+from pseudoclaude.mcp_client.resources import ListMcpResourcesTool, ReadMcpResourceTool, attach_mentions, serving
 from pseudoclaude.mcp_client.spec import ServerSpec
 from pseudoclaude.mcp_client.tool import McpTool
 from pseudoclaude.tools import Tool
@@ -51,9 +60,28 @@ def _millis(value: str | None, default: float) -> float:
     return number if number > 0 else default
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A prompt made ready to send: its text and images, notices for the user, or why it must not be sent."""
+
+    text: str
+    images: tuple[Image, ...] = ()
+    notices: tuple[str, ...] = ()
+    refused: str | None = None
+
+
 class McpServers:
-    def __init__(self, specs: Sequence[ServerSpec], workspace: Path, *, startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S, call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S) -> None:
-        self._connections = [ServerConnection(spec, workspace, call_timeout_s=call_timeout_s) for spec in specs]
+    def __init__(
+        self, specs: Sequence[ServerSpec], workspace: Path, *, startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S, elicitor: Elicitor | None = None, environ: Mapping[str, str] | None = None,
+    ) -> None:
+        """``elicitor`` answers the servers' questions (None: declined, with a notice); ``environ`` is what a stdio
+        server inherits below its own ``env`` (None: this process's environment, as Claude Code passes it)."""
+        self._notes: list[str] = []
+        self._connections = [
+            ServerConnection(spec, workspace, call_timeout_s=call_timeout_s, elicitor=elicitor, notice=self._notes.append, environ=environ)
+            for spec in specs
+        ]
         self._startup_timeout_s = startup_timeout_s
         self._starting: asyncio.Task[None] | None = None
         self._reported: set[str] = set()
@@ -88,11 +116,29 @@ class McpServers:
             for remote in connection.tools:
                 tool = McpTool(connection, remote.name, remote.description, remote.input_schema)
                 found.setdefault(tool.name, tool)
+        if serving(self._connections):
+            found.setdefault(ListMcpResourcesTool.name, ListMcpResourcesTool(self._connections))
+            found.setdefault(ReadMcpResourceTool.name, ReadMcpResourceTool(self._connections))
         return list(found.values())
 
+    def prompt_commands(self) -> list[tuple[str, str]]:
+        """(name, help) of each ready server's prompt as a slash command: ``/mcp__<server>__<prompt>``."""
+        return [(command.name, command.help) for command in prompt_commands(self._connections)]
+
+    async def prepare(self, prompt: str) -> Prepared:
+        """``prompt`` as it is sent: an MCP prompt command run, or its ``@server:uri`` resources attached."""
+        if is_prompt_line(prompt):
+            try:
+                turn = await run_prompt_line(prompt, self._connections)
+            except PromptRefused as refused:
+                return Prepared(prompt, refused=str(refused))
+            return Prepared(turn.text, turn.images)
+        attached = await attach_mentions(prompt, self._connections)
+        return Prepared(attached.text, attached.images, attached.notices)
+
     def take_notices(self) -> list[str]:
-        """One line for each server that failed since the last call."""
-        lines = []
+        """One line for each server that failed since the last call, and for each request it could not answer."""
+        lines, self._notes[:] = list(self._notes), []
         for connection in self._connections:
             if connection.state == "failed" and connection.spec.name not in self._reported:
                 self._reported.add(connection.spec.name)

@@ -189,6 +189,9 @@ class ToolOutput:
     ``images`` go to the model with the result (``read_file`` of a PNG, an MCP
     tool's screenshot), already fitted to the providers' limits; ``content``
     names them, for the transcript and for a model that cannot see them.
+    ``details`` are facts about what the call did in Claude Code's
+    ``tool_response`` shape (an edit's ``structuredPatch``, ``originalFile``...),
+    for ``PostToolUse`` hooks only: never sent to the model, shown or recorded.
     """
 
     content: str
@@ -198,6 +201,7 @@ class ToolOutput:
     shaped: bool = False
     full_output: str | None = None
     images: tuple[Image, ...] = ()
+    details: Mapping[str, Any] = field(default_factory=dict)
 
 
 ToolKind = Literal["read", "edit", "execute", "write", "network"]

@@ -5,7 +5,8 @@ exactly what it asked for or a precise reason why not: not found (with the
 nearest text, or the note that read_file's line numbers were left on; see
 ``edit_hints``), or found N times without ``replace_all`` (and where). The read-first rule of ``files.require_fresh``
 applies. The model gets a short numbered snippet around the first change; the
-renderer gets the full unified diff.
+renderer gets the full unified diff, and ``PostToolUse`` hooks Claude Code's
+``Edit`` tool_response (``patch_shape``).
 
 A file over ``MAX_FILE_BYTES`` is refused, naming the limit, before it is read:
 an edit holds the file several times over (bytes, text, the edited text, its
@@ -36,6 +37,7 @@ from pseudoclaude.tools.files import (
     too_large,
     unified_diff,
 )
+from pseudoclaude.tools.patch_shape import edit_response
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -95,6 +97,7 @@ class EditFileTool:
             f"Edited {shown}: replaced {what}. The changed region now reads:\n{snippet}",
             summary=f"Edited {shown} (+{added} -{removed})",
             display={"path": shown, "diff": diff, "replacements": replaced, "added": added, "removed": removed},
+            details=edit_response(path, args["old_string"], args["new_string"], text, updated, bool(args.get("replace_all", False))),
         )
 
     def _plan(self, args: Mapping[str, Any], ctx: ToolContext) -> _Planned:

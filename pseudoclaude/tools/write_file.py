@@ -2,7 +2,8 @@
 
 Overwriting obeys the read-first rule of ``files.require_fresh``; creating a
 new file does not need a read. The result carries a unified diff for renderers
-and only a short summary for the model (it knows what it wrote).
+and only a short summary for the model (it knows what it wrote); ``PostToolUse``
+hooks get Claude Code's ``Write`` tool_response (``patch_shape``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pseudoclaude.tools.files import (
     require_fresh,
     unified_diff,
 )
+from pseudoclaude.tools.patch_shape import write_response
 from pseudoclaude.tools.paths import display_path, resolve_path
 
 _SCHEMA: dict[str, Any] = {
@@ -90,4 +92,5 @@ class WriteFileTool:
             message,
             summary=summary,
             display={"path": shown, "diff": diff, "created": not existed, "added": added, "removed": removed},
+            details=write_response(path, content, old if existed else None),
         )

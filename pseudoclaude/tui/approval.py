@@ -8,6 +8,7 @@ is denied with a reason the model can read.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from rich.console import RenderableType
@@ -32,6 +33,21 @@ class TerminalApprover:
             return ApprovalAnswer("deny", "no one was at the terminal to approve it")
         return await self.keys.ask(request)
 
+    async def ask_text(self, question: str) -> str | None:
+        """A line the user types in answer to ``question`` (an MCP server's elicitation); None outside a turn."""
+        keys = self.keys
+        if keys is None:
+            return None
+        future = keys.ask(ApprovalRequest(tool="question", args={}, summary=question, suggested_rule=None, kind="question"))
+        if keys.approval is not None:
+            keys.approval.typing_reason = True  # the answer is typed at once, as a denial's reason is
+        while not future.done():  # the asking task is the server's, not the turn's: a turn that ends (Esc) must end the question
+            await asyncio.wait({future}, timeout=0.25)
+            if self.keys is not keys and not future.done():
+                future.cancel()
+                return None
+        return None if future.cancelled() else future.result().reason
+
 
 APPROVAL_DIFF_LINES = 20
 
@@ -44,6 +60,12 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     """
     if request.kind == "sandbox":
         return _outside_lines(request, typing_reason=typing_reason, reason=reason)
+    if request.kind == "question":
+        return [
+            Text("? ", style="bold yellow") + Text(for_terminal(request.summary), style="bold"),
+            Text("  › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"),
+            Text("  Enter answers (an empty first answer declines)   [esc] stop", style="yellow"),
+        ]
     summary = request.summary or request.tool
     named = summary == request.tool or summary.startswith(request.tool + " ")
     lines: list[RenderableType] = [

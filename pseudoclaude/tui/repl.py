@@ -95,6 +95,7 @@ class Repl:
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
+        from pseudoclaude.tui.command_list import CommandList
         from pseudoclaude.tui.input import make_prompt_session
         from pseudoclaude.agent import load_custom_commands
 
@@ -110,7 +111,10 @@ class Repl:
         prompt = make_prompt_session(
             home=self.settings.home,
             workspace=self.settings.workspace,
-            commands=[(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
+            commands=CommandList(
+                [(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
+                lambda: self.agent.mcp_prompt_commands() if self.agent is not None else [],
+            ),
             arguments=ARGUMENT_CHOICES,
             status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
@@ -215,12 +219,13 @@ class Repl:
         from pseudoclaude.agent import PromptChoice, build_agent
         from pseudoclaude.config import ConfigError
         from pseudoclaude.session import SessionError
+        from pseudoclaude.tui.elicitation import TerminalElicitor
 
         await self.close_agent()
         try:
             agent = await asyncio.to_thread(
                 build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver,
-                prompt=self.prompt_choice or PromptChoice(),
+                prompt=self.prompt_choice or PromptChoice(), elicitor=TerminalElicitor(self.approver),
             )
         except (ConfigError, SessionError) as error:
             self.console.print(Text(f"✗ {error}", style="red"))

@@ -41,6 +41,8 @@ async def _help(repl: Repl, arg: str) -> bool:
         table.add_row(command.name, command.help)
     for custom in repl.custom_commands.commands:  # issue 20: custom commands
         table.add_row(custom.name, Text(custom.help))
+    for name, about in repl.agent.mcp_prompt_commands() if repl.agent is not None else ():
+        table.add_row(name, Text(about))
     for keys, meaning in KEYS:
         table.add_row(keys, meaning)
     repl.console.print(table)
@@ -406,6 +408,9 @@ async def dispatch(repl: Repl, line: str) -> bool:
         if command.name == name:
             return await command.run(repl, arg.strip())
     if await _run_custom(repl, line):
+        return False
+    if name.startswith("/mcp__"):  # an MCP server's prompt: the agent fetches it once its servers are up (mcp_client.prompts)
+        await repl.send(line)
         return False
     hint = suggest(name)
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))

@@ -112,10 +112,10 @@ def test_malformed_entries_are_skipped_with_a_problem_each() -> None:
     config = HookConfig.from_settings(
         {
             "hooks": {
-                "Notification": [entry("n")],
+                "Bogus": [entry("n")],
                 "Stop": [
                     {"matcher": "(", "hooks": [{"command": "x"}]},
-                    {"hooks": [{"type": "prompt", "prompt": "judge"}, {"command": ""}, {"command": "ok.sh", "timeout": -1}]},
+                    {"hooks": [{"type": "http", "url": "http://x"}, {"command": ""}, {"command": "ok.sh", "timeout": -1}]},
                     "not an object",
                 ],
             }
@@ -123,7 +123,7 @@ def test_malformed_entries_are_skipped_with_a_problem_each() -> None:
     )
     assert config.commands("Stop") == (HookCommand("ok.sh", 60.0),)
     text = "\n".join(config.problems)
-    for expected in ("'Notification'", "regular expression", "type 'command'", "non-empty string", "timeout", "Stop[2]"):
+    for expected in ("'Bogus'", "regular expression", "type 'http' are not supported", "non-empty string", "timeout", "Stop[2]"):
         assert expected in text
 
 

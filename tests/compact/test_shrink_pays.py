@@ -85,6 +85,18 @@ def test_a_batch_that_avoids_a_summary_for_less_than_it_costs_runs(tmp_path: Pat
     assert outcome.after_tokens < state.auto_threshold
 
 
+def test_a_batch_that_pays_back_its_break_only_barely_is_not_run(tmp_path: Path) -> None:
+    """At 200k, nineteen 23 KB reads: the 18 older would save about 1.3 times the break over the rounds left (16 save 1.9 times).
+
+    The break is paid at once, the saving only if those rounds come: the prefix stays cached instead.
+    """
+    conversation = [Message.user("go"), *_reads(19)]
+    state = _state(tmp_path, 200_000)
+    outcome = _manage(conversation, state)
+    assert state.budget.shrink_threshold <= outcome.before_tokens < state.auto_threshold
+    assert outcome.count("shrink") == 0 and list(outcome.conversation) == conversation
+
+
 def test_after_a_batch_the_next_rounds_do_not_fire_again(tmp_path: Path) -> None:
     state = _state(tmp_path, 200_000)
     conversation = list(_manage([Message.user("go"), *_reads(16)], state).conversation)
@@ -104,11 +116,15 @@ def test_the_docstring_arithmetic_at_60k_and_200k() -> None:
     large = BatchPrice(100_000, 3_000, 80_000, 5_000, 167_000, anthropic, summary_cost=50_000, after_summary=17_000)
     assert large.cache_break == pytest.approx(11_550) and large.saving == pytest.approx(107_200) and large.pays
     summary = 48_000 * 0.1 + 2_046 * 5 + 10_946 * 1.25
-    avoids = BatchPrice(48_000, 3_000, 30_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
-    assert avoids.cache_break == pytest.approx(14_250) and avoids.pays
-    assert round(avoids.rate(avoids.cache_break, avoids.after)) == 6_024 and round(avoids.rate(summary, 10_946)) == 7_392
-    postpones = BatchPrice(48_000, 3_000, 25_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
+    avoids = BatchPrice(48_000, 3_000, 32_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
+    assert avoids.cache_break == pytest.approx(11_750) and avoids.counted_break == pytest.approx(17_625) and avoids.pays
+    assert round(avoids.rate(avoids.counted_break, avoids.after)) == 6_359 and round(avoids.rate(summary, 10_946)) == 7_392
+    postpones = BatchPrice(48_000, 3_000, 30_000, 5_700, 47_600, anthropic, summary_cost=summary, after_summary=10_946)
+    assert round(postpones.rate(postpones.counted_break, postpones.after)) == 7_396
     assert postpones.clears_enough and not postpones.pays, "leaving much more than a summary would only postpones it"
+    marginal = BatchPrice(103_500, 3_200, 59_400, 8_300, 167_000, anthropic, summary_cost=45_000, after_summary=19_000)
+    assert marginal.cache_break == pytest.approx(41_095) and marginal.saving == pytest.approx(45_445, abs=1)
+    assert marginal.clears_enough and not marginal.pays, "paying back 1.1 times its break is not clear enough"
 
 
 def test_without_a_write_premium_a_break_costs_less() -> None:

@@ -111,5 +111,5 @@ def test_hooks_test_runs_the_configured_hooks_with_a_sample_payload(workspace: P
     assert "=> warning: hook `echo '{oops'` printed invalid JSON" in proc.stdout
     other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, bare_env(tmp_path / "home"))
     assert other.returncode == 0 and "No PreToolUse hooks are configured for read_file." in other.stdout
-    unknown = run_cli(["hooks", "test", "Notification"], workspace, bare_env(tmp_path / "home"))
+    unknown = run_cli(["hooks", "test", "Bogus"], workspace, bare_env(tmp_path / "home"))
     assert unknown.returncode == 2 and "unknown hook event" in unknown.stderr

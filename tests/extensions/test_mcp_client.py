@@ -160,7 +160,10 @@ def test_a_streamable_http_server_serves_its_tools(http_server: str, tmp_path: P
             await servers.aclose()
 
     names, text, notices = asyncio.run(go())
-    assert names == ["mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__exit_soon", "mcp__web__picture", "mcp__web__token"]
+    assert names == [
+        "list_mcp_resources", "mcp__web__ask", "mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__env_var", "mcp__web__exit_soon",
+        "mcp__web__picture", "mcp__web__roots", "mcp__web__snapshot", "mcp__web__token", "read_mcp_resource",
+    ]
     assert text == "echo: over http" and notices == []
 
 
@@ -179,7 +182,7 @@ def test_slash_mcp_lists_servers_their_state_and_tools(tmp_path: Path) -> None:
     asyncio.run(go())
     shown = repl.console.file.getvalue()  # type: ignore[attr-defined]
     assert "demo ready  stdio · --mcp-config" in shown
-    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__picture, mcp__demo__exit_soon, mcp__demo__crash" in shown
+    assert "mcp__demo__echo, mcp__demo__token, mcp__demo__big, mcp__demo__picture, mcp__demo__snapshot" in shown
     assert "gone failed" in shown and "nothing not found" in shown
     assert shown.count("MCP server 'gone'") == 1
 

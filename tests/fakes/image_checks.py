@@ -17,6 +17,8 @@ the wording its 400 uses):
   (stricter than the service, which sniffs; a mismatch is always an adapter
   bug), decoded bytes over 20 MB.
 
+Both accept a PNG whose ancillary chunk (``tEXt``...) has a wrong CRC, which
+Pillow refuses: ``identify`` reads such a file with those chunks left out.
 The type is read by Pillow from the bytes (never from the product's own
 sniffing, so a bug there cannot hide here). Token counts follow what the
 providers publish: Anthropic about ``width * height / 750`` of the image as
@@ -58,6 +60,23 @@ def decode(data: str) -> bytes | None:
 
 def identify(raw: bytes) -> tuple[str, int, int] | None:
     """(media type, width, height) Pillow reads from ``raw``'s header, or None when it is none of the four."""
+    found = _identify(raw)
+    if found is None and raw.startswith(b"\x89PNG\r\n\x1a\n"):
+        return _identify(_without_ancillary_chunks(raw))
+    return found
+
+
+def _without_ancillary_chunks(raw: bytes) -> bytes:
+    kept, at = [raw[:8]], 8
+    while at + 12 <= len(raw):
+        end = at + 12 + int.from_bytes(raw[at : at + 4], "big")
+        if not raw[at + 4 : at + 5].islower():
+            kept.append(raw[at:end])
+        at = end
+    return b"".join(kept)
+
+
+def _identify(raw: bytes) -> tuple[str, int, int] | None:
     from PIL import Image, UnidentifiedImageError
 
     try:

@@ -77,3 +77,32 @@ def test_special_and_missing_files_are_refused(tmp_path: Path) -> None:
         load_image_file(tmp_path)
     with pytest.raises(ImageError, match="No such file"):
         load_image_file(tmp_path / "gone.png")
+
+
+def png_with_text_chunk(*, bad_crc: bool) -> bytes:
+    """A real PNG with a text chunk right after IHDR (before IDAT, where Pillow checks every CRC)."""
+    import struct
+    import zlib
+
+    data = encoded((40, 30), "PNG")
+    body = b"Comment\x00made by a camera"
+    crc = zlib.crc32(b"tEXt" + body) ^ (0xDEAD if bad_crc else 0)
+    chunk = struct.pack(">I", len(body)) + b"tEXt" + body + struct.pack(">I", crc & 0xFFFFFFFF)
+    after_ihdr = 8 + 25
+    return data[:after_ihdr] + chunk + data[after_ihdr:]
+
+
+def test_a_png_whose_ancillary_chunk_has_a_bad_crc_is_sent_as_it_is() -> None:
+    data = png_with_text_chunk(bad_crc=True)
+    with pytest.raises(PILImage.UnidentifiedImageError):
+        PILImage.open(io.BytesIO(data))  # Pillow alone refuses it; the APIs accept it
+    image = fit_image(data, "camera")
+    assert (image.media_type, image.width, image.height) == ("image/png", 40, 30)
+    assert image.data == data
+
+
+def test_a_png_whose_critical_chunk_has_a_bad_crc_is_still_refused() -> None:
+    data = bytearray(encoded((40, 30), "PNG"))
+    data[29] ^= 0xFF  # the IHDR chunk's CRC
+    with pytest.raises(ImageError, match="cannot be decoded"):
+        fit_image(bytes(data), "broken")

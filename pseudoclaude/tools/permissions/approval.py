@@ -25,6 +25,9 @@ class ApprovalRequest:
     because of it (``reason``: the sandbox's one line); "once" runs it again
     outside the sandbox, "always" does so for every command matching
     ``suggested_rule`` in this session.
+
+    ``kind`` "question": not a call but a question to answer in words (an MCP
+    server's elicitation, ``tui/elicitation.py``); the typed line is ``reason``.
     """
 
     tool: str
@@ -32,7 +35,7 @@ class ApprovalRequest:
     summary: str
     suggested_rule: Rule | None
     diff: str = ""
-    kind: Literal["call", "plan", "sandbox"] = "call"
+    kind: Literal["call", "plan", "sandbox", "question"] = "call"
     reason: str = ""
     """Why the question is asked when it is not the usual one (an ask rule, a protected path, the sandbox's block)."""
 
@@ -67,3 +70,5 @@ class Decision:
     """The rule an "always" answer saved (shown in the transcript, so the user sees what they allowed)."""
     outside_sandbox: bool = False
     """Run this command unconfined (``ToolContext.sandbox`` None): the user excluded its prefix, or approved it."""
+    updated_input: Mapping[str, Any] | None = None
+    """Run the call with these arguments instead (a hook's ``updatedInput``, already judged by the policy)."""
