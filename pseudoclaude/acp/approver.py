@@ -51,6 +51,8 @@ class AcpApprover:
         self.session_id = session_id
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        if request.kind == "question":  # a question answered in words: ACP's permission request has no text field
+            return ApprovalAnswer("deny", "the editor cannot answer questions in words")
         view = await self.mapper.started_call(request.tool, request.args)
         if view is None:
             view = self.mapper.view(f"ask-{id(request):x}", request.tool, request.args)
