@@ -80,6 +80,7 @@ def test_zed_adapter_edits_a_file_after_the_editor_allows_it(adapter: tuple[str,
         stop = asyncio.run(asyncio.wait_for(go(), 60))
         assert server.rejections == []
     assert stop == "end_turn"
+    assert client.permissions, "the editor was never asked: the adapter refuses a can_use_tool request without Claude Code's tool_use_id"
     assert (workspace / "hello.txt").read_text() == "hello from zed\n"
     (tool_call, options), = client.permissions
     assert tool_call.tool_call_id and {option.kind for option in options} >= {"allow_once", "reject_once"}
