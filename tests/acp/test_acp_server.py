@@ -38,11 +38,11 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def drive(client: RecordingClient, server_url: str, workspace: Path, body: Callable[[Any], Awaitable[Any]], *args: str, **extra_env: str) -> Any:
-    """Start ``pseudoclaude acp`` in ``workspace``, initialize, run ``body(conn)``; the process is reaped whatever happens."""
+    """Start ``pseudoclaude acp`` (beside ``workspace``: the sessions name their folder), initialize, run ``body(conn)``; the process is reaped whatever happens."""
     env = {**cli_env("anthropic", server_url, workspace.parent / "home"), "PYTHONPATH": str(REPO), **extra_env}
 
     async def go() -> Any:
-        async with acp.spawn_agent_process(client, sys.executable, "-m", "pseudoclaude", "acp", *args, env=env, cwd=workspace) as (conn, _process):
+        async with acp.spawn_agent_process(client, sys.executable, "-m", "pseudoclaude", "acp", *args, env=env, cwd=workspace.parent) as (conn, _process):
             reply = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
             assert reply.agent_capabilities.load_session and reply.agent_info.name == "pseudoclaude"
             return await body(conn)
