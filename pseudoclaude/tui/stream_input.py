@@ -358,7 +358,11 @@ class StreamDriver:
         try:
             await self._run_prompt(prompt)
         finally:
-            self._state("idle")
+            # An interrupted run's result ends the caller's wait for it (Zed's adapter returns "cancelled" there), so an
+            # "idle" after it would be read as the end of the next prompt, before that prompt's own output.
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                self._state("idle")
 
     def _state(self, state: str) -> None:
         """Claude Code's ``session_state_changed`` when the caller opts in (Zed's adapter ends a prompt's turn at ``idle``)."""

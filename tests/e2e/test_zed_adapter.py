@@ -18,11 +18,12 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any, Awaitable, Callable
 
 import pytest
 
 from tests.e2e.support import cli_env, fake_server
-from tests.fakes.script import Call, Reply
+from tests.fakes.script import Call, Reply, StallStream
 
 acp = pytest.importorskip("acp")
 
@@ -51,6 +52,49 @@ def launcher(folder: Path) -> Path:
     path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pseudoclaude "$@"\n')
     path.chmod(0o755)
     return path
+
+
+def adapter_env(url: str, tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {
+        **cli_env("anthropic", url, home / ".pseudoclaude"),
+        "HOME": str(home), "PYTHONPATH": str(REPO), "CLAUDE_CODE_EXECUTABLE": str(launcher(tmp_path)), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
+
+
+def drive(adapter: tuple[str, Path], client: RecordingClient, env: dict[str, str], workspace: Path, body: Callable[[Any, str], Awaitable[Any]]) -> Any:
+    """The adapter under node, initialized, with one new session; ``body(conn, session_id)``; every process reaped."""
+    node, script_path = adapter
+
+    async def go() -> Any:
+        async with acp.spawn_agent_process(client, node, str(script_path), env=env, cwd=workspace) as (conn, _process):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            return await body(conn, session.session_id)
+
+    return asyncio.run(asyncio.wait_for(go(), 90))
+
+
+def test_zed_adapter_cancels_a_prompt_and_the_next_one_answers(adapter: tuple[str, Path], tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    client = RecordingClient()
+    script = [StallStream(Reply(text="Let me think about this for a long while."), after_deltas=1), Reply(text="Back again.")]
+    with fake_server("anthropic", script) as server:
+
+        async def body(conn: Any, session_id: str) -> tuple[str, str]:
+            running = asyncio.ensure_future(conn.prompt(session_id=session_id, prompt=[acp.text_block("Think")]))
+            assert await asyncio.to_thread(server.stalled.wait, 60)
+            await conn.cancel(session_id=session_id)
+            stopped = await running
+            after = await conn.prompt(session_id=session_id, prompt=[acp.text_block("Still there?")])
+            return str(stopped.stop_reason), str(after.stop_reason)
+
+        stopped, after = drive(adapter, client, adapter_env(server.url, tmp_path), workspace, body)
+        assert server.rejections == []
+    assert (stopped, after) == ("cancelled", "end_turn")
+    assert client.text().endswith("Back again.")
 
 
 def test_zed_adapter_edits_a_file_after_the_editor_allows_it(adapter: tuple[str, Path], tmp_path: Path) -> None:
