@@ -77,6 +77,10 @@ def main_command(
     max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
+    allow_bypass: Annotated[
+        bool, typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself.")
+    ] = False,
+    replay_user_messages: Annotated[bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")] = False,
     sandbox: Annotated[
         Optional[str], typer.Option("--sandbox", metavar="MODE", help="The OS sandbox of the model's commands: workspace-write (default where available) | read-only | off.")
     ] = None,
@@ -108,10 +112,6 @@ def main_command(
     fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
-    allow_bypass: Annotated[
-        bool, typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself.")
-    ] = False,
-    replay_user_messages: Annotated[bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")] = False,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
@@ -126,10 +126,10 @@ def main_command(
 
     resuming = bool(resume or continue_latest)
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
-    if replay_user_messages and input_format != "stream-json":
-        problem = problem or "--replay-user-messages needs --input-format stream-json and --output-format stream-json"
     if problem:
         raise fail(problem, EXIT_USAGE)
+    if replay_user_messages and input_format != "stream-json":
+        raise fail("--replay-user-messages needs --input-format stream-json and --output-format stream-json", EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -190,8 +190,8 @@ def main_command(
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
         _images(image or [], input_format, prompt, output_format, settings.model),
-        replay_user_messages=replay_user_messages, allow_bypass=allow_bypass,
     )
+    options = replace(options, replay_user_messages=replay_user_messages, allow_bypass=allow_bypass)
     _leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 

@@ -151,7 +151,8 @@ async def _serve_stream(agent: Agent, channel: ControlChannel, options: Headless
     from pseudoclaude.tui import ClaudeStream, StreamDriver
 
     claude = ClaudeStream(agent, channel.write, partial=options.include_partial)
-    driver = StreamDriver(agent, claude, channel, sys.stderr, replay_user_messages=options.replay_user_messages, allow_bypass=options.allow_bypass)
+    driver = StreamDriver(agent, claude, channel, sys.stderr)
+    driver.replay_user_messages, driver.allow_bypass = options.replay_user_messages, options.allow_bypass
     ok = await driver.serve()
     return EXIT_OK if ok else EXIT_FAILED
 

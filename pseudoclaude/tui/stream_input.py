@@ -207,13 +207,13 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    def __init__(
-        self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, *, replay_user_messages: bool = False, allow_bypass: bool = False
-    ) -> None:
+    replay_user_messages = False
+    """``--replay-user-messages``: each ``user`` line is echoed back when its run starts."""
+    allow_bypass = False
+    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass (Claude Code's rule)."""
+
+    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
         self.agent = agent
-        self.replay_user_messages = replay_user_messages
-        # Claude Code's rule: bypass can be switched on later only if the process was started in it or allowed it.
-        self.bypass_available = allow_bypass or agent.mode is PermissionMode.BYPASS
         self.claude = claude
         self.channel = channel
         self.err = err
@@ -288,7 +288,8 @@ class StreamDriver:
             return {}
         if subtype == "set_permission_mode":
             mode = PermissionMode.parse(str(request.get("mode", "")))
-            if mode is PermissionMode.BYPASS and not self.bypass_available:
+            # Bypass can be switched on only if the process allowed it or runs in it already (started so: nothing else gets there).
+            if mode is PermissionMode.BYPASS and not (self.allow_bypass or self.agent.mode is PermissionMode.BYPASS):
                 raise ValueError(
                     "Cannot set permission mode to bypassPermissions because the session was not launched with "
                     "--dangerously-skip-permissions or --allow-dangerously-skip-permissions"
