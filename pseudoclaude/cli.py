@@ -128,8 +128,6 @@ def main_command(
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming)
     if problem:
         raise fail(problem, EXIT_USAGE)
-    if replay_user_messages and input_format != "stream-json":
-        raise fail("--replay-user-messages needs --input-format stream-json and --output-format stream-json", EXIT_USAGE)
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -165,6 +163,8 @@ def main_command(
         sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
     if print_prompt is None and input_format == "stream-json":
         print_prompt = ""
+    if replay_user_messages and input_format != "stream-json":
+        raise fail("--replay-user-messages needs --input-format stream-json and --output-format stream-json", EXIT_USAGE)
     if print_prompt is None and (fork_session or session_id):
         raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
     if print_prompt is None and image:

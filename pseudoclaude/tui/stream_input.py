@@ -207,11 +207,6 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    replay_user_messages = False
-    """``--replay-user-messages``: each ``user`` line is echoed back when its run starts."""
-    allow_bypass = False
-    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass (Claude Code's rule)."""
-
     def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO) -> None:
         self.agent = agent
         self.claude = claude
@@ -221,6 +216,11 @@ class StreamDriver:
         self.turn: asyncio.Task[None] | None = None
         self.last_ok = True
         self._wake: asyncio.Queue[str | None] = asyncio.Queue()
+
+    replay_user_messages = False
+    """``--replay-user-messages``: each ``user`` line is echoed back when its run starts."""
+    allow_bypass = False
+    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass (Claude Code's rule)."""
 
     async def serve(self) -> bool:
         """Serve until end of input and the last prompt answered; whether the last result was a success."""
