@@ -77,6 +77,10 @@ def main_command(
     max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
     thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
     skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
+    allow_bypass: Annotated[
+        bool, typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself.")
+    ] = False,
+    replay_user_messages: Annotated[bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")] = False,
     sandbox: Annotated[
         Optional[str], typer.Option("--sandbox", metavar="MODE", help="The OS sandbox of the model's commands: workspace-write (default where available) | read-only | off.")
     ] = None,
@@ -180,6 +184,8 @@ def main_command(
         sys.stderr.write(f"pseudoclaude: warning: {warning}\n")
     if print_prompt is None and input_format == "stream-json":
         print_prompt = ""
+    if replay_user_messages and input_format != "stream-json":
+        raise fail("--replay-user-messages needs --input-format stream-json and --output-format stream-json", EXIT_USAGE)
     if print_prompt is None and (fork_session or session_id):
         raise fail("--fork-session and --session-id work with -p (headless); in the REPL, resume the session itself", EXIT_USAGE)
     if schema is not None and output_format not in ("json", "stream-json"):
@@ -210,6 +216,7 @@ def main_command(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
         _images(image or [], input_format, prompt, output_format, settings.model), schema, agent_types,
     )
+    options = replace(options, replay_user_messages=replay_user_messages, allow_bypass=allow_bypass)
     _leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
@@ -267,6 +274,31 @@ def doctor_command(
     for check in checks:
         print(for_terminal(check.line()))
     raise typer.Exit(doctor_exit_code(checks))
+
+
+@app.command("acp")
+def acp_command(
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name for every session.")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
+    permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")] = None,
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")] = False,
+    allow_bypass: Annotated[bool, typer.Option("--allow-dangerously-skip-permissions", help="Offer bypass among the editor's modes (it is never the starting mode unless asked).")] = False,
+    sandbox: Annotated[Optional[str], typer.Option("--sandbox", metavar="MODE", help="workspace-write (default where available) | read-only | off.")] = None,
+) -> None:
+    """Speak the Agent Client Protocol on stdin/stdout (Zed, JetBrains, Neovim, Emacs): docs/editors.md."""
+    try:
+        from pseudoclaude.acp import AcpOptions, serve_acp
+    except ImportError as error:
+        raise fail(f"acp needs the agent-client-protocol package ({error}): pip install agent-client-protocol", EXIT_USAGE) from None
+    if permission_mode is not None:
+        from pseudoclaude.config import PermissionMode
+
+        try:
+            PermissionMode.parse(permission_mode)
+        except ValueError as error:
+            raise fail(str(error), EXIT_USAGE) from None
+    _leave(serve_acp(AcpOptions(model, provider, permission_mode, sessions_dir, trust_workspace, allow_bypass, sandbox)))
 
 
 def _working_folder() -> Path:
@@ -418,6 +450,14 @@ def _optional_prompt_value(argv: list[str]) -> list[str]:
     return out
 
 
+def _empty_flag_values(argv: list[str]) -> list[str]:
+    """The Agent SDK passes its ``extraArgs`` as ``--name ""``: the empty value of a switch is dropped, not read as a command."""
+    return [arg for index, arg in enumerate(argv) if not (arg == "" and index > 0 and argv[index - 1] in _SWITCHES_WITH_EMPTY_VALUE)]
+
+
+_SWITCHES_WITH_EMPTY_VALUE = ("--replay-user-messages", "--allow-dangerously-skip-permissions")
+
+
 def _leave(code: int) -> NoReturn:
     """End the process with ``code`` at once, once a session run has returned.
 
@@ -440,7 +480,7 @@ def _leave(code: int) -> NoReturn:
 
 def main() -> None:
     try:
-        app(args=_optional_prompt_value(sys.argv[1:]), prog_name="pseudoclaude")
+        app(args=_optional_prompt_value(_empty_flag_values(sys.argv[1:])), prog_name="pseudoclaude")
     except KeyboardInterrupt:
         sys.stderr.write("pseudoclaude: interrupted\n")
         _leave(EXIT_INTERRUPTED)

@@ -180,7 +180,9 @@ async def _serve_stream(agent: Agent, channel: ControlChannel, options: Headless
     from pseudoclaude.tui import StreamDriver
 
     claude = _claude_stream(agent, channel.write, options, settings)
-    ok = await StreamDriver(agent, claude, channel, sys.stderr, expand=lambda line: _custom_command(settings, line)).serve()
+    driver = StreamDriver(agent, claude, channel, sys.stderr, expand=lambda line: _custom_command(settings, line))
+    driver.replay_user_messages, driver.allow_bypass = options.replay_user_messages, options.allow_bypass
+    ok = await driver.serve()
     return EXIT_OK if ok else EXIT_FAILED
 
 

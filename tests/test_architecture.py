@@ -27,6 +27,7 @@ import pytest
 SOURCE = Path(__file__).resolve().parent.parent / "pseudoclaude"
 
 PACKAGES = (
+    "pseudoclaude.acp",
     "pseudoclaude.agent",
     "pseudoclaude.config",
     "pseudoclaude.sandbox",
@@ -46,11 +47,12 @@ FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 _BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
-    "pseudoclaude.cli": {"pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
     "pseudoclaude.doctor": {"pseudoclaude.llm", "pseudoclaude.sandbox"},
     "pseudoclaude.first_run": {"pseudoclaude.llm"},
     "pseudoclaude.commands": {"pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.tui": {"pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.acp": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.agent": _BELOW_AGENT,
     "pseudoclaude.compact": {"pseudoclaude.llm"},
     "pseudoclaude.session": {"pseudoclaude.llm"},

@@ -34,6 +34,7 @@ PUBLIC = {
         "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
         "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },
+    "pseudoclaude.acp": {"AcpOptions", "serve_acp"},
     "pseudoclaude.mcp_client": {
         "ElicitAnswer", "ElicitRequest", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs",
         "timeouts", "tool_name",

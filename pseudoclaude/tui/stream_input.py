@@ -27,12 +27,15 @@ tool's agent types, and its in-process MCP servers are reached through
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sys
 import threading
+import uuid
 from collections import deque
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
@@ -89,6 +92,8 @@ class Prompt:
     text: str
     images: tuple[Image, ...] = ()
     error: str = ""
+    replay: Mapping[str, Any] | None = None
+    """The ``user`` line as read, echoed back with ``--replay-user-messages`` when its run starts."""
 
 
 def user_prompt(message: Any) -> Prompt | None:
@@ -184,6 +189,25 @@ class StdioApprover:
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 
 
+def replayed_user_message(line: Mapping[str, Any], session_id: str) -> dict[str, Any]:
+    """Claude Code's echo of a stdin ``user`` line (``--replay-user-messages``): the SDK's ``uuid`` kept, ``isReplay``.
+
+    Zed's ACP adapter waits for the echo of its own prompt's ``uuid`` before it
+    reads a ``result`` as that prompt's, so it is sent when the prompt's run
+    starts (after its ``init``), not when the line is read.
+    """
+    given = line.get("uuid")
+    return {
+        "type": "user",
+        "message": line.get("message"),
+        "session_id": session_id,
+        "parent_tool_use_id": None,
+        "uuid": given if isinstance(given, str) and given else str(uuid.uuid4()),
+        "timestamp": datetime.now(timezone.utc).isoformat().replace("+00:00", "Z"),
+        "isReplay": True,
+    }
+
+
 def context_usage(model: str, view: ContextBreakdown) -> dict[str, Any]:
     """``/context`` in the shape of the SDK's ``ContextUsageResponse`` (counted by our compaction's estimator)."""
     categories = [
@@ -232,6 +256,11 @@ class StreamDriver:
         self.last_ok = True
         self._wake: asyncio.Queue[str | None] = asyncio.Queue()
 
+    replay_user_messages = False
+    """``--replay-user-messages``: each ``user`` line is echoed back when its run starts."""
+    allow_bypass = False
+    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass (Claude Code's rule)."""
+
     async def serve(self) -> bool:
         """Serve until end of input and the last prompt answered; whether the last result was a success."""
         from pseudoclaude.mcp_client.sdk_transport import install
@@ -263,7 +292,7 @@ class StreamDriver:
             if prompt is None:
                 self._warn("ignored a user message without text or image content")
             else:
-                self.prompts.append(prompt)
+                self.prompts.append(dataclasses.replace(prompt, replay=data) if self.replay_user_messages else prompt)
         elif kind == "control_request":
             await self._control(data)
         elif kind == "control_response":
@@ -305,7 +334,14 @@ class StreamDriver:
             await self._interrupt()
             return {}
         if subtype == "set_permission_mode":
-            self.agent.set_mode(PermissionMode.parse(str(request.get("mode", ""))))
+            mode = PermissionMode.parse(str(request.get("mode", "")))
+            # Bypass can be switched on only if the process allowed it or runs in it already (started so: nothing else gets there).
+            if mode is PermissionMode.BYPASS and not (self.allow_bypass or self.agent.mode is PermissionMode.BYPASS):
+                raise ValueError(
+                    "Cannot set permission mode to bypassPermissions because the session was not launched with "
+                    "--dangerously-skip-permissions or --allow-dangerously-skip-permissions"
+                )
+            self.agent.set_mode(mode)
             return {"mode": self.agent.mode.claude_name}
         if subtype == "set_model":
             model = request.get("model")
@@ -379,6 +415,22 @@ class StreamDriver:
 
     async def _run(self, prompt: Prompt) -> None:
         """One prompt's run; an interrupt (this task cancelled) still prints its result."""
+        self._state("running")
+        try:
+            await self._run_prompt(prompt)
+        finally:
+            # An interrupted run's result ends the caller's wait for it (Zed's adapter returns "cancelled" there), so an
+            # "idle" after it would be read as the end of the next prompt, before that prompt's own output.
+            task = asyncio.current_task()
+            if task is None or not task.cancelling():
+                self._state("idle")
+
+    def _state(self, state: str) -> None:
+        """Claude Code's ``session_state_changed`` when the caller opts in (Zed's adapter ends a prompt's turn at ``idle``)."""
+        if os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "").lower() in ("1", "true", "yes", "on"):
+            self.claude.emit({"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.session_id})
+
+    async def _run_prompt(self, prompt: Prompt) -> None:
         self.claude.begin()
         try:
             failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
@@ -391,6 +443,8 @@ class StreamDriver:
         for line in failures:
             self._warn(f"warning: {line}")
             self.claude.feed(Progress("warning", line))
+        if prompt.replay is not None:
+            self.claude.emit(replayed_user_message(prompt.replay, self.agent.session_id))
         if prompt.error:
             self._warn(prompt.error)
             self.claude.feed(Stop("error", "", 0, prompt.error))

@@ -87,6 +87,10 @@ class HeadlessOptions:
     """``--json-schema`` (the SDK's ``output_format``), checked: the run must end with a matching ``structured_output``."""
     agents: Mapping[str, Any] | None = None
     """``--agents`` JSON: sub-agent types added to the ``task`` tool's (the SDK sends its ``agents=`` in ``initialize`` instead)."""
+    replay_user_messages: bool = False
+    """``--replay-user-messages``: echo each stdin ``user`` line back (``isReplay``) when its run starts."""
+    allow_bypass: bool = False
+    """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass later (loosens nothing itself)."""
 
 
 class StreamAgent(Protocol):
