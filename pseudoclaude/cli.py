@@ -134,7 +134,7 @@ def main_command(
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
     from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
 
-    from pseudoclaude.tui.claude_flags import agents_value, refused_flag
+    from pseudoclaude.tui import agents_value, refused_flag
 
     resuming = bool(resume or continue_latest)
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
@@ -381,7 +381,7 @@ def _prompt_choice(system_prompt: str | None, system_prompt_file: Path | None, a
 def _json_schema(value: str | None) -> "dict[str, object] | None":
     """``--json-schema``, checked as a JSON schema (``ConfigError`` when it is not one)."""
     from pseudoclaude.config import ConfigError
-    from pseudoclaude.tools.structured_output import SchemaProblem, checked_schema
+    from pseudoclaude.tools import SchemaProblem, checked_schema
 
     if value is None:
         return None

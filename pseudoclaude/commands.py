@@ -139,8 +139,8 @@ def _saved(write_failure: str | None) -> str:
 
 def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
     """``--agents`` and ``--json-schema``: agent types for the ``task`` tool, the structured output tool; the warnings."""
-    from pseudoclaude.agent.subagents import sdk_agents
-    from pseudoclaude.tools.structured_output import StructuredOutputTool
+    from pseudoclaude.agent import sdk_agents
+    from pseudoclaude.tools import StructuredOutputTool
 
     problems: tuple[str, ...] = ()
     if options.agents:
@@ -153,7 +153,7 @@ def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
 
 def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
     from pseudoclaude.tui import ClaudeStream
-    from pseudoclaude.tui.sdk_catalog import SlashCommand, slash_commands
+    from pseudoclaude.tui import SlashCommand, slash_commands
 
     def commands() -> tuple[SlashCommand, ...]:
         prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp_prompt_commands()]

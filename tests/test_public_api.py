@@ -23,24 +23,24 @@ PUBLIC = {
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "ToolInputStart", "ToolInputDelta", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
-        "Agent", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "NEVER_FIRED", "HookCallback", "HookConfig", "HookReply",
+        "Agent", "AgentDefinition", "sdk_agents", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "NEVER_FIRED", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "PrepareRequest", "SessionRecorder",
         "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",
         "FileChange", "RestoredFile", "UserTurn", "restore_files", "rewind_session", "session_changes", "user_turns",
     },
     "pseudoclaude.tools": {
-        "FileStamp", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
+        "FileStamp", "SchemaProblem", "StructuredOutputTool", "checked_schema", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
         "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
         "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },
     "pseudoclaude.acp": {"AcpOptions", "serve_acp"},
-    "pseudoclaude.mcp_client": {
+    "pseudoclaude.mcp_client": {"install_sdk_bridge", 
         "ElicitAnswer", "ElicitRequest", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema", "server_specs",
         "timeouts", "tool_name",
     },
     "pseudoclaude.tui": {
-        "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
+        "run_repl", "agents_value", "refused_flag", "SlashCommand", "slash_commands", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
         "safe_console",
         "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
         "print_claude", "ClaudeFlags", "split_tool_rules", "with_claude_flags", "load_image_options", "vision_notice",

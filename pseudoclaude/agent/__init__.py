@@ -31,6 +31,7 @@ from pseudoclaude.agent.events import (
 )
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent.subagents import AgentDefinition, sdk_agents
     from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.runner import Runner
 
 _LAZY = {
+    "AgentDefinition": "subagents",
+    "sdk_agents": "subagents",
     "CommandSet": "custom_commands",
     "CustomCommand": "custom_commands",
     "Expansion": "custom_commands",
@@ -90,6 +93,8 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "AgentDefinition",
+    "sdk_agents",
     "NEVER_FIRED",
     "CommandSet",
     "CustomCommand",

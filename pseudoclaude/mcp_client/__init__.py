@@ -13,9 +13,10 @@ server sends us (roots, elicitation: ``client_requests``) are Claude Code's.
 
 from pseudoclaude.mcp_client.client_requests import ElicitAnswer, Elicitor, ElicitRequest
 from pseudoclaude.mcp_client.manager import McpServers, Prepared, ServerView, timeouts
+from pseudoclaude.mcp_client.sdk_transport import install as install_sdk_bridge
 from pseudoclaude.mcp_client.spec import ServerSpec, expand, input_schema, server_specs, tool_name
 
 __all__ = [
-    "ElicitAnswer", "ElicitRequest", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema",
+    "ElicitAnswer", "ElicitRequest", "install_sdk_bridge", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema",
     "server_specs", "timeouts", "tool_name",
 ]

@@ -32,6 +32,7 @@ from pseudoclaude.tools.child_env import ChildEnvironment
 from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_tools
 
 if TYPE_CHECKING:
+    from pseudoclaude.tools.structured_output import SchemaProblem, StructuredOutputTool, checked_schema
     from pseudoclaude.tools.budgeted import budgeted_output
     from pseudoclaude.tools.background import BackgroundJobs, JobView, background_recap
     from pseudoclaude.tools.command_output import CommandOutputTool
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from pseudoclaude.tools.task import SubagentResult, Subagents, SubagentType, TaskTool
 
 _LAZY = {
+    "SchemaProblem": "structured_output",
+    "StructuredOutputTool": "structured_output",
+    "checked_schema": "structured_output",
     "BackgroundJobs": "background",
     "CommandOutputTool": "command_output",
     "KillCommandTool": "kill_command",
@@ -63,6 +67,9 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "SchemaProblem",
+    "StructuredOutputTool",
+    "checked_schema",
     "ChildEnvironment",
     "BackgroundJobs",
     "CommandOutputTool",

@@ -14,6 +14,8 @@ from pseudoclaude.tui.repl import run_repl
 from pseudoclaude.tui.trust_prompt import settle_workspace_trust
 
 if TYPE_CHECKING:
+    from pseudoclaude.tui.sdk_catalog import SlashCommand, slash_commands
+    from pseudoclaude.tui.claude_flags import agents_value, refused_flag
     from pseudoclaude.tui.headless import print_events
     from pseudoclaude.tui.prompt_images import load_image_options, vision_notice
     from pseudoclaude.tui.safeconsole import safe_console
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.stream_run import print_claude
 
 _LAZY = {
+    "SlashCommand": "sdk_catalog",
+    "slash_commands": "sdk_catalog",
+    "agents_value": "claude_flags",
+    "refused_flag": "claude_flags",
     "ClaudeFlags": "claude_flags",
     "split_tool_rules": "claude_flags",
     "with_claude_flags": "claude_flags",
@@ -51,6 +57,10 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
+    "SlashCommand",
+    "slash_commands",
+    "agents_value",
+    "refused_flag",
     "ClaudeFlags",
     "split_tool_rules",
     "with_claude_flags",

@@ -39,7 +39,7 @@ from datetime import datetime, timezone
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
-from pseudoclaude.agent.subagents import AgentDefinition
+from pseudoclaude.agent import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
@@ -263,7 +263,7 @@ class StreamDriver:
 
     async def serve(self) -> bool:
         """Serve until end of input and the last prompt answered; whether the last result was a success."""
-        from pseudoclaude.mcp_client.sdk_transport import install
+        from pseudoclaude.mcp_client import install_sdk_bridge as install
 
         install(self.channel.request)
         self.channel.interrupt = self._cancel_turn
@@ -356,7 +356,7 @@ class StreamDriver:
 
     def _add_agents(self, raw: Any) -> None:
         """The SDK's ``agents=``: offered to the ``task`` tool from the next request; what we cannot honour is one warning line each."""
-        from pseudoclaude.agent.subagents import sdk_agents
+        from pseudoclaude.agent import sdk_agents
 
         definitions, problems = sdk_agents(raw)
         for problem in problems:
