@@ -122,6 +122,14 @@ def main_command(
     session_mirror: Annotated[bool, typer.Option("--session-mirror", hidden=True)] = False,
     plugin_dir: Annotated[Optional[list[str]], typer.Option("--plugin-dir", hidden=True)] = None,
     thinking_display: Annotated[Optional[str], typer.Option("--thinking-display", hidden=True)] = None,
+    agent_name: Annotated[Optional[str], typer.Option("--agent", hidden=True)] = None,
+    assistant: Annotated[bool, typer.Option("--assistant", hidden=True)] = False,
+    proactive: Annotated[bool, typer.Option("--proactive", hidden=True)] = False,
+    # --- accepted: diagnostics, and a run that leaves no session behind ---
+    debug: Annotated[bool, typer.Option("--debug", hidden=True)] = False,
+    debug_file: Annotated[Optional[Path], typer.Option("--debug-file", hidden=True)] = None,
+    debug_to_stderr: Annotated[bool, typer.Option("--debug-to-stderr", hidden=True)] = False,
+    no_session_persistence: Annotated[bool, typer.Option("--no-session-persistence", help="Keep this run's session in a temporary folder, removed when the run ends (it cannot be resumed).")] = False,
 ) -> None:
     workspace = _working_folder()
     if ctx.invoked_subcommand is not None:
@@ -140,12 +148,17 @@ def main_command(
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
         "--task-budget": task_budget, "--betas": betas, "--resume-session-at": resume_session_at, "--resume-drops-turn": resume_drops_turn,
         "--session-mirror": session_mirror, "--plugin-dir": plugin_dir, "--thinking-display": thinking_display,
+        "--agent": agent_name, "--assistant": assistant, "--proactive": proactive,
     })
     if problem:
         _error_result(output_format, problem)
         raise fail(problem, EXIT_USAGE)
     if fallback_model:
         sys.stderr.write(f"pseudoclaude: warning: --fallback-model {fallback_model!r} is not used: a failing model call is retried, then reported\n")
+    if debug or debug_file or debug_to_stderr:
+        sys.stderr.write("pseudoclaude: note: --debug writes no separate log here; --output-format events prints every event of the run\n")
+    if no_session_persistence:
+        sessions_dir = _throwaway_sessions_dir()
     mode = "bypass" if skip_permissions else permission_mode
     flags = Flags(
         model=model,
@@ -456,6 +469,17 @@ def _empty_flag_values(argv: list[str]) -> list[str]:
 
 
 _SWITCHES_WITH_EMPTY_VALUE = ("--replay-user-messages", "--allow-dangerously-skip-permissions")
+
+
+def _throwaway_sessions_dir() -> Path:
+    """``--no-session-persistence``: the session is still written as it goes (the run needs its spill files), but in
+    a temporary folder that ``_leave``'s exit handlers remove, so nothing of the run stays behind to resume."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="pseudoclaude-session-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _leave(code: int) -> NoReturn:

@@ -32,6 +32,9 @@ REFUSED: Mapping[str, str] = {
     "--session-mirror": "SDK session stores are not supported; sessions are saved under the sessions folder",
     "--plugin-dir": "Claude Code plugins are not supported; custom commands, agents, hooks and MCP servers are read from their own folders",
     "--thinking-display": "reasoning is always shown as the provider sends it (Anthropic's thinking blocks, OpenAI's summaries)",
+    "--agent": "the main conversation cannot run as a sub-agent's definition; --agents offers it to the task tool instead",
+    "--assistant": "Claude Code's assistant mode has no counterpart here",
+    "--proactive": "Claude Code's proactive mode has no counterpart here",
 }
 """Claude Code flags (the Agent SDK's options) that PseudoClaude cannot honour: each is refused with its reason, never ignored."""
 

@@ -257,6 +257,9 @@ def test_json_schema_and_agents_flags_give_structured_output_and_an_agent_type(w
     [
         (["--betas", "interleaved-thinking-2025-05-14"], "--betas is not supported: "),
         (["--task-budget", "5000"], "--task-budget is not supported: "),
+        (["--agent", "reviewer"], "--agent is not supported: "),
+        (["--assistant"], "--assistant is not supported: "),
+        (["--proactive"], "--proactive is not supported: "),
         (["--json-schema", '{"type": "nonsense"}'], "--json-schema is not a valid JSON schema"),
         (["--agents", "[1]"], "--agents must be a JSON object"),
     ],
@@ -275,3 +278,21 @@ def test_an_sdk_mcp_server_without_the_sdk_fails_in_one_line_and_the_run_goes_on
     assert done.returncode == 0, done.stderr
     assert "MCP server 'calc'" in done.stderr and "needs --input-format stream-json" in done.stderr
     assert json_lines(done.stdout)[-1]["result"] == "Fine."
+
+
+def test_no_session_persistence_leaves_no_session_behind_and_debug_is_accepted(workspace: Path, tmp_path: Path) -> None:
+    home, scratch = tmp_path / "home", tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**cli_env("anthropic", "", home), "TMPDIR": str(scratch)}
+    calls = (Call("write_file", json.dumps({"path": "made.txt", "content": "x" * 200_000})),)
+    with fake_server("anthropic", [Reply(calls=calls), Reply(text="Wrote it.")]) as server:
+        env["ANTHROPIC_BASE_URL"] = server.url
+        args = ["-p", "write", "--output-format", "json", "--permission-mode", "acceptEdits", "--no-session-persistence", "--debug"]
+        done = run_cli(args, workspace, env)
+    assert done.returncode == 0, done.stderr
+    assert json_lines(done.stdout)[-1]["result"] == "Wrote it." and (workspace / "made.txt").stat().st_size == 200_000
+    assert "--debug writes no separate log" in done.stderr
+    assert not any(path.suffix == ".jsonl" for path in home.rglob("*")), "a session was saved"
+    assert [path.name for path in scratch.iterdir() if path.name.startswith("pseudoclaude-session-")] == [], "the temporary session stayed"
+    listed = run_cli(["sessions", "list", "--json"], workspace, env)
+    assert listed.returncode == 0 and json.loads(listed.stdout or "[]") == []
