@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-import pseudoclaude.tools as tools_package
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolTraits, default_tools
 
 READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
@@ -108,18 +107,6 @@ def test_registry_lookup_iteration_and_duplicates() -> None:
     assert [tool.name for tool in registry] == registry.names()
     with pytest.raises(ValueError, match="two tools"):
         ToolRegistry([*default_tools(), default_tools()[0]])
-
-
-def test_package_exports() -> None:
-    assert sorted(tools_package.__all__) == sorted(
-        [
-            "Tool", "ToolContext", "ToolOutput", "ToolError", "FileStamp", "spec_of", "default_tools", "ToolRegistry",
-            "ToolKind", "ToolTraits", "budgeted_output", "builtin_registry", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget",
-                "HistorySearch", "PastMessage",
-            "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
-            "SubagentResult", "SubagentType", "Subagents", "TaskTool",
-        ]
-    )
 
 
 BAD_ARGUMENTS: list[Any] = [
