@@ -32,6 +32,7 @@ from pseudoclaude.redaction import Redactor
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
+from pseudoclaude.session.facts import ReadStamp
 from pseudoclaude.session.images import IMAGE_DIR, ImageStore
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
@@ -117,6 +118,18 @@ class Session:
     def append_model(self, model: str, provider: str = "") -> None:
         """A ``/model`` switch: a resume continues with ``model`` (served by ``provider``), not the one the session started with."""
         self._append(fmt.MODEL, {"model": model, **({"provider": provider} if provider else {})})
+
+    def append_file_stamp(self, stamp: ReadStamp) -> None:
+        """A file as the model just read or wrote it: a resume may edit it without reading it again (``session/facts.py``)."""
+        self._append(fmt.FILE_STAMP, stamp.payload())
+
+    def append_effort(self, effort: str | None) -> None:
+        """The reasoning effort chosen (None: off); a resume goes on with it."""
+        self._append(fmt.EFFORT, {"effort": effort})
+
+    def append_mode(self, mode: str) -> None:
+        """A permission-mode switch; a resume goes on in it (``agent/build.py`` says when not)."""
+        self._append(fmt.MODE, {"mode": mode})
 
     def append_replacement(
         self,
