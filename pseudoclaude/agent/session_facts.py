@@ -28,6 +28,8 @@ _COMMAND_LINE = "command line"
 
 
 class StampStore(Protocol):
+    closed: bool
+
     def append_file_stamp(self, stamp: ReadStamp) -> None: ...
 
 
@@ -72,9 +74,10 @@ def replayed_stamps(replay: Replay | None) -> dict[Path, FileStamp]:
 
 
 def stamp_recorder(store: StampStore) -> Callable[[Path, FileStamp], None]:
-    """The ``ToolContext.stamp_sink`` that records each new stamp in the session."""
+    """The ``ToolContext.stamp_sink`` that records each new stamp in the session (a read that ends after the close records nothing)."""
 
     def record(path: Path, stamp: FileStamp) -> None:
-        store.append_file_stamp(ReadStamp(str(path), stamp.mtime_ns, stamp.size, stamp.sha256))
+        if not store.closed:
+            store.append_file_stamp(ReadStamp(str(path), stamp.mtime_ns, stamp.size, stamp.sha256))
 
     return record
