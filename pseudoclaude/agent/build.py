@@ -7,7 +7,8 @@ a malformed rule raises ``ConfigError`` naming the file and the entry before
 any session folder exists, so a bad settings file never leaves an empty
 session behind. Resuming restores the conversation, the Layer 1 ledger and
 the usage anchor from the session file, so the next request is the one the
-original process would have sent. Instruction files are read here, once, into
+original process would have sent; the files read, the effort and the permission
+mode come back too (``agent/session_facts.py``). Instruction files are read here, once, into
 the stable system prompt (unchanged files: the same bytes after a resume). The
 memory snapshot is taken when a session starts and recorded in it; a resumed
 session keeps its own snapshot, so facts saved meanwhile reach new sessions
@@ -45,6 +46,7 @@ from pseudoclaude.agent.read_denials import DeniedReads
 from pseudoclaude.agent.recording import AgentSession
 from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
+from pseudoclaude.agent.session_facts import replayed_stamps, stamp_recorder, with_recorded_choices
 from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
@@ -111,7 +113,9 @@ def build_agent(
     child_env = child_environment(settings)
     sandbox = session_sandbox(settings, tools, checked.rules)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
-    settings, replay = _with_recorded_model(settings, replay)
+    settings, replay = with_recorded_choices(*_with_recorded_model(settings, replay))
+    if replay is None and settings.effort is not None:
+        session.append_effort(settings.effort)  # the effort chosen is a session fact: a resume goes on with it
     try:
         return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox, elicitor)
     except BaseException:
@@ -274,6 +278,7 @@ def _assemble(
         tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
+            file_stamps=replayed_stamps(replay), stamp_sink=stamp_recorder(session),
             background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"), child_env=child_env,
             sandbox=sandbox.sandbox if sandbox is not None else None,
             read_guard=DeniedReads.of(policy),

@@ -154,6 +154,7 @@ class Agent:
         self._memory = memory
         self.replay_warnings = replay_warnings
         self._failure_reported = False
+        self._recorded_mode = policy.mode
 
     @property
     def session_id(self) -> str:
@@ -239,8 +240,15 @@ class Agent:
         return {name: tool.traits for name, tool in self._tools().items()}
 
     def set_mode(self, mode: PermissionMode) -> None:
-        """Switch the permission mode; it applies from the next tool call on."""
+        """Switch the permission mode; it applies from the next tool call on (recorded: a resume goes on in it)."""
         self._policy.mode = mode
+        self._record_mode()
+
+    def _record_mode(self) -> None:
+        """Record the mode when it changed since last recorded (also by an approved plan, seen at the end of a run)."""
+        if self._policy.mode is not self._recorded_mode and not self._session.closed:
+            self._recorded_mode = self._policy.mode
+            self._session.append_mode(self._policy.mode.value)
 
     @property
     def effort(self) -> Effort | None:
@@ -248,8 +256,12 @@ class Agent:
         return self._runner.config.effort
 
     def set_effort(self, effort: Effort | None) -> None:
-        """Switch the effort; it applies from the next model call on (thinking blocks already stored stay)."""
+        """Switch the effort; it applies from the next model call on (thinking blocks already stored stay).
+
+        The switch is recorded in the session, so a resume goes on with it."""
         self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
+        if not self._session.closed:
+            self._session.append_effort(effort)
 
     def run(
         self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
@@ -415,6 +427,7 @@ class Agent:
         they are stopped, so the terminal comes back at once.
         """
         try:
+            self._record_mode()
             try:
                 if (jobs := self._background()) is not None:
                     await jobs.aclose()
@@ -470,6 +483,7 @@ class Agent:
                 if (failed := self.take_write_failure()) is not None:
                     yield failed
                 yield event
+        self._record_mode()
         if (failed := self.take_write_failure()) is not None:
             yield failed
 

@@ -17,6 +17,7 @@ from pseudoclaude.session.errors import (
     SessionInUse,
     SessionNotFound,
 )
+from pseudoclaude.session.facts import ReadStamp
 from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
 from pseudoclaude.session.listing import (
     SessionInfo,
@@ -49,6 +50,7 @@ __all__ = [
     "first_prompt",
     "FORMAT_VERSION",
     "FileOps",
+    "ReadStamp",
     "Replacement",
     "Replay",
     "Session",

@@ -18,6 +18,9 @@ count, files restored or not) entries: see ``session/checkpoints.py``.
 1.5 added images: ``images`` on user messages and tool results (each named by
 its SHA-256, the bytes kept under ``images/``, ``session/images.py``) and
 ``drops_images`` on a replacement whose result's images became text notes.
+1.6 added session facts a resume replays: ``file_stamp`` (a file as the model
+last read or wrote it, so an edit after a resume needs no fresh read),
+``effort`` (the reasoning effort chosen) and ``mode`` (a permission-mode switch).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any, Mapping
 
 from pseudoclaude.session.errors import SessionFormatError
 
-FORMAT_VERSION = "1.5"
+FORMAT_VERSION = "1.6"
 FORMAT_MAJOR = 1
 
 META = "meta"
@@ -48,6 +51,9 @@ MEMORY = "memory"
 CHECKPOINT = "checkpoint"
 REWIND = "rewind"
 MODEL = "model"
+FILE_STAMP = "file_stamp"
+EFFORT = "effort"
+MODE = "mode"
 
 WRITE_FAILED = "session_write_failed"
 """The ``kind`` of the ``error`` entry a session appends, when it can, after its writes failed."""

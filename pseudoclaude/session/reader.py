@@ -33,6 +33,7 @@ from pseudoclaude.llm import Image, Message, Usage
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import Checkpoint, checkpoint_from_entry, rewind_checkpoints
 from pseudoclaude.session.errors import SessionNotFound
+from pseudoclaude.session.facts import ReadStamp, effort_from_entry, mode_from_entry, stamp_from_entry
 from pseudoclaude.session.images import image_loader
 
 JSONL_NAME = "session.jsonl"
@@ -89,6 +90,13 @@ class Replay:
     """What the token estimator had learned by the last usage report: (bytes per token, samples), None when nothing was recorded."""
     checkpoints: tuple[Checkpoint, ...] = ()
     """Files as they were before this session's edits, in order (``session/checkpoints.py``)."""
+    read_stamps: tuple[ReadStamp, ...] = ()
+    """The latest stamp of each file the model read or wrote (``session/facts.py``); none before format 1.6."""
+    effort_recorded: bool = False
+    """Whether the session recorded an effort (then ``effort`` is it, None meaning off)."""
+    effort: str | None = None
+    mode: str = ""
+    """The last permission-mode switch recorded ("" when none was)."""
 
     def previews(self) -> dict[str, str]:
         """``call_id -> preview``: the shape ``compact.ContextState`` restores from."""
@@ -125,6 +133,10 @@ class _State:
     boundaries: list[int] = field(default_factory=list)
     prefixes: list[tuple[Message, ...]] = field(default_factory=list)
     checkpoints: list[Checkpoint] = field(default_factory=list)
+    stamps: dict[str, ReadStamp] = field(default_factory=dict)
+    effort_recorded: bool = False
+    effort: str | None = None
+    mode: str = ""
     replacements: dict[str, Replacement] = field(default_factory=dict)
     anchor: tuple[int, int] | None = None
     learned_window: int | None = None
@@ -239,6 +251,14 @@ def _apply(state: _State, entry: dict[str, Any]) -> None:
         state.anchor = None
     elif kind == fmt.CHECKPOINT:
         state.checkpoints.append(checkpoint_from_entry(entry, state.folder, len(state.transcript)))
+    elif kind == fmt.FILE_STAMP:
+        stamp = stamp_from_entry(entry, len(state.transcript))
+        state.stamps.pop(stamp.path, None)  # the latest stamp of a file comes last
+        state.stamps[stamp.path] = stamp
+    elif kind == fmt.EFFORT:
+        state.effort, state.effort_recorded = effort_from_entry(entry), True
+    elif kind == fmt.MODE:
+        state.mode = mode_from_entry(entry)
     elif kind == fmt.REWIND:
         _rewind(state, int(entry["messages"]), bool(entry.get("files")))
     elif kind == fmt.TITLE:
@@ -273,6 +293,7 @@ def _rewind(state: _State, messages: int, files: bool) -> None:
     state.prefix = state.prefixes[-1] if state.prefixes else ()
     state.anchor = None
     state.checkpoints = rewind_checkpoints(state.checkpoints, messages, files)
+    state.stamps = {path: stamp for path, stamp in state.stamps.items() if stamp.position < messages}
 
 
 def _price(state: _State, model: str, usage: Usage) -> None:
@@ -313,4 +334,8 @@ def _finish(state: _State) -> Replay:
         unpriced_calls=state.unpriced_calls,
         calibration=state.calibration,
         checkpoints=tuple(state.checkpoints),
+        read_stamps=tuple(state.stamps.values()),
+        effort_recorded=state.effort_recorded,
+        effort=state.effort,
+        mode=state.mode,
     )

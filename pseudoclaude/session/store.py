@@ -12,6 +12,11 @@ replays a true prefix. ``close`` tries once to append an entry saying how many
 entries were lost (it succeeds when space came back), which a later resume
 shows. The run itself goes on in memory.
 
+Appends are serialized by a lock: ``read_file`` records its file stamps
+(``append_file_stamp``) from worker threads, concurrent reads among them, and
+the writer's bookkeeping (the size a failed write is cut back to) must see one
+line at a time.
+
 The session keeps no transcript in memory. Compaction changes only what the model sees
 next, so a compaction is one more appended entry: recorded entries are never
 rewritten.
@@ -22,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -32,6 +38,7 @@ from pseudoclaude.redaction import Redactor
 from pseudoclaude.session import format as fmt
 from pseudoclaude.session.checkpoints import CHECKPOINT_DIR, save_blob
 from pseudoclaude.session.errors import SessionError, SessionNotFound
+from pseudoclaude.session.facts import ReadStamp
 from pseudoclaude.session.images import IMAGE_DIR, ImageStore
 from pseudoclaude.session.lock import SessionLock
 from pseudoclaude.session.naming import (
@@ -63,6 +70,7 @@ class Session:
         self._lock = SessionLock(folder, meta.id)
         self._writer = JsonlWriter(self.jsonl_path, ops, redactor)
         self._images = ImageStore(folder)
+        self._appending = threading.Lock()
         self.closed = False
 
     def _take_lock(self) -> None:
@@ -89,13 +97,15 @@ class Session:
     def _append(self, kind: str, payload: Mapping[str, Any]) -> None:
         if self.closed:
             raise SessionError(f"session {self.id} is closed")
-        if self.write_failure is not None:
-            self.lost_entries += 1
-            return
-        failure = self._writer.append(fmt.encode_entry(kind, payload))
-        if failure is not None:
-            self.lost_entries += 1
-            self._fail(failure)
+        line = fmt.encode_entry(kind, payload)
+        with self._appending:
+            if self.write_failure is not None:
+                self.lost_entries += 1
+                return
+            failure = self._writer.append(line)
+            if failure is not None:
+                self.lost_entries += 1
+                self._fail(failure)
 
     def append_message(self, message: Message) -> None:
         self._save_images([message])
@@ -117,6 +127,18 @@ class Session:
     def append_model(self, model: str, provider: str = "") -> None:
         """A ``/model`` switch: a resume continues with ``model`` (served by ``provider``), not the one the session started with."""
         self._append(fmt.MODEL, {"model": model, **({"provider": provider} if provider else {})})
+
+    def append_file_stamp(self, stamp: ReadStamp) -> None:
+        """A file as the model just read or wrote it: a resume may edit it without reading it again (``session/facts.py``)."""
+        self._append(fmt.FILE_STAMP, stamp.payload())
+
+    def append_effort(self, effort: str | None) -> None:
+        """The reasoning effort chosen (None: off); a resume goes on with it."""
+        self._append(fmt.EFFORT, {"effort": effort})
+
+    def append_mode(self, mode: str) -> None:
+        """A permission-mode switch; a resume goes on in it (``agent/build.py`` says when not)."""
+        self._append(fmt.MODE, {"mode": mode})
 
     def append_replacement(
         self,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence, get_args
 
 from pseudoclaude.llm import Image, ToolSpec
 from pseudoclaude.tools.child_env import ChildEnvironment
@@ -134,7 +134,9 @@ class ToolContext:
     ``spill_dir`` is the session's ``tool-results/`` folder (None when the
     session is not persisted). ``file_stamps`` remembers files read or written
     in this session, so ``write_file`` can refuse to overwrite a file the model
-    has not seen or that changed on disk since. ``memory`` is the session's
+    has not seen or that changed on disk since; ``stamp_sink`` is told each
+    new stamp (the session records it, so a resume keeps what was read).
+    ``memory`` is the session's
     memory store, used by ``remember``. ``budget`` sizes inline output (kept
     current by the runner from the context budget). ``history`` is the
     session's recorded history, searched by ``recall`` (None: not persisted).
@@ -164,6 +166,7 @@ class ToolContext:
     spill_dir: Path | None = None
     extra_dirs: tuple[Path, ...] = ()
     file_stamps: dict[Path, FileStamp] = field(default_factory=dict)
+    stamp_sink: Callable[[Path, FileStamp], None] | None = None
     todos: list[dict[str, Any]] = field(default_factory=list)
     memory: FactStore | None = None
     budget: OutputBudget = field(default_factory=OutputBudget)

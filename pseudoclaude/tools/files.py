@@ -136,6 +136,8 @@ def require_fresh(ctx: ToolContext, path: Path, shown: str) -> None:
 
 def record_stamp(ctx: ToolContext, path: Path, shown: str | None = None) -> FileStamp:
     stamp = stamp_of(path, shown)
+    if ctx.stamp_sink is not None and ctx.file_stamps.get(path) != stamp:
+        ctx.stamp_sink(path, stamp)
     ctx.file_stamps[path] = stamp
     return stamp
 

@@ -236,6 +236,7 @@ class Repl:
         for warning in agent.replay_warnings:
             self.console.print(Text(f"! {warning}", style="yellow"))
         self._follow_model(agent)
+        self.settings = dataclasses.replace(self.settings, effort=agent.effort)  # a resume goes on with the session's /effort
         if (failed := agent.take_write_failure()) is not None:
             self.show_write_failure(failed)
         self.agent = agent

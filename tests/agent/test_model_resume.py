@@ -69,3 +69,64 @@ def test_a_same_provider_switch_is_kept_and_the_later_switch_wins(tmp_path: Path
     asyncio.run(agent.aclose())
     model, provider, _ = closed(open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id))
     assert (model, provider) == ("claude-haiku-4-5", "anthropic")
+
+
+def test_an_effort_switch_survives_a_resume_unless_the_resume_sets_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = open_agent(tmp_path, monkeypatch, openai_key=False, effort="high")
+    agent.set_effort("low")
+    session_id = agent.session_id
+    asyncio.run(agent.aclose())
+    resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
+    try:
+        assert resumed.effort == "low"
+        resumed.set_effort(None)
+    finally:
+        asyncio.run(resumed.aclose())
+    off = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
+    try:
+        assert off.effort is None, "/effort off is a choice too"
+    finally:
+        asyncio.run(off.aclose())
+    flagged = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id, effort="max")
+    try:
+        assert flagged.effort == "max"
+    finally:
+        asyncio.run(flagged.aclose())
+
+
+def test_a_session_that_never_chose_an_effort_resumes_with_the_settings_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = open_agent(tmp_path, monkeypatch, openai_key=False)
+    session_id = agent.session_id
+    asyncio.run(agent.aclose())
+    monkeypatch.setenv("PSEUDOCLAUDE_EFFORT", "medium")
+    resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
+    try:
+        assert resumed.effort == "medium"
+    finally:
+        asyncio.run(resumed.aclose())
+
+
+def test_a_mode_switch_survives_a_resume_but_bypass_needs_its_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pseudoclaude.tools.permissions import PermissionMode
+
+    agent = open_agent(tmp_path, monkeypatch, openai_key=False)
+    agent.set_mode(PermissionMode.PLAN)
+    session_id = agent.session_id
+    asyncio.run(agent.aclose())
+    planning = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
+    try:
+        assert planning.mode is PermissionMode.PLAN
+        planning.set_mode(PermissionMode.BYPASS)
+    finally:
+        asyncio.run(planning.aclose())
+    resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
+    try:
+        assert resumed.mode is PermissionMode.DEFAULT
+        assert any("bypass" in warning and "--dangerously-skip-permissions" in warning for warning in resumed.replay_warnings)
+    finally:
+        asyncio.run(resumed.aclose())
+    explicit = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id, permission_mode="accept-edits")
+    try:
+        assert explicit.mode is PermissionMode.ACCEPT_EDITS
+    finally:
+        asyncio.run(explicit.aclose())

@@ -67,3 +67,12 @@ def test_images_replays_the_exact_bytes_and_the_dropped_images() -> None:
     assert replay.replacements["toolu_read_1"].preview.endswith(f"/images/{read.file_name} (read_file it to see it again)]")
     assert replay.anchor is None, "the replacement rewrote text the provider had counted"
     assert (replay.meta.format_version, replay.skipped_lines, replay.warnings) == ("1.5", 0, ())
+
+
+def test_session_facts_replays_the_stamp_the_effort_and_the_mode() -> None:
+    replay = load_replay(EXAMPLES / "session-facts")
+    assert [m.role for m in replay.conversation] == ["user", "assistant", "tool", "assistant"]
+    [stamp] = replay.read_stamps
+    assert (stamp.path, stamp.size, stamp.position) == ("/home/user/shop/src/shop/cart.py", 41, 2)
+    assert (replay.effort_recorded, replay.effort, replay.mode) == (True, "low", "plan")
+    assert (replay.meta.format_version, replay.skipped_lines, replay.warnings) == ("1.6", 0, ())

@@ -52,7 +52,7 @@ def test_a_session_keeps_image_bytes_in_files_named_by_hash_not_in_the_jsonl(ses
         path = folder / "images" / image.file_name
         assert path.read_bytes() == image.data and stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE((folder / "images").stat().st_mode) == 0o700
-    assert json.loads(text.splitlines()[1])["version"] == FORMAT_VERSION == "1.5"
+    assert json.loads(text.splitlines()[1])["version"] == FORMAT_VERSION == "1.6"
 
 
 def test_a_replayed_session_has_the_very_same_image_bytes(sessions_dir: Path, workspace: Path) -> None:

@@ -26,7 +26,7 @@ def test_thinking_parts_and_reasoning_tokens_round_trip_through_the_session_file
     replay = load_replay(path)
     assert replay.conversation[1] == ASSISTANT
     assert replay.usage_total.reasoning_tokens == 700 and replay.usage_total.output_tokens == 900
-    assert FORMAT_VERSION == "1.5"
+    assert FORMAT_VERSION == "1.6"
 
 
 def test_a_format_1_2_message_without_thinking_still_reads(sessions_dir: Path, workspace: Path) -> None:
