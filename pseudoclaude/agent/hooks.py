@@ -52,7 +52,7 @@ from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
 from pseudoclaude.agent.redacting import redacted_run
 from pseudoclaude.redaction import Redactor
 from pseudoclaude.tools import ToolTraits
-from pseudoclaude.tools.permissions import Approver
+from pseudoclaude.tools.permissions import CURRENT_CALL, Approver
 
 __all__ = [
     "MAX_STOP_CONTINUATIONS", "PLAIN_CONTEXT_EVENTS", "SAMPLE_DATA", "HookCallback", "HookOutcome", "SessionHooks", "Submitted",
@@ -222,7 +222,8 @@ class SessionHooks:
         return (await self.fire("Notification", data, notification_type)).events
 
     async def pre_tool(self, name: str, arguments: Mapping[str, Any], traits: ToolTraits | None = None) -> HookOutcome:
-        outcome = await self.fire("PreToolUse", tool_data(name, arguments, traits), name)
+        data = {**tool_data(name, arguments, traits), **({"tool_use_id": call} if (call := CURRENT_CALL.get()) else {})}
+        outcome = await self.fire("PreToolUse", data, name)
         if outcome.halt:
             self.halted = outcome.halt
         return outcome

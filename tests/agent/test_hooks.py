@@ -151,6 +151,7 @@ def test_prompt_tool_and_stop_events_fire_with_their_payloads(tmp_path: Path) ->
     assert payloads(tmp_path, "UserPromptSubmit")[0]["prompt"] == "say hi"
     pre, post = payloads(tmp_path, "PreToolUse")[0], payloads(tmp_path, "PostToolUse")[0]
     assert (pre["tool_name"], pre["tool_input"]) == ("echo", {"text": "hi"})
+    assert pre["tool_use_id"] == post["tool_use_id"] != "", "Claude Code's PreToolUse names the call, as PostToolUse does"
     assert post["tool_response"] == {"content": "echo: hi", "is_error": False, "summary": "echoed 2 chars"}
     stop = payloads(tmp_path, "Stop")[0]
     assert stop["stop_hook_active"] is False and stop["last_assistant_message"] == "All done."
