@@ -38,6 +38,17 @@ def test_the_configured_providers_ids_come_from_its_models_endpoint_and_are_cach
     assert provider_models(settings, env)[1].ids == ("qwen2.5-coder:7b",)  # the server is gone: the answer was kept
 
 
+def test_the_anthropic_models_endpoint_is_asked_with_its_key_header_and_version(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    with FakeAnthropicServer([], models=("claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805")) as server:
+        env = {"ANTHROPIC_API_KEY": "k-test", "ANTHROPIC_BASE_URL": server.url, "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}
+        settings = load_settings(tmp_path / "ws", Flags(model="claude-sonnet-4-5"), environ=env)
+        groups = {group.provider: group for group in provider_models(settings, env)}
+    assert groups["anthropic"].ids == ("claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805")
+    assert groups["anthropic"].source == "endpoint"
+    assert groups["openai"].source == "table" and groups["openai"].needs == "OPENAI_API_KEY"
+
+
 def test_when_the_endpoint_does_not_answer_the_tables_full_ids_are_listed(tmp_path: Path) -> None:
     with FakeOpenAIServer([]) as server:
         settings, env = openai_settings(tmp_path, server.url, "gpt-4.1")
