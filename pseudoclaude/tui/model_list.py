@@ -2,7 +2,9 @@
 
 A provider's own ``GET /models`` answers first, with a short timeout (a slow
 or missing endpoint must not stall the prompt), asked once per process and
-endpoint, failures included. When it does not answer, the provider table's
+endpoint, failures included; Tab does not wait for it (``wait=False``: the
+question goes on in a background thread, the table answers meanwhile, the
+next keystroke sees the endpoint's ids). When it does not answer, the provider table's
 full ids (``ModelRow.full_ids``) stand in: never a row's matching prefix
 (``claude-haiku-4``), which no service accepts as a model. From the services
 themselves only the ids the table knows are kept (their lists also hold
@@ -37,16 +39,19 @@ class ProviderModels:
 
 
 _cache: dict[tuple[str, str, str], tuple[str, ...] | None] = {}
+_asking: set[tuple[str, str, str]] = set()
 _lock = threading.Lock()
 
 
-def provider_models(settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT) -> list[ProviderModels]:
-    """Every provider's ids: the endpoint's for the configured ones, the table's otherwise."""
+def provider_models(
+    settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True
+) -> list[ProviderModels]:
+    """Every provider's ids: the endpoint's for the configured ones, the table's otherwise (also while an unwaited question runs)."""
     env = os.environ if environ is None else environ
     found: list[ProviderModels] = []
     for entry in PROVIDERS:
         usable = entry.name == settings.provider or entry.configured_in(env)
-        listed = _listed(entry, settings, env, timeout) if usable else None
+        listed = _listed(entry, settings, env, timeout, wait) if usable else None
         if listed:
             found.append(ProviderModels(entry.name, listed, "endpoint"))
         else:
@@ -54,9 +59,11 @@ def provider_models(settings: Settings, environ: Mapping[str, str] | None = None
     return found
 
 
-def model_ids(settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT) -> tuple[str, ...]:
-    """Every id ``/model`` offers, the current provider's first (what Tab completes)."""
-    groups = sorted(provider_models(settings, environ, timeout), key=lambda group: group.provider != settings.provider)
+def model_ids(
+    settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True
+) -> tuple[str, ...]:
+    """Every id ``/model`` offers, the current provider's first (what Tab completes, with ``wait=False``)."""
+    groups = sorted(provider_models(settings, environ, timeout, wait=wait), key=lambda group: group.provider != settings.provider)
     return tuple(dict.fromkeys(model for group in groups for model in group.ids))
 
 
@@ -65,7 +72,7 @@ def table_ids(entry: ProviderEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(model for row in entry.models for model in row.full_ids()))
 
 
-def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], timeout: float) -> tuple[str, ...] | None:
+def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], timeout: float, wait: bool) -> tuple[str, ...] | None:
     current = entry.name == settings.provider
     base_url = settings.base_url if current else env.get(entry.base_url_variable) or None
     api_key = settings.api_key if current else env.get(entry.key_variable) or None
@@ -87,8 +94,19 @@ def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], ti
     with _lock:
         if key in _cache:
             return _cache[key]
+        if not wait:
+            if key not in _asking:
+                _asking.add(key)
+                threading.Thread(target=_ask, args=(key, entry, base_url, bearer, headers, timeout), daemon=True).start()
+            return None
+    return _ask(key, entry, base_url, bearer, headers, timeout)
+
+
+def _ask(
+    key: tuple[str, str, str], entry: ProviderEntry, base_url: str | None, bearer: str | None, headers: Mapping[str, str], timeout: float
+) -> tuple[str, ...] | None:
     try:
-        ids: list[str] | None = fetch_models(endpoint, api_key=bearer, headers=headers, timeout=timeout)
+        ids: list[str] | None = fetch_models(key[1], api_key=bearer, headers=headers, timeout=timeout)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         ids = None
     kept = None
@@ -97,4 +115,5 @@ def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], ti
         kept = tuple(dict.fromkeys(shown))[:_MAX_IDS] or None
     with _lock:
         _cache[key] = kept
+        _asking.discard(key)
     return kept

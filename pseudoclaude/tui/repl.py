@@ -116,7 +116,7 @@ class Repl:
                 [(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
                 lambda: self.agent.mcp_prompt_commands() if self.agent is not None else [],
             ),
-            arguments={**ARGUMENT_CHOICES, "/model": lambda: model_ids(self.settings)},
+            arguments={**ARGUMENT_CHOICES, "/model": lambda: model_ids(self.settings, wait=False)},
             status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
         )

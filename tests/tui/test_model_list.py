@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,19 @@ def test_the_anthropic_models_endpoint_is_asked_with_its_key_header_and_version(
     assert groups["anthropic"].ids == ("claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805")
     assert groups["anthropic"].source == "endpoint"
     assert groups["openai"].source == "table" and groups["openai"].needs == "OPENAI_API_KEY"
+
+
+def test_tab_does_not_wait_for_the_endpoint_the_table_answers_until_it_has(tmp_path: Path) -> None:
+    with FakeLocalServer("ollama", model="qwen2.5-coder:7b") as server:
+        settings, env = openai_settings(tmp_path, server.url, "qwen2.5-coder:7b")
+        first = model_ids(settings, env, wait=False)
+        deadline = time.monotonic() + 3
+        while "qwen2.5-coder:7b" not in model_ids(settings, env, wait=False) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        later = model_ids(settings, env, wait=False)
+        assert server.paths.count("GET /v1/models") == 1
+    assert "gpt-4.1" in first and "qwen2.5-coder:7b" not in first
+    assert later[0] == "qwen2.5-coder:7b" and "gpt-4.1" not in later
 
 
 def test_when_the_endpoint_does_not_answer_the_tables_full_ids_are_listed(tmp_path: Path) -> None:
