@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
@@ -105,13 +106,20 @@ class UserTurn:
 
 
 def user_turns(settings: Settings, session_id: str) -> list[UserTurn]:
-    """The user's messages of the session, oldest first (what ``/rewind`` offers)."""
+    """The messages the user typed, oldest first (what ``/rewind`` offers).
+
+    The runner's own ``[Request interrupted ...]`` notes are user-role
+    messages too, but nobody typed them: rewinding to one means nothing.
+    """
     replay = load_replay(session_folder(settings.sessions_dir, settings.workspace, session_id))
     return [UserTurn(index, message.text) for index, message in enumerate(replay.transcript) if _is_prompt(message)]
 
 
 def _is_prompt(message: Message) -> bool:
-    return is_user_request(message)
+    return is_user_request(message) and not _INTERRUPT_NOTE.fullmatch(message.text.strip())
+
+
+_INTERRUPT_NOTE = re.compile(r"\[Request interrupted(?: by user| by user for tool use|: [^\]\n]*)\]")
 
 
 @dataclass(frozen=True)
@@ -178,12 +186,17 @@ class FileChange:
     diff: str
 
 
-def session_changes(settings: Settings, session_id: str, max_lines: int = DIFF_LINES) -> list[FileChange]:
-    """What the session's edits changed, per file: its first checkpoint against the disk now (unchanged files left out)."""
+def session_changes(settings: Settings, session_id: str, max_lines: int = DIFF_LINES, *, since: int = -1) -> list[FileChange]:
+    """What the session's edits changed, per file: its first checkpoint against the disk now (unchanged files left out).
+
+    ``since``: only the edits after transcript index ``since``, so the result
+    is what ``restore_files(..., since)`` would put back (``/rewind`` names them).
+    """
     replay = load_replay(session_folder(settings.sessions_dir, settings.workspace, session_id))
     firsts: dict[str, Checkpoint] = {}
     for checkpoint in replay.checkpoints:
-        firsts.setdefault(checkpoint.path, checkpoint)
+        if checkpoint.position > since:
+            firsts.setdefault(checkpoint.path, checkpoint)
     changes = [_change(checkpoint, settings.workspace, max_lines) for checkpoint in firsts.values()]
     return [change for change in changes if change is not None]
 

@@ -48,6 +48,9 @@ class ModelRow:
     ``max_output_tokens``: the most it may write in one response, thinking
     included (0: unknown), which caps a thinking budget. ``vision``: the
     model accepts images (False: every image becomes a text note for it).
+    ``ids``: the full model ids the row stands for (what ``/model`` lists when
+    the provider's endpoint does not answer); an exact row is its own id, a
+    catch-all row (``claude``, ``gpt-``) has none.
     """
 
     prefix: str
@@ -59,9 +62,14 @@ class ModelRow:
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
     vision: bool = True
+    ids: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
+
+    def full_ids(self) -> tuple[str, ...]:
+        """The ids to offer for this row: ``ids``, else the exact name."""
+        return self.ids or ((self.prefix,) if self.exact else ())
 
 
 class AdapterFactory(Protocol):
@@ -159,16 +167,16 @@ ANTHROPIC = ProviderEntry(
     token_variable="ANTHROPIC_AUTH_TOKEN",
     headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
-        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000),
-        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000),
-        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000),
-        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000),
-        ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000),
-        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
-        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000),
-        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000),
-        ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0),
-        ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",)),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",)),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",)),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",)),
+        ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000, ids=("claude-opus-4-1", "claude-opus-4-0")),
+        ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-sonnet-4-5", "claude-sonnet-4-0")),
+        ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-haiku-4-5",)),
+        ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-3-7-sonnet-latest",)),
+        ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0, ids=("claude-3-5-sonnet-latest",)),
+        ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0, ids=("claude-3-5-haiku-latest",)),
         ModelRow("claude", 200_000, 3.0, 15.0),
     ),
 )
@@ -182,29 +190,29 @@ OPENAI = ProviderEntry(
     sdk_module="openai",
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
-        ModelRow("gpt-4.1", 1_047_576, 2.0, 8.0, _O200K),
-        ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K),
-        ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K),
-        ModelRow("gpt-4-", 128_000, encoding=_CL100K),
+        ModelRow("gpt-4.1", 1_047_576, 2.0, 8.0, _O200K, ids=("gpt-4.1",)),
+        ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K, ids=("gpt-4o-mini",)),
+        ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K, ids=("gpt-4o",)),
+        ModelRow("gpt-4-", 128_000, encoding=_CL100K, ids=("gpt-4-turbo",)),
         ModelRow("gpt-4", 128_000, encoding=_CL100K, exact=True, vision=False),
-        ModelRow("gpt-3.5", 128_000, encoding=_CL100K, vision=False),
-        ModelRow("gpt-5-chat", 128_000, 1.25, 10.0, _O200K),
-        ModelRow("gpt-5-mini", 400_000, 0.25, 2.0, _O200K, reasoning="effort", max_output_tokens=128_000),
-        ModelRow("gpt-5-nano", 400_000, 0.05, 0.4, _O200K, reasoning="effort", max_output_tokens=128_000),
-        ModelRow("gpt-5.1-codex-max", 400_000, 1.25, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
-        ModelRow("gpt-5.1", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
-        ModelRow("gpt-5.", 400_000, 1.75, 14.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000),
-        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000),
-        ModelRow("codex-mini", 200_000, 1.5, 6.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000),
+        ModelRow("gpt-3.5", 128_000, encoding=_CL100K, vision=False, ids=("gpt-3.5-turbo",)),
+        ModelRow("gpt-5-chat", 128_000, 1.25, 10.0, _O200K, ids=("gpt-5-chat-latest",)),
+        ModelRow("gpt-5-mini", 400_000, 0.25, 2.0, _O200K, reasoning="effort", max_output_tokens=128_000, ids=("gpt-5-mini",)),
+        ModelRow("gpt-5-nano", 400_000, 0.05, 0.4, _O200K, reasoning="effort", max_output_tokens=128_000, ids=("gpt-5-nano",)),
+        ModelRow("gpt-5.1-codex-max", 400_000, 1.25, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000, ids=("gpt-5.1-codex-max",)),
+        ModelRow("gpt-5.1", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000, ids=("gpt-5.1", "gpt-5.1-codex")),
+        ModelRow("gpt-5.", 400_000, 1.75, 14.0, _O200K, reasoning="effort_xhigh", max_output_tokens=128_000, ids=("gpt-5.2",)),
+        ModelRow("gpt-5", 400_000, 1.25, 10.0, _O200K, reasoning="effort", max_output_tokens=128_000, ids=("gpt-5", "gpt-5-codex")),
+        ModelRow("codex-mini", 200_000, 1.5, 6.0, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("codex-mini-latest",)),
+        ModelRow("o4-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("o4-mini",)),
         ModelRow("o4", 128_000, encoding=_O200K),
-        ModelRow("o3-pro", 200_000, 20.0, 80.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000, vision=False),
-        ModelRow("o3", 200_000, 2.0, 8.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K, vision=False),
-        ModelRow("o1-pro", 200_000, 150.0, 600.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("o1", 200_000, 15.0, 60.0, _O200K, reasoning="effort", max_output_tokens=100_000),
-        ModelRow("chatgpt", 128_000, encoding=_O200K),
+        ModelRow("o3-pro", 200_000, 20.0, 80.0, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("o3-pro",)),
+        ModelRow("o3-mini", 200_000, 1.1, 4.4, _O200K, reasoning="effort", max_output_tokens=100_000, vision=False, ids=("o3-mini",)),
+        ModelRow("o3", 200_000, 2.0, 8.0, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("o3",)),
+        ModelRow("o1-mini", 128_000, 1.1, 4.4, _O200K, vision=False, ids=("o1-mini",)),
+        ModelRow("o1-pro", 200_000, 150.0, 600.0, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("o1-pro",)),
+        ModelRow("o1", 200_000, 15.0, 60.0, _O200K, reasoning="effort", max_output_tokens=100_000, ids=("o1",)),
+        ModelRow("chatgpt", 128_000, encoding=_O200K, ids=("chatgpt-4o-latest",)),
         ModelRow("gpt-", 128_000, encoding=_O200K),
     ),
 )

@@ -47,6 +47,8 @@ STYLE = Style.from_dict(
 )
 
 
+Choices = Sequence[str] | Callable[[], Sequence[str]]
+"""A command's arguments Tab offers: fixed, or asked for at each completion (``/model``'s ids, from the endpoint)."""
 MAX_PATH_COMPLETIONS = 200  # completion runs on each keystroke: a 25,000-entry folder must not stall typing
 
 
@@ -57,10 +59,10 @@ def history_path(home: Path, workspace: Path) -> Path:
 
 
 class ReplCompleter(Completer):
-    """Slash commands at the start of the line, then their fixed arguments; ``@path`` file mentions anywhere."""
+    """Slash commands at the start of the line, then their arguments; ``@path`` file mentions anywhere."""
 
     def __init__(
-        self, commands: Sequence[tuple[str, str]], workspace: Path, arguments: Mapping[str, Sequence[str]] | None = None
+        self, commands: Sequence[tuple[str, str]], workspace: Path, arguments: Mapping[str, Choices] | None = None
     ) -> None:
         self.commands = commands
         self.arguments = arguments or {}
@@ -75,7 +77,8 @@ class ReplCompleter(Completer):
             return
         name, _, argument = text.partition(" ")
         if name in self.arguments and " " not in argument:
-            for choice in self.arguments[name]:
+            choices = self.arguments[name]
+            for choice in choices() if callable(choices) else choices:
                 if choice.startswith(argument):
                     yield Completion(choice, start_position=-len(argument))
             return
@@ -168,7 +171,7 @@ def make_prompt_session(
     home: Path,
     workspace: Path,
     commands: Sequence[tuple[str, str]],
-    arguments: Mapping[str, Sequence[str]] | None = None,
+    arguments: Mapping[str, Choices] | None = None,
     status: Callable[[int], list[tuple[str, str]]],
     on_cycle_mode: Callable[[], None],
 ) -> PromptSession[str]:

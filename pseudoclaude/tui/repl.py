@@ -94,6 +94,7 @@ class Repl:
         """Text typed during the last turn without Enter: the next prompt starts with it."""
 
     async def main(self, *, resume_id: str | None = None, continue_latest: bool = False) -> int:
+        from pseudoclaude.tui.model_list import model_ids
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
         from pseudoclaude.tui.command_list import CommandList
         from pseudoclaude.tui.input import make_prompt_session
@@ -115,7 +116,7 @@ class Repl:
                 [(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
                 lambda: self.agent.mcp_prompt_commands() if self.agent is not None else [],
             ),
-            arguments=ARGUMENT_CHOICES,
+            arguments={**ARGUMENT_CHOICES, "/model": lambda: model_ids(self.settings, wait=False)},
             status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
         )

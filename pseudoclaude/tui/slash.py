@@ -8,8 +8,8 @@ instructions and memory pieces of ``pseudoclaude.agent`` (issue 7).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
-import os
 import difflib
 from dataclasses import dataclass
 from contextlib import aclosing
@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
 
 from rich.table import Table
 from rich.text import Text
+
+from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import Event
@@ -140,23 +142,29 @@ async def _status(repl: Repl, arg: str) -> bool:
 
 
 def known_models() -> tuple[str, ...]:
-    """Every model name the provider table knows (``/model`` lists them; Tab completes them)."""
+    """Every full model id the provider table gives (Tab's fallback when the REPL has no settings to ask endpoints with)."""
     from pseudoclaude.llm import PROVIDERS
+    from pseudoclaude.tui.model_list import table_ids
 
-    return tuple(dict.fromkeys(row.prefix for entry in PROVIDERS for row in entry.models if not row.prefix.endswith(("-", "."))))
+    return tuple(dict.fromkeys(model for entry in PROVIDERS for model in table_ids(entry)))
 
 
 async def _model(repl: Repl, arg: str) -> bool:
-    from pseudoclaude.llm import PROVIDERS, provider_for_model, unknown_model_notice
+    from pseudoclaude.llm import provider_for_model, unknown_model_notice
+    from pseudoclaude.tui.model_list import provider_models
 
     current_model = repl.agent.model if repl.agent is not None else repl.settings.model
     if not arg:
-        repl.console.print(f"Model: [bold]{current_model}[/] ({repl.settings.provider}). Switch with /model NAME (Tab completes). Known models:")
-        for entry in PROVIDERS:
-            usable = entry.name == repl.settings.provider or entry.configured_in(os.environ)
-            names = ", ".join(row.prefix for row in entry.models if row.prefix in known_models())
-            note = "" if usable else f" [dim](needs {entry.key_variable})[/]"
-            repl.console.print(f"  [bold]{entry.name}[/]{note}: {names}")
+        groups = await asyncio.to_thread(provider_models, repl.settings)
+        repl.console.print(
+            Text("Model: ") + Text(for_terminal(current_model), style="bold")
+            + Text(f" ({repl.settings.provider}). Switch with /model NAME (Tab completes). Models:")
+        )
+        for group in groups:
+            where = "its models endpoint" if group.source == "endpoint" else "the built-in table"
+            note = f" (needs {group.needs})" if group.needs else ""
+            repl.console.print(Text(f"  {group.provider}", style="bold") + Text(f"{note}, from {where}:", style="dim"))
+            repl.console.print(Text("    " + for_terminal(", ".join(group.ids) or "(none)")))
         return False
     provider = provider_for_model(arg)
     notice = unknown_model_notice(arg)

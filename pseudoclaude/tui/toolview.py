@@ -63,12 +63,22 @@ def tool_block(
     display: Mapping[str, Any],
     keys: Mapping[str, str] | None = None,
 ) -> RenderableType:
-    """The finished call: title, summary, then a diff, a command's output tail or a todo list."""
-    lines: list[Text] = [tool_title(name, arguments, style="red" if is_error else "green", keys=keys)]
+    """The finished call: title, summary, then a diff, a command's output tail or a todo list.
+
+    A command that failed (non-zero exit, killed, timed out) is not a tool
+    error, yet it must not look like one that passed: its title and summary
+    take the error colour, and the summary says how it ended.
+    """
+    failure = command_failure(display)
+    failed = is_error or failure is not None
+    lines: list[Text] = [tool_title(name, arguments, style="red" if failed else "green", keys=keys)]
     denied = display.get("denied")
     if isinstance(denied, str) and denied.strip():
         summary = f"Denied: {denied.strip()}"  # the reason (the user's words, a rule, plan mode) is what the model was told
-    body: list[Text] = [Text(for_terminal(summary) or ("failed" if is_error else "done"), style="red" if is_error else "dim")]
+    shown = for_terminal(summary) or ("failed" if is_error else "done")
+    if failure is not None and failure not in shown:
+        shown += f" ({failure})"
+    body: list[Text] = [Text(shown, style="red" if failed else "dim")]
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
@@ -84,6 +94,18 @@ def tool_block(
     for number, line in enumerate(body):
         lines.append(Text("  ⎿ " if number == 0 else "    ") + line)
     return Group(*lines)
+
+
+def command_failure(display: Mapping[str, Any]) -> str | None:
+    """How a finished command failed (``exit 1``, ``killed by signal 9``, ``timed out``), or None when it passed or still runs."""
+    if display.get("timed_out") is True:
+        return "timed out"
+    if display.get("running") is True:
+        return None
+    code = display.get("exit_code")
+    if not isinstance(code, int) or isinstance(code, bool) or code == 0:
+        return None
+    return f"killed by signal {-code}" if code < 0 else f"exit {code}"
 
 
 def diff_lines(diff: str, limit: int = DIFF_LINES) -> list[Text]:

@@ -105,3 +105,28 @@ def test_a_conversation_only_rewind_keeps_files_and_an_earlier_rewind_still_undo
     rewind_session(settings, session_id, first.index, files=True)
     assert (settings.workspace / "app.py").read_text() == "x = 1\n" and not (settings.workspace / "new.txt").exists()
     assert session_changes(settings, session_id) == []
+
+
+def test_the_runners_interrupt_notes_are_not_offered_as_messages_to_rewind_to(tmp_path: Path) -> None:
+    from pseudoclaude.llm import Message
+    from pseudoclaude.session import open_session
+
+    settings, session_id = two_turns(tmp_path)
+    session, _ = open_session(settings.sessions_dir, settings.workspace, session_id)
+    try:
+        session.append_message(Message.user("[Request interrupted by user]"))
+        session.append_message(Message.user("[Request interrupted: timeout]"))
+        session.append_message(Message.user("third, typed [Request interrupted by user]"))
+    finally:
+        session.close()
+    assert [turn.text for turn in user_turns(settings, session_id)] == ["first change", "second change", "third, typed [Request interrupted by user]"]
+
+
+def test_the_changes_since_a_message_are_what_a_rewind_to_it_puts_back(tmp_path: Path) -> None:
+    settings, session_id = two_turns(tmp_path)
+    first, second = user_turns(settings, session_id)
+    since_second = {change.path: (change.added, change.removed) for change in session_changes(settings, session_id, since=second.index)}
+    assert since_second == {"new.txt": (1, 0), "app.py": (1, 1)}
+    assert {change.path for change in session_changes(settings, session_id, since=first.index)} == {"new.txt", "app.py"}
+    (settings.workspace / "app.py").write_text("x = 2\n")
+    assert [change.path for change in session_changes(settings, session_id, since=second.index)] == ["new.txt"]

@@ -99,7 +99,10 @@ class FakeAnthropicServer:
         report_cache: bool = False,
         credentials: frozenset[str] | None = None,
         required_headers: Mapping[str, str] | None = None,
+        models: tuple[str, ...] | None = None,
     ) -> None:
+        self.models = models
+        """What ``GET /v1/models`` lists (it needs ``x-api-key`` and ``anthropic-version``, as the real one does); None: 404."""
         self.credentials = credentials
         self.required_headers = dict(required_headers or {})
         self.cursor = ScriptCursor(script)
@@ -134,6 +137,13 @@ class FakeAnthropicServer:
         self.stop()
 
     def _handle(self, ex: Exchange) -> None:
+        if ex.method == "GET" and ex.path.split("?")[0] == "/v1/models" and self.models is not None:
+            if not ex.headers.get("x-api-key") or not ex.headers.get("anthropic-version"):
+                ex.send_json(401, error_body("authentication_error", DEFAULT_MESSAGES["authentication_error"]))
+                return
+            data = [{"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"} for model in self.models]
+            ex.send_json(200, {"data": data, "has_more": False, "first_id": self.models[0] if self.models else None, "last_id": None})
+            return
         if ex.method != "POST" or ex.path.split("?")[0] != "/v1/messages":
             ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
             return

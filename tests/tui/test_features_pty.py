@@ -13,6 +13,8 @@ from tests.fakes.script import Call, Reply
 from tests.tui.terminal import CTRL_D, ESC, Terminal, request_text, start
 
 pytestmark = pytest.mark.slow
+PROMPT_HOLDING = r"❯ (?:\x1b\[[0-9;?]*[A-Za-z])*"
+"""The input prompt, then (after any colour and cursor sequences) the text it holds."""
 
 
 @pytest.fixture
@@ -78,18 +80,22 @@ def test_diff_then_esc_esc_rewinds_the_files_and_the_conversation(workspace: Pat
         term.send(ESC + ESC)
         term.expect("Rewind to before which message")
         term.send("\r")
-        term.expect("What to restore")
+        term.expect(r"Files a restore puts back: app\.py \+1/-1, notes\.md \+1/-0")
         term.expect("not undone")
+        term.expect('What to restore, rewinding to before "first: warm up"')
         term.send("\r")
         term.expect("Rewound the conversation and files")
+        term.expect("back in the input")
+        term.expect(PROMPT_HOLDING + "first: warm up")
         term.expect_prompt()
         assert (workspace / "app.py").read_text() == "x = 1\n" and not (workspace / "notes.md").exists()
-        term.send_line("again")
+        term.send(" again\r")
         term.expect("Fresh start")
         term.expect_prompt()
         term.send(CTRL_D)
         assert term.exit_code() == 0
-    assert "first: warm up" not in request_text(server.requests[-1])
+    last = request_text(server.requests[-1])
+    assert "first: warm up again" in last and last.count("first: warm up") == 1
 
 
 def test_status_shows_each_setting_and_where_it_came_from(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
