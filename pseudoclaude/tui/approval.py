@@ -76,9 +76,18 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     if typing_reason:
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
-    always = f"[a] always, saving the rule {for_terminal(str(request.suggested_rule))}" if request.suggested_rule is not None else "[a] always (this call only: no rule is saved)"
-    lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
+    lines.append(Text(f"  [y] yes, once   {_always(request)}   [n] no, and say why   [esc] stop", style="yellow"))
     return lines
+
+
+
+def _always(request: ApprovalRequest) -> str:
+    """The "always" choice in words ("don't ask again for `npm test` commands in this folder"), then the rule it saves."""
+    rule = request.suggested_rule
+    if rule is None:
+        return "[a] always (this call only: no rule is saved)"
+    words = f"don't ask again for {request.rule_words}" if request.rule_words else "always"
+    return f"[a] yes, and {for_terminal(words)} (saving the rule {for_terminal(str(rule))})"
 
 
 def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:

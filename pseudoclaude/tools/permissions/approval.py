@@ -39,6 +39,8 @@ class ApprovalRequest:
     kind: Literal["call", "plan", "sandbox", "question"] = "call"
     reason: str = ""
     """Why the question is asked when it is not the usual one (an ask rule, a protected path, the sandbox's block)."""
+    rule_words: str = ""
+    """What ``suggested_rule`` allows, in words ("`npm test` commands in this folder", ``suggest.in_words``)."""
 
 
 @dataclass(frozen=True)
