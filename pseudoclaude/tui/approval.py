@@ -86,8 +86,8 @@ def _always(request: ApprovalRequest) -> str:
     rule = request.suggested_rule
     if rule is None:
         return "[a] always (this call only: no rule is saved)"
-    words = f"don't ask again for {request.rule_words}" if request.rule_words else "always"
-    return f"[a] yes, and {for_terminal(words)} (saving the rule {for_terminal(str(rule))})"
+    words = f"yes, and don't ask again for {for_terminal(request.rule_words)}" if request.rule_words else "always"
+    return f"[a] {words} (saving the rule {for_terminal(str(rule))})"
 
 
 def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:

@@ -59,3 +59,25 @@ def test_the_keys_answer_the_sandbox_question_through_the_terminal_approver() ->
     assert once == ApprovalAnswer("once") and footer[0] == "? Run outside the sandbox: npm install -g x"
     assert asyncio.run(answer("a"))[0] == ApprovalAnswer("always")
     assert asyncio.run(answer("n", "n", "o", "c-m"))[0] == ApprovalAnswer("deny", "no")
+
+
+def test_always_says_in_words_what_it_allows_then_names_the_rule() -> None:
+    request = ApprovalRequest(
+        "run_command", {}, "run_command python3 -m pytest -q tests/a.py", Rule("run_command", "python3 -m pytest:*"),
+        rule_words="`python3 -m pytest` commands in this folder",
+    )
+    *_, keys = shown_wide(request)
+    assert "[a] yes, and don't ask again for `python3 -m pytest` commands in this folder (saving the rule run_command(python3 -m pytest:*))" in keys
+
+
+def test_always_without_words_still_names_the_rule_it_saves() -> None:
+    *_, keys = shown_wide(ApprovalRequest("write_file", {}, "write_file NOTES.md", Rule("write_file", "/NOTES.md")))
+    assert "[a] always (saving the rule write_file(/NOTES.md))" in keys
+
+
+def shown_wide(request: ApprovalRequest) -> list[str]:
+    out = io.StringIO()
+    console = Console(file=out, width=400, color_system=None)
+    for line in question_lines(request, typing_reason=False, reason=""):
+        console.print(line)
+    return out.getvalue().splitlines()

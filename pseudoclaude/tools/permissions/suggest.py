@@ -46,6 +46,7 @@ before it looks at any allow rule, and saves nothing for them.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -108,7 +109,7 @@ def command_prefix(words: tuple[str, ...]) -> tuple[str, ...] | None:
     """The words a prefix rule for this simple command names (the table above); None: save the exact line."""
     if not words:
         return None
-    name = Path(words[0].replace("\\", "")).name or words[0]
+    name = posixpath.basename(words[0].replace("\\", "")) or words[0]
     if _PYTHON.fullmatch(name):
         if len(words) > 2 and words[1] == "-m" and _MODULE.fullmatch(words[2]):
             module = command_prefix(words[2:]) if words[2] in MULTI_COMMAND else (words[2],)
