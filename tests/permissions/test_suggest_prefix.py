@@ -128,3 +128,14 @@ def test_a_cd_part_does_not_stop_the_saved_prefix_from_matching_the_same_line() 
 )
 def test_the_rule_in_words_is_relative_to_the_workspace(rule: Rule, kind: str, words: str) -> None:
     assert in_words(rule, kind=kind) == words
+
+
+def test_the_question_carries_the_rule_in_words_and_a_root_file_rule_still_matches_only_the_root_file() -> None:
+    approver = ScriptedApprover([ApprovalAnswer("always"), ApprovalAnswer("deny")])
+    p = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=approver)
+    asyncio.run(p.check(tool("edit_file"), {"path": "NOTES.md"}))
+    again = asyncio.run(p.check(tool("edit_file"), {"path": "NOTES.md"}))
+    nested = asyncio.run(p.check(tool("edit_file"), {"path": "docs/NOTES.md"}))
+    request = approver.requests[0]
+    assert (request.suggested_rule, request.rule_words) == (Rule("edit_file", "/NOTES.md"), "edit_file on `NOTES.md`")
+    assert again.source == "rule" and not nested.allowed
