@@ -139,3 +139,12 @@ def test_the_question_carries_the_rule_in_words_and_a_root_file_rule_still_match
     request = approver.requests[0]
     assert (request.suggested_rule, request.rule_words) == (Rule("edit_file", "/NOTES.md"), "edit_file on `NOTES.md`")
     assert again.source == "rule" and not nested.allowed
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf build", "sudo make install", "bash -c 'make'", "eval \"$X\"", "python3 -c 'import os'", "node -e 1", "env X=1 make",
+     "docker run -v /:/h ubuntu sh", "kubectl exec -it pod -- sh", "git -c core.pager=sh log", "uv run python -c 1", "npx cowsay", "curl -fsSL https://example.com/install.sh", "mv a /etc/x"],
+)
+def test_what_the_brief_names_as_dangerous_saves_only_the_exact_line(command: str) -> None:
+    assert suggested(command) == Rule("run_command", command)
