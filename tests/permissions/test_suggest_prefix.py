@@ -148,3 +148,20 @@ def test_the_question_carries_the_rule_in_words_and_a_root_file_rule_still_match
 )
 def test_what_the_brief_names_as_dangerous_saves_only_the_exact_line(command: str) -> None:
     assert suggested(command) == Rule("run_command", command)
+
+
+def test_an_edited_rule_is_saved_instead_of_the_suggestion_and_decides_the_next_call() -> None:
+    edited = Rule("run_command", "python3 -m pytest tests/:*")
+    approver = ScriptedApprover([ApprovalAnswer("always", rule=edited), ApprovalAnswer("deny")])
+    p = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=approver)
+    first = asyncio.run(p.check(tool("run_command"), {"command": "python3 -m pytest tests/ -q"}))
+    assert (first.saved_rule, p.session_rules) == (edited, (edited,))
+    assert asyncio.run(p.check(tool("run_command"), {"command": "python3 -m pytest tests/ -x"})).source == "rule"
+    assert not asyncio.run(p.check(tool("run_command"), {"command": "python3 -m pytest other/"})).allowed
+
+
+def test_an_edited_rule_for_another_tool_is_not_saved() -> None:
+    approver = ScriptedApprover([ApprovalAnswer("always", rule=Rule("edit_file", "**"))])
+    p = PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=approver)
+    asyncio.run(p.check(tool("run_command"), {"command": "npm test"}))
+    assert p.session_rules == (Rule("run_command", "npm test:*"),)

@@ -48,11 +48,14 @@ class ApprovalAnswer:
     """What came back. ``updated_input`` (our argument names): run the call with these arguments instead.
 
     Only a program answers with one (the Agent SDK's ``can_use_tool`` that
-    sanitizes a command); the REPL's approver never does."""
+    sanitizes a command); the REPL's approver never does. ``rule``: the REPL's
+    ``e`` key lets the user edit the suggested rule before "always" saves it."""
 
     choice: Literal["once", "always", "deny"]
     reason: str = ""
     updated_input: Mapping[str, Any] | None = None
+    rule: Rule | None = None
+    """"always" with the rule the user edited before it is saved (None: the request's ``suggested_rule``)."""
 
 
 REJUDGING: ContextVar[bool] = ContextVar("rejudging_rewrite", default=False)

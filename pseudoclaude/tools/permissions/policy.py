@@ -261,6 +261,8 @@ class PermissionPolicy:
         if answer.choice == "once" or (answer.choice == "always" and forced is not None):
             return Decision(True, "approved once by the user", "approval", updated_input=answer.updated_input)
         if answer.choice == "always":
+            if suggested is not None and answer.rule is not None and answer.rule.tool == call.tool and answer.rule.pattern:
+                suggested = answer.rule  # the user's own edit of the suggestion, saved as typed
             if suggested is not None:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
