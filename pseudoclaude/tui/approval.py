@@ -15,7 +15,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from pseudoclaude.textsafe import for_terminal
-from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
+from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Rule
 from pseudoclaude.tui.toolview import diff_lines
 
 if TYPE_CHECKING:
@@ -52,7 +52,21 @@ class TerminalApprover:
 APPROVAL_DIFF_LINES = 20
 
 
-def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:
+def editable_rule(request: ApprovalRequest) -> str | None:
+    """The text the ``e`` key starts editing: the suggested rule's pattern (None: nothing to edit, "always" saves nothing)."""
+    rule = request.suggested_rule
+    return rule.pattern if request.kind == "call" and rule is not None and rule.pattern else None
+
+
+def edited_answer(request: ApprovalRequest, text: str) -> ApprovalAnswer:
+    """"Always" with the edited pattern (Enter); an empty or multi-line edit keeps the suggestion."""
+    pattern = text.strip()
+    if not pattern or "\n" in pattern:
+        return ApprovalAnswer("always")
+    return ApprovalAnswer("always", rule=Rule(request.tool, pattern))
+
+
+def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str, editing_rule: bool = False) -> list[RenderableType]:
     """The approval question: what would run, the change an edit would make (coloured, bounded), then the keys.
 
     The diff comes before the question so an edit is judged on what it
@@ -76,9 +90,22 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     if typing_reason:
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
-    always = f"[a] always, saving the rule {for_terminal(str(request.suggested_rule))}" if request.suggested_rule is not None else "[a] always (this call only: no rule is saved)"
-    lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
+    if editing_rule:
+        lines.append(Text(f"  Don't ask again for {request.tool}(…) (Enter saves the rule) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
+        return lines
+    lines.append(Text(f"  [y] yes, once   {_always(request)}   [n] no, and say why   [esc] stop", style="yellow"))
     return lines
+
+
+
+def _always(request: ApprovalRequest) -> str:
+    """The "always" choice in words ("don't ask again for `npm test` commands in this folder"), then the rule it saves."""
+    rule = request.suggested_rule
+    if rule is None:
+        return "[a] always (this call only: no rule is saved)"
+    words = f"yes, and don't ask again for {for_terminal(request.rule_words)}" if request.rule_words else "always"
+    edit = "   [e] edit the rule" if editable_rule(request) is not None else ""
+    return f"[a] {words} (saving the rule {for_terminal(str(rule))}){edit}"
 
 
 def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:

@@ -45,6 +45,7 @@ class PendingApproval:
     future: asyncio.Future[ApprovalAnswer]
     typing_reason: bool = False
     reason: str = ""
+    editing_rule: bool = False
 
 
 class TurnKeys:
@@ -140,8 +141,12 @@ class TurnKeys:
     def _approval_key(self, pending: PendingApproval, key: str, data: str) -> None:
         if pending.future.done():
             return
-        if pending.typing_reason:
-            if key in ENTER_KEYS:
+        if pending.typing_reason or pending.editing_rule:
+            if key in ENTER_KEYS and pending.editing_rule:
+                from pseudoclaude.tui.approval import edited_answer
+
+                pending.future.set_result(edited_answer(pending.request, pending.reason))
+            elif key in ENTER_KEYS:
                 pending.future.set_result(ApprovalAnswer("deny", pending.reason.strip()))
             elif key in BACKSPACE_KEYS:
                 pending.reason = pending.reason[:-1]
@@ -153,6 +158,8 @@ class TurnKeys:
         choice = {"y": "once", "a": "always", "n": "deny"}.get(key.lower() if len(key) == 1 else "")
         if choice == "deny":
             pending.typing_reason = True
+        elif key == "e" and (text := _editable(pending.request)) is not None:
+            pending.editing_rule, pending.reason = True, text
         elif choice is not None:
             pending.future.set_result(ApprovalAnswer(choice))  # type: ignore[arg-type]
 
@@ -180,7 +187,13 @@ def approval_lines(pending: PendingApproval) -> list[RenderableType]:
         return plan_lines(pending)
     from pseudoclaude.tui.approval import question_lines  # the question's look lives with the approver
 
-    return question_lines(pending.request, typing_reason=pending.typing_reason, reason=pending.reason)
+    return question_lines(pending.request, typing_reason=pending.typing_reason, reason=pending.reason, editing_rule=pending.editing_rule)
+
+
+def _editable(request: ApprovalRequest) -> str | None:
+    from pseudoclaude.tui.approval import editable_rule
+
+    return editable_rule(request)
 
 
 def combine_presses(presses: list[tuple[str, str]]) -> list[tuple[str, str]]:

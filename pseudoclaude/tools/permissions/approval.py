@@ -39,6 +39,8 @@ class ApprovalRequest:
     kind: Literal["call", "plan", "sandbox", "question"] = "call"
     reason: str = ""
     """Why the question is asked when it is not the usual one (an ask rule, a protected path, the sandbox's block)."""
+    rule_words: str = ""
+    """What ``suggested_rule`` allows, in words ("`npm test` commands in this folder", ``suggest.in_words``)."""
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,14 @@ class ApprovalAnswer:
     """What came back. ``updated_input`` (our argument names): run the call with these arguments instead.
 
     Only a program answers with one (the Agent SDK's ``can_use_tool`` that
-    sanitizes a command); the REPL's approver never does."""
+    sanitizes a command); the REPL's approver never does. ``rule``: the REPL's
+    ``e`` key lets the user edit the suggested rule before "always" saves it."""
 
     choice: Literal["once", "always", "deny"]
     reason: str = ""
     updated_input: Mapping[str, Any] | None = None
+    rule: Rule | None = None
+    """"always" with the rule the user edited before it is saved (None: the request's ``suggested_rule``)."""
 
 
 REJUDGING: ContextVar[bool] = ContextVar("rejudging_rewrite", default=False)

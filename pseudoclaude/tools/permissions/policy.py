@@ -69,7 +69,7 @@ from pseudoclaude.tools.permissions.protected import command_writes, first_prote
 from pseudoclaude.tools.permissions.readonly import is_read_only, read_paths
 from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
-from pseudoclaude.tools.permissions.suggest import suggested_rule
+from pseudoclaude.tools.permissions.suggest import in_words, suggested_rule
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
 
 
@@ -255,11 +255,14 @@ class PermissionPolicy:
             return Decision(False, headless or _forced_refusal(call, forced), "headless")
         summary = _summary(call) if forced is None else f"{_summary(call)}  [{forced}]"
         diff = preview() if preview is not None else ""
-        request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff, reason=forced or "")
+        words = in_words(suggested, kind=call.traits.kind) if suggested is not None else ""
+        request = ApprovalRequest(call.tool, call.args, summary, suggested, diff=diff, reason=forced or "", rule_words=words)
         answer = await self.approver.ask(request)
         if answer.choice == "once" or (answer.choice == "always" and forced is not None):
             return Decision(True, "approved once by the user", "approval", updated_input=answer.updated_input)
         if answer.choice == "always":
+            if suggested is not None and answer.rule is not None and answer.rule.tool == call.tool and answer.rule.pattern:
+                suggested = answer.rule  # the user's own edit of the suggestion, saved as typed
             if suggested is not None:
                 self._session_allow.append(suggested)
                 if self.rule_sink is not None:
