@@ -45,7 +45,7 @@ def default_export_name(session_id: str, export_format: ExportFormat = "md") -> 
 
 def export_markdown(replay: Replay) -> str:
     meta = replay.meta
-    lines = [f"# {_one_line(meta.title) or f'Session {meta.id}'}", ""]
+    lines = [f"# {_title(replay) or f'Session {meta.id}'}", ""]
     lines.append(f"- Session: `{meta.id}`")
     if meta.model:
         lines.append(f"- Model: {meta.provider + '/' if meta.provider else ''}{meta.model}")
@@ -172,5 +172,8 @@ def _call_names(transcript: tuple[Message, ...]) -> dict[str, str]:
     return {call.id: call.name for message in transcript for call in message.tool_calls}
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+def _title(replay: Replay, limit: int = 80) -> str:
+    """The session's title, else its first user message on one line (cut at ``limit``)."""
+    first = next((m.text for m in replay.transcript if m.role == "user" and m.text.strip()), "")
+    text = " ".join((replay.meta.title or first).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
