@@ -131,6 +131,12 @@ async def _diff(repl: Repl, arg: str) -> bool:
     return await diff_command(repl, arg)
 
 
+async def _export(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.tui.export_command import export_command
+
+    return await export_command(repl, arg)
+
+
 async def _status(repl: Repl, arg: str) -> bool:
     from pseudoclaude.tui.status_view import status_command
 
@@ -361,6 +367,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/resume", "pick an earlier session of this workspace [id]", _resume),
     Command("/rewind", "go back to before one of your messages: conversation, files or both", _rewind),
     Command("/diff", "what this session changed in the workspace [path]", _diff),
+    Command("/export", "write the conversation to a file [--format md|json] [file]", _export),
     Command("/status", "the settings in force and where each came from", _status),
     Command("/model", "show or switch the model [name]", _model),
     Command("/context", "what fills the context window", _context),

@@ -11,6 +11,8 @@ from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.session import create_session
 from tests.e2e.support import cli_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> tuple[Path, Path, str]:
