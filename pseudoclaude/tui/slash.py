@@ -72,13 +72,15 @@ async def _compact(repl: Repl, arg: str) -> bool:
 
 
 async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> AsyncIterator[Event]:
-    """``/compact``'s events without the summary's own progress line: the command reports the result once, itself."""
+    """``/compact``'s events without the summary's own progress lines (the "compacting" notice before it, the
+    "compacted" one after): the spinner already says "Compacting", and the command reports the result once, itself."""
     from pseudoclaude.agent import Progress
 
     async with aclosing(events) as stream:  # type: ignore[type-var]
         async for event in stream:
-            if isinstance(event, Progress) and event.kind == "compact":
-                summarized.append(event)
+            if isinstance(event, Progress) and event.kind in ("compact", "compacting"):
+                if event.kind == "compact":
+                    summarized.append(event)
                 continue
             yield event
 

@@ -1,0 +1,55 @@
+"""What ``/compact`` and ``/context`` report, through the REPL (no terminal) against the wire-level fake server."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from pathlib import Path
+
+from rich.console import Console
+
+from pseudoclaude.config import Flags, load_settings
+from pseudoclaude.llm.messages import Message, ToolCall
+from pseudoclaude.session import create_session
+from pseudoclaude.tui.repl import Repl
+from pseudoclaude.tui.slash import dispatch
+from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.script import Reply
+
+
+def make_repl(tmp_path: Path, url: str = "http://127.0.0.1:9") -> Repl:
+    env = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}
+    return Repl(load_settings(tmp_path, Flags(), environ=env), Console(file=io.StringIO(), width=200, color_system=None))
+
+
+def record(repl: Repl) -> None:
+    settings = repl.settings
+    with create_session(settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider) as session:
+        for n in range(12):
+            session.append_message(Message.user(f"question {n}: " + "words " * 400))
+            session.append_message(Message.assistant(f"answer {n}: " + "more words " * 400))
+
+
+def run(repl: Repl, line: str) -> list[str]:
+    async def go() -> None:
+        assert await repl.open_agent(continue_latest=True)
+        try:
+            await dispatch(repl, line)
+        finally:
+            await repl.close_agent()
+
+    asyncio.run(go())
+    return [line.rstrip() for line in repl.console.file.getvalue().splitlines() if line.strip()]  # type: ignore[attr-defined]
+
+
+def test_compact_reports_once_on_one_line_with_one_number_format(tmp_path: Path) -> None:
+    with FakeAnthropicServer([Reply(text="<summary>1. Primary request: answer questions.\n9. Next step: none.</summary>")]) as server:
+        repl = make_repl(tmp_path, server.url)
+        record(repl)
+        lines = run(repl, "/compact")
+    assert server.rejections == [] and len(server.requests) == 1
+    reports = [line for line in lines if line.startswith("⟳")]
+    assert len(reports) == 1, lines
+    assert re.fullmatch(r"⟳ Context: [\d,]+ → [\d,]+ tokens \(\d+% → \d+% of [\d,]+\)", reports[0]), reports
+    assert not re.search(r"\d{4}", reports[0].replace(",", ",_")), "every number of 1,000 or more has its thousands separator"
