@@ -53,3 +53,26 @@ def test_compact_reports_once_on_one_line_with_one_number_format(tmp_path: Path)
     assert len(reports) == 1, lines
     assert re.fullmatch(r"⟳ Context: [\d,]+ → [\d,]+ tokens \(\d+% → \d+% of [\d,]+\)", reports[0]), reports
     assert not re.search(r"\d{4}", reports[0].replace(",", ",_")), "every number of 1,000 or more has its thousands separator"
+
+
+def offloaded_line(offloaded_bytes: int, offloaded_results: int) -> str:
+    from pseudoclaude.agent import ContextBreakdown
+    from pseudoclaude.tui.context_view import render_context
+
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    breakdown = ContextBreakdown(
+        system_tokens=3_000, tools_tokens=2_000, message_tokens=10_000, messages=12, estimated_tokens=15_000, context_window=200_000,
+        auto_threshold=150_000, offloaded_results=offloaded_results, offloaded_bytes=offloaded_bytes, estimator="tiktoken",
+    )
+    render_context(console, breakdown)
+    [line] = [line for line in console.file.getvalue().splitlines() if line.startswith("offloaded")]  # type: ignore[attr-defined]
+    return " ".join(line.split())
+
+
+def test_context_says_what_was_offloaded_without_a_zero_count() -> None:
+    assert offloaded_line(127_251, 0) == "offloaded 127,251 bytes of full tool output saved on disk"
+    assert offloaded_line(127_251, 2) == (
+        "offloaded 127,251 bytes of full tool output saved on disk; 2 tool results in the context replaced by previews naming their files"
+    )
+    assert offloaded_line(900, 1).endswith("; 1 tool result in the context replaced by a preview naming its file")
+    assert offloaded_line(0, 0) == "offloaded 0 bytes: nothing offloaded yet"
