@@ -76,3 +76,23 @@ def test_context_says_what_was_offloaded_without_a_zero_count() -> None:
     )
     assert offloaded_line(900, 1).endswith("; 1 tool result in the context replaced by a preview naming its file")
     assert offloaded_line(0, 0) == "offloaded 0 bytes: nothing offloaded yet"
+
+
+def test_an_overload_that_outlasts_the_retries_ends_with_one_line_of_advice(tmp_path: Path) -> None:
+    from tests.fakes.script import HttpError
+
+    with FakeAnthropicServer([HttpError(529, "overloaded", "Overloaded", retry_after=0)] * 5) as server:
+        repl = make_repl(tmp_path, server.url)
+
+        async def go() -> None:
+            assert await repl.open_agent()
+            try:
+                await repl.send("hello")
+            finally:
+                await repl.close_agent()
+
+        asyncio.run(go())
+    assert len(server.requests) == 5
+    lines = [line.rstrip() for line in repl.console.file.getvalue().splitlines()]  # type: ignore[attr-defined]
+    error = next(n for n, line in enumerate(lines) if line.startswith("✗ Overloaded"))
+    assert lines[error + 1] == "  The provider stayed overloaded through every retry: send your message again in a minute, or switch model with /model."
