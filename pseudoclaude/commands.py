@@ -260,8 +260,8 @@ def export_session_file(session_id: str, sessions_dir: Path | None, *, export_fo
         _error(str(error))
         return EXIT_USAGE
     text = export_session(replay, chosen)
-    if output is None:
-        sys.stdout.write(text)
+    if output is None:  # on a terminal, a tool's escape sequences are spelled out, never obeyed (textsafe.py)
+        sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
         return EXIT_OK
     try:
         written = write_export(text, output)

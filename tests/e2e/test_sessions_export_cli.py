@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from pseudoclaude.llm.messages import Message, ToolCall
 from pseudoclaude.session import create_session
 from tests.e2e.support import cli_env, run_cli
+from tests.tui.terminal import Terminal
 
 pytestmark = pytest.mark.slow
 
@@ -48,3 +50,18 @@ def test_export_of_an_unknown_session_or_format_is_one_line_and_exit_2(recorded:
     for args in (["sessions", "export", "20991231-000000-abcdef"], ["sessions", "export", session_id, "--format", "pdf"]):
         proc = run_cli([*args, "--sessions-dir", str(sessions)], workspace, env)
         assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_export_to_a_terminal_spells_out_a_tool_s_escape_sequences(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace, sessions = tmp_path / "ws", tmp_path / "home" / "sessions"
+    workspace.mkdir()
+    with create_session(sessions, workspace.resolve(), model="claude-sonnet-4-5", provider="anthropic") as session:
+        session.append_message(Message.user("Show the log"))
+        session.append_message(Message.assistant("", [ToolCall("c1", "run_command", '{"command": "cat log"}')]))
+        session.append_message(Message.tool("c1", "before \x1b]52;c;ZXZpbA==\x07 after"))
+        session_id = session.id
+    term = Terminal(["sessions", "export", session_id, "--sessions-dir", str(sessions)], workspace, cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home"))
+    terminals.append(term)
+    term.expect(re.escape("before ^[]52;c;ZXZpbA==^G after"))
+    assert term.exit_code() == 0
+    assert "\x1b]52" not in term.raw
