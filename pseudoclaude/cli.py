@@ -34,7 +34,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="PseudoClaude: a terminal coding agent that keeps long sessions sharp.",
 )
-sessions_app = typer.Typer(help="List and inspect saved sessions.", no_args_is_help=True)
+sessions_app = typer.Typer(help="List, inspect and export saved sessions.", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
 hooks_app = typer.Typer(help="Try the hooks configured in the settings files.", no_args_is_help=True)
 app.add_typer(hooks_app, name="hooks")
@@ -434,6 +434,19 @@ def sessions_show(
     from pseudoclaude.commands import show_session
 
     raise typer.Exit(show_session(session_id, sessions_dir))
+
+
+@sessions_app.command("export")
+def sessions_export(
+    session_id: Annotated[str, typer.Argument(help="The session id (see 'sessions list').")],
+    export_format: Annotated[str, typer.Option("--format", help="md (for people) or json (for programs).")] = "md",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
+) -> None:
+    """The conversation of one session as Markdown or JSON: messages, tool calls and results, compactions."""
+    from pseudoclaude.commands import export_session_file
+
+    raise typer.Exit(export_session_file(session_id, sessions_dir, export_format=export_format, output=output))
 
 
 @hooks_app.command("test")

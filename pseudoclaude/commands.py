@@ -245,6 +245,33 @@ def show_session(session_id: str, sessions_dir: Path | None) -> int:
     return EXIT_OK
 
 
+def export_session_file(session_id: str, sessions_dir: Path | None, *, export_format: str = "md", output: Path | None = None) -> int:
+    """``sessions export``: the session as Markdown or JSON (``session/export.py``), to ``output`` or stdout."""
+    from pseudoclaude.session import EXPORT_FORMATS, SessionError, export_session, load_replay, resolve_session_id, session_folder, write_export
+
+    chosen = next((f for f in EXPORT_FORMATS if f == export_format), None)
+    if chosen is None:
+        _error(f"unknown export format {export_format!r}: choose one of {', '.join(EXPORT_FORMATS)}")
+        return EXIT_USAGE
+    folder, workspace = _sessions_dir(sessions_dir), Path.cwd().resolve()
+    try:
+        replay = load_replay(session_folder(folder, workspace, resolve_session_id(folder, workspace, session_id)))
+    except SessionError as error:
+        _error(str(error))
+        return EXIT_USAGE
+    text = export_session(replay, chosen)
+    if output is None:  # on a terminal, a tool's escape sequences are spelled out, never obeyed (textsafe.py)
+        sys.stdout.write(for_terminal(text) if sys.stdout.isatty() else text)
+        return EXIT_OK
+    try:
+        written = write_export(text, output)
+    except OSError as error:
+        _error(f"cannot write {output}: {error.strerror or error}")
+        return EXIT_FAILED
+    print(f"Exported session {replay.meta.id} to {written}")
+    return EXIT_OK
+
+
 def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
     """``pseudoclaude hooks test EVENT``: run EVENT's hooks with a sample payload, print each answer.
 

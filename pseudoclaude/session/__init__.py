@@ -17,6 +17,7 @@ from pseudoclaude.session.errors import (
     SessionInUse,
     SessionNotFound,
 )
+from pseudoclaude.session.export import EXPORT_FORMATS, ExportFormat, default_export_name, export_session, write_export
 from pseudoclaude.session.facts import ReadStamp
 from pseudoclaude.session.format import FORMAT_VERSION, SessionMeta
 from pseudoclaude.session.listing import (
@@ -47,6 +48,11 @@ from pseudoclaude.session.writer import FileOps, WriteFailure
 
 __all__ = [
     "Checkpoint",
+    "EXPORT_FORMATS",
+    "ExportFormat",
+    "default_export_name",
+    "export_session",
+    "write_export",
     "first_prompt",
     "FORMAT_VERSION",
     "FileOps",

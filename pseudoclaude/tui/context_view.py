@@ -35,12 +35,28 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
             table.add_row(*row)
     if b.images or b.image_notes:
         table.add_row("  images", f"{b.image_tokens:,}", f"tokens of them: {_images(b)}")
-    table.add_row("offloaded", f"{b.offloaded_bytes:,}", f"bytes on disk ({b.offloaded_results} tool results replaced by previews)")
+    table.add_row("offloaded", f"{b.offloaded_bytes:,}", _offloaded(b))
     table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""))
     table.add_row("auto-compaction at", f"{b.auto_threshold:,}", f"tokens = {100 * b.auto_threshold / window:.0f}% (estimator: {b.estimator})")
     console.print(table)
     for file in b.instruction_files:
         console.print(f"[dim]  instructions: {file.path} ({file.size:,} bytes)[/]")
+
+
+def _offloaded(b: ContextBreakdown) -> str:
+    """What the offloaded bytes are, and how many results the context now holds as previews (said only when some are).
+
+    The bytes are the session's saved full outputs (long command outputs the tool
+    saved itself, and results a layer replaced): their count and the number of
+    previews in the context now are different things, so a zero is not printed as if it were the count.
+    """
+    if not b.offloaded_bytes and not b.offloaded_results:
+        return "bytes: nothing offloaded yet"
+    said = "bytes of full tool output saved on disk"
+    if b.offloaded_results:
+        one = b.offloaded_results == 1
+        said += f"; {b.offloaded_results} tool result{'' if one else 's'} in the context replaced by {'a preview naming its file' if one else 'previews naming their files'}"
+    return said
 
 
 def _images(b: ContextBreakdown) -> str:

@@ -145,6 +145,8 @@ class TurnView:
             self.markdown.finish()
             self.errors.append(event.message)
             self.console.print(Text(for_terminal(f"✗ {labelled(event.error, event.message)}"), style="bold red"))
+            if event.error in ERROR_ADVICE:
+                self.console.print(Text(f"  {ERROR_ADVICE[event.error]}", style="yellow"))
         elif isinstance(event, Stop):
             self.stop = event
             self.markdown.finish()
@@ -225,6 +227,12 @@ def progress_line(event: Progress) -> Text:
 
 
 _ECHOED_LABEL = re.compile(r"^([\w .-]+): \1(?=$|[;:.,])", re.IGNORECASE)
+
+
+ERROR_ADVICE = {
+    "Overloaded": "The provider stayed overloaded through every retry: send your message again in a minute, or switch model with /model.",
+}
+"""One line of what to do, under the error that ended a turn (the run's error name, ``llm/errors.py``)."""
 
 
 def labelled(label: str, message: str) -> str:

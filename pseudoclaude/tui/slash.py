@@ -72,13 +72,15 @@ async def _compact(repl: Repl, arg: str) -> bool:
 
 
 async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> AsyncIterator[Event]:
-    """``/compact``'s events without the summary's own progress line: the command reports the result once, itself."""
+    """``/compact``'s events without the summary's own progress lines (the "compacting" notice before it, the
+    "compacted" one after): the spinner already says "Compacting", and the command reports the result once, itself."""
     from pseudoclaude.agent import Progress
 
     async with aclosing(events) as stream:  # type: ignore[type-var]
         async for event in stream:
-            if isinstance(event, Progress) and event.kind == "compact":
-                summarized.append(event)
+            if isinstance(event, Progress) and event.kind in ("compact", "compacting"):
+                if event.kind == "compact":
+                    summarized.append(event)
                 continue
             yield event
 
@@ -129,6 +131,12 @@ async def _diff(repl: Repl, arg: str) -> bool:
     from pseudoclaude.tui.diff_view import diff_command
 
     return await diff_command(repl, arg)
+
+
+async def _export(repl: Repl, arg: str) -> bool:
+    from pseudoclaude.tui.export_command import export_command
+
+    return await export_command(repl, arg)
 
 
 async def _status(repl: Repl, arg: str) -> bool:
@@ -361,6 +369,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("/resume", "pick an earlier session of this workspace [id]", _resume),
     Command("/rewind", "go back to before one of your messages: conversation, files or both", _rewind),
     Command("/diff", "what this session changed in the workspace [path]", _diff),
+    Command("/export", "write the conversation to a file [--format md|json] [file]", _export),
     Command("/status", "the settings in force and where each came from", _status),
     Command("/model", "show or switch the model [name]", _model),
     Command("/context", "what fills the context window", _context),
