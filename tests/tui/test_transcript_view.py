@@ -1,0 +1,66 @@
+"""The resumed-session transcript on a fixed-width console: rendered like live output, bounded, with a compaction line."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+from rich.console import Console
+
+from pseudoclaude.llm import Message, ToolCall
+from pseudoclaude.tui.plan_view import APPROVED
+from pseudoclaude.tui.transcript_view import render_transcript
+
+
+def _screen(conversation: list[Message], *, summarized: bool = False, rows: int | None = None) -> str:
+    out = StringIO()
+    render_transcript(Console(file=out, width=80, height=24), "s1", conversation, summarized=summarized, rows=rows)
+    return out.getvalue()
+
+
+def _turn(number: int) -> list[Message]:
+    return [Message.user(f"question {number}"), Message.assistant("\n\n".join(f"line {number}.{row}" for row in range(5)))]
+
+
+def test_an_answer_is_rendered_not_replayed_as_markdown_source() -> None:
+    screen = _screen([Message.user("fix it"), Message.assistant("## Fixed: cart\n\nThe **total**.\n\n```python\nx = 1\n```\n\nDone.")])
+    assert "❯ fix it" in screen and "Fixed: cart" in screen and "The total." in screen and "x = 1" in screen and "Done." in screen
+    assert "##" not in screen and "**" not in screen and "```" not in screen
+
+
+def test_only_whole_messages_that_fit_are_drawn_with_the_count_of_the_others() -> None:
+    screen = _screen([message for number in range(6) for message in _turn(number)], rows=30)
+    assert "… 8 earlier messages" in screen
+    assert "question 3" not in screen and "question 4" in screen and "line 5.4" in screen
+    assert "line 4.0" in screen  # a message is never cut
+
+
+def test_a_message_taller_than_the_budget_is_still_drawn_whole() -> None:
+    screen = _screen([Message.user("q"), Message.assistant("\n\n".join(f"row {n}" for n in range(40)))], rows=10)
+    assert "… 1 earlier message\n" in screen and "row 0" in screen and "row 39" in screen
+
+
+def test_a_compaction_boundary_is_one_line() -> None:
+    screen = _screen(_turn(1), summarized=True)
+    assert screen.count("earlier conversation summarized (compacted)") == 1 and "earlier message" not in screen
+
+
+def test_tool_calls_show_their_results_errors_and_an_approved_plan() -> None:
+    calls = (
+        ToolCall("c1", "read_file", json.dumps({"path": "src/a.py"})),
+        ToolCall("c2", "run_command", json.dumps({"command": "pytest"})),
+        ToolCall("c3", "exit_plan_mode", json.dumps({"plan": "## Plan\n1. Do **it**"})),
+        ToolCall("c4", "list_dir", json.dumps({"path": "."})),
+    )
+    conversation = [
+        Message.user("go"),
+        Message.assistant("", tool_calls=calls),
+        Message.tool("c1", "x = 1\n"),
+        Message.tool("c2", "Error: no such command", is_error=True),
+        Message.tool("c3", "approved"),
+    ]
+    screen = _screen(conversation)
+    assert "● read_file(src/a.py)" in screen and "⎿ x = 1" in screen
+    assert "⎿ Error: no such command" in screen
+    assert APPROVED in screen and "Do it" in screen and "**" not in screen
+    assert "● list_dir(.)" in screen and "no result (interrupted)" in screen
