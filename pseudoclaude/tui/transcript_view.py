@@ -14,6 +14,7 @@ renderers used here pass it through ``textsafe.for_terminal``.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Sequence
 
 from rich.console import Console, Group, RenderableType
@@ -92,20 +93,47 @@ def call_view(name: str, arguments: Mapping[str, Any], result: ToolResult | None
     if result is None:
         return tool_block(name, arguments, is_error=True, summary="no result (interrupted)", display={})
     display: dict[str, Any] = {}
+    summary = result_summary(result.content, is_error=result.is_error)
     plan = arguments.get("plan")
+    command = arguments.get("command")
     if name == "exit_plan_mode" and isinstance(plan, str) and not result.is_error:
         display["plan"] = plan
-    return tool_block(name, arguments, is_error=result.is_error, summary=result_summary(result.content), display=display)
+    elif name == "run_command" and isinstance(command, str) and not result.is_error:
+        display = command_display(result.content)
+        summary = f"$ {' '.join(command.split())[:80]}"
+    return tool_block(name, arguments, is_error=result.is_error, summary=summary, display=display)
 
 
-def result_summary(content: str) -> str:
-    """The result's first line (and how many follow): the saved result has no live summary, so it speaks for itself."""
+def command_display(content: str) -> dict[str, Any]:
+    """How a saved command result ended (``[exit code N]``, a signal, a timeout) and its output, as the live block shows them."""
+    display: dict[str, Any] = {"tail": content}
+    ending = _ENDING.search(content)
+    if ending is not None and ending.group(1) is not None:
+        display["exit_code"] = int(ending.group(1))
+    elif ending is not None and ending.group(2) is not None:
+        display["exit_code"] = -int(ending.group(2))
+    elif ending is not None:
+        display["timed_out"] = True
+    return display
+
+
+_ENDING = re.compile(r"^\[(?:exit code (-?\d+)|killed by signal (\d+)|(timed out))", re.MULTILINE)
+
+
+def result_summary(content: str, *, is_error: bool = False) -> str:
+    """What a saved result says, standing in for the live summary the session does not keep.
+
+    A one-line result (an edit's confirmation, an error) is shown as it is;
+    a longer one (a file's lines, search hits) by its size, never by its
+    first line, which is just content.
+    """
     lines = [line for line in content.strip().splitlines() if line.strip()]
     if not lines:
         return "done"
+    if len(lines) > 1 and not is_error:
+        return count(len(lines), "line")
     first = " ".join(lines[0].split())
-    first = first if len(first) <= _SUMMARY_LIMIT else first[: _SUMMARY_LIMIT - 1] + "…"
-    return first if len(lines) == 1 else f"{first} (+{count(len(lines) - 1, 'line')})"
+    return first if len(first) <= _SUMMARY_LIMIT else first[: _SUMMARY_LIMIT - 1] + "…"
 
 
 def _arguments(call: Any) -> Mapping[str, Any]:

@@ -51,16 +51,27 @@ def test_tool_calls_show_their_results_errors_and_an_approved_plan() -> None:
         ToolCall("c2", "run_command", json.dumps({"command": "pytest"})),
         ToolCall("c3", "exit_plan_mode", json.dumps({"plan": "## Plan\n1. Do **it**"})),
         ToolCall("c4", "list_dir", json.dumps({"path": "."})),
+        ToolCall("c5", "run_command", json.dumps({"command": "make   test"})),
     )
     conversation = [
         Message.user("go"),
         Message.assistant("", tool_calls=calls),
-        Message.tool("c1", "x = 1\n"),
+        Message.tool("c1", "x = 1\ny = 2\n"),
         Message.tool("c2", "Error: no such command", is_error=True),
         Message.tool("c3", "approved"),
+        Message.tool("c5", "compiling\nFAILED test_cart\n[exit code 2]"),
     ]
     screen = _screen(conversation)
-    assert "● read_file(src/a.py)" in screen and "⎿ x = 1" in screen
+    assert "● read_file(src/a.py)" in screen and "⎿ 2 lines" in screen and "x = 1" not in screen
     assert "⎿ Error: no such command" in screen
     assert APPROVED in screen and "Do it" in screen and "**" not in screen
     assert "● list_dir(.)" in screen and "no result (interrupted)" in screen
+    assert "⎿ $ make test (exit 2)" in screen and "FAILED test_cart" in screen and "[exit code 2]" not in screen
+
+
+def test_a_failed_command_carries_the_error_colour() -> None:
+    conversation = [Message.user("go"), Message.assistant("", tool_calls=(ToolCall("c1", "run_command", json.dumps({"command": "false"})),))]
+    out = StringIO()
+    console = Console(file=out, width=80, height=24, force_terminal=True, color_system="standard")
+    render_transcript(console, "s1", [*conversation, Message.tool("c1", "(no output)\n[exit code 1]")])
+    assert "\x1b[1;31m●" in out.getvalue() and "(exit 1)" in out.getvalue()
