@@ -42,41 +42,49 @@ class _Collector(Console):
 def render_transcript(
     console: Console, session_id: str, conversation: Sequence[Message], *, summarized: bool = False, rows: int | None = None
 ) -> None:
-    """Print the end of ``conversation`` (``Agent.transcript``) that fits in ``rows`` rows (two screens by default)."""
+    """Print the end of ``conversation`` (``Agent.transcript``) that fits in ``rows`` rows (two screens by default).
+
+    Messages are rendered from the last one back and only until the budget is
+    spent, so resuming a session of thousands of messages costs what two
+    screens cost. The last message is drawn whole, however tall.
+    """
     budget = rows if rows is not None else 2 * (console.height or 24)
-    units = message_views(conversation, width=console.width)
-    shown: list[RenderableType] = []
+    results = {m.tool_result.call_id: m.tool_result for m in conversation if m.role == "tool" and m.tool_result is not None}
+    messages = [m for m in conversation if shown_in_transcript(m)]
+    views: list[RenderableType] = []
     used = 0
-    for unit in reversed(units):
-        height = len(console.render_lines(unit, console.options, pad=False))
-        if shown and used + height > budget:
+    for index in range(len(messages) - 1, -1, -1):
+        view = message_view(messages[index], results, width=console.width, first=index == 0)
+        height = len(console.render_lines(view, console.options, pad=False))
+        if views and used + height > budget:
             break
-        shown.append(unit)
+        views.append(view)
         used += height
     console.print(Text(f"Resumed session {session_id} ({count(len(conversation), 'message')})", style="bold"))
     if summarized:
         console.print(Text("⟳ … earlier conversation summarized (compacted)", style="dim"))
-    if len(units) > len(shown):
-        console.print(Text(f"… {count(len(units) - len(shown), 'earlier message')}", style="dim"))
-    for unit in reversed(shown):
-        console.print(unit)
+    if len(messages) > len(views):
+        console.print(Text(f"… {count(len(messages) - len(views), 'earlier message')}", style="dim"))
+    for view in reversed(views):
+        console.print(view)
     console.rule(style="dim")
 
 
-def message_views(conversation: Sequence[Message], *, width: int = 80) -> list[RenderableType]:
-    """One renderable per user or assistant message (an assistant's tool calls with their results in it)."""
-    results = {m.tool_result.call_id: m.tool_result for m in conversation if m.role == "tool" and m.tool_result is not None}
-    views: list[RenderableType] = []
-    for message in conversation:
-        if message.role == "user":
-            echo = Text("❯ ", style="bold cyan") + Text(for_terminal(message.text.strip()))
-            views.append(Group(Text(""), echo) if views else echo)
-        elif message.role == "assistant":
-            parts = answer(message.text, width) if message.text.strip() else []
-            parts += [call_view(call.name, _arguments(call), results.get(call.id)) for call in message.tool_calls]
-            if parts:
-                views.append(Group(*parts))
-    return views
+def shown_in_transcript(message: Message) -> bool:
+    """A user's message, or an answer with text or tool calls (tool results are drawn inside their call's block)."""
+    if message.role == "user":
+        return True
+    return message.role == "assistant" and (bool(message.text.strip()) or bool(message.tool_calls))
+
+
+def message_view(message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False) -> RenderableType:
+    """One message as the live REPL drew it: the user's echoed with ``❯`` (a blank line above), an answer with its calls' blocks."""
+    if message.role == "user":
+        echo = Text("❯ ", style="bold cyan") + Text(for_terminal(message.text.strip()))
+        return echo if first else Group(Text(""), echo)
+    parts = answer(message.text, width) if message.text.strip() else []
+    parts += [call_view(call.name, _arguments(call), results.get(call.id)) for call in message.tool_calls]
+    return Group(*parts)
 
 
 def answer(text: str, width: int) -> list[RenderableType]:
