@@ -26,6 +26,7 @@ from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.toolview import tool_block
 
 _SUMMARY_LIMIT = 100
+_INTERRUPT = re.compile(r"^\[Request interrupted(?: by user|(: [^\]\n]+))\]$")
 
 
 class _Collector(Console):
@@ -80,6 +81,9 @@ def shown_in_transcript(message: Message) -> bool:
 def message_view(message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False) -> RenderableType:
     """One message as the live REPL drew it: the user's echoed with ``❯`` (a blank line above), an answer with its calls' blocks."""
     if message.role == "user":
+        marker = _INTERRUPT.match(message.text.strip())
+        if marker is not None:  # the runner's note of an interrupt, not something the user typed: drawn as the live view drew it
+            return Text(f"■ Interrupted{for_terminal(marker.group(1) or '')}", style="yellow")
         echo = Text("❯ ", style="bold cyan") + Text(for_terminal(message.text.strip()))
         return echo if first else Group(Text(""), echo)
     parts = answer(message.text, width) if message.text.strip() else []

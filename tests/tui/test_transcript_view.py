@@ -75,3 +75,10 @@ def test_a_failed_command_carries_the_error_colour() -> None:
     console = Console(file=out, width=80, height=24, force_terminal=True, color_system="standard")
     render_transcript(console, "s1", [*conversation, Message.tool("c1", "(no output)\n[exit code 1]")])
     assert "\x1b[1;31m●" in out.getvalue() and "(exit 1)" in out.getvalue()
+
+
+def test_an_interrupt_marker_is_drawn_as_the_interrupt_not_as_a_typed_message() -> None:
+    conversation = [Message.user("tell a story"), Message.assistant("Once upon"), Message.user("[Request interrupted by user]")]
+    screen = _screen([*conversation, Message.user("[Request interrupted: timeout]"), Message.user("shorter")])
+    assert "■ Interrupted\n" in screen and "■ Interrupted: timeout" in screen and "❯ shorter" in screen
+    assert "Request interrupted" not in screen
