@@ -86,7 +86,10 @@ def message_view(message: Message, results: Mapping[str, ToolResult], *, width: 
             return Text(f"■ Interrupted{for_terminal(marker.group(1) or '')}", style="yellow")
         echo = Text("❯ ", style="bold cyan") + Text(for_terminal(message.text.strip()))
         return echo if first else Group(Text(""), echo)
-    parts = answer(message.text, width) if message.text.strip() else []
+    parts: list[RenderableType] = []
+    if any(part.text.strip() for part in message.thinking):
+        parts.append(Text("✻ Thought", style="dim italic"))  # folded, as the live view left it (its duration was not kept)
+    parts += answer(message.text, width) if message.text.strip() else []
     parts += [call_view(call.name, _arguments(call), results.get(call.id)) for call in message.tool_calls]
     return Group(*parts)
 

@@ -82,3 +82,11 @@ def test_an_interrupt_marker_is_drawn_as_the_interrupt_not_as_a_typed_message() 
     screen = _screen([*conversation, Message.user("[Request interrupted: timeout]"), Message.user("shorter")])
     assert "■ Interrupted\n" in screen and "■ Interrupted: timeout" in screen and "❯ shorter" in screen
     assert "Request interrupted" not in screen
+
+
+def test_reasoning_stays_folded() -> None:
+    from pseudoclaude.llm import Thinking
+
+    thought = Thinking(provider="anthropic", kind="thinking", text="SECRET-REASONING steps")
+    screen = _screen([Message.user("why"), Message.assistant("Because.", thinking=(thought,))])
+    assert "✻ Thought\n" in screen and "Because." in screen and "SECRET-REASONING" not in screen
