@@ -105,3 +105,29 @@ def test_an_approved_plan_stays_in_the_scrollback_and_in_the_resumed_session(tmp
         again, recap = _resume(terminals, workspace, server, tmp_path / "home")
         assert "Plan approved — leaving plan mode" in recap and "Report PLAN-END" in recap and "**" not in recap
         _leave(again)
+
+
+def test_resume_in_the_repl_draws_the_conversation_rendered(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with FakeAnthropicServer([Reply(text=ANSWER)]) as server:
+        term = start(terminals, workspace, server, tmp_path / "home")
+        term.expect_prompt()
+        term.send_line("FIRST-PROMPT fix the cart")
+        term.expect("Run the tests again")
+        term.expect_prompt()
+        term.send_line("/clear")
+        term.expect("Started a new conversation")
+        term.expect_prompt()
+        term.send_line("/resume")
+        term.expect("Resume which session")
+        term.expect(r"\d+ turn")
+        resumed_at = len(term.raw)
+        term.send("\r")
+        term.expect("Resumed session")
+        term.expect_prompt()
+        recap = _plain(term.raw[resumed_at:])
+        recap = recap[recap.find("Resumed session") :]
+        assert "FIRST-PROMPT fix the cart" in recap and "Fixed: the cart total" in recap and "Run the tests again" in recap
+        assert "##" not in recap and "**" not in recap and "```" not in recap, recap
+        _leave(term)
