@@ -113,6 +113,8 @@ def call_view(name: str, arguments: Mapping[str, Any], result: ToolResult | None
     command = arguments.get("command")
     if name == "exit_plan_mode" and isinstance(plan, str) and not result.is_error:
         display["plan"] = plan
+    elif name == "read_file" and isinstance(arguments.get("path"), str) and summary.startswith("lines "):
+        summary = f"Read {arguments['path']} {summary}"
     elif name == "run_command" and isinstance(command, str) and not result.is_error:
         display = command_display(result.content)
         summary = f"$ {' '.join(command.split())[:80]}"
@@ -146,6 +148,9 @@ def result_summary(content: str, *, is_error: bool = False) -> str:
     if not lines:
         return "done"
     if len(lines) > 1 and not is_error:
+        note = lines[-1].strip()
+        if note.startswith("… "):  # a tool's closing line ("… lines 1-40 of 120 (end of file)"); what follows ";" is for the model
+            return note[2:].split(";")[0]
         return count(len(lines), "line")
     first = " ".join(lines[0].split())
     return first if len(first) <= _SUMMARY_LIMIT else first[: _SUMMARY_LIMIT - 1] + "…"

@@ -56,15 +56,16 @@ def test_tool_calls_show_their_results_errors_and_an_approved_plan() -> None:
     conversation = [
         Message.user("go"),
         Message.assistant("", tool_calls=calls),
-        Message.tool("c1", "x = 1\ny = 2\n"),
+        Message.tool("c1", "x = 1\ny = 2\n… lines 1-2 of 9; 7 more lines; call read_file with offset=3 to continue\n"),
         Message.tool("c2", "Error: no such command", is_error=True),
         Message.tool("c3", "approved"),
         Message.tool("c5", "compiling\nFAILED test_cart\n[exit code 2]"),
     ]
     screen = _screen(conversation)
-    assert "● read_file(src/a.py)" in screen and "⎿ 2 lines" in screen and "x = 1" not in screen
+    assert "● read_file(src/a.py)" in screen and "⎿ Read src/a.py lines 1-2 of 9\n" in screen and "x = 1" not in screen
     assert "⎿ Error: no such command" in screen
     assert APPROVED in screen and "Do it" in screen and "**" not in screen
+    assert "⎿ 2 lines" in _screen([Message.assistant("", tool_calls=calls[3:4]), Message.tool("c4", "a.py\nb.py")])
     assert "● list_dir(.)" in screen and "no result (interrupted)" in screen
     assert "⎿ $ make test (exit 2)" in screen and "FAILED test_cart" in screen and "[exit code 2]" not in screen
 
