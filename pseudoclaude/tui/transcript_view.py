@@ -14,6 +14,7 @@ renderers used here pass it through ``textsafe.for_terminal``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any, Mapping, Sequence
 
@@ -115,10 +116,21 @@ def call_view(name: str, arguments: Mapping[str, Any], result: ToolResult | None
         display["plan"] = plan
     elif name == "read_file" and isinstance(arguments.get("path"), str) and summary.startswith("lines "):
         summary = f"Read {arguments['path']} {summary}"
+    elif name == "edit_file" and not result.is_error:
+        display = edit_display(arguments)
     elif name == "run_command" and isinstance(command, str) and not result.is_error:
         display = command_display(result.content)
         summary = f"$ {' '.join(command.split())[:80]}"
     return tool_block(name, arguments, is_error=result.is_error, summary=summary, display=display)
+
+
+def edit_display(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """An edit's change as a diff of its own strings (the live diff had the file's line numbers; the session keeps only the call)."""
+    old, new = arguments.get("old_string"), arguments.get("new_string")
+    if not isinstance(old, str) or not isinstance(new, str):
+        return {}
+    rows = difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=2)
+    return {"diff": "\n".join(row for row in rows if not row.startswith("@@"))}
 
 
 def command_display(content: str) -> dict[str, Any]:

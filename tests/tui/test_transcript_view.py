@@ -91,3 +91,11 @@ def test_reasoning_stays_folded() -> None:
     thought = Thinking(provider="anthropic", kind="thinking", text="SECRET-REASONING steps")
     screen = _screen([Message.user("why"), Message.assistant("Because.", thinking=(thought,))])
     assert "✻ Thought\n" in screen and "Because." in screen and "SECRET-REASONING" not in screen
+
+
+def test_an_edit_shows_its_change() -> None:
+    edit = {"path": "app.py", "old_string": "x = 1\nkeep = 0", "new_string": "x = 2\nkeep = 0"}
+    conversation = [Message.assistant("", tool_calls=(ToolCall("c1", "edit_file", json.dumps(edit)),)), Message.tool("c1", "Edited app.py")]
+    screen = _screen(conversation)
+    assert "● edit_file(app.py)" in screen and "⎿ Edited app.py" in screen
+    assert "-x = 1" in screen and "+x = 2" in screen and " keep = 0" in screen and "@@" not in screen
