@@ -4,6 +4,9 @@ The plan is the model's Markdown, shown rendered (through ``for_terminal``:
 it is untrusted text) and capped so the question stays on screen; then the
 three answers: accept edits, approve and ask before edits, or keep planning
 with comments (typed after ``n``, sent back to the model as the call's result).
+Once approved, the plan stays in the scrollback (``approved_plan``), as Claude
+Code keeps "Exited plan mode" with its plan: the question's box lived in the
+live footer and vanishes with it.
 """
 
 from __future__ import annotations
@@ -21,13 +24,24 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.keys import PendingApproval
 
 PLAN_LINES = 30
+APPROVED = "Plan approved — leaving plan mode"
+
+
+def plan_box(plan: str) -> Panel:
+    """The plan, rendered, in the box the approval question showed it in."""
+    return Panel(Markdown(for_terminal(plan)), title="Plan", title_align="left", border_style="cyan")
+
+
+def approved_plan(plan: str) -> list[RenderableType]:
+    """What an approved ``exit_plan_mode`` call leaves in the transcript: the whole plan and one line saying so."""
+    return [plan_box(plan.strip()), Text("● ", style="bold green") + Text(APPROVED, style="bold")]
 
 
 def plan_lines(pending: PendingApproval, max_lines: int = PLAN_LINES) -> list[RenderableType]:
     rows = for_terminal(pending.request.summary).splitlines()
     shown = "\n".join(rows[:max_lines]) + (f"\n\n… {len(rows) - max_lines} more lines" if len(rows) > max_lines else "")
     lines: list[RenderableType] = [
-        Panel(Markdown(shown), title="Plan", title_align="left", border_style="cyan"),
+        plan_box(shown),
         Text("? ", style="bold yellow") + Text("Approve this plan and leave plan mode?", style="bold"),
     ]
     if pending.typing_reason:

@@ -293,12 +293,13 @@ class Repl:
         verb = "Remembered" if saved.added else "Already remembered"
         self.console.print(f"[magenta]{verb} in {saved.path}[/] [dim](sessions started from now on see it)[/]")
 
-    def recap(self, last: int = 6) -> None:
-        from pseudoclaude.tui.history import render_recap
+    def recap(self) -> None:
+        """The resumed conversation, drawn as it looked live (its last two screens)."""
+        from pseudoclaude.tui.transcript_view import render_transcript
 
         if self.agent is not None:
             summarized, transcript = self.agent.transcript()
-            render_recap(self.console, self.agent.session_id, transcript, last, summarized=summarized)
+            render_transcript(self.console, self.agent.session_id, transcript, summarized=summarized)
 
     async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
         """Send ``text`` with its images (``@shot.png``, pasted paths); one that cannot be sent keeps the text as the draft."""

@@ -69,6 +69,11 @@ def tool_block(
     error, yet it must not look like one that passed: its title and summary
     take the error colour, and the summary says how it ended.
     """
+    plan = display.get("plan")
+    if isinstance(plan, str) and plan.strip() and not is_error:
+        from pseudoclaude.tui.plan_view import approved_plan  # an approved plan stays in the scrollback, rendered
+
+        return Group(*approved_plan(plan))
     failure = command_failure(display)
     failed = is_error or failure is not None
     lines: list[Text] = [tool_title(name, arguments, style="red" if failed else "green", keys=keys)]
