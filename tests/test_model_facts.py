@@ -162,6 +162,8 @@ def test_an_unknown_model_gets_the_endpoints_window_instead_of_the_guess(tmp_pat
     assert info is not None and (info.provider, info.max_output_tokens, info.reasoning) == ("anthropic", 64_000, "adaptive_only")
     assert (info.input_per_mtok, info.output_per_mtok) == (0.0, 0.0)  # no price is invented
     assert unknown_model_notice("fable-7") is None
+    forget_facts()
+    assert unknown_model_notice("fable-7") is None  # the next run's start-up: the home's cache already knows it
 
 
 def test_your_window_setting_still_wins(tmp_path: Path) -> None:

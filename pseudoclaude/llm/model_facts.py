@@ -45,7 +45,7 @@ from typing import Literal, Mapping, Sequence
 from pseudoclaude.llm import model_facts_cache
 from pseudoclaude.llm.model_facts_shape import ModelFacts, facts_from_model_info
 
-__all__ = ["FactsLookup", "ModelFacts", "begin_facts_lookup", "forget_facts", "learn_facts", "learned_facts", "models_endpoint"]
+__all__ = ["FactsLookup", "ModelFacts", "begin_facts_lookup", "forget_facts", "learn_facts", "learned_facts", "models_endpoint", "recorded_facts"]
 
 FETCH_TIMEOUT = 3.0
 """The request's own timeout (it runs off the critical path; ``doctor`` waits for it)."""
@@ -167,12 +167,19 @@ _learned: dict[str, tuple[str, ModelFacts]] = {}
 
 
 def learn_facts(provider: str, model: str, facts: ModelFacts | None) -> None:
-    """Apply ``facts`` to ``model`` in this process, replacing what was learned before (None: the table alone).
+    """Apply ``facts`` to ``model`` in this process, replacing what was learned of it before (None: the table alone).
 
-    They answer under the name asked and under the id the endpoint answered with (an alias resolves to a dated id)."""
-    _learned.clear()
+    They answer under the name asked and under the id the endpoint answered with (an alias resolves to a dated id);
+    other models keep theirs (a process serving several sessions, ACP's)."""
+    for name in [name for name, (_, known) in _learned.items() if model in (name, known.model)]:
+        del _learned[name]
     if facts is not None:
         _learned[model] = _learned[facts.model] = (provider, facts)
+
+
+def recorded_facts(model: str) -> ModelFacts | None:
+    """A fresh answer for ``model`` in the home's cache, from any endpoint (what start-up may say before it asks)."""
+    return model_facts_cache.recorded(model_facts_cache.cache_path(), model)
 
 
 def learned_facts(model: str) -> tuple[str, ModelFacts] | None:

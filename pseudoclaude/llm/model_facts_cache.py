@@ -65,6 +65,18 @@ def cached(path: Path, base_url: str, model: str, *, now: float | None = None) -
     return (age <= FACTS_TTL_S and facts is not None), facts if age <= FACTS_TTL_S else None
 
 
+def recorded(path: Path, model: str, *, now: float | None = None) -> ModelFacts | None:
+    """The facts of the freshest entry for ``model`` at any base URL, if one is younger than ``FACTS_TTL_S``."""
+    best: tuple[float, ModelFacts] | None = None
+    for key, entry in _entries(path).items():
+        if not isinstance(key, str) or not key.endswith(f" {model}") or not isinstance(entry, dict):
+            continue
+        found, facts = cached(path, key[: -len(model) - 1], model, now=now)
+        if found and facts is not None and (best is None or float(entry["at"]) > best[0]):
+            best = float(entry["at"]), facts
+    return best[1] if best is not None else None
+
+
 def remember(path: Path, base_url: str, model: str, facts: ModelFacts | None) -> None:
     """Record what the endpoint said (None: that it does not say); a failure to write is no failure of the run."""
     entries = _entries(path)

@@ -1,6 +1,10 @@
 """Questions about a model name, answered from the provider table: window, provider, prices, tokenizer.
 
-The rows themselves live on the provider entries (``providers.py``). Unknown
+The rows themselves live on the provider entries (``providers.py``). Where the
+provider's models endpoint described the model to this process
+(``model_facts.py``: Anthropic's ``GET /v1/models/{id}``), its window, output
+limit, reasoning style and vision are laid over the row; the prices are always
+the table's (``table_info`` is the row alone). Unknown
 models fall back to 128,000 tokens (the seed's rule). Local servers often run
 much smaller windows than the model supports: the window they run is asked of
 the server at the first call (``probe.py``, applied by the context engine), and
@@ -14,7 +18,7 @@ from typing import Sequence
 
 from pseudoclaude.llm.gateway import openai_api
 from pseudoclaude.llm.messages import Usage
-from pseudoclaude.llm.model_facts import SOURCE as FACTS_SOURCE, ModelFacts, learned_facts
+from pseudoclaude.llm.model_facts import SOURCE as FACTS_SOURCE, ModelFacts, learned_facts, recorded_facts
 from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
@@ -222,6 +226,9 @@ def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVID
     """The one-line warning for a model name the table does not know (a typo looks exactly like this), else None."""
     if model_info(model, providers) is not None:
         return None
+    recorded = recorded_facts(model) if providers is PROVIDERS else None
+    if recorded is not None and recorded.context_window:
+        return None  # an endpoint described it on an earlier run: its window is used, not a guess
     return (
         f"{model} is not a model PseudoClaude knows: its context window is assumed to be "
         f"{DEFAULT_FALLBACK_CONTEXT_WINDOW:,} tokens (--context-window sets it) and its cost is unknown"
