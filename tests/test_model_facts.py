@@ -188,3 +188,14 @@ def test_doctor_says_the_table_answers_when_the_endpoint_does_not(tmp_path: Path
         lines = {check.name: check for check in run_doctor(tmp_path, Flags(model="claude-sonnet-4-5"), _env(server.url))}
     assert lines["window"].detail.startswith("200,000 tokens (model table)")
     assert lines["facts"].detail == "from the model table: output 64,000 (table), reasoning budget (table), $3/$15 per Mtok (table)"
+
+
+def test_a_malformed_cache_or_a_foreign_answer_is_ignored(tmp_path: Path) -> None:
+    cache = _home() / "model-facts.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("{not json")
+    foreign = {"id": "claude-sonnet-4-5", "max_input_tokens": "1000000", "max_tokens": -5, "capabilities": "all"}
+    with FakeAnthropicServer([], models=(foreign,)) as server:
+        assert _status(tmp_path, server.url)[::2] == (200_000, "model table")
+        assert len(server.models.lookups) == 1  # type: ignore[union-attr]
+    assert json.loads(cache.read_text())[f"{server.url} claude-sonnet-4-5"]["facts"] is None  # rewritten whole

@@ -132,10 +132,6 @@ class FactsLookup:
         self._done.wait(max(0.0, self._started + wait - time.monotonic()))
         return self._facts if self._done.is_set() else None
 
-    @property
-    def answered(self) -> bool:
-        return self._done.is_set() and self.failure is None
-
 
 def begin_facts_lookup(
     provider: str,
