@@ -6,7 +6,10 @@ knows the model, the window (and where it came from), whether the model takes
 tools (when the server says), and the tokenizer the estimates use. A check
 that cannot pass makes the exit code 1; the checks that depend on it are
 skipped. Nothing here sends a prompt: the endpoint is asked for its model
-list and, for a server at a base URL, for the window it runs (``llm.probe``).
+list and, for a server at a base URL, for the window it runs (``llm.probe``);
+Anthropic's models endpoint for the model's facts (window, output limit,
+reasoning: ``llm.model_facts``), each shown with where it came from, the
+endpoint or the table (which alone has the prices).
 The last line names the sandbox the model's commands run in (kind, mode,
 network), probed as a session would: none is a warning, not a failure, since
 commands then still run, each asking first. Then where the deciding settings
@@ -22,7 +25,7 @@ from typing import Literal, Mapping
 
 from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
 from pseudoclaude.sandbox import SandboxConfig
-from pseudoclaude.llm import WindowProbe, context_window, encoding_for, fetch_models, model_info, probe_window
+from pseudoclaude.llm import ModelFacts, WindowProbe, begin_facts_lookup, context_window, encoding_for, fetch_models, model_info, probe_window, table_info
 
 Verdict = Literal["ok", "fail", "warn", "skip"]
 
@@ -61,7 +64,9 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
         checks.append(Check("endpoint", "fail", f"{endpoint}/models does not answer: {_reason(error)}"))
     checks.append(_model(settings, models))
     probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and settings.provider == "openai" else None
-    checks.append(_window(settings, probe))
+    facts = _facts(settings)
+    checks.append(_window(settings, probe, facts))
+    checks.append(_facts_check(settings, facts))
     checks.append(_tools(settings, probe))
     checks.append(_tokenizer(settings))
     checks.append(_sandbox(settings.sandbox, settings.workspace))
@@ -69,7 +74,7 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
     return checks
 
 
-_LATER = ("key", "endpoint", "model", "window", "tools", "tokenizer")
+_LATER = ("key", "endpoint", "model", "window", "facts", "tools", "tokenizer")
 
 _SHOWN = (("model", "model"), ("api_key", "key"), ("auth_token", "auth token"), ("extra_headers", "headers"), ("base_url", "base URL"),
           ("permission_mode", "mode"), ("hooks", "hooks"), ("permission_rules", "rules"), ("env", "env"))
@@ -117,9 +122,40 @@ def _model(settings: Settings, models: list[str] | None) -> Check:
     return Check("model", verdict, f"{name} is not among the models the endpoint lists ({shown}): pick one with --model")
 
 
-def _window(settings: Settings, probe: WindowProbe | None) -> Check:
+def _facts(settings: Settings) -> ModelFacts | None:
+    """What the provider's models endpoint says of the model, asked afresh (and recorded for the next run)."""
+    lookup = begin_facts_lookup(
+        settings.provider, settings.model, base_url=settings.base_url, api_key=settings.api_key, auth_token=settings.auth_token,
+        headers=settings.extra_headers, refresh=True, timeout=5.0,
+    )
+    return lookup.result(wait=5.5) if lookup is not None else None
+
+
+def _facts_check(settings: Settings, facts: ModelFacts | None) -> Check:
+    """Each fact the session uses, and where it comes from: the models endpoint or the table."""
+    row = table_info(settings.model)
+    where = "the models endpoint" if facts is not None else ("the model table" if row is not None else "neither the models endpoint nor the model table")
+    parts: list[str] = []
+    output = facts.max_output_tokens if facts is not None and facts.max_output_tokens else (row.max_output_tokens if row else 0)
+    said = facts is not None and bool(facts.max_output_tokens)
+    parts.append(f"output {output:,} ({'endpoint' if said else 'table'})" if output else "output limit unknown")
+    style = facts.reasoning if facts is not None and facts.reasoning is not None else (row.reasoning if row else "")
+    said = facts is not None and facts.reasoning is not None
+    parts.append(f"reasoning {style or 'none'}" + (" (endpoint)" if said else " (table)" if row else ""))
+    if facts is not None and facts.context_management:
+        parts.append(f"context management {', '.join(facts.context_management)} (endpoint)")
+    price = f"${row.input_per_mtok:g}/${row.output_per_mtok:g} per Mtok (table)" if row and (row.input_per_mtok or row.output_per_mtok) else "price unknown"
+    parts.append(price)
+    return Check("facts", "ok", f"from {where}: " + ", ".join(parts))
+
+
+def _window(settings: Settings, probe: WindowProbe | None, facts: ModelFacts | None = None) -> Check:
     table = context_window(settings.model)
     known = "model table" if model_info(settings.model) else "default for an unknown model"
+    if probe is None and facts is not None and facts.context_window and not settings.context_window:
+        row = table_info(settings.model)
+        said = f"the table says {row.context_window:,}" if row else "the table does not know it"
+        return Check("window", "ok", f"{facts.context_window:,} tokens (models endpoint; {said})")
     if probe is None:
         if settings.context_window:
             return Check("window", "ok", f"{settings.context_window:,} tokens (your setting)")

@@ -19,6 +19,7 @@ PUBLIC = {
         "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
         "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
         "CustomHeadersError", "parse_custom_headers",
+        "FactsLookup", "ModelFacts", "begin_facts_lookup", "forget_facts", "learn_facts", "learned_facts", "table_info", "window_source",
     },
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",

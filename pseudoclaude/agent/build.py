@@ -50,7 +50,7 @@ from pseudoclaude.agent.session_facts import replayed_stamps, stamp_recorder, wi
 from pseudoclaude.agent.workspace_source import WorkspaceSource
 from pseudoclaude.compact import Calibration, ContextState, PinnedTool, WorkingSet
 from pseudoclaude.config import ConfigError, Settings
-from pseudoclaude.llm import Usage, build_provider, context_window, model_info
+from pseudoclaude.llm import FactsLookup, Usage, begin_facts_lookup, build_provider, context_window, learn_facts, window_source
 from pseudoclaude.sandbox import CommandSandbox, SandboxStatus, detect_sandbox
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
@@ -107,6 +107,7 @@ def build_agent(
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it).
 
     ``elicitor`` answers the MCP servers' questions (the REPL's asks the user; None declines them)."""
+    facts = facts_lookup(settings)  # first: the models endpoint answers while the rest is built (llm/model_facts.py)
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
@@ -114,10 +115,12 @@ def build_agent(
     sandbox = session_sandbox(settings, tools, checked.rules)
     session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
     settings, replay = with_recorded_choices(*_with_recorded_model(settings, replay))
+    if facts is not None and facts.model != settings.model:
+        facts = facts_lookup(settings)  # the resumed session's own model
     if replay is None and settings.effort is not None:
         session.append_effort(settings.effort)  # the effort chosen is a session fact: a resume goes on with it
     try:
-        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox, elicitor)
+        return _assemble(settings, tools, checked, session, replay, approver, prompt, subagents, child_env, sandbox, elicitor, facts)
     except BaseException:
         session.close()
         raise
@@ -223,6 +226,7 @@ def _assemble(
     child_env: ChildEnvironment | None = None,
     sandbox: SessionSandbox | None = None,
     elicitor: Elicitor | None = None,
+    facts: FactsLookup | None = None,
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
@@ -272,7 +276,7 @@ def _assemble(
     pinned = pinned_tools(tools)
     source = WorkspaceSource(settings.workspace, settings.home, instructions, planning=lambda: policy.mode is PermissionMode.PLAN)
     working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned, source) if replay is not None else WorkingSet(pinned, source)
-    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set)
+    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set, facts=facts)
     runner = Runner(
         provider=provider,
         tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
@@ -319,11 +323,16 @@ def mcp_servers(settings: Settings, elicitor: Elicitor | None = None) -> McpServ
 
 
 def _context_state(
-    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str], working_set: WorkingSet
+    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str], working_set: WorkingSet,
+    facts: FactsLookup | None = None,
 ) -> ContextState:
-    """The session's context state; a resumed one gets back its decisions, anchor, learned window, estimator calibration and clock."""
+    """The session's context state; a resumed one gets back its decisions, anchor, learned window, estimator calibration and clock.
+
+    The window is the models endpoint's when its answer is in by then (``FactsLookup.result``: at most 0.5 s after
+    the lookup began), else the table's; the facts are applied to the whole process (``model_facts.learn_facts``)."""
+    learn_facts(settings.provider, settings.model, facts.result() if facts is not None else None)
     window = context_window(settings.model, settings.context_window)
-    source = "your setting" if settings.context_window else ("model table" if model_info(settings.model) else "default")
+    source = window_source(settings.model, settings.context_window)
     if replay is not None and replay.learned_window is not None and replay.learned_window < window:
         window, source = replay.learned_window, "learned earlier in this session"
     state = ContextState(
@@ -341,6 +350,14 @@ def _context_state(
     )
     state.window_source = source
     return state
+
+
+def facts_lookup(settings: Settings) -> FactsLookup | None:
+    """Start asking the provider's models endpoint for ``settings.model``'s facts (None: it has none to give)."""
+    return begin_facts_lookup(
+        settings.provider, settings.model, base_url=settings.base_url, api_key=settings.api_key, auth_token=settings.auth_token,
+        headers=settings.extra_headers,
+    )
 
 
 def reasoning_of(settings: Settings) -> dict[str, Any]:

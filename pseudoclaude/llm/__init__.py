@@ -23,6 +23,7 @@ from pseudoclaude.llm.errors import (
 from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
 from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
 from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
+from pseudoclaude.llm.model_facts import FactsLookup, ModelFacts, begin_facts_lookup, forget_facts, learn_facts, learned_facts
 from pseudoclaude.llm.models import (
     DEFAULT_FALLBACK_CONTEXT_WINDOW,
     CachePrices,
@@ -37,6 +38,8 @@ from pseudoclaude.llm.models import (
     provider_for_model,
     reasoning_style,
     supports_vision,
+    table_info,
+    window_source,
 )
 from pseudoclaude.llm.provider import (
     EFFORTS,
@@ -68,6 +71,14 @@ from pseudoclaude.llm.vision import images_for_model
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
+    "FactsLookup",
+    "ModelFacts",
+    "begin_facts_lookup",
+    "forget_facts",
+    "learn_facts",
+    "learned_facts",
+    "table_info",
+    "window_source",
     "AuthError",
     "BadRequest",
     "Completed",

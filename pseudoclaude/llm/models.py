@@ -1,6 +1,10 @@
 """Questions about a model name, answered from the provider table: window, provider, prices, tokenizer.
 
-The rows themselves live on the provider entries (``providers.py``). Unknown
+The rows themselves live on the provider entries (``providers.py``). Where the
+provider's models endpoint described the model to this process
+(``model_facts.py``: Anthropic's ``GET /v1/models/{id}``), its window, output
+limit, reasoning style and vision are laid over the row; the prices are always
+the table's (``table_info`` is the row alone). Unknown
 models fall back to 128,000 tokens (the seed's rule). Local servers often run
 much smaller windows than the model supports: the window they run is asked of
 the server at the first call (``probe.py``, applied by the context engine), and
@@ -9,11 +13,12 @@ the server at the first call (``probe.py``, applied by the context engine), and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from pseudoclaude.llm.gateway import openai_api
 from pseudoclaude.llm.messages import Usage
+from pseudoclaude.llm.model_facts import SOURCE as FACTS_SOURCE, ModelFacts, learned_facts, recorded_facts
 from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
@@ -32,7 +37,38 @@ class ModelInfo:
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
-    """What the table says about ``model`` (first matching row, entries in table order), or None."""
+    """What is known of ``model``: the table's row (first match, entries in table order) under the facts its
+    provider's models endpoint gave this process (``model_facts``: window, output limit, reasoning, vision), or None.
+
+    A test's own ``providers`` table is read alone."""
+    info = table_info(model, providers)
+    known = learned_facts(model) if providers is PROVIDERS else None
+    return _with_facts(info, *known) if known is not None else info
+
+
+def _with_facts(info: ModelInfo | None, provider: str, facts: ModelFacts) -> ModelInfo:
+    base = info if info is not None else ModelInfo(DEFAULT_FALLBACK_CONTEXT_WINDOW, provider)
+    return replace(
+        base,
+        context_window=facts.context_window or base.context_window,
+        max_output_tokens=facts.max_output_tokens or base.max_output_tokens,
+        reasoning=facts.reasoning if facts.reasoning is not None else base.reasoning,
+        vision=facts.vision if facts.vision is not None else base.vision,
+    )
+
+
+def window_source(model: str, override: int | None = None) -> str:
+    """Where ``context_window(model, override)`` comes from: "your setting", "models endpoint", "model table" or "default"."""
+    if override and override > 0:
+        return "your setting"
+    known = learned_facts(model)
+    if known is not None and known[1].context_window:
+        return FACTS_SOURCE
+    return "model table" if table_info(model) is not None else "default"
+
+
+def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
+    """What the table alone says about ``model`` (the prices always come from here), or None."""
     for entry in providers:
         row = entry.model_row(model)
         if row is not None:
@@ -190,6 +226,9 @@ def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVID
     """The one-line warning for a model name the table does not know (a typo looks exactly like this), else None."""
     if model_info(model, providers) is not None:
         return None
+    recorded = recorded_facts(model) if providers is PROVIDERS else None
+    if recorded is not None and recorded.context_window:
+        return None  # an endpoint described it on an earlier run: its window is used, not a guess
     return (
         f"{model} is not a model PseudoClaude knows: its context window is assumed to be "
         f"{DEFAULT_FALLBACK_CONTEXT_WINDOW:,} tokens (--context-window sets it) and its cost is unknown"

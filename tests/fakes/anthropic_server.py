@@ -37,8 +37,9 @@ import itertools
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from tests.fakes.anthropic_models import CatalogueEntry, ModelCatalogue
 from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
 from tests.fakes.http import Exchange, FakeHTTPServer
@@ -99,10 +100,13 @@ class FakeAnthropicServer:
         report_cache: bool = False,
         credentials: frozenset[str] | None = None,
         required_headers: Mapping[str, str] | None = None,
-        models: tuple[str, ...] | None = None,
+        models: Sequence[CatalogueEntry] | None = None,
+        models_delay_s: float = 0.0,
     ) -> None:
-        self.models = models
-        """What ``GET /v1/models`` lists (it needs ``x-api-key`` and ``anthropic-version``, as the real one does); None: 404."""
+        self.models = ModelCatalogue(models, delay_s=models_delay_s) if models is not None else None
+        """What ``GET /v1/models`` lists and ``GET /v1/models/{id}`` describes (``anthropic_models``: ids, or
+        ``model_entry`` dicts with a window and capabilities); authenticated as messages are, and ``anthropic-version``
+        is required, as the real service does; None: both are 404."""
         self.credentials = credentials
         self.required_headers = dict(required_headers or {})
         self.cursor = ScriptCursor(script)
@@ -137,12 +141,8 @@ class FakeAnthropicServer:
         self.stop()
 
     def _handle(self, ex: Exchange) -> None:
-        if ex.method == "GET" and ex.path.split("?")[0] == "/v1/models" and self.models is not None:
-            if not ex.headers.get("x-api-key") or not ex.headers.get("anthropic-version"):
-                ex.send_json(401, error_body("authentication_error", DEFAULT_MESSAGES["authentication_error"]))
-                return
-            data = [{"type": "model", "id": model, "display_name": model, "created_at": "2025-01-01T00:00:00Z"} for model in self.models]
-            ex.send_json(200, {"data": data, "has_more": False, "first_id": self.models[0] if self.models else None, "last_id": None})
+        if ex.method == "GET" and self.models is not None and ex.path.startswith("/v1/models"):
+            self._models(ex, self.models)
             return
         if ex.method != "POST" or ex.path.split("?")[0] != "/v1/messages":
             ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
@@ -193,6 +193,19 @@ class FakeAnthropicServer:
         else:
             self._stream(ex, self._events(self._cached(step, body, cacheable), body))
             ex.end_stream()
+
+    def _models(self, ex: Exchange, catalogue: ModelCatalogue) -> None:
+        refused = self._refused(ex)
+        if refused is None and not ex.headers.get("anthropic-version"):
+            refused = 400, "invalid_request_error", "anthropic-version: header is required"
+        answer = catalogue.answer(ex.path, ex.headers) if refused is None else None
+        if refused is not None:
+            status, error_type, message = refused
+            ex.send_json(status, error_body(error_type, message))
+        elif answer is None:
+            ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
+        else:
+            ex.send_json(*answer)
 
     def _refused(self, ex: Exchange) -> tuple[int, str, str] | None:
         """The status, error type and message of an unauthenticated request (see the module docstring), else None."""

@@ -21,7 +21,7 @@ def test_a_working_ollama_setup(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     assert out.returncode == 0, out.stdout
     assert [line.split()[:2] for line in lines] == [
-        ["ok", "provider"], ["ok", "key"], ["ok", "endpoint"], ["ok", "model"], ["ok", "window"], ["ok", "tools"], ["ok", "tokenizer"], ["ok", "sandbox"], ["ok", "settings"]
+        ["ok", "provider"], ["ok", "key"], ["ok", "endpoint"], ["ok", "model"], ["ok", "window"], ["ok", "facts"], ["ok", "tools"], ["ok", "tokenizer"], ["ok", "sandbox"], ["ok", "settings"]
     ]
     assert "32,768 tokens (Ollama /api/ps (the loaded model))" in lines[4]
     assert not server.requests  # no model request: no tokens spent
@@ -41,7 +41,7 @@ def test_an_unreachable_server_fails_and_says_where(tmp_path: Path) -> None:
     out = run_cli(["doctor", "--model", "m"], tmp_path, _env(tmp_path, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1"))
     assert out.returncode == 1
     assert f"FAIL  endpoint   http://127.0.0.1:{port}/v1/models does not answer" in out.stdout
-    assert len(out.stdout.splitlines()) == 9
+    assert len(out.stdout.splitlines()) == 10
 
 
 def test_nothing_configured_fails_on_the_first_line(tmp_path: Path) -> None:
