@@ -33,6 +33,7 @@ from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings import named_commands
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.styles import Style
@@ -120,7 +121,7 @@ def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = N
     bindings = KeyBindings()
     store = pastes if pastes is not None else shared_pastes()
 
-    @bindings.add(Keys.BracketedPaste)
+    @bindings.add(Keys.BracketedPaste, filter=~is_searching)
     def _paste_text(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text(store.insertion(event.data))
 
@@ -138,7 +139,7 @@ def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = N
         if deleted is not None:
             buffer.document = Document(*deleted)
         else:
-            buffer.delete_before_cursor(count=event.arg)
+            named_commands.get_by_name("backward-delete-char").call(event)
 
     @bindings.add("enter", filter=~is_searching)
     def _send(event: KeyPressEvent) -> None:

@@ -27,14 +27,14 @@ PASTED = "\n".join(f"pasted line {i}" for i in range(1, 41))
 PLACEHOLDER = "[Pasted text #1 +40 lines]"
 
 
-def scrollback_after_paste(tmp_path: Path, *keys: str) -> tuple[str, str]:
-    """Paste ``PASTED`` at a 15-row prompt, press ``keys``, send; the input's screen before sending, and the whole scrollback after."""
+def scrollback_after_paste(tmp_path: Path, *keys: str, editor: str = "true", shows: str = "pasted line 40", ready: Path | None = None) -> tuple[str, str]:
+    """Paste ``PASTED`` at a 15-row prompt, press ``keys`` (each until ``shows`` is on screen), send; the input's screen before sending, and the whole scrollback after."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     tmux = Tmux(f"pc-paste-{tmp_path.name}")
     try:
         with FakeAnthropicServer([Reply(text="Got it, thanks.")]) as server:
-            env = env_for(server.url, tmp_path / "home")
+            env = {**env_for(server.url, tmp_path / "home"), "EDITOR": editor}
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
             launcher = tmp_path / "launch.sh"
             launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
@@ -46,7 +46,11 @@ def scrollback_after_paste(tmp_path: Path, *keys: str) -> tuple[str, str]:
             screen = tmux.wait_for(PLACEHOLDER)
             for key in keys:
                 tmux.keys(key)
-                screen = tmux.wait_for("pasted line 40")
+                deadline = time.monotonic() + 20
+                while ready is not None and not ready.exists() and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                time.sleep(0.3)
+                screen = tmux.wait_for(shows)
             tmux.keys("Enter")
             tmux.wait_for("Got it, thanks.")
             tmux.wait_for("ctx 2%")
@@ -72,3 +76,14 @@ def test_an_unfolded_paste_taller_than_the_window_leaves_no_stale_status_block(t
     assert scrollback.count(f"❯ {PLACEHOLDER}") == 1  # folded back when sent: the message once, one line
     assert "pasted line" not in scrollback
     assert scrollback.count("mode") == 1 and scrollback.count("ctx ") == 1
+
+
+def test_ctrl_g_edits_the_paste_unfolded_and_folds_it_back_when_unchanged(tmp_path: Path) -> None:
+    editor = tmp_path / "editor.sh"
+    given = tmp_path / "given.txt"
+    editor.write_text(f'#!/bin/sh\ncp "$1" {shlex.quote(str(given))}\n')
+    editor.chmod(0o755)
+    screen, scrollback = scrollback_after_paste(tmp_path, "C-g", editor=str(editor), shows=PLACEHOLDER, ready=given)
+    assert given.read_text().rstrip("\n") == PASTED  # the editor got the pasted text itself
+    assert f"❯ {PLACEHOLDER}" in screen and "pasted line" not in screen
+    assert scrollback.count(f"❯ {PLACEHOLDER}") == 1
