@@ -53,7 +53,9 @@ def scrollback_after_paste(tmp_path: Path, *keys: str, editor: str = "true", sho
                 screen = tmux.wait_for(shows)
             tmux.keys("Enter")
             tmux.wait_for("Got it, thanks.")
-            tmux.wait_for("ctx 2%")
+            deadline = time.monotonic() + 20
+            while ("new session" in (now := tmux.screen()) or "ctx " not in now) and time.monotonic() < deadline:
+                time.sleep(0.1)  # the turn's status (its session id) replaces the first one
             time.sleep(0.3)
             scrollback = tmux.run("capture-pane", "-p", "-S", "-", "-t", "t")
     finally:
