@@ -150,12 +150,11 @@ class TurnKeys:
             return
         if pending.typing_reason:
             if key in ENTER_KEYS:
-                pending.future.set_result(ApprovalAnswer("deny", self.pastes.expand(pending.reason.strip())))
+                pending.future.set_result(ApprovalAnswer("deny", pending.reason.strip()))
             elif key in BACKSPACE_KEYS:
-                deleted = self.pastes.delete_before(pending.reason, len(pending.reason))
-                pending.reason = deleted[0] if deleted is not None else pending.reason[:-1]
+                pending.reason = pending.reason[:-1]
             elif key == "<bracketed-paste>":
-                pending.reason += self.pastes.insertion(data)
+                pending.reason += data
             elif len(key) == 1 and key.isprintable():
                 pending.reason += key
             return

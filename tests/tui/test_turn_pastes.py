@@ -55,22 +55,3 @@ def test_a_short_paste_is_typed_in_as_it_is() -> None:
     keys.handle("<bracketed-paste>", "two\nlines")
     keys.handle("c-m")
     assert queue == ["two\nlines"]
-
-
-def test_a_long_paste_in_a_denial_reason_folds_and_reaches_the_model_whole() -> None:
-    import asyncio
-
-    from pseudoclaude.tools.permissions import ApprovalRequest, Rule
-
-    async def scenario() -> tuple[str, str]:
-        keys, _ = make(PasteStore())
-        future = keys.ask(ApprovalRequest("run_command", {"command": "ls"}, "ls", Rule("run_command", "ls")))
-        keys.handle("n")
-        keys.handle("<bracketed-paste>", FORTY)
-        shown = footer_text(keys)
-        keys.handle("c-m")
-        return shown, (await future).reason
-
-    shown, reason = asyncio.run(scenario())
-    assert "[Pasted text #1 +40 lines]" in shown and "pasted line 2" not in shown
-    assert reason == FORTY
