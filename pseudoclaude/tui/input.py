@@ -5,11 +5,11 @@ Keys: Enter sends; Alt+Enter, or a trailing backslash, inserts a newline
 folds to ``[Pasted text #N +L lines]``, see ``pastes``: Ctrl+T unfolds it in
 place, Backspace after it deletes it whole, and it is sent unfolded); Ctrl-R
 searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
-in ``$EDITOR`` (pastes unfolded there, folded again when unchanged); Ctrl+V pastes a copied image (``clipboard``: saved and
-mentioned as ``@"path"``, or a one-line hint above the status line saying
-why not); Shift+Tab cycles the permission mode; Esc Esc on an empty
-line opens ``/rewind``; Ctrl-C clears the line,
-or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
+in ``$EDITOR`` (pastes unfolded there, folded again when unchanged); Ctrl+V
+pastes a copied image (``clipboard``: saved and mentioned as ``@"path"``, or a
+one-line hint above the status line saying why not); Shift+Tab cycles the
+permission mode; Esc Esc on an empty line opens ``/rewind``; Ctrl-C clears the
+line, or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
 raises ``EOFError``. History is one file per workspace under the home folder.
 """
 
@@ -228,7 +228,11 @@ class FoldingPromptSession(PromptSession[str]):
         return self.pastes.expand(await super().prompt_async(*args, **options))
 
     def _get_default_buffer_control_height(self) -> Dimension:
-        """At most the window less the status lines: an input taller than the terminal leaves their old copies in the scrollback."""
+        """At most the window less the status lines.
+
+        An input taller than the terminal pushes the status toolbar off and back
+        on, and each push leaves a stale copy of it in the scrollback.
+        """
         from prompt_toolkit.application import get_app
 
         height = super()._get_default_buffer_control_height()
@@ -236,7 +240,8 @@ class FoldingPromptSession(PromptSession[str]):
         if app.is_done:
             return height
         limit = max(1, app.output.get_size().rows - INPUT_MARGIN)
-        return Dimension(min=min(height.min, limit), max=limit, preferred=min(height.preferred, limit))
+        preferred = min(height.preferred, limit) if height.preferred_specified else None  # else the text's own height
+        return Dimension(min=min(height.min, limit) if height.min_specified else None, max=limit, preferred=preferred)
 
 
 def make_prompt_session(
