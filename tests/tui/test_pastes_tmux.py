@@ -27,8 +27,8 @@ PASTED = "\n".join(f"pasted line {i}" for i in range(1, 41))
 PLACEHOLDER = "[Pasted text #1 +40 lines]"
 
 
-def scrollback_after_paste(tmp_path: Path, *keys: str, editor: str = "true", shows: str = "pasted line 40", ready: Path | None = None) -> tuple[str, str]:
-    """Paste ``PASTED`` at a 15-row prompt, press ``keys`` (each until ``shows`` is on screen), send; the input's screen before sending, and the whole scrollback after."""
+def scrollback_after_paste(tmp_path: Path, *keys: str, rows: int = 15, editor: str = "true", shows: str = "pasted line 40", ready: Path | None = None) -> tuple[str, str]:
+    """Paste ``PASTED`` at a prompt ``rows`` high, press ``keys`` (each until ``shows`` is on screen), send; the input's screen before sending, and the whole scrollback after."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     tmux = Tmux(f"pc-paste-{tmp_path.name}")
@@ -39,7 +39,7 @@ def scrollback_after_paste(tmp_path: Path, *keys: str, editor: str = "true", sho
             launcher = tmp_path / "launch.sh"
             launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
             launcher.chmod(0o755)
-            tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "15", str(launcher))
+            tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", str(rows), str(launcher))
             tmux.wait_for("ctx 0%")
             tmux.run("set-buffer", PASTED)
             tmux.run("paste-buffer", "-p", "-t", "t")
@@ -72,8 +72,9 @@ def test_a_folded_paste_leaves_the_message_once_and_one_status_block(tmp_path: P
     assert scrollback.count("mode") == 1 and scrollback.count("ctx ") == 1
 
 
-def test_an_unfolded_paste_taller_than_the_window_leaves_no_stale_status_block(tmp_path: Path) -> None:
-    screen, scrollback = scrollback_after_paste(tmp_path, "C-t")
+@pytest.mark.parametrize("rows", [10, 15])
+def test_an_unfolded_paste_taller_than_the_window_leaves_no_stale_status_block(rows: int, tmp_path: Path) -> None:
+    screen, scrollback = scrollback_after_paste(tmp_path, "C-t", rows=rows)
     assert "ctx 0%" in screen  # the status stays on screen under the tall input
     assert scrollback.count(f"❯ {PLACEHOLDER}") == 1  # folded back when sent: the message once, one line
     assert "pasted line" not in scrollback
