@@ -225,7 +225,24 @@ class FoldingPromptSession(PromptSession[str]):
     async def prompt_async(self, *args: Any, **options: Any) -> str:
         if isinstance(options.get("default"), str):
             options["default"] = self.pastes.fold_known(options["default"])
-        return self.pastes.expand(await super().prompt_async(*args, **options))
+        text = await super().prompt_async(*args, **options)
+        if self._too_tall(text):
+            from prompt_toolkit import print_formatted_text
+
+            lines = text.split("\n")
+            fragments = [("class:prompt", PROMPT), ("", lines[0])]
+            for line in lines[1:]:
+                fragments += [("", "\n"), ("class:prompt", "… "), ("", line)]
+            print_formatted_text(FormattedText(fragments), style=STYLE)
+        return self.pastes.expand(text)
+
+    def _too_tall(self, text: str) -> bool:
+        """Whether ``text`` is taller than the window: its last drawing would keep only its tail, so it is printed whole instead."""
+        from prompt_toolkit.application import get_app_or_none
+
+        app = get_app_or_none()
+        rows = (app.output if app is not None else self.app.output).get_size().rows
+        return text.count("\n") + 1 > rows - 1
 
     def _get_default_buffer_control_height(self) -> Dimension:
         """At most the window less the status lines.
@@ -238,7 +255,7 @@ class FoldingPromptSession(PromptSession[str]):
         height = super()._get_default_buffer_control_height()
         app = get_app()
         if app.is_done:
-            return height
+            return Dimension.exact(0) if self._too_tall(self.default_buffer.text) else height
         limit = max(1, app.output.get_size().rows - INPUT_MARGIN)
         preferred = min(height.preferred, limit) if height.preferred_specified else None  # else the text's own height
         return Dimension(min=min(height.min, limit) if height.min_specified else None, max=limit, preferred=preferred)

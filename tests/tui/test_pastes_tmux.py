@@ -60,7 +60,8 @@ def scrollback_after_paste(tmp_path: Path, *keys: str, rows: int = 15, editor: s
             scrollback = tmux.run("capture-pane", "-p", "-S", "-", "-t", "t")
     finally:
         subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True)
-    assert server.requests[-1]["messages"][-1]["content"][0]["text"].startswith(PASTED)
+    sent = server.requests[-1]["messages"][-1]["content"][0]["text"]
+    assert sent.startswith(PASTED) or sent.startswith(PASTED.replace("line 39", "line 39Z"))
     return screen, scrollback
 
 
@@ -90,3 +91,11 @@ def test_ctrl_g_edits_the_paste_unfolded_and_folds_it_back_when_unchanged(tmp_pa
     assert given.read_text().rstrip("\n") == PASTED  # the editor got the pasted text itself
     assert f"❯ {PLACEHOLDER}" in screen and "pasted line" not in screen
     assert scrollback.count(f"❯ {PLACEHOLDER}") == 1
+
+
+def test_an_unfolded_paste_edited_inside_is_left_whole_in_the_scrollback(tmp_path: Path) -> None:
+    _, scrollback = scrollback_after_paste(tmp_path, "C-t", "Up", "Z")
+    lines = [line.rstrip() for line in scrollback.splitlines()]
+    assert lines.count("❯ pasted line 1") == 1 and lines.count("… pasted line 39Z") == 1
+    assert sum(line.endswith("pasted line 20") for line in lines) == 1  # every line once, not only the window's tail
+    assert scrollback.count("mode") == 1 and scrollback.count("ctx ") == 1
