@@ -8,7 +8,9 @@ terminal and is tested directly:
 * Esc or Ctrl-C interrupts the turn (``on_interrupt``), whatever else is going on
   (Alt+Enter arrives as Esc then Enter in one read: ``combine_presses`` makes it
   a newline, not an interrupt);
-* typed text collects in a one-line buffer; Enter queues it for the next turn;
+* typed text collects in a one-line buffer; Enter queues it for the next turn
+  (a long paste folds to ``[Pasted text #N +L lines]``, as at the prompt, and is
+  queued unfolded; Backspace after the placeholder deletes it whole);
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
 * Shift+Tab cycles the permission mode;
@@ -28,6 +30,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
+from pseudoclaude.tui.pastes import PasteStore, shared_pastes
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.clipboard import ImagePaste
@@ -61,6 +64,7 @@ class TurnKeys:
         on_change: Callable[[], None] = lambda: None,
         on_toggle_thinking: Callable[[], None] = lambda: None,
         paste: ImagePaste | None = None,
+        pastes: PasteStore | None = None,
     ) -> None:
         self.queue = queue
         self.queued = queued
@@ -69,7 +73,9 @@ class TurnKeys:
         self.on_change = on_change
         self.on_toggle_thinking = on_toggle_thinking
         self.paste = paste
+        self.pastes = pastes if pastes is not None else shared_pastes()
         self.buffer = ""
+        """The typed text as shown: long pastes folded (the prompt's store, so a draft moves to the prompt folded)."""
         self.approval: PendingApproval | None = None
         self._waiting: list[str] = []
 
@@ -114,9 +120,10 @@ class TurnKeys:
         elif key == "c-v" and self.paste is not None:
             self.paste.start(self)
         elif key in BACKSPACE_KEYS:
-            self.buffer = self.buffer[:-1]
+            deleted = self.pastes.delete_before(self.buffer, len(self.buffer))
+            self.buffer = deleted[0] if deleted is not None else self.buffer[:-1]
         elif key == "<bracketed-paste>":
-            self.buffer += data
+            self.buffer += self.pastes.insertion(data)
         elif len(key) == 1 and key.isprintable():
             self.buffer += key
         if self.paste is not None and self.buffer != before:
@@ -124,9 +131,10 @@ class TurnKeys:
 
     def submit(self) -> None:
         """Queue the typed text (Enter); the ``ImagePaste`` calls it when Enter came while it read the clipboard."""
-        if self.buffer.strip():
-            self._waiting.append(self.buffer.strip())
-            self.queue(self.buffer.strip())
+        shown = self.buffer.strip()
+        if shown:
+            self._waiting.append(shown)  # echoed folded, as the prompt leaves a sent message in the scrollback
+            self.queue(self.pastes.expand(shown))
         self.buffer = ""
 
     def text_and_cursor(self) -> tuple[str, int]:
@@ -169,7 +177,9 @@ class TurnKeys:
             self.on_change()
 
     def footer(self) -> list[RenderableType]:
-        lines: list[RenderableType] = [Text(f"  queued: {message}", style="dim italic") for message in self.queued()]
+        lines: list[RenderableType] = [
+            Text(f"  queued: {self.pastes.fold_known(message)}", style="dim italic") for message in self.queued()
+        ]
         if self.approval is not None:
             lines.extend(approval_lines(self.approval))
         elif self.buffer:
