@@ -24,16 +24,17 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-@pytest.mark.parametrize("before", ["", "n", "x"])
 def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
-    before: str, workspace: Path, tmp_path: Path, terminals: list[Terminal]
+    workspace: Path, tmp_path: Path, terminals: list[Terminal]
 ) -> None:
+    """Esc at an approval, straight away or after a key was typed into it (``n``, ``x``): each in its own turn of one
+    session, which runs under a garbage collection every 20 ms so that a task left behind would be reported."""
     ask = Reply(text="I will clean up.", calls=(Call("run_command", json.dumps({"command": "rm -f build.log"})),))
     script = [ask, ask, ask, Reply(text="Fresh answer after the interrupts.")]
     with SlowAnthropicServer(script, delay=0.05) as server:
         term = start(terminals, workspace, server, tmp_path / "home", "--permission-mode", "default", "--sandbox", "off", collect_garbage=True)
         term.expect_prompt()
-        for attempt in range(3):
+        for attempt, before in enumerate(("", "n", "x")):
             term.send_line(f"Clean up, take {attempt}")
             term.expect(r"Allow run_command")
             time.sleep(0.2)
