@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.subagents import AgentDefinition, sdk_agents
     from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
-    from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
+    from pseudoclaude.agent.facade import Agent
+    from pseudoclaude.agent.views import AgentStatus, ContextBreakdown
     from pseudoclaude.agent.hookconfig import HOOK_EVENTS, NEVER_FIRED, HookConfig
     from pseudoclaude.agent.hookrun import HookReply
     from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
@@ -68,8 +69,8 @@ _LAZY = {
     "NoCompaction": "context",
     "PrepareRequest": "context",
     "SessionRecorder": "recording",
-    "AgentStatus": "facade",
-    "ContextBreakdown": "facade",
+    "AgentStatus": "views",
+    "ContextBreakdown": "views",
     "FactRejected": "memory",
     "HOOK_EVENTS": "hookconfig",
     "NEVER_FIRED": "hookconfig",

@@ -4,7 +4,7 @@
 caller consumes them and cancels the consuming task to interrupt), queues a
 message typed during a turn, switches the permission mode, saves memory and
 closes. Everything the terminal shows comes back as a frozen view
-(``AgentStatus``, ``ContextBreakdown``, ``PermissionView``, the conversation as
+(``views``: ``AgentStatus``, ``ContextBreakdown``, ``PermissionView``; the conversation as
 a tuple), so the terminal never walks into the runner, the context engine or
 the permission policy, and those can change behind this file.
 
@@ -20,10 +20,10 @@ import asyncio
 import dataclasses
 import json
 from contextlib import aclosing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
+from pseudoclaude.agent.views import AgentStatus, ContextBreakdown, PermissionView
 from pseudoclaude.agent.events import ErrorEvent, Event, Progress, SessionWriteFailed, Stop
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
@@ -42,86 +42,11 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.recording import AgentSession
     from pseudoclaude.agent.runner import Runner
     from pseudoclaude.compact import ContextStatus
-    from pseudoclaude.compact import PinnedParts
     from pseudoclaude.mcp_client import McpServers, ServerView
 
 
 END_HOOKS_WHEN_STOPPED_S = 0.25
 """How long the ``SessionEnd`` hooks may run when a signal ends the process (Claude Code gives them 1.5 s at any exit)."""
-
-
-@dataclass(frozen=True)
-class AgentStatus:
-    """The status line: a snapshot taken at turn boundaries (estimating the context costs a tokenizer pass)."""
-
-    model: str
-    context_tokens: int
-    context_window: int
-    auto_threshold: int
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float | None = 0.0
-    """The estimated cost, each call at its own model's price; None when some call's model has no known price."""
-    mode: str = "default"
-    session_id: str | None = None
-    effort: str | None = None
-    window_source: str = ""
-    """Where the window came from: "your setting", "model table", "llama.cpp /props n_ctx (per slot)"..."""
-    request_tokens: int = 0
-    """The estimated input of the request in flight (0 between requests): what ↑ shows while a reply streams."""
-    priced_usd: float = 0.0
-    """The cost of the calls that had a price (``cost_usd`` is None when others had none)."""
-    sandbox: SandboxStatus | None = None
-    """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
-    sandbox_known: bool = False
-    """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
-
-    @property
-    def context_percent(self) -> int:
-        return round(100 * self.context_tokens / self.context_window) if self.context_window else 0
-
-    @property
-    def threshold_percent(self) -> int:
-        return round(100 * self.auto_threshold / self.context_window) if self.context_window else 0
-
-
-@dataclass(frozen=True)
-class ContextBreakdown:
-    """What fills the context window (``/context``), counted with the compaction's own estimator."""
-
-    system_tokens: int
-    tools_tokens: int
-    message_tokens: int
-    messages: int
-    estimated_tokens: int
-    context_window: int
-    auto_threshold: int
-    offloaded_results: int
-    offloaded_bytes: int
-    estimator: str
-    instruction_files: tuple[InstructionFile, ...] = ()
-    pinned_tokens: int = 0
-    """Tokens of the pinned block (part of ``message_tokens``): what follows a summary, built from the session."""
-    window_source: str = ""
-    images: int = 0
-    """Images the next request shows the model (attachments and tool results not yet replaced by notes)."""
-    image_tokens: int = 0
-    """Their estimate (part of ``message_tokens``), by ``image_rule``: "anthropic", "openai", "no-vision" or "" (the larger rule)."""
-    image_notes: int = 0
-    """Images replaced by a note naming their file so far."""
-    image_rule: str = ""
-    pinned: PinnedParts | None = None
-    """The pinned block's parts: user messages (and what had to be reduced), rules extracted, files, last failure."""
-
-
-@dataclass(frozen=True)
-class PermissionView:
-    """The permission mode and rules in force (``/permissions``)."""
-
-    mode: PermissionMode
-    allow: tuple[Rule, ...]
-    deny: tuple[Rule, ...]
-    session_rules: tuple[Rule, ...]
 
 
 class Agent:

@@ -13,7 +13,7 @@ import pytest
 
 from pseudoclaude.agent.build import build_agent
 from pseudoclaude.agent.events import Event, Stop
-from pseudoclaude.agent.facade import Agent, AgentStatus, ContextBreakdown
+from pseudoclaude.agent import Agent, AgentStatus, ContextBreakdown
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.tools.permissions import PermissionMode

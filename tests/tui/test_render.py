@@ -12,7 +12,7 @@ from rich.console import Console
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.tui.render import TurnView, compact_number, labelled, progress_line
-from pseudoclaude.agent.facade import AgentStatus
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.tui.status import format_status, status_fragments
 from pseudoclaude.tools import ToolContext
 from pseudoclaude.tools.run_command import RunCommandTool

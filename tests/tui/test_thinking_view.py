@@ -11,7 +11,7 @@ from prompt_toolkit.document import Document
 from rich.console import Console
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.facade import AgentStatus
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.tui.input import ReplCompleter
 from pseudoclaude.tui.keys import TurnKeys
