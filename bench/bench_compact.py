@@ -42,14 +42,14 @@ def _conversation(messages: int) -> list[Message]:
     i = 0
     while len(out) < messages:
         call = ToolCall(f"call_{i}", "read_file", json.dumps({"path": f"src/module_{i}.py"}))
-        out += [Message.assistant(f"reading module {i}", [call]), Message.tool(call.id, f"line\n" * 40)]
+        out += [Message.assistant(f"reading module {i}", [call]), Message.tool(call.id, "line\n" * 40)]
         i += 1
     return out[:messages]
 
 
 def bench_manage(messages: int, calls: int = 300) -> tuple[float, float]:
     """(first call with a full scan and no anchor, mean steady-state call), in microseconds."""
-    with tempfile.TemporaryDirectory() as spill:
+    with tempfile.TemporaryDirectory():
         runtime = ContextState(model="claude-bench", context_window=10_000_000)
         provider = _NoProvider()
         conversation = _conversation(messages)

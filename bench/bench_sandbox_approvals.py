@@ -170,7 +170,7 @@ def run_session(sandbox: str, cli_path: str) -> Outcome:
             async def go() -> list[Any]:
                 return [m async for m in sdk.query(prompt=prompts(), options=opts)]
 
-            messages = asyncio.run(asyncio.wait_for(go(), 300))
+            asyncio.run(asyncio.wait_for(go(), 300))
         failed = [what for what, done in (
             ("build", (ws / "build" / "shop.py").is_file()),
             ("edit", "(1 + rate)" in (ws / "shop.py").read_text()),

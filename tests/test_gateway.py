@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pseudoclaude.config import ConfigError, Flags, load_settings
+from pseudoclaude.config import ConfigError, load_settings
 from pseudoclaude.llm import effort_notice
 from pseudoclaude.llm.gateway import CustomHeadersError, openai_api, parse_custom_headers
 from pseudoclaude.llm.providers import ANTHROPIC, OPENAI

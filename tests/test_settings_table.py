@@ -25,7 +25,7 @@ from pseudoclaude.config import (
     resolve,
     settings_files,
 )
-from pseudoclaude.config.table import choice, dollars, folder, positive_int, switch, text, thinking_tokens
+from pseudoclaude.config.table import dollars, folder, positive_int, switch, text, thinking_tokens
 from pseudoclaude.tools.permissions.settings import read_settings
 
 WORKSPACE = Path("/work/space")

@@ -81,7 +81,6 @@ def test_an_in_process_sdk_mcp_server_is_called_through_the_sdk(cli_path: str, w
         messages = collect_streamed("add", opts)
         offered = [t["name"] for t in fake.requests[0]["tools"]]
         sent = json.dumps(fake.requests[-1])
-    init = messages[0]
     assert messages[0].data["mcp_servers"] == [{"name": "calc", "status": "connected"}] and "mcp__calc__add" in offered
     assert added == [{"a": 2, "b": 40}] and "sum=42" in sent
     assert messages[-1].subtype == "success" and messages[-1].result == "42."

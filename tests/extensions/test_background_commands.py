@@ -16,7 +16,7 @@ import pytest
 
 from pseudoclaude.tools import BackgroundJobs, CommandOutputTool, KillCommandTool, OutputBudget, RunCommandTool, ToolContext
 from tests.e2e.support import cli_env, fake_server, run_cli
-from tests.fakes.script import Call, Reply, Step
+from tests.fakes.script import Call, Reply
 
 pytestmark = pytest.mark.slow
 

@@ -82,7 +82,7 @@ def config_problems(body: Mapping[str, Any]) -> Iterator[str]:
     if output_config is not None:
         effort = output_config.get("effort") if isinstance(output_config, dict) else None
         if effort not in EFFORTS:
-            yield f"output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
+            yield "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
     if thinking_type(body):
         if body.get("temperature") not in (None, 1):
             yield "`temperature` may only be set to 1 when thinking is enabled."

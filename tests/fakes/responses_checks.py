@@ -87,7 +87,7 @@ def check_reasoning(model: str, reasoning: Any) -> Invalid | None:
         return Invalid("Invalid type for 'reasoning': expected an object.", "reasoning", "invalid_type")
     if not is_reasoning_model(model):
         return Invalid(
-            f"Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter"
+            "Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter"
         )
     for key in reasoning:
         if key not in ("effort", "summary", "generate_summary"):

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from pseudoclaude.config import Flags, load_settings
-from pseudoclaude.llm.messages import Message, ToolCall
+from pseudoclaude.llm.messages import Message
 from pseudoclaude.session import create_session
 from pseudoclaude.tui.repl import Repl
 from pseudoclaude.tui.slash import dispatch

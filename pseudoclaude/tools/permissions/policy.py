@@ -67,7 +67,7 @@ from pseudoclaude.tools.permissions.plan_exit import review_plan
 from pseudoclaude.tools.permissions.hidden import hidden_reason
 from pseudoclaude.tools.permissions.protected import command_writes, first_protected
 from pseudoclaude.tools.permissions.readonly import is_read_only, read_paths
-from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of, url_host
+from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match, paths_of
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
 from pseudoclaude.tools.permissions.suggest import in_words, suggested_rule
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
@@ -197,7 +197,7 @@ class PermissionPolicy:
         return first_match([Rule(call.tool, pattern) for pattern in self._outside], call, deny=True) is not None
 
     def _hard_deny(self, call: Call) -> str | None:
-        command, args = call.command(), call.args
+        command = call.command()
         if not isinstance(command, str) or not command.strip():
             return f"{call.tool} needs a non-empty string `{call.traits.key_argument}` argument."
         return hard_deny_reason(command, workspace=self.workspace, home=self.home, cwd=self._cwd(call))
