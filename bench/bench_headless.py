@@ -61,11 +61,11 @@ def responder(client: str, workspace: Path) -> Any:
             return Reply(text="ok")
         done = sum(1 for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []) if b.get("type") == "tool_result")
         if done >= len(calls):
-            return Reply(text="done")
+            return Reply(text="done", thinking="finished")
         name, arguments = calls[done]
         if arguments == "file_path":
             arguments = {"file_path": str(workspace / "app.py")}
-        return Reply(text=f"step {done + 1}", calls=(Call(name, json.dumps(arguments)),))
+        return Reply(text=f"step {done + 1}", thinking="next step", calls=(Call(name, json.dumps(arguments)),))
 
     return answer
 
@@ -134,7 +134,7 @@ def main() -> None:
     clients = [Client("ours", ours, {"PSEUDOCLAUDE_NO_WARMUP": ""}), Client("ours, no warm-up", ours, {"PSEUDOCLAUDE_NO_WARMUP": "1"})]
     claude = args.peers / "node_modules" / ".bin" / "claude"
     if claude.exists():
-        clients.append(Client("claude-code", [str(claude), "-p", PROMPT, "--output-format", "text", "--dangerously-skip-permissions"]))
+        clients.append(Client("claude-code", [str(claude), "-p", PROMPT, "--output-format", "text", "--allowedTools", "Read Grep Bash(ls)"]))
     else:
         print(f"(Claude Code not installed under {args.peers}: skipped)")
     root = Path(tempfile.mkdtemp(prefix="bench-headless-"))

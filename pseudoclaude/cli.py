@@ -186,10 +186,6 @@ def main_command(
             flags = _local_server(str(missing), flags, headless=print_prompt is not None or not sys.stdin.isatty())
             loaded = load_settings(workspace, flags)
         settings, warnings = with_claude_flags(loaded, claude)
-        if print_prompt is not None or input_format == "stream-json":
-            from pseudoclaude.llm.providers import start_warm_up
-
-            start_warm_up(settings.provider)  # the SDK's 1.2 s of imports beside the agent's building (issue 30)
         prompt_choice = _prompt_choice(system_prompt, system_prompt_file, append_system_prompt)
         agent_types = agents_value(agents)
         schema = _json_schema(json_schema)

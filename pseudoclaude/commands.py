@@ -41,7 +41,7 @@ def run_print(
     """
     from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
-    from pseudoclaude.llm.providers import sdk_ready
+    from pseudoclaude.llm.providers import sdk_ready, start_warm_up
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui import (
         ControlChannel,
@@ -54,6 +54,7 @@ def run_print(
         print_events,
     )
 
+    start_warm_up(settings.provider)  # the SDK's imports beside the agent's building: its fsyncs, git, sandbox probe (issue 30)
     options = options or HeadlessOptions()
     claude_format = output_format in ("json", "stream-json")
     write = json_line_writer(sys.stdout)

@@ -267,9 +267,17 @@ def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
 #
 # ``import anthropic`` is about 1.2 s of pydantic building model classes, and a
 # headless run used to pay it at its first request, after everything else. So
-# ``start_warm_up`` imports the SDK in a thread as soon as the provider is known,
-# then the shell parser (bashlex, pure Python, needed at the first permission
-# check), while the main thread builds the agent: session fsyncs, ``git``, files.
+# ``commands.run_print`` calls ``start_warm_up`` once its own modules are
+# imported: a thread imports the SDK, then the shell parser (bashlex, pure
+# Python, needed at the first permission check), while the main thread builds
+# the agent: session fsyncs, ``git``, the sandbox probe, files.
+#
+# What overlaps is only what the main thread spends *waiting* (system calls,
+# children): both threads run Python under one GIL, so two cores do not make
+# two imports faster. Starting earlier (right after the settings) made runs
+# slower on a loaded machine: every small system call of the main thread's own
+# imports handed the GIL to the warm-up and waited up to the 5 ms switch
+# interval to get it back (bench/README.md, "Headless start-up").
 #
 # Why this cannot produce a partially initialized module. Python's import locks
 # are per module; a thread importing a module another thread is initializing
