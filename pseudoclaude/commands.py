@@ -41,6 +41,7 @@ def run_print(
     """
     from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
+    from pseudoclaude.llm.providers import sdk_ready, start_warm_up
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui import (
         ControlChannel,
@@ -53,6 +54,7 @@ def run_print(
         print_events,
     )
 
+    start_warm_up(settings.provider)  # the SDK's imports beside the agent's building: its fsyncs, git, sandbox probe (issue 30)
     options = options or HeadlessOptions()
     claude_format = output_format in ("json", "stream-json")
     write = json_line_writer(sys.stdout)
@@ -74,6 +76,8 @@ def run_print(
 
     async def go() -> int:
         cancel_on_termination(stopped_by)
+        if agent.mcp_servers():
+            sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
         try:
             if channel is not None:
                 return await _serve_stream(agent, channel, options, settings)
@@ -170,8 +174,7 @@ async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_forma
     from pseudoclaude.tui import json_line_writer, print_claude
 
     claude = _claude_stream(agent, json_line_writer(sys.stdout) if output_format == "stream-json" else None, options, settings)
-    claude.emit(claude.init_event())
-    result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text))
+    result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text), start=agent.start_mcp_servers)
     return EXIT_OK if not result["is_error"] else EXIT_FAILED
 
 

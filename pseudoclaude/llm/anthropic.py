@@ -39,7 +39,7 @@ from pseudoclaude.llm.errors import (
 )
 from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Request, StreamEvent
-from pseudoclaude.llm.providers import ANTHROPIC
+from pseudoclaude.llm.providers import ANTHROPIC, sdk_ready
 
 __all__ = ["AnthropicProvider"]
 
@@ -76,6 +76,7 @@ class AnthropicProvider:
 
     def _sdk_client(self) -> Any:
         if self._client is None:
+            sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
             from anthropic import AsyncAnthropic
 
             credential = {"auth_token": self._auth_token} if self._auth_token else {"api_key": self._api_key}

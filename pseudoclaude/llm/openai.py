@@ -76,7 +76,7 @@ from pseudoclaude.llm.openai_wire import (
 )
 from pseudoclaude.llm.probe import WindowProbe, probe_window
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent
-from pseudoclaude.llm.providers import OPENAI
+from pseudoclaude.llm.providers import OPENAI, sdk_ready
 from pseudoclaude.llm.text_tool_calls import recover
 
 __all__ = ["OpenAIProvider"]
@@ -118,6 +118,7 @@ class OpenAIProvider:
 
     def _sdk_client(self) -> Any:
         if self._client is None:
+            sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
             sdk = importlib.import_module("openai")
             key = self._api_key
             if not key and self._base_url:

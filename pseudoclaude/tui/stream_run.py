@@ -9,7 +9,7 @@ without a ``structured_output`` is reminded, in the same session, up to
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Callable, Mapping, TextIO
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, TextIO
 
 from pseudoclaude.agent import Event, Progress
 from pseudoclaude.textsafe import for_terminal
@@ -47,25 +47,49 @@ async def feed_until_structured(events: AsyncIterator[Event], claude: ClaudeStre
             return
 
 
+StartServers = Callable[[], Awaitable[tuple[str, ...]]]
+"""Start the MCP servers; one line for each that failed (``Agent.start_mcp_servers``)."""
+
+
 async def print_claude(
-    events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None, again: Again | None = None
+    events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None, again: Again | None = None,
+    start: StartServers | None = None,
 ) -> dict[str, Any]:
     """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
 
+    ``start``: the MCP servers are started first and the ``system``/``init``
+    line printed after, so it says which are ``connected`` and lists their
+    prompts, as Claude Code's does (None: the caller printed init).
     Warnings (an MCP server that failed, a setting ignored) also go to ``err``
     as one line each, as in every output format. A cancelled run (an
-    interrupt, a signal) still prints its result, then the cancellation goes on.
+    interrupt, a signal) still prints its init and result, then the cancellation goes on.
     ``again`` runs the structured-output nudges (``--json-schema``).
     """
     claude.begin()
+    init_due = start is not None
     try:
+        if start is not None:
+            failures = await start()
+            init_due = False
+            claude.emit(claude.init_event())
+            for line in failures:
+                _warn(claude, err, line)
         await feed_until_structured(events, claude, again, err)
     except asyncio.CancelledError:
+        if init_due:
+            claude.emit(claude.init_event())
         _print_result(claude, claude.finish(interrupted=True), out)
         raise
     result = claude.finish()
     _print_result(claude, result, out)
     return result
+
+
+def _warn(claude: ClaudeStream, err: TextIO | None, line: str) -> None:
+    claude.feed(Progress("warning", line))
+    if err is not None:
+        err.write(f"[warning] {for_terminal(line)}\n")
+        err.flush()
 
 
 def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) -> None:

@@ -15,7 +15,9 @@ connection drops inside a tool call's JSON, or right after its start), ``StallSt
 
 Records: ``requests`` (every parsed body, rejected ones too), ``raw_bodies``
 (the exact bytes, for byte-stability checks), ``headers``, and ``rejections``
-(every 400 it answered, prompt-too-long included, and the 413 of a body over 32 MB).
+(every 400 it answered, prompt-too-long included, and the 413 of a body over 32 MB),
+and ``arrivals`` (``time.monotonic()`` as each ``POST /v1/messages`` was read: the
+benchmarks' first-request latency; the clock is the machine's, shared by processes).
 
 Cache reads are never reported beyond what the real service could serve: the
 prompt cache is simulated from the accepted requests (``prompt_cache.py``:
@@ -118,6 +120,7 @@ class FakeAnthropicServer:
         self.raw_bodies: list[bytes] = []
         self.headers: list[dict[str, str]] = []
         self.rejections: list[tuple[int, str]] = []
+        self.arrivals: list[float] = []
         self.stalled = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -147,6 +150,8 @@ class FakeAnthropicServer:
         if ex.method != "POST" or ex.path.split("?")[0] != "/v1/messages":
             ex.send_json(404, error_body("not_found_error", f"Not Found: {ex.method} {ex.path}"))
             return
+        with self._lock:
+            self.arrivals.append(time.monotonic())
         if len(ex.raw_body) > ANTHROPIC_MAX_REQUEST_BYTES:
             with self._lock:
                 self.rejections.append((413, "request_too_large"))

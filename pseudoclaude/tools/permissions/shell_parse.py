@@ -18,6 +18,7 @@ import re
 import shlex
 from typing import Any
 
+from pseudoclaude.llm.providers import parser_ready
 from pseudoclaude.tools.permissions.shell_fallback import parse_with_shlex
 from pseudoclaude.tools.permissions.shell_model import (
     ECHOES,
@@ -40,6 +41,7 @@ _SEQUENCE_OPS = frozenset({";", "&", "||", "\n", ";;"})
 
 def parse_script(command: str) -> ShellScript:
     """Every simple command in ``command``; raises :class:`ShellParseError` if unparseable."""
+    parser_ready()  # a headless run's warm-up thread imports it ahead (llm/providers.py): join it, never import beside it
     import bashlex  # lazy: its parser tables are slow to import
 
     command = decode_ansi_c_quotes(command)
