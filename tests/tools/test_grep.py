@@ -256,7 +256,10 @@ def test_the_python_engine_searches_a_file_of_short_lines_in_bounded_memory(call
 
 @pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param(RG, id="ripgrep", marks=needs_rg)])
 def test_a_large_file_is_checked_block_by_block_and_a_late_match_found(call: Call, workspace: Path, engine: str | None) -> None:
-    body = "".join(f"line {i} of the log é\n" for i in range(400_000))
+    from pseudoclaude.tools.grep_search import WHOLE_FILE_BYTES
+
+    body = "".join(f"line {i} of the log é\n" for i in range(200_000))
+    assert WHOLE_FILE_BYTES < len(body.encode()) < 2 * WHOLE_FILE_BYTES, "over the whole-file limit: several blocks, streamed"
     (workspace / "quiet.log").write_text(body)
     (workspace / "late.log").write_text(body + "the needle\n")
     (workspace / "binary.log").write_text(body + "needle\n\x00\n")
@@ -264,7 +267,7 @@ def test_a_large_file_is_checked_block_by_block_and_a_late_match_found(call: Cal
     assert call(tool, pattern="needle", glob="quiet.log").content.startswith("No matches")
     assert call(tool, pattern="needle", output_mode="count", glob="late.log").content == "1 matching line in 1 file:\nlate.log:1\n"
     out = call(tool, pattern="needle", output_mode="content", glob="late.log")
-    assert out.content == "1 matching line in 1 file:\nlate.log:400001:the needle\n"
+    assert out.content == "1 matching line in 1 file:\nlate.log:200001:the needle\n"
     assert call(fallback, pattern="needle", glob="binary.log").content.startswith("No matches")
 
 
