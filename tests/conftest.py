@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import subprocess
 from typing import Any, Iterator
 
 import pytest
@@ -78,3 +79,19 @@ def terminals() -> Iterator[list[Any]]:
     yield opened
     for terminal in opened:
         terminal.close()
+
+
+@pytest.fixture
+def processes() -> Iterator[list[subprocess.Popen[Any]]]:
+    """The processes a test starts (append each ``Popen``): killed if still running, waited for and their pipes closed when the test ends, passed or not."""
+    started: list[subprocess.Popen[Any]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(10)
+        finally:
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()

@@ -197,7 +197,7 @@ def test_session_id_names_a_new_session_that_resume_finds(workspace: Path, tmp_p
 
 
 @pytest.mark.parametrize("moment", ["as_the_command_starts", "while_the_command_runs"])
-def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(moment: str, workspace: Path, tmp_path: Path) -> None:
+def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(processes: list[subprocess.Popen[str]], moment: str, workspace: Path, tmp_path: Path) -> None:
     """Whenever Ctrl-C lands, before the command's process group exists or after, the run ends within moments.
 
     It used to flake: a SIGINT that came while the command was still starting
@@ -209,6 +209,7 @@ def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(mom
     with fake_server("anthropic", script) as server:
         proc = subprocess.Popen(cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"), cwd=workspace,
                                 env=cli_env("anthropic", server.url, tmp_path / "home"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
         assert proc.stdout is not None
         lines = [json.loads(proc.stdout.readline()) for _ in range(2)]
         assert [line["type"] for line in lines] == ["system", "assistant"]

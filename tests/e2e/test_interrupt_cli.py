@@ -16,7 +16,7 @@ from tests.fakes.script import Call, Reply
 pytestmark = pytest.mark.slow
 
 
-def test_sigint_during_a_command_kills_it_and_the_session_resumes(tmp_path: Path) -> None:
+def test_sigint_during_a_command_kills_it_and_the_session_resumes(processes: list[subprocess.Popen[str]], tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     marker = "pseudoclaude-interrupt-test-marker"
@@ -28,6 +28,7 @@ def test_sigint_during_a_command_kills_it_and_the_session_resumes(tmp_path: Path
         env = cli_env("anthropic", server.url, tmp_path / "home")
         proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):
             time.sleep(0.1)
@@ -51,7 +52,7 @@ def _sleeping(marker: str) -> bool:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(signum: int, tmp_path: Path) -> None:
+def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(processes: list[subprocess.Popen[str]], signum: int, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     marker = f"pseudoclaude-term-test-{signum}"
@@ -60,6 +61,7 @@ def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(signum
         env = cli_env("anthropic", server.url, tmp_path / "home")
         proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):
             time.sleep(0.1)
@@ -93,7 +95,7 @@ def _trusted_hooks(ws: Path, home: Path, hooks: dict[str, str]) -> None:
     ],
 )
 def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_hook_killed(
-    output_format: str, signum: int, sleeper: str, tmp_path: Path
+    processes: list[subprocess.Popen[str]], output_format: str, signum: int, sleeper: str, tmp_path: Path
 ) -> None:
     """Precise figures are in bench/bench_interrupt_exit.py (about 0.05 s); the bound here leaves room for a loaded machine."""
     ws, home = tmp_path / "ws", tmp_path / "home"
@@ -110,6 +112,7 @@ def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_h
     with fake_server("anthropic", script) as server:
         proc = subprocess.Popen(cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"), cwd=ws,
                                 env=cli_env("anthropic", server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):
             time.sleep(0.05)

@@ -115,12 +115,13 @@ def test_a_local_server_gets_chat_completions_with_only_reasoning_effort(workspa
     assert {body["reasoning_effort"] for body in server.requests} == {"high"}
 
 
-def test_interrupting_while_the_model_reasons_leaves_a_session_that_resumes(workspace: Path, tmp_path: Path) -> None:
+def test_interrupting_while_the_model_reasons_leaves_a_session_that_resumes(processes: list[subprocess.Popen[str]], workspace: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     stall = StallStream(Reply(thinking="a long chain of thought " * 20, text="never"), after_deltas=2)
     with fake_server("openai", [*script()[:1], stall, Reply(text="Back.")]) as server:
         args = ["-p", "count", "--effort", "max", "--output-format", "events", "--permission-mode", "bypass"]
         proc = subprocess.Popen(cli_command(*args), cwd=workspace, env=env(server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
         assert server.stalled.wait(60), "the reasoning stream never started"
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)

@@ -56,35 +56,45 @@ def first_user_text(request: dict[str, Any]) -> str:
     return content if isinstance(content, str) else "".join(part.get("text", "") for part in content if part.get("type") == "text")
 
 
-def test_a_stdio_server_inherits_the_users_environment_below_its_env_entry(tmp_path: Path) -> None:
-    script = [
-        Reply(calls=(Call("mcp__demo__env_var", json.dumps({"name": "PC_USERS_OWN"})), Call("mcp__demo__env_var", json.dumps({"name": "DEMO_TOKEN"})))),
-        Reply(text="Done."),
-    ]
-    proc, requests, _ = run(tmp_path, script, env={"PC_USERS_OWN": "proxy.example:3128", "DEMO_TOKEN": "overridden by the env entry"})
+SHARED_ENV = {"PC_USERS_OWN": "proxy.example:3128", "DEMO_TOKEN": "overridden by the env entry"}
+SHARED_SCRIPT = [
+    Reply(calls=(Call("mcp__demo__env_var", json.dumps({"name": "PC_USERS_OWN"})), Call("mcp__demo__env_var", json.dumps({"name": "DEMO_TOKEN"})))),
+    Reply(calls=(Call("list_mcp_resources"),)),
+    Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://notes/today"})), Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://pixel.png"})))),
+    Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "nowhere", "uri": "x://y"})),)),
+    Reply(calls=(Call("mcp__demo__roots"),)),
+    Reply(calls=(Call("mcp__demo__ask"),)),
+    Reply(calls=(Call("mcp__demo__snapshot"), Call("mcp__demo__picture", json.dumps({"bad_crc": True})))),
+    Reply(text="Done."),
+]
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, list[dict[str, Any]], Path]:
+    """One CLI run whose steps the tests below read (each step's results are in the next request): a run costs seconds."""
+    proc, requests, ws = run(tmp_path_factory.mktemp("shared"), SHARED_SCRIPT, env=SHARED_ENV)
     assert proc.returncode == 0, proc.stderr
-    own, entry = tool_results(requests[1])
+    assert len(requests) == len(SHARED_SCRIPT)
+    return proc, requests, ws
+
+
+def test_a_stdio_server_inherits_the_users_environment_below_its_env_entry(shared: tuple[Any, list[dict[str, Any]], Path]) -> None:
+    _, requests, _ = shared
+    own, entry = tool_results(requests[1])[-2:]
     assert text_of(own) == "PC_USERS_OWN=proxy.example:3128"
     assert text_of(entry) == "DEMO_TOKEN=from-env-entry"
 
 
-def test_resources_are_listed_and_read_by_the_models_tool_calls(tmp_path: Path) -> None:
-    script = [
-        Reply(calls=(Call("list_mcp_resources"),)),
-        Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://notes/today"})), Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://pixel.png"})))),
-        Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "nowhere", "uri": "x://y"})),)),
-        Reply(text="Done."),
-    ]
-    proc, requests, _ = run(tmp_path, script)
-    assert proc.returncode == 0, proc.stderr
+def test_resources_are_listed_and_read_by_the_models_tool_calls(shared: tuple[Any, list[dict[str, Any]], Path]) -> None:
+    _, requests, _ = shared
     names = [tool["name"] for tool in requests[0]["tools"]]
     assert "list_mcp_resources" in names and "read_mcp_resource" in names
-    listed = json.loads(text_of(tool_results(requests[1])[-1]))
+    listed = json.loads(text_of(tool_results(requests[2])[-1]))
     assert {"server": "demo", "uri": "demo://notes/today", "name": "today", "mimeType": "text/plain", "description": "Today's notes"} in listed
-    notes, pixel = tool_results(requests[2])[-2:]
+    notes, pixel = tool_results(requests[3])[-2:]
     assert text_of(notes) == "Notes for today: ship the MCP resources."
     assert [image["source"]["media_type"] for image in images_of(pixel)] == ["image/png"]
-    unknown = tool_results(requests[3])[-1]
+    unknown = tool_results(requests[4])[-1]
     assert unknown.get("is_error") is True and "no connected MCP server 'nowhere' offers resources" in text_of(unknown)
 
 
@@ -110,24 +120,20 @@ def test_a_server_prompt_without_its_required_argument_is_refused_and_nothing_is
     assert "missing name: use /mcp__demo__greet <name> [style]" in proc.stdout + proc.stderr
 
 
-def test_roots_list_is_answered_with_the_workspace_and_elicitation_is_declined_headless(tmp_path: Path) -> None:
-    script = [Reply(calls=(Call("mcp__demo__roots"),)), Reply(calls=(Call("mcp__demo__ask"),)), Reply(text="Done.")]
-    proc, requests, ws = run(tmp_path, script)
-    assert proc.returncode == 0, proc.stderr
-    assert text_of(tool_results(requests[1])[-1]) == f"root {ws.resolve().as_uri()} (ws)"
-    assert text_of(tool_results(requests[2])[-1]) == "elicitation: decline"
+def test_roots_list_is_answered_with_the_workspace_and_elicitation_is_declined_headless(shared: tuple[Any, list[dict[str, Any]], Path]) -> None:
+    proc, requests, ws = shared
+    assert text_of(tool_results(requests[5])[-1]) == f"root {ws.resolve().as_uri()} (ws)"
+    assert text_of(tool_results(requests[6])[-1]) == "elicitation: decline"
     declined = [line for line in proc.stderr.splitlines() if "asked for input" in line]
     assert len(declined) == 1 and "MCP server 'demo'" in declined[0] and "declined: no one can answer in a headless run" in declined[0]
 
 
-def test_an_image_with_structured_content_is_sent_once_and_a_bad_ancillary_crc_png_is_accepted(tmp_path: Path) -> None:
-    script = [Reply(calls=(Call("mcp__demo__snapshot"), Call("mcp__demo__picture", json.dumps({"bad_crc": True})))), Reply(text="Done.")]
-    proc, requests, _ = run(tmp_path, script)
-    assert proc.returncode == 0, proc.stderr
-    snapshot, picture = tool_results(requests[1])
+def test_an_image_with_structured_content_is_sent_once_and_a_bad_ancillary_crc_png_is_accepted(shared: tuple[Any, list[dict[str, Any]], Path]) -> None:
+    _, requests, _ = shared
+    snapshot, picture = tool_results(requests[7])[-2:]
     assert len(images_of(snapshot)) == 1
     image_data = images_of(snapshot)[0]["source"]["data"]
-    assert len(json.dumps(requests[1])) < 2 * len(image_data) + 20_000
+    assert len(json.dumps(requests[7])) - len(json.dumps(requests[6])) < 2 * len(image_data) + 20_000, "the screenshot is sent once, not twice"
     assert image_data[:200] not in text_of(snapshot)
     assert len(images_of(picture)) == 1 and "could not be used" not in text_of(picture)
 

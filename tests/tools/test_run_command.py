@@ -175,7 +175,7 @@ def hwm_kb():
 
 ws, spill = Path(sys.argv[1]), Path(sys.argv[2])
 before = hwm_kb()
-out = asyncio.run(RunCommandTool().run({"command": "yes", "timeout": 10}, ToolContext(workspace=ws, spill_dir=spill)))
+out = asyncio.run(RunCommandTool().run({"command": "yes", "timeout": 5}, ToolContext(workspace=ws, spill_dir=spill)))
 print(json.dumps({"growth_kb": hwm_kb() - before, "total": out.display["total_bytes"],
                   "chars": len(out.content), "timed_out": out.display["timed_out"],
                   "spilled": Path(out.display["output_path"]).stat().st_size, "head": out.content[:400]}))
@@ -183,7 +183,8 @@ print(json.dumps({"growth_kb": hwm_kb() - before, "total": out.display["total_by
 
 
 @pytest.mark.slow
-def test_yes_for_ten_seconds_keeps_memory_bounded(tmp_path: Path) -> None:
+def test_yes_until_its_timeout_keeps_memory_bounded(tmp_path: Path) -> None:
+    """A 5 s timeout (10 s was waiting): past the 32 MiB spill cap even on a loaded machine; 2 GB is ``bench/bench_bounded_memory.py``."""
     (tmp_path / "ws").mkdir()
     probe = subprocess.run(
         [sys.executable, "-c", _MEMORY_PROBE, str(tmp_path / "ws"), str(tmp_path / "spill")],
@@ -195,8 +196,8 @@ def test_yes_for_ten_seconds_keeps_memory_bounded(tmp_path: Path) -> None:
     assert probe.returncode == 0, probe.stderr
     report = json.loads(probe.stdout)
     assert report["timed_out"] is True
-    assert report["growth_kb"] < 100 * 1024
-    assert report["total"] > 100 * 1024 * 1024
+    assert report["total"] > 40 * 1024 * 1024
+    assert report["growth_kb"] < 100 * 1024 and report["growth_kb"] * 1024 < report["total"] / 4, "the output is streamed, not held"
     assert report["chars"] < OutputBudget().inline_bytes + 400
     assert f"{report['total']:,} bytes" in report["head"]
     assert report["spilled"] == 32 * 1024 * 1024
@@ -324,21 +325,13 @@ def _probe(tmp_path: Path, size: int) -> dict[str, Any]:
 
 
 def test_200_mb_of_output_stays_bounded(tmp_path: Path) -> None:
+    """The same bound for 2 GB (~50 s) is measured by ``bench/bench_bounded_memory.py``."""
     report = _probe(tmp_path, 200_000_000)
     assert report["total"] == 200_000_000 + 22
     assert report["growth_kb"] < 60 * 1024
     assert report["bytes"] < OutputBudget().inline_bytes + 400
     assert report["end"].endswith("\nERROR: the last line\n")
     assert "200,000,022 bytes" in report["status"]
-
-
-@pytest.mark.slow
-def test_2_gb_of_output_stays_bounded(tmp_path: Path) -> None:
-    report = _probe(tmp_path, 2_000_000_000)
-    assert report["total"] == 2_000_000_000 + 22
-    assert report["growth_kb"] < 60 * 1024
-    assert report["bytes"] < OutputBudget().inline_bytes + 400
-    assert report["end"].endswith("\nERROR: the last line\n")
 
 
 def _children() -> list[int]:

@@ -41,16 +41,17 @@ PROGRAM = textwrap.dedent(
 )
 
 
-def _start(runner: str) -> subprocess.Popen[str]:
+def _start(runner: str, processes: list[subprocess.Popen[str]]) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, "-c", PROGRAM, runner], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    processes.append(proc)
     assert proc.stdout is not None and proc.stdout.readline() == "blocked\n"
     time.sleep(0.2)
     return proc
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_ends_a_process_whose_tool_is_blocked_in_a_read(signum: int) -> None:
-    proc = _start("in_thread")
+def test_a_signal_ends_a_process_whose_tool_is_blocked_in_a_read(signum: int, processes: list[subprocess.Popen[str]]) -> None:
+    proc = _start("in_thread", processes)
     started = time.monotonic()
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=10)
@@ -58,15 +59,11 @@ def test_a_signal_ends_a_process_whose_tool_is_blocked_in_a_read(signum: int) ->
     assert out == "stopped\n", err
 
 
-def test_the_default_executor_would_have_kept_it_alive() -> None:
-    proc = _start("to_thread")
+def test_the_default_executor_would_have_kept_it_alive(processes: list[subprocess.Popen[str]]) -> None:
+    proc = _start("to_thread", processes)
     proc.send_signal(signal.SIGTERM)
-    try:
-        with pytest.raises(subprocess.TimeoutExpired):
-            proc.communicate(timeout=2)
-    finally:
-        proc.kill()
-        proc.communicate()
+    with pytest.raises(subprocess.TimeoutExpired):
+        proc.communicate(timeout=2)
 
 
 def test_in_thread_returns_the_result_and_raises_the_error() -> None:
