@@ -41,7 +41,7 @@ def run_print(
     """
     from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
-    from pseudoclaude.llm.providers import sdk_ready, start_warm_up
+    from pseudoclaude.llm import sdk_ready, start_warm_up
     from pseudoclaude.session import SessionError
     from pseudoclaude.tui import (
         ControlChannel,

@@ -65,6 +65,9 @@ from pseudoclaude.llm.providers import (
     build_provider,
     provider_entry,
     warm_up,
+    parser_ready,
+    sdk_ready,
+    start_warm_up,
 )
 from pseudoclaude.llm.probe import LocalServer, WindowProbe, WindowProber, fetch_models, find_local_servers, probe_window
 from pseudoclaude.llm.vision import images_for_model
@@ -144,6 +147,9 @@ __all__ = [
     "reasoning_style",
     "stream_with_retry",
     "warm_up",
+    "parser_ready",
+    "sdk_ready",
+    "start_warm_up",
     "image_tokens",
     "images_for_model",
     "sniff_media_type",

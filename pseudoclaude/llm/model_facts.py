@@ -22,6 +22,10 @@ When it is asked, and how long anything waits:
   and budget are set once, so every figure it shows agrees), but the thread
   still records it, and the next run starts with it from the cache.
 * A failure of any kind means "the table": the lookup never fails a run.
+* The lookup thread imports nothing: what ``urlopen`` would load on first use
+  (``encodings.idna``) is imported with this module, by the main thread, so the
+  thread can run beside the SDK warm-up (``providers.start_warm_up``) without
+  two threads ever importing one module at once.
 * ``doctor`` asks afresh (``refresh``) and waits for the answer.
 
 The facts applied to this process live in one small registry (``learn_facts``,
@@ -32,6 +36,7 @@ stream-json usage, the status line) must see the same facts the budget uses.
 
 from __future__ import annotations
 
+import encodings.idna  # noqa: F401  (urlopen's host encoding: loaded here, not lazily in the lookup thread, see below)
 import json
 import threading
 import time

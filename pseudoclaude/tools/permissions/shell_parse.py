@@ -18,7 +18,7 @@ import re
 import shlex
 from typing import Any
 
-from pseudoclaude.llm.providers import parser_ready
+from pseudoclaude.llm import parser_ready
 from pseudoclaude.tools.permissions.shell_fallback import parse_with_shlex
 from pseudoclaude.tools.permissions.shell_model import (
     ECHOES,
