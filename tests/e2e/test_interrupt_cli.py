@@ -97,7 +97,9 @@ def _trusted_hooks(ws: Path, home: Path, hooks: dict[str, str]) -> None:
 def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_hook_killed(
     processes: list[subprocess.Popen[str]], output_format: str, signum: int, sleeper: str, tmp_path: Path
 ) -> None:
-    """Precise figures are in bench/bench_interrupt_exit.py (about 0.05 s); the bound here leaves room for a loaded machine."""
+    """Precise figures are in bench/bench_interrupt_exit.py (about 0.05 s; 0.3 s here with the hook and the sandbox); the
+    bound leaves room for a loaded machine (a CI run once took 5.3 s beside the suite's other worker) and still fails
+    a process that waits for its 30 s sleepers."""
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
     marker = f"pseudoclaude-exit-test-{output_format}-{signum}"
@@ -122,6 +124,6 @@ def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_h
         _, err = proc.communicate(timeout=40)
         seconds = time.monotonic() - signalled
     assert proc.returncode == 128 + signum, err
-    assert seconds < 3, f"exited {seconds:.2f} s after {signal.Signals(signum).name}"
+    assert seconds < 8, f"exited {seconds:.2f} s after {signal.Signals(signum).name}"  # the sleepers last 30 s; quiet it is 0.3 s
     time.sleep(0.3)
     assert not _sleeping(marker), f"the {sleeper} outlived the process"
