@@ -34,6 +34,13 @@ class ModelInfo:
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
     vision: bool = True
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
+
+    @property
+    def priced(self) -> bool:
+        """Whether the table has a published price for the model (0.0 in both: unknown, not free)."""
+        return bool(self.input_per_mtok or self.output_per_mtok)
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
@@ -81,6 +88,8 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.reasoning,
                 row.max_output_tokens,
                 row.vision,
+                row.cache_read_per_mtok,
+                row.cache_write_per_mtok,
             )
     return None
 
@@ -188,19 +197,45 @@ CACHE_PRICES: dict[str, CachePrices] = {
 }
 """Anthropic: reads at 10%, writes at 125% (the 5-minute cache), 20 blocks of lookback from each breakpoint;
 OpenAI: cached input discounted (10% for the GPT-5 family, the table's default price), no write premium (writes
-are uncached input), the longest common prefix served."""
+are uncached input), the longest common prefix served. A row's own published cache prices replace these
+multiples for that model (``ModelRow.cache_read_per_mtok``: Opus 5.5 reads at 5%; the GPT-5.6 and GPT-6 rows
+charge cache writes at 125%)."""
 UNKNOWN_CACHE_PRICES = CACHE_PRICES["anthropic"]
 """An unknown provider's (a local server's): the dearest break the table knows, so nothing is cleared on a guess."""
 
 
 def cache_prices(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> CachePrices:
-    """The prompt-cache prices of ``model``'s provider (``UNKNOWN_CACHE_PRICES`` when the table does not know it)."""
+    """The prompt-cache prices of ``model``: its provider's multiples (``UNKNOWN_CACHE_PRICES`` when the table does
+    not know it), with the row's own published cache-read and cache-write prices where it has them."""
     info = model_info(model, providers)
-    return CACHE_PRICES.get(info.provider, UNKNOWN_CACHE_PRICES) if info else UNKNOWN_CACHE_PRICES
+    if info is None:
+        return UNKNOWN_CACHE_PRICES
+    base = CACHE_PRICES.get(info.provider, UNKNOWN_CACHE_PRICES)
+    if not info.input_per_mtok:
+        return base
+    read = info.cache_read_per_mtok / info.input_per_mtok if info.cache_read_per_mtok is not None else base.read
+    write = info.cache_write_per_mtok / info.input_per_mtok if info.cache_write_per_mtok is not None else base.write
+    return replace(base, read=read, write=write)
+
+
+def price_known(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> bool:
+    """Whether a published price is known for ``model`` (an unknown model, or a row without one: its cost is unknown)."""
+    info = model_info(model, providers)
+    return info is not None and info.priced
+
+
+def price_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The words for a model whose cost cannot be estimated (what ``/cost`` says instead of $0), else None."""
+    if price_known(model, providers):
+        return None
+    if model_info(model, providers) is None:
+        return f"no price is known for {model}: it is not in the model table"
+    return f"no price is known for {model}: the model table has no confirmed published price for it (docs/models.md)"
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
-    """Estimated cost; cache reads and writes at the provider's ``CachePrices``."""
+    """Estimated cost; cache reads and writes at the model's ``cache_prices``. 0.0 for a model without a known price:
+    callers that show it ask ``price_known`` first (``request_cost`` answers None)."""
     info = model_info(model)
     if info is None:
         return 0.0
@@ -216,8 +251,7 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int 
 
 def request_cost(model: str, usage: Usage) -> float | None:
     """The estimated cost of one call served by ``model``; None when no price is known for it (unknown, not free)."""
-    info = model_info(model)
-    if info is None or not (info.input_per_mtok or info.output_per_mtok):
+    if not price_known(model):
         return None
     return cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
 

@@ -52,7 +52,13 @@ class ModelRow:
     model accepts images (False: every image becomes a text note for it).
     ``ids``: the full model ids the row stands for (what ``/model`` lists when
     the provider's endpoint does not answer); an exact row is its own id, a
-    catch-all row (``claude``, ``gpt-``) has none.
+    catch-all row (``claude``, ``gpt-``) has none. ``input_per_mtok`` and
+    ``output_per_mtok`` of 0.0: no published price was confirmed for the row, so
+    its cost is unknown (``models.price_known``), never $0. ``cache_read_per_mtok``
+    and ``cache_write_per_mtok``: the published cache-hit and (5-minute) cache-write
+    prices where they differ from the provider's usual multiples
+    (``models.CACHE_PRICES``); None: the provider's multiples apply. Where each
+    price came from: ``docs/models.md``.
     """
 
     prefix: str
@@ -65,6 +71,8 @@ class ModelRow:
     max_output_tokens: int = 0
     vision: bool = True
     ids: tuple[str, ...] = ()
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -158,6 +166,7 @@ def _openai_adapter(
 
 _O200K = "o200k_base"
 _CL100K = "cl100k_base"
+_1M, _1050K, _128K = 1_000_000, 1_050_000, 128_000
 
 ANTHROPIC = ProviderEntry(
     name="anthropic",
@@ -169,6 +178,19 @@ ANTHROPIC = ProviderEntry(
     token_variable="ANTHROPIC_AUTH_TOKEN",
     headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
+        ModelRow("claude-fable-5-2", _1M, 8.0, 40.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-2",)),
+        ModelRow("claude-mythos-5-2", _1M, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-2",)),
+        ModelRow("claude-fable-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-1",), cache_read_per_mtok=0.25),
+        ModelRow("claude-mythos-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-1",), cache_read_per_mtok=0.25),
+        ModelRow("claude-fable-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5",)),
+        ModelRow("claude-mythos-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5",)),
+        ModelRow("claude-mythos-preview", 200_000, reasoning="adaptive_only", exact=True),
+        ModelRow("claude-opus-5-5", _1M, 4.0, 20.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5-5",), cache_read_per_mtok=0.2),
+        ModelRow("claude-opus-5", _1M, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5",)),
+        ModelRow("claude-sonnet-5-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5-5",)),
+        ModelRow("claude-sonnet-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5",)),
+        ModelRow("claude-haiku-5-5", _1M, 0.1, 0.5, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-haiku-5-5",)),
+        ModelRow("claude-opus-4-8", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-4-8",)),
         ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",)),
         ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",)),
         ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",)),
@@ -192,6 +214,20 @@ OPENAI = ProviderEntry(
     sdk_module="openai",
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
+        ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
+        ModelRow("gpt-6.2-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.2-sol",), cache_read_per_mtok=0.1, cache_write_per_mtok=2.5),
+        ModelRow("gpt-6.1-sol", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.1-sol",)),
+        ModelRow("gpt-6.1-terra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.1-terra",)),
+        ModelRow("gpt-6-astra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-astra",)),
+        ModelRow("gpt-6-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-sol",), cache_write_per_mtok=2.5),
+        ModelRow("gpt-6-luna", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-luna",)),
+        ModelRow("gpt-6", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K),
+        ModelRow("gpt-5.6-luna", _1050K, 0.2, 1.2, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.6-luna",), cache_write_per_mtok=0.25),
+        ModelRow("gpt-5.6", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.6-sol", "gpt-5.6-terra")),
+        ModelRow("gpt-5.5", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.5", "gpt-5.5-pro")),
+        ModelRow("gpt-5.4", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano")),
+        ModelRow("gpt-5.2-pro", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.2-pro",)),
+        ModelRow("gpt-5-pro", 400_000, encoding=_O200K, reasoning="effort", max_output_tokens=_128K, ids=("gpt-5-pro",)),
         ModelRow("gpt-4.1", 1_047_576, 2.0, 8.0, _O200K, ids=("gpt-4.1",)),
         ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K, ids=("gpt-4o-mini",)),
         ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K, ids=("gpt-4o",)),

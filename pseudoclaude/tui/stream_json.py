@@ -34,7 +34,7 @@ from pseudoclaude.tui.headless import json_line
 from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
 from pseudoclaude.tui.stream_partial import PartialMessage
 from pseudoclaude.config import PermissionMode
-from pseudoclaude.llm import Image, context_window, cost_usd
+from pseudoclaude.llm import Image, context_window, cost_usd, price_known
 from pseudoclaude.tools import ToolTraits
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
 
 
 def usage_cost(model: str, usage: Mapping[str, int]) -> float:
-    """The usage's price from the model table (0.0 for a model without prices)."""
+    """The usage's price from the model table (0.0 for a model without prices: the result's ``cost_unknown_models``
+    and each ``modelUsage`` entry's ``costKnown`` say which, so 0.0 is not read as free)."""
     return cost_usd(
         model, usage.get("input_tokens", 0), usage.get("output_tokens", 0), usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)
     )
@@ -287,6 +288,7 @@ class ClaudeStream:
             "terminal_reason": terminal,
             "session_id": self.agent.session_id,
             "total_cost_usd": round(self.total_cost, 6),
+            "cost_unknown_models": [model for model in self.model_usage if not price_known(model)],
             "usage": claude_usage(run.usage),
             "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
             "permission_denials": list(run.denials),
@@ -424,6 +426,7 @@ class ClaudeStream:
             "cacheCreationInputTokens": usage.get("cache_write_tokens", 0),
             "webSearchRequests": 0,
             "costUSD": round(usage_cost(model, usage), 6),
+            "costKnown": price_known(model),
             "contextWindow": context_window(model, None),
         }
 
