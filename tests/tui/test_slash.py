@@ -84,7 +84,7 @@ def test_context_and_cost_describe_a_built_agent(tmp_path: Path) -> None:
     for label in ("system prompt", "tools", "messages", "offloaded", "estimated total", "auto-compaction at"):
         assert label in text
     assert re.search(r"estimated total +[\d,]+ +tokens = [\d.]+% of [\d,]+", text)
-    assert "Tokens this session: 0 in, 0 out · estimated cost $0.0000 (claude-sonnet-4-5)" in text
+    assert f"Tokens this session: 0 in, 0 out · estimated cost $0.0000 ({repl.settings.model})" in text
 
 
 def test_resume_with_an_unknown_id_keeps_the_current_state(tmp_path: Path) -> None:
