@@ -184,7 +184,6 @@ ANTHROPIC = ProviderEntry(
         ModelRow("claude-mythos-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-1",), cache_read_per_mtok=0.25),
         ModelRow("claude-fable-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5",)),
         ModelRow("claude-mythos-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5",)),
-        ModelRow("claude-mythos-preview", 200_000, reasoning="adaptive_only", exact=True),
         ModelRow("claude-opus-5-5", _1M, 4.0, 20.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5-5",), cache_read_per_mtok=0.2),
         ModelRow("claude-opus-5", _1M, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5",)),
         ModelRow("claude-sonnet-5-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5-5",)),
@@ -201,7 +200,7 @@ ANTHROPIC = ProviderEntry(
         ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-3-7-sonnet-latest",)),
         ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0, ids=("claude-3-5-sonnet-latest",)),
         ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0, ids=("claude-3-5-haiku-latest",)),
-        ModelRow("claude", 200_000, 3.0, 15.0),
+        ModelRow("claude", 200_000),
     ),
 )
 
