@@ -9,7 +9,7 @@ table's (``llm.models``, ``docs/models.md``).
 
 from __future__ import annotations
 
-from pseudoclaude.agent.views import AgentStatus
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.llm import price_notice
 
 
