@@ -56,8 +56,8 @@ def test_a_rows_own_cache_prices_replace_the_providers_multiples() -> None:
         prices, base = cache_prices(model), CACHE_PRICES[entry.name]
         read = row.cache_read_per_mtok if row.cache_read_per_mtok is not None else base.read * row.input_per_mtok
         write = row.cache_write_per_mtok if row.cache_write_per_mtok is not None else base.write * row.input_per_mtok
-        cost = request_cost(model, Usage(input_tokens=0, output_tokens=0, cache_read_tokens=1_000_000, cache_write_tokens=1_000_000))
-        assert cost is not None and abs(cost - (read + write)) < 1e-9, model
+        cost = request_cost(model, Usage(input_tokens=0, output_tokens=0, cache_read_tokens=50_000, cache_write_tokens=50_000))
+        assert cost is not None and abs(cost - (read + write) / 20) < 1e-9, model  # below any long-prompt line
         assert abs(prices.read * row.input_per_mtok - read) < 1e-9 and abs(prices.write * row.input_per_mtok - write) < 1e-9
 
 
@@ -120,3 +120,18 @@ def test_cost_shows_the_estimate_for_a_priced_model(tmp_path: Path) -> None:
     priced = next(model for _, row in ROWS for model in row.full_ids() if price_known(model))
     text = " ".join(_cost_output(tmp_path, priced).split())
     assert f"estimated cost $0.0000 ({priced})" in text and "unknown" not in text
+
+
+def test_a_long_prompt_surcharge_applies_to_the_whole_call_once_its_prompt_passes_the_line() -> None:
+    from pseudoclaude.llm import cost_usd
+
+    long_rows = [row for _, row in ROWS if row.long_prompt is not None]
+    assert long_rows, "the table has rows with a published long-prompt surcharge"
+    for row in long_rows:
+        model, line = row.full_ids()[0], row.long_prompt
+        assert line is not None
+        at_line = Usage(input_tokens=line.above_tokens - 1000, cache_read_tokens=1000, output_tokens=500)
+        over = Usage(input_tokens=line.above_tokens - 1000, cache_read_tokens=1001, output_tokens=500)
+        flat = cost_usd(model, over.input_tokens, 0, over.cache_read_tokens)
+        assert request_cost(model, at_line) == cost_usd(model, at_line.input_tokens, 500, at_line.cache_read_tokens)
+        assert abs((request_cost(model, over) or 0) - (flat * line.input_factor + cost_usd(model, 0, 500) * line.output_factor)) < 1e-12

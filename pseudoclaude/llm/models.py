@@ -19,7 +19,7 @@ from typing import Sequence
 from pseudoclaude.llm.gateway import openai_api
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.model_facts import SOURCE as FACTS_SOURCE, ModelFacts, learned_facts, recorded_facts
-from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
+from pseudoclaude.llm.providers import PROVIDERS, LongPrompt, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
 
@@ -36,6 +36,7 @@ class ModelInfo:
     vision: bool = True
     cache_read_per_mtok: float | None = None
     cache_write_per_mtok: float | None = None
+    long_prompt: LongPrompt | None = None
 
     @property
     def priced(self) -> bool:
@@ -90,6 +91,7 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.vision,
                 row.cache_read_per_mtok,
                 row.cache_write_per_mtok,
+                row.long_prompt,
             )
     return None
 
@@ -120,7 +122,7 @@ def reasoning_style(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) 
     return info.reasoning if info else ""
 
 
-OPENAI_EFFORT_STYLES: tuple[ReasoningStyle, ...] = ("effort", "effort_xhigh")
+OPENAI_EFFORT_STYLES: tuple[ReasoningStyle, ...] = ("effort", "effort_xhigh", "effort_max")
 """The styles of OpenAI's reasoning models: the effort is ``reasoning.effort`` (Responses) or ``reasoning_effort``
 (Chat Completions), the output cap is ``max_output_tokens`` / ``max_completion_tokens``, and it counts the reasoning."""
 
@@ -131,10 +133,11 @@ def openai_reasoning_model(model: str, providers: Sequence[ProviderEntry] = PROV
 
 
 def openai_effort(model: str, effort: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str:
-    """The OpenAI effort value ``effort`` is sent as: ``max`` is ``xhigh`` where the model takes it, else ``high``."""
+    """The OpenAI effort value ``effort`` is sent as: ``max`` itself where the model takes it, else ``xhigh`` where
+    the model takes that, else ``high``."""
     if effort != "max":
         return effort
-    return "xhigh" if reasoning_style(model, providers) == "effort_xhigh" else "high"
+    return {"effort_max": "max", "effort_xhigh": "xhigh"}.get(reasoning_style(model, providers), "high")
 
 
 def effort_notice(
@@ -163,7 +166,7 @@ def effort_notice(
         return None
     notes: list[str] = []
     sent = openai_effort(model, effort, providers)
-    if effort == "max" and sent != "xhigh":
+    if effort == "max" and sent not in ("xhigh", "max"):
         notes.append(f"effort {effort} is sent as {sent}, the most {model} takes")
     if openai_api(True, base_url, api) == "chat":
         where = f"the server at {base_url}" if base_url else "Chat Completions"
@@ -234,8 +237,9 @@ def price_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> 
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
-    """Estimated cost; cache reads and writes at the model's ``cache_prices``. 0.0 for a model without a known price:
-    callers that show it ask ``price_known`` first (``request_cost`` answers None)."""
+    """Estimated cost at the model's standard prices; cache reads and writes at its ``cache_prices``. 0.0 for a model
+    without a known price: callers that show it ask ``price_known`` first (``request_cost`` answers None). Summed
+    tokens cannot say which requests were long: ``request_cost`` prices one call with its long-prompt surcharge."""
     info = model_info(model)
     if info is None:
         return 0.0
@@ -250,10 +254,15 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int 
 
 
 def request_cost(model: str, usage: Usage) -> float | None:
-    """The estimated cost of one call served by ``model``; None when no price is known for it (unknown, not free)."""
-    if not price_known(model):
+    """The estimated cost of one call served by ``model``, with the row's long-prompt surcharge when the call's prompt
+    passed it; None when no price is known for it (unknown, not free)."""
+    info = model_info(model)
+    if info is None or not info.priced:
         return None
-    return cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+    long = info.long_prompt
+    factor_in, factor_out = (long.input_factor, long.output_factor) if long and usage.prompt_tokens > long.above_tokens else (1.0, 1.0)
+    reading = cost_usd(model, usage.input_tokens, 0, usage.cache_read_tokens, usage.cache_write_tokens)
+    return reading * factor_in + cost_usd(model, 0, usage.output_tokens) * factor_out
 
 
 def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:

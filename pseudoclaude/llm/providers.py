@@ -24,7 +24,7 @@ from typing import Any, Literal, Mapping, Protocol, Sequence
 from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Provider
 
-ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh"]
+ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh", "effort_max"]
 """How a model takes the effort setting (``ModelRow.reasoning``).
 
 ``""``: it does not (the setting is dropped with a one-line notice).
@@ -35,8 +35,20 @@ the same, and a budget is refused by the API, so it is never sent.
 ``effort``: OpenAI ``reasoning.effort`` through the Responses API (the reasoning
 is carried between turns there), ``reasoning_effort`` and ``max_completion_tokens``
 through Chat Completions (a server at a base URL); ``effort_xhigh``: the same,
-and the model takes ``xhigh``, which ``max`` maps to.
+and the model takes ``xhigh``, which ``max`` maps to; ``effort_max``: the model
+takes ``max`` itself (GPT-5.6, GPT-6: ``none`` to ``max``), which is sent as it is.
 """
+
+
+@dataclass(frozen=True)
+class LongPrompt:
+    """A long-prompt surcharge: a request whose prompt (cached tokens included) is over ``above_tokens`` pays
+    ``input_factor`` times every input-side price (cache reads and writes too) and ``output_factor`` times the output
+    price, for the whole request (OpenAI's GPT-5.6 and GPT-6 pages: 2x and 1.5x over 272K input tokens)."""
+
+    above_tokens: int
+    input_factor: float
+    output_factor: float
 
 
 @dataclass(frozen=True)
@@ -57,8 +69,9 @@ class ModelRow:
     its cost is unknown (``models.price_known``), never $0. ``cache_read_per_mtok``
     and ``cache_write_per_mtok``: the published cache-hit and (5-minute) cache-write
     prices where they differ from the provider's usual multiples
-    (``models.CACHE_PRICES``); None: the provider's multiples apply. Where each
-    price came from: ``docs/models.md``.
+    (``models.CACHE_PRICES``); None: the provider's multiples apply.
+    ``long_prompt``: a published surcharge on long requests (``LongPrompt``).
+    Where each price came from: ``docs/models.md``.
     """
 
     prefix: str
@@ -73,6 +86,7 @@ class ModelRow:
     ids: tuple[str, ...] = ()
     cache_read_per_mtok: float | None = None
     cache_write_per_mtok: float | None = None
+    long_prompt: LongPrompt | None = None
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -167,6 +181,7 @@ def _openai_adapter(
 _O200K = "o200k_base"
 _CL100K = "cl100k_base"
 _1M, _1050K, _128K = 1_000_000, 1_050_000, 128_000
+_OPENAI_LONG = LongPrompt(272_000, 2.0, 1.5)
 
 ANTHROPIC = ProviderEntry(
     name="anthropic",
@@ -213,16 +228,16 @@ OPENAI = ProviderEntry(
     sdk_module="openai",
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
-        ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
-        ModelRow("gpt-6.2-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.2-sol",), cache_read_per_mtok=0.1, cache_write_per_mtok=2.5),
-        ModelRow("gpt-6.1-sol", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.1-sol",)),
-        ModelRow("gpt-6.1-terra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6.1-terra",)),
-        ModelRow("gpt-6-astra", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-astra",)),
-        ModelRow("gpt-6-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-sol",), cache_write_per_mtok=2.5),
-        ModelRow("gpt-6-luna", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-6-luna",)),
-        ModelRow("gpt-6", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K),
-        ModelRow("gpt-5.6-luna", _1050K, 0.2, 1.2, _O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.6-luna",), cache_write_per_mtok=0.25),
-        ModelRow("gpt-5.6", _1050K, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.6-sol", "gpt-5.6-terra")),
+        ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
+        ModelRow("gpt-6.2-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-sol",), cache_read_per_mtok=0.1, cache_write_per_mtok=2.5, long_prompt=_OPENAI_LONG),
+        ModelRow("gpt-6.1-sol", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-sol",)),
+        ModelRow("gpt-6.1-terra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-terra",)),
+        ModelRow("gpt-6-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-astra",)),
+        ModelRow("gpt-6-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-sol",), cache_write_per_mtok=2.5),
+        ModelRow("gpt-6-luna", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-luna",)),
+        ModelRow("gpt-6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K),
+        ModelRow("gpt-5.6-luna", _1050K, 0.2, 1.2, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-luna",), cache_write_per_mtok=0.25, long_prompt=_OPENAI_LONG),
+        ModelRow("gpt-5.6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-sol", "gpt-5.6-terra")),
         ModelRow("gpt-5.5", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.5", "gpt-5.5-pro")),
         ModelRow("gpt-5.4", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano")),
         ModelRow("gpt-5.2-pro", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.2-pro",)),

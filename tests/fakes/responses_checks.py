@@ -29,7 +29,9 @@ PARAMETERS = frozenset(
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SUMMARIES = ("auto", "concise", "detailed")
 INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results")
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6", "codex")
+MAX_EFFORT_PREFIXES = ("gpt-5.6", "gpt-6")
+"""The models that take ``max`` too (GPT-5.6 and GPT-6: ``none`` to ``max`` on their model pages)."""
 ITEM_FIELDS = {
     "message": frozenset({"type", "role", "content", "id", "status"}),
     "function_call": frozenset({"type", "call_id", "name", "arguments", "id", "status"}),
@@ -93,8 +95,9 @@ def check_reasoning(model: str, reasoning: Any) -> Invalid | None:
         if key not in ("effort", "summary", "generate_summary"):
             return Invalid(f"Unknown parameter: 'reasoning.{key}'.", f"reasoning.{key}", "unknown_parameter")
     effort = reasoning.get("effort")
-    if effort is not None and effort not in EFFORTS:
-        supported = ", ".join(f"'{e}'" for e in EFFORTS)
+    efforts = (*EFFORTS, "max") if model.split("/")[-1].startswith(MAX_EFFORT_PREFIXES) else EFFORTS
+    if effort is not None and effort not in efforts:
+        supported = ", ".join(f"'{e}'" for e in efforts)
         return Invalid(f"Invalid value: '{effort}'. Supported values are: {supported}.", "reasoning.effort", "invalid_value")
     summary = reasoning.get("summary")
     if summary is not None and summary not in SUMMARIES:
