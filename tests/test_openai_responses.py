@@ -57,7 +57,10 @@ def test_max_effort_goes_as_far_as_each_reasoning_row_takes_and_the_fake_accepts
     from pseudoclaude.llm import PROVIDERS
 
     expected = {"effort_max": "max", "effort_xhigh": "xhigh", "effort": "high"}
-    rows = [(row.full_ids()[0], expected[row.reasoning]) for entry in PROVIDERS for row in entry.models if row.reasoning in expected and row.full_ids()]
+    first: dict[str, str] = {}  # one model of each style, the table's first
+    for row in (row for entry in PROVIDERS for row in entry.models if row.reasoning in expected and row.full_ids()):
+        first.setdefault(row.reasoning, row.full_ids()[0])
+    rows = [(model, expected[style]) for style, model in first.items()]
     assert {sent for _, sent in rows} == set(expected.values())
     with FakeOpenAIServer([Reply(text="ok") for _ in rows]) as server:
         for model, _ in rows:
