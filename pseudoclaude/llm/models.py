@@ -34,6 +34,8 @@ class ModelInfo:
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
     vision: bool = True
+    context_management: tuple[str, ...] = ()
+    """The server-side context strategies the model takes (Anthropic's edit types)."""
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
@@ -54,6 +56,7 @@ def _with_facts(info: ModelInfo | None, provider: str, facts: ModelFacts) -> Mod
         max_output_tokens=facts.max_output_tokens or base.max_output_tokens,
         reasoning=facts.reasoning if facts.reasoning is not None else base.reasoning,
         vision=facts.vision if facts.vision is not None else base.vision,
+        context_management=facts.context_management if facts.context_management is not None else base.context_management,
     )
 
 
@@ -81,6 +84,7 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.reasoning,
                 row.max_output_tokens,
                 row.vision,
+                row.context_management,
             )
     return None
 

@@ -52,7 +52,10 @@ class ModelRow:
     model accepts images (False: every image becomes a text note for it).
     ``ids``: the full model ids the row stands for (what ``/model`` lists when
     the provider's endpoint does not answer); an exact row is its own id, a
-    catch-all row (``claude``, ``gpt-``) has none.
+    catch-all row (``claude``, ``gpt-``) has none. ``context_management``: the
+    server-side strategies the model takes (Anthropic's ``context_management``
+    edits: what a native context engine may send; the models endpoint's
+    ``capabilities`` win over it where they answer).
     """
 
     prefix: str
@@ -65,6 +68,7 @@ class ModelRow:
     max_output_tokens: int = 0
     vision: bool = True
     ids: tuple[str, ...] = ()
+    context_management: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -157,6 +161,10 @@ def _openai_adapter(
 
 
 _O200K = "o200k_base"
+_EDITING = ("clear_tool_uses_20250919", "clear_thinking_20251015")
+"""Anthropic's context editing (docs: build-with-claude/context-editing, beta ``context-management-2025-06-27``)."""
+_COMPACTING = (*_EDITING, "compact_20260112")
+"""Context editing and server-side compaction (docs: build-with-claude/compaction: Opus 4.6, 4.7, Sonnet 4.6)."""
 _CL100K = "cl100k_base"
 
 ANTHROPIC = ProviderEntry(
@@ -169,10 +177,10 @@ ANTHROPIC = ProviderEntry(
     token_variable="ANTHROPIC_AUTH_TOKEN",
     headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
-        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",)),
-        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",)),
-        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",)),
-        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",)),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",), context_management=_EDITING),
         ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000, ids=("claude-opus-4-1", "claude-opus-4-0")),
         ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-sonnet-4-5", "claude-sonnet-4-0")),
         ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-haiku-4-5",)),
