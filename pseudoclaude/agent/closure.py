@@ -78,10 +78,10 @@ def repair(messages: Sequence[Message], missing_text: str = MISSING_RESULT) -> l
             for call in message.tool_calls:
                 out.append(results.get(call.id) or Message.tool(call.id, missing_text, is_error=True))
             continue
-        if message.role == "assistant" and not message.text.strip():
+        if message.role == "assistant" and not message.text.strip() and message.compaction is None:
             continue
         _append(out, message)
-    if out and out[0].role != "user":
+    if out and out[0].role != "user" and out[0].compaction is None:  # a provider's compaction opens the conversation it replaced
         out.insert(0, Message.user("(continuing an earlier conversation)"))
     return out
 
