@@ -43,6 +43,7 @@ from pseudoclaude.llm import (
     StreamEvent,
     Usage,
     model_info,
+    openai_reasoning_model,
     refuses_server_context,
 )
 
@@ -63,9 +64,14 @@ engine whose summary we write and measure."""
 
 
 def takes_native(model: str, auto_threshold: int) -> bool:
-    """Whether ``model`` takes server-side compaction and our threshold is one the API accepts as a trigger."""
+    """Whether ``model`` takes server-side compaction (Anthropic: its ``compact_20260112`` capability, and our threshold
+    is one the API accepts as a trigger; OpenAI: it speaks the Responses API, whose ``context_management`` compacts)."""
     info = model_info(model)
-    return info is not None and COMPACT_STRATEGY in info.context_management and auto_threshold >= MIN_COMPACT_TRIGGER
+    if info is None:
+        return False
+    if info.provider == "openai":
+        return openai_reasoning_model(model)
+    return COMPACT_STRATEGY in info.context_management and auto_threshold >= MIN_COMPACT_TRIGGER
 
 
 class NativeEngine:

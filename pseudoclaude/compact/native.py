@@ -23,9 +23,18 @@ Invariants:
   The provider's summary alone would not keep the user's words verbatim.
   It is inserted once and never moves, so the prefix after it stays cached.
 * **A clear pays for its break.** ``clear_at_least`` is the least a clear
-  must remove for the cache reads it saves until the compaction threshold to
-  outweigh the rewrite it causes (``batchprice.py``'s arithmetic, margin
-  included): the server then clears nothing smaller.
+  must remove to pay for the rewrite it causes, in both of its costs: the
+  first clear (``batchprice.py``'s arithmetic: the cache reads it saves until
+  the compaction threshold against the rewritten suffix, margin included),
+  and every later request: the server clears afresh on each request (the
+  client keeps the whole history), so each new result that ages past
+  ``keep`` is cleared in turn and the prompt is rewritten from it on. That
+  steady break, the newest ``keep`` tool rounds written instead of read, must
+  cost less than the request reads less: ``S * r > tail * (w - r)``. Measured
+  on the session-cost benchmark (explore, 200k, ``bench/README.md``): clearing
+  at half the window with only the first rule cost $4.86 against the
+  pipeline's $2.86 (39% cached, 24 breaks); with both, the server clears only
+  where it pays.
 """
 
 from __future__ import annotations
@@ -106,7 +115,16 @@ def clear_at_least(conversation: Sequence[Message], state: ContextState, trigger
             high = middle
         else:
             low = middle + 1
-    return _rounded(low)
+    steady = _kept_tail(conversation, state) * (prices.write - prices.read) / prices.read
+    return _rounded(max(low, int(steady)))
+
+
+def _kept_tail(conversation: Sequence[Message], state: ContextState) -> int:
+    """Tokens from the newest result a clear would take (the one past ``keep``) to the end: what each clear rewrites."""
+    results = [index for index, message in enumerate(conversation) if message.role == "tool"]
+    if len(results) <= CLEAR_KEEP_TOOL_USES:
+        return state.estimator.count(conversation[results[0] :]) if results else 0
+    return state.estimator.count(conversation[results[-CLEAR_KEEP_TOOL_USES - 1] :])
 
 
 def _rounded(tokens: int) -> int:

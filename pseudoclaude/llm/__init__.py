@@ -36,6 +36,7 @@ from pseudoclaude.llm.models import (
     effort_notice,
     encoding_for,
     model_info,
+    openai_reasoning_model,
     provider_for_model,
     reasoning_style,
     supports_vision,
@@ -78,6 +79,7 @@ from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
     "Compaction",
+    "openai_reasoning_model",
     "MIN_COMPACT_TRIGGER",
     "ServerContext",
     "ServerWork",

@@ -121,3 +121,43 @@ def test_a_refusal_is_retried_once_without_it_and_the_session_falls_back(tmp_pat
     assert asked == [True, False, False], "once with it, then never again"
     warnings = [e["message"] for e in json_lines(proc.stdout) if e["type"] == "progress" and e["kind"] == "warning"]
     assert sum("refused its context management" in w for w in warnings) == 1
+
+
+class CompactingResponses:
+    """The Responses API: request 1 is scripted over the threshold (the server compacts), the model reads, then answers."""
+
+    def __init__(self, window: int) -> None:
+        self.calls, self.window = 0, window
+
+    def __call__(self, body: Mapping[str, Any]) -> Step:
+        self.calls += 1
+        if self.calls == 1:
+            return Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "parser.py"})),), input_tokens=self.window - 1000)
+        return Reply(text=f"done {self.calls}")
+
+
+def test_openai_responses_compaction_item_is_kept_sent_back_first_and_survives_a_resume(tmp_path: Path) -> None:
+    model = "gpt-5"
+    info = model_info(model)
+    assert info is not None and info.provider == "openai" and info.reasoning, "a model the table sends through the Responses API"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "parser.py").write_text("x = 1\n")
+    with fake_server("openai", CompactingResponses(info.context_window)) as server:
+        env = {**cli_env("openai", server.url, tmp_path / "home"), "PSEUDOCLAUDE_OPENAI_API": "responses"}  # a base URL speaks Chat unless told
+        first = _run([f"fix the parser, {RULE}"], ws, env, model)
+        assert first.returncode == 0, first.stderr
+        resumed = _run(["--continue", "and the lexer"], ws, env, model)
+        assert resumed.returncode == 0, resumed.stderr
+        requests = [body for body in server.requests if "input" in body]
+    assert len(requests) == 3 and all(body["store"] is False for body in requests)
+    threshold = requests[0]["context_management"][0]["compact_threshold"]
+    assert 0 < threshold < info.context_window
+    assert not any(is_summary_request({"messages": [{"content": body["input"][-1].get("content", "")}]}) for body in requests)
+    after, on_resume = requests[1]["input"], requests[2]["input"]
+    items = [item for item in after if item.get("type") == "compaction"]
+    assert len(items) == 1 and set(items[0]) == {"type", "encrypted_content"}
+    assert json.dumps([i for i in on_resume if i.get("type") == "compaction"]) == json.dumps(items), "a resume sends the same item"
+    first_user = next(i for i in after if i.get("role") == "user")
+    assert RULE in json.dumps(first_user), "the pinned block follows the compaction"
+    assert not any(RULE in json.dumps(i) for i in after[: after.index(items[0])]), "nothing before the compaction is sent again"

@@ -193,8 +193,9 @@ class FakeAnthropicServer:
         if problem is not None:
             self._reject(ex, 400, problem)
             return
-        tokens = approx_tokens(body)
-        if self.context_window is not None and tokens > self.context_window:
+        seen = apply(body, approx_tokens, self.summarize, None) if "context_management" in body else None
+        tokens = approx_tokens(seen.summarized or seen.body) if seen is not None else approx_tokens(body)
+        if self.context_window is not None and tokens > self.context_window:  # the window holds the prompt as edited
             self._reject(ex, 400, prompt_too_long_message(tokens, self.context_window))
             return
         with self._lock:
