@@ -95,6 +95,8 @@ def outside_summary(body: Mapping[str, Any]) -> tuple[str, bool]:
         found = True
         end = text.find(SUMMARY_LAST_LINE, start)
         kept.append(text[:start] + (text[end + len(SUMMARY_LAST_LINE):] if end >= 0 else ""))
+    blocks = (b for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []))
+    found = found or any(isinstance(b, dict) and b.get("type") == "compaction" for b in blocks)  # a provider's compaction
     return "\n".join(kept), found
 
 

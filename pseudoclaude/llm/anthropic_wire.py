@@ -35,7 +35,13 @@ Stream assembly: a ``tool_use`` block's arguments are the concatenated
 ``message_stop`` arrived, so a half-received call can never be executed.
 ``thinking`` blocks (text deltas, then the signature) and ``redacted_thinking``
 blocks become the message's ``Thinking`` parts, in block order; the thinking
-and its request parameters are in ``anthropic_thinking.py``.
+and its request parameters are in ``anthropic_thinking.py``. A ``compaction``
+block (its start, then ``compaction_delta`` setting its content) becomes the
+message's ``Compaction``, sent back first in that message; the edits the
+server applied and what the compaction itself cost (``usage.iterations``,
+billed apart from the response, added into its usage) become ``ServerWork``;
+the ``context_management`` parameter and beta headers are in
+``anthropic_context.py``.
 """
 
 from __future__ import annotations
