@@ -55,12 +55,16 @@ AUTO_PICKS_NATIVE = False
 """What ``auto`` picks where the model takes server-side compaction: the pipeline, for now.
 
 Measured on the session-cost benchmark against the fake server
-(``bench/bench_session_cost.py --engines pipeline,native``, ``bench/README.md``):
-the native engine makes no summary request, but the fake's compaction is a
-stand-in (its cost and its summary are the fake's, not the service's), and
-what survived each compaction outside the summary is the pinned block in both
-engines. Until the figures come from the service itself, ``auto`` keeps the
-engine whose summary we write and measure."""
+(``bench/bench_session_cost.py --engines pipeline,native``, ``bench/README.md``,
+Sonnet prices, 200k): debug and small the same ($0.54, $1.56: neither
+compacts); explore $2.76 native against $2.86 (both compact twice); multi
+$1.85 against $1.49 (the server compacted at 167k where our shrink batch kept
+the prompt at a 112k peak without a summary). What survived each compaction
+was the same (task, paths, last error, rules: the pinned block, in both
+engines). Never cheaper beyond the noise, once a quarter dearer, and the
+fake's summary is a stand-in: ``auto`` keeps the engine whose summary we write
+and measure. At 60k and below the API's 50k minimum trigger rules native out.
+"""
 
 
 def takes_native(model: str, auto_threshold: int) -> bool:
