@@ -161,3 +161,17 @@ def test_openai_responses_compaction_item_is_kept_sent_back_first_and_survives_a
     first_user = next(i for i in after if i.get("role") == "user")
     assert RULE in json.dumps(first_user), "the pinned block follows the compaction"
     assert not any(RULE in json.dumps(i) for i in after[: after.index(items[0])]), "nothing before the compaction is sent again"
+
+
+def test_an_openai_gateway_that_does_not_know_the_parameter_is_asked_once(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "parser.py").write_text("x = 1\n")
+    script = [Reply(text="Reading.", calls=(Call("read_file", json.dumps({"path": "parser.py"})),)), Reply(text="done")]
+    with fake_server("openai", script, refuse_context_management=True) as server:
+        env = {**cli_env("openai", server.url, tmp_path / "home"), "PSEUDOCLAUDE_OPENAI_API": "responses"}
+        proc = _run(["look"], ws, env, "gpt-5")
+        assert proc.returncode == 0, proc.stderr
+        asked = ["context_management" in body for body in server.requests if "input" in body]
+        assert len(server.rejections) == 1 and "context_management" in server.rejections[0][1]
+    assert asked == [True, False, False]
