@@ -175,3 +175,24 @@ def test_an_openai_gateway_that_does_not_know_the_parameter_is_asked_once(tmp_pa
         asked = ["context_management" in body for body in server.requests if "input" in body]
         assert len(server.rejections) == 1 and "context_management" in server.rejections[0][1]
     assert asked == [True, False, False]
+
+
+def test_the_models_endpoint_says_which_models_take_the_edits(tmp_path: Path) -> None:
+    from tests.fakes.anthropic_models import model_entry
+
+    strategies = ("clear_thinking_20251015", "clear_tool_uses_20250919", COMPACT)
+    catalogue = [
+        model_entry("claude-nova-9", max_input_tokens=200_000, max_tokens=64_000, thinking=("adaptive",), context_management=strategies),
+        model_entry("claude-nova-1", max_input_tokens=200_000, max_tokens=64_000, thinking=("adaptive",), context_management=()),
+    ]
+    table = model_info("claude-nova-9")
+    assert table is None or not table.context_management, "the table does not say it: only the endpoint can"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with fake_server("anthropic", [Reply(text="one"), Reply(text="two")], models=catalogue) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        assert _run(["hello"], ws, env, "claude-nova-9").returncode == 0
+        assert _run(["hello"], ws, env, "claude-nova-1").returncode == 0
+        assert server.rejections == []
+        sent = [("context_management" in body, bool(betas(headers))) for body, headers in zip(server.requests, server.headers)]
+    assert sent == [(True, True), (False, False)]
