@@ -62,3 +62,14 @@ def test_usage_without_server_work_is_unchanged() -> None:
     with FakeAnthropicServer([Reply(text="hi", input_tokens=100, output_tokens=7)]) as server:
         done = completed(server, replace(request(), server_context=None, messages=(Message.user("a"), Message.assistant("b", (ToolCall("t1", "grep"),)), Message.tool("t1", "r"), Message.user("c"))))
     assert done.server is None and done.usage == Usage(input_tokens=100, output_tokens=7)
+
+
+def test_the_edits_the_server_applied_come_back_as_server_work() -> None:
+    history = [Message.user("start")]
+    for n in range(5):
+        history += [Message.assistant("", (ToolCall(f"toolu_{n}", "read_file", "{}"),)), Message.tool(f"toolu_{n}", "x" * 4000)]
+    asked = ServerContext(clear_trigger=1_000, clear_at_least=1_000)
+    with FakeAnthropicServer([Reply(text="hi")]) as server:
+        done = completed(server, replace(request(tuple(history)), server_context=asked, tools=(GREP, ToolSpec("read_file", "Read", {"type": "object"}))))
+    applied = server.applied[0].edits
+    assert done.server is not None and done.server.edits == tuple((e["type"], e["cleared_input_tokens"]) for e in applied) and applied
