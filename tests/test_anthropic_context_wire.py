@@ -73,3 +73,10 @@ def test_the_edits_the_server_applied_come_back_as_server_work() -> None:
         done = completed(server, replace(request(tuple(history)), server_context=asked, tools=(GREP, ToolSpec("read_file", "Read", {"type": "object"}))))
     applied = server.applied[0].edits
     assert done.server is not None and done.server.edits == tuple((e["type"], e["cleared_input_tokens"]) for e in applied) and applied
+
+
+def test_a_failed_compaction_is_a_no_op_and_is_not_kept() -> None:
+    with FakeAnthropicServer([Reply(text="carrying on", input_tokens=70_000)], summarize=lambda body: "") as server:
+        done = completed(server, request())
+    assert server.applied[0].compaction is not None and server.applied[0].compaction["content"] is None
+    assert done.message.compaction is None and done.message.text == "carrying on"

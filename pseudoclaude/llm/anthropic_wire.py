@@ -389,7 +389,8 @@ class StreamAssembler:
         )
         usage = self._usage()
         thinking = tuple(self.thinking[i].part() for i in sorted(self.thinking))
-        compaction = compaction_of(self.compaction[max(self.compaction)]) if self.compaction else None
+        summarized = [fields for _, fields in sorted(self.compaction.items()) if fields.get("content")]  # a null one failed: a no-op
+        compaction = compaction_of(summarized[-1]) if summarized else None
         message = Message.assistant(text="".join(self.text_parts), tool_calls=calls, thinking=thinking, compaction=compaction)
         server = ServerWork(self._usage(self.compaction_usage), self.edits) if compaction is not None or self.edits else None
         return [Completed(message=message, usage=usage + server.usage if server else usage, stop_reason=self.stop_reason, server=server)]

@@ -24,7 +24,8 @@ What the server does (``apply``): the clearing edit replaces the oldest
 ``exclude_tools``) with a placeholder once the prompt reaches its trigger,
 only when at least ``clear_at_least`` tokens go; the compaction edit, once
 the prompt reaches its trigger, summarizes the whole conversation into a
-signed block, and the reply is sampled from the compacted prompt.
+signed block, and the reply is sampled from the compacted prompt (a summary
+that fails, ``summarize`` answering "", is a block with null content).
 """
 
 from __future__ import annotations
@@ -232,6 +233,9 @@ def _clear(applied: Applied, edit: Mapping[str, Any], count: Callable[[Any], int
 def _compact(applied: Applied, summarize: Callable[[Mapping[str, Any]], str]) -> None:
     applied.summarized = applied.body
     content = summarize(applied.body)
+    if not content:  # the summary failed: a block with null content, a no-op; the reply sees the whole prompt
+        applied.compaction = {"type": "compaction", "content": None, "signature": None}
+        return
     block = {"type": "compaction", "content": content, "signature": compaction_signature(content)}
     applied.compaction = block
     applied.body = {**applied.body, "messages": [{"role": "assistant", "content": [dict(block)]}, {"role": "user", "content": "Continue."}]}
