@@ -273,6 +273,7 @@ class Agent:
             priced_usd=spent.usd,
             sandbox=self._sandbox_status(),
             sandbox_known=True,
+            context_engine=context.engine if context is not None else "",
         )
 
     def context_breakdown(self) -> ContextBreakdown:
@@ -300,6 +301,7 @@ class Agent:
             image_notes=status.images.notes,
             image_rule=status.images.rule,
             pinned=status.pinned,
+            engine=status.engine,
         )
 
     def mcp_servers(self) -> tuple[ServerView, ...]:

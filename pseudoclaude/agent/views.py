@@ -43,6 +43,8 @@ class AgentStatus:
     """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
     sandbox_known: bool = False
     """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
+    context_engine: str = ""
+    """Which context engine runs ("pipeline", or the provider's own: ``agent/native.py``); "" before a session exists."""
 
     @property
     def context_percent(self) -> int:
@@ -80,6 +82,8 @@ class ContextBreakdown:
     image_rule: str = ""
     pinned: PinnedParts | None = None
     """The pinned block's parts: user messages (and what had to be reduced), rules extracted, files, last failure."""
+    engine: str = ""
+    """Which context engine runs (the pipeline, or the provider's own)."""
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ class ModelInfo:
     cache_read_per_mtok: float | None = None
     cache_write_per_mtok: float | None = None
     long_prompt: LongPrompt | None = None
+    context_management: tuple[str, ...] = ()
+    """The server-side context strategies the model takes (Anthropic's edit types)."""
 
     @property
     def priced(self) -> bool:
@@ -62,6 +64,7 @@ def _with_facts(info: ModelInfo | None, provider: str, facts: ModelFacts) -> Mod
         max_output_tokens=facts.max_output_tokens or base.max_output_tokens,
         reasoning=facts.reasoning if facts.reasoning is not None else base.reasoning,
         vision=facts.vision if facts.vision is not None else base.vision,
+        context_management=facts.context_management if facts.context_management is not None else base.context_management,
     )
 
 
@@ -92,6 +95,7 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.cache_read_per_mtok,
                 row.cache_write_per_mtok,
                 row.long_prompt,
+                row.context_management,
             )
     return None
 

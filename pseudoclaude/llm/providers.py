@@ -71,7 +71,10 @@ class ModelRow:
     prices where they differ from the provider's usual multiples
     (``models.CACHE_PRICES``); None: the provider's multiples apply.
     ``long_prompt``: a published surcharge on long requests (``LongPrompt``).
-    Where each price came from: ``docs/models.md``.
+    Where each price came from: ``docs/models.md``. ``context_management``: the
+    server-side strategies the model takes (Anthropic's ``context_management``
+    edits: what a native context engine may send; the models endpoint's
+    ``capabilities`` win over it where they answer).
     """
 
     prefix: str
@@ -87,6 +90,7 @@ class ModelRow:
     cache_read_per_mtok: float | None = None
     cache_write_per_mtok: float | None = None
     long_prompt: LongPrompt | None = None
+    context_management: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -179,6 +183,10 @@ def _openai_adapter(
 
 
 _O200K = "o200k_base"
+_EDITING = ("clear_tool_uses_20250919", "clear_thinking_20251015")
+"""Anthropic's context editing (docs: build-with-claude/context-editing, beta ``context-management-2025-06-27``)."""
+_COMPACTING = (*_EDITING, "compact_20260112")
+"""Context editing and server-side compaction (docs: build-with-claude/compaction: Opus 4.6, 4.7, Sonnet 4.6)."""
 _CL100K = "cl100k_base"
 _1M, _1050K, _128K = 1_000_000, 1_050_000, 128_000
 _OPENAI_LONG = LongPrompt(272_000, 2.0, 1.5)
@@ -205,10 +213,10 @@ ANTHROPIC = ProviderEntry(
         ModelRow("claude-sonnet-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5",)),
         ModelRow("claude-haiku-5-5", _1M, 0.1, 0.5, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-haiku-5-5",)),
         ModelRow("claude-opus-4-8", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-4-8",)),
-        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",)),
-        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",)),
-        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",)),
-        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",)),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",), context_management=_EDITING),
         ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000, ids=("claude-opus-4-1", "claude-opus-4-0")),
         ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-sonnet-4-5", "claude-sonnet-4-0")),
         ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-haiku-4-5",)),
