@@ -29,7 +29,7 @@ from pseudoclaude.tui.toolview import key_argument, tool_block
 
 EXPAND_HINT = "(ctrl+o to expand)"
 FULL_LINES = 5000
-"""At most this many lines of one call's output are printed expanded (the rest is counted, its file named)."""
+"""At most this many lines (the last) of one call's output are printed expanded; the rest is counted, its file named."""
 FULL_BYTES = 4 << 20
 
 _PHRASES: Mapping[str, tuple[str, str, str]] = {
@@ -142,9 +142,9 @@ def full_output_lines(event: ToolCallFinished, limit: int = FULL_LINES) -> list[
         except OSError:
             pass
     rows = for_terminal(text).rstrip("\n").splitlines()
-    if len(rows) > limit:
+    if len(rows) > limit:  # the end is kept: where a command says how it failed
         where = f" (all of it: {for_terminal(path)})" if isinstance(path, str) and path else ""
-        rows = rows[:limit] + [f"… {len(rows) - limit:,} more lines{where}"]
+        rows = [f"… {len(rows) - limit:,} earlier lines not shown{where}"] + rows[-limit:]
     return rows
 
 

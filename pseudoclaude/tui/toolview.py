@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.text import Text
 
@@ -97,7 +98,7 @@ def tool_block(
     shown = for_terminal(summary) or ("failed" if is_error else "done")
     if failure is not None and failure not in shown:
         shown += f" ({failure})"
-    body: list[RenderableType] = [Text(shown, style="red" if failed else "dim")]
+    body: list[RenderableType] = [fitted_summary(shown, key_argument(name, arguments, keys, limit=1 << 16), style="red" if failed else "dim")]
     diff = display.get("diff")
     if isinstance(diff, str) and diff and not is_error:
         body += diff_lines(diff)
@@ -112,6 +113,18 @@ def tool_block(
         body.append(Text(f"✓ allowed from now on: {for_terminal(display['rule_saved'])}", style="yellow"))
     lines += [Indented("  ⎿ " if number == 0 else "    ", line) for number, line in enumerate(body)]
     return Group(*lines)
+
+
+def fitted_summary(summary: str, argument: str, *, style: str) -> RenderableType:
+    """The summary on one line where it names the call's argument (``Read <path> lines 1-40``): the path is shortened, not wrapped."""
+    if len(argument) < 12 or argument not in summary:
+        return Text(summary, style=style)
+
+    def build(width: int) -> Text:
+        room = width - (cell_len(summary) - cell_len(argument))
+        return Text(summary if cell_len(summary) <= width or room < 12 else summary.replace(argument, shorten_middle(argument, room), 1), style=style)
+
+    return Fitted(build)
 
 
 def command_failure(display: Mapping[str, Any]) -> str | None:
@@ -173,7 +186,9 @@ def hidden_line(count: str, full_output: str | None) -> RenderableType:
 
     def build(width: int) -> Text:
         room = width - len(count) - len(" (full output: )")
-        return Text(f"{count} (full output: {shorten_middle(path, max(12, room))})", style="dim")
+        if room >= min(len(path), 40):
+            return Text(f"{count} (full output: {shorten_middle(path, room)})", style="dim")
+        return Text(f"{count}, full output in\n{shorten_middle(path, width)}", style="dim")  # a narrow window: the path on its own line
 
     return Fitted(build)
 
