@@ -185,6 +185,14 @@ class TurnView:
         images = [line for call in block.calls for line in image_lines(call.finished)]
         self.console.print(Group(view, *images) if images else view)
 
+    def expand_last(self) -> bool:
+        """Print the last tool block in full (a run still open is ended first, so it is the one); False when there is none."""
+        self._close_run()
+        shown = self.blocks.toggle_last()
+        if shown is not None:
+            self.console.print(shown)
+        return shown is not None
+
     def _close_thinking(self) -> None:
         """Print the finished thought, folded, before whatever comes after it."""
         block = self.thinking.close()

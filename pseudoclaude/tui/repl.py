@@ -413,6 +413,9 @@ class Repl:
             agent.queue_message(text)
 
     def _toggle_thinking(self, view: TurnView) -> None:
+        """Ctrl-O in a turn: unfold (or fold) the thought that streams; with none, print the last tool block in full."""
+        if not view.thinking.active and view.expand_last():
+            return
         view.thinking.toggle()
         self.show_thinking = view.thinking.expanded
 

@@ -7,6 +7,7 @@ fences rendered, never the raw source), and each tool call is the
 Only the end of a long conversation is drawn: whole messages (never half an
 answer, never a cut inside a code block) that fit in ``rows`` terminal rows,
 with the number of earlier ones above. A compaction boundary is one line.
+A run of explore calls is folded into one line, as it was live.
 ``expanded_messages`` draws all of it with every call's whole result under
 its block (the transcript pager, ``transcript_pager``).
 
@@ -25,6 +26,8 @@ from rich.text import Text
 
 from pseudoclaude.llm import Message, ToolResult
 from pseudoclaude.textsafe import for_terminal
+from pseudoclaude.agent import ToolCallFinished
+from pseudoclaude.tui.blocks import ExploreRun, FinishedCall, builtin_explore_kinds, fold_view
 from pseudoclaude.tui.fit import Indented
 from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.toolview import tool_block
@@ -106,12 +109,37 @@ def message_view(
     if any(part.text.strip() for part in message.thinking):
         parts.append(Text("✻ Thought", style="dim italic"))  # folded, as the live view left it (its duration was not kept)
     parts += answer(message.text, width) if message.text.strip() else []
+    if not expanded:
+        return Group(*parts, *folded_calls(message, results))
     for call in message.tool_calls:
         result = results.get(call.id)
         parts.append(call_view(call.name, _arguments(call), result))
-        if expanded and result is not None:
+        if result is not None:
             parts += [Indented("    ", Text(row, style="dim")) for row in for_terminal(result.content).rstrip("\n").splitlines()]
     return Group(*parts)
+
+
+def folded_calls(message: Message, results: Mapping[str, ToolResult]) -> list[RenderableType]:
+    """The answer's calls as the live view printed them: a run of two or more explore calls folded into one line."""
+    run = ExploreRun(builtin_explore_kinds())
+    parts: list[RenderableType] = []
+
+    def close() -> None:
+        block = run.close()
+        if block is not None and block.folded:
+            parts.append(fold_view(block.calls, block.kinds))
+        elif block is not None:
+            only = block.calls[0]
+            parts.append(call_view(only.name, only.arguments, results.get(only.finished.call_id)))
+
+    for call in message.tool_calls:
+        arguments, result = _arguments(call), results.get(call.id)
+        finished = ToolCallFinished(call.id, call.name, result is None or result.is_error, "", {}, result.content if result else "")
+        if not run.take(FinishedCall(call.name, arguments, finished)):
+            close()
+            parts.append(call_view(call.name, arguments, result))
+    close()
+    return parts
 
 
 def answer(text: str, width: int) -> list[RenderableType]:

@@ -23,6 +23,7 @@ from pseudoclaude.tui.fit import shorten_middle
 from pseudoclaude.tui.render import TurnView
 from pseudoclaude.tui.toolview import tool_block
 from pseudoclaude.tui.transcript_pager import Pager, transcript_lines
+from pseudoclaude.tui.transcript_view import render_transcript
 
 REGISTRY = builtin_registry()
 KINDS = REGISTRY.explore_kinds()
@@ -185,3 +186,25 @@ def test_the_transcript_pager_lists_every_message_and_block_with_its_result() ->
     assert pager.page().splitlines()[-1] == "row 49"  # opens at the newest
     pager.scroll(-100)
     assert pager.page().splitlines()[0] == "row 0" and pager.position() == " lines 1-10 of 50 "
+
+
+def test_ctrl_o_during_a_turn_ends_the_open_run_and_prints_it_in_full() -> None:
+    turn = Turn()
+    assert turn.view.expand_last() is False
+    turn.call(READER, "a.py", content="alpha line\n")
+    turn.call(READER, "b.py", content="beta line\n")
+    assert turn.view.expand_last() is True
+    printed = turn.printed()
+    assert printed.index("Read 2 files (ctrl+o to expand)") < printed.index("    alpha line") < printed.index("    beta line")
+    assert turn.live().count("Read 2 files") == 0  # no longer live: printed once, then expanded
+
+
+def test_a_resumed_session_draws_a_run_of_reads_folded_as_it_was_live() -> None:
+    paths = ("src/shop/cart.py", "tests/test_cart.py", "README.md")
+    calls = tuple(ToolCall(f"c{n}", READER, json.dumps({_key(READER): path})) for n, path in enumerate(paths))
+    conversation = [Message.user("look"), Message.assistant("", tool_calls=calls), *(Message.tool(f"c{n}", f"line of {path}\n") for n, path in enumerate(paths))]
+    out = StringIO()
+    render_transcript(Console(file=out, width=80, height=24, color_system=None), "s1", conversation)
+    screen = out.getvalue()
+    assert "● Read 3 files (ctrl+o to expand)\n  ⎿ src/shop/cart.py, tests/test_cart.py, README.md\n" in screen
+    assert f"{READER}(" not in screen
