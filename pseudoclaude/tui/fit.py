@@ -22,16 +22,16 @@ ELLIPSIS = "…"
 
 
 def shorten_middle(text: str, width: int) -> str:
-    """``text`` cut in the middle to ``width`` cells; a path keeps its file name (``/home/…/shop/cart.py``)."""
+    """``text`` cut in the middle to ``width`` cells; a path (no blanks) keeps its file name (``/home/…/shop/cart.py``)."""
     if cell_len(text) <= width:
         return text
     if width <= 1:
         return ELLIPSIS[:width]
     head, slash, name = text.rpartition("/")
-    if slash and cell_len(name) + 2 <= width:
+    if slash and cell_len(name) + 2 <= width and not any(char.isspace() for char in text):  # a path, not a command line
         keep = width - cell_len(name) - 2  # room left of "…/name"
         return f"{_prefix(head, keep)}{ELLIPSIS}/{name}"
-    left = (width - 1 + 1) // 2
+    left = width // 2
     right = width - 1 - left
     return _prefix(text, left) + ELLIPSIS + _suffix(text, right)
 

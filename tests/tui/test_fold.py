@@ -208,3 +208,9 @@ def test_a_resumed_session_draws_a_run_of_reads_folded_as_it_was_live() -> None:
     screen = out.getvalue()
     assert "● Read 3 files (ctrl+o to expand)\n  ⎿ src/shop/cart.py, tests/test_cart.py, README.md\n" in screen
     assert f"{READER}(" not in screen
+
+
+def test_a_command_line_is_cut_in_the_middle_not_at_its_last_slash() -> None:
+    command = "cd /srv/app && python -m pytest -q tests/unit tests/integration --maxfail=1 -k 'cart and not slow'"
+    short = shorten_middle(command, 40)
+    assert len(short) == 40 and short.startswith("cd /srv/app") and short.endswith("not slow'")
