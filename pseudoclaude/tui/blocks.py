@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
@@ -26,6 +26,9 @@ from pseudoclaude.agent import ToolCallFinished
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tui.fit import Fitted, Indented, shorten_middle
 from pseudoclaude.tui.toolview import key_argument, tool_block
+
+if TYPE_CHECKING:
+    from pseudoclaude.tools import ToolTraits
 
 EXPAND_HINT = "(ctrl+o to expand)"
 FULL_LINES = 5000
@@ -45,6 +48,11 @@ def builtin_explore_kinds() -> Mapping[str, str]:
     from pseudoclaude.tools import builtin_registry
 
     return builtin_registry().explore_kinds()
+
+
+def explore_kinds(traits: Mapping[str, ToolTraits]) -> Mapping[str, str]:
+    """What each of a session's explore tools touches (``Agent.tool_traits()``: MCP resources included)."""
+    return {name: kind for name, declared in traits.items() if (kind := declared.explores) is not None}
 
 
 @dataclass(frozen=True)

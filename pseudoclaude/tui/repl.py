@@ -350,12 +350,13 @@ class Repl:
 
         from pseudoclaude.tui.clipboard import ImagePaste
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
+        from pseudoclaude.tui.blocks import explore_kinds
         from pseudoclaude.tui.render import TurnView
 
         agent = self.agent
         view = TurnView(
             self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0,
-            blocks=self.blocks,
+            blocks=self.blocks, explore_kinds=explore_kinds(agent.tool_traits()) if agent is not None else None,
         )
         live = LiveArea(view, self.console)
         keys = TurnKeys(

@@ -18,7 +18,7 @@ from rich.console import Console
 from pseudoclaude.agent import Event, TextDelta, ToolCallFinished, ToolCallStarted
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import ToolTraits, builtin_registry
-from pseudoclaude.tui.blocks import BlockLog
+from pseudoclaude.tui.blocks import BlockLog, explore_kinds
 from pseudoclaude.tui.fit import shorten_middle
 from pseudoclaude.tui.render import TurnView
 from pseudoclaude.tui.toolview import tool_block
@@ -214,3 +214,9 @@ def test_a_command_line_is_cut_in_the_middle_not_at_its_last_slash() -> None:
     command = "cd /srv/app && python -m pytest -q tests/unit tests/integration --maxfail=1 -k 'cart and not slow'"
     short = shorten_middle(command, 40)
     assert len(short) == 40 and short.startswith("cd /srv/app") and short.endswith("not slow'")
+
+
+def test_a_sessions_explore_kinds_come_from_its_tools_traits() -> None:
+    traits = {tool.name: tool.traits for tool in REGISTRY}
+    assert explore_kinds(traits) == KINDS
+    assert explore_kinds({"mcp__docs__read": ToolTraits(kind="read", clearable=True, explores="resource")}) == {"mcp__docs__read": "resource"}
