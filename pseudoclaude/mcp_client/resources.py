@@ -88,7 +88,7 @@ class ReadMcpResourceTool:
         },
         "required": ["server", "uri"],
     }
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("ReadMcpResourceTool",), key_argument="uri")
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("ReadMcpResourceTool",), key_argument="uri", explores="resource")
 
     def __init__(self, connections: Sequence[ServerConnection]) -> None:
         self.connections = connections

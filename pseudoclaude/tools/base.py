@@ -237,7 +237,10 @@ class ToolTraits:
     ``claude_arguments``: (ours, Claude Code's) pairs where an argument is named
     differently there; rules read either spelling. ``exits_plan``: calling the
     tool asks the user to approve a plan and leave plan mode (the policy makes
-    the call that question; ``exit_plan_mode``).
+    the call that question; ``exit_plan_mode``). ``explores``: what a call of
+    a read tool that only looks around touches (``file``, ``pattern``,
+    ``directory``, ``resource``); the REPL folds a run of such calls into one
+    line ("Read 3 files, searched for 2 patterns"). None for the others.
     """
 
     kind: ToolKind
@@ -248,8 +251,11 @@ class ToolTraits:
     default_path: str | None = None
     claude_arguments: tuple[tuple[str, str], ...] = ()
     exits_plan: bool = False
+    explores: Literal["file", "pattern", "directory", "resource"] | None = None
 
     def __post_init__(self) -> None:
+        if self.explores is not None and self.kind != "read":
+            raise ValueError("only a read tool explores (a run of explore calls is folded in the transcript)")
         if self.kind not in get_args(ToolKind):
             raise ValueError(f"unknown tool kind {self.kind!r}: choose one of {', '.join(get_args(ToolKind))}")
         if self.kind == "network" and self.key_argument is None:

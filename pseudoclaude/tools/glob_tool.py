@@ -70,7 +70,7 @@ class GlobTool:
         f".gitignore and .pseudoclaudeignore matches and .git; at most {MAX_RESULTS} paths."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".")
+    traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".", explores="pattern")
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
         self.rg_path: str | None = find_rg() if rg_path == "auto" else rg_path

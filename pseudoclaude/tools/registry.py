@@ -114,6 +114,10 @@ class ToolRegistry:
         """Our name -> the argument a transcript shows for a call."""
         return {tool.name: key for tool in self if (key := tool.traits.key_argument) is not None}
 
+    def explore_kinds(self) -> Mapping[str, str]:
+        """Our name -> what an explore call of it touches (``file``, ``pattern``...), for the tools that declare it."""
+        return {tool.name: kind for tool in self if (kind := tool.traits.explores) is not None}
+
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 

@@ -8,7 +8,9 @@ searches the history (prompt-toolkit's emacs binding); Ctrl-G edits the input
 in ``$EDITOR`` (pastes unfolded there, folded again when unchanged); Ctrl+V
 pastes a copied image (``clipboard``: saved and mentioned as ``@"path"``, or a
 one-line hint above the status line saying why not); Shift+Tab cycles the
-permission mode; Esc Esc on an empty line opens ``/rewind``; Ctrl-C clears the
+permission mode; Esc Esc on an empty line opens ``/rewind``; Ctrl-O prints the
+last tool block in full (again: folded back) and Ctrl-\\ opens the transcript
+(``block_keys``); Ctrl-C clears the
 line, or on an empty line raises ``KeyboardInterrupt``; Ctrl-D on an empty line
 raises ``EOFError``. History is one file per workspace under the home folder.
 """
@@ -41,6 +43,7 @@ from prompt_toolkit.styles import Style
 from pseudoclaude.tui.pastes import PasteStore, shared_pastes
 
 if TYPE_CHECKING:
+    from pseudoclaude.tui.block_keys import BlockKeys
     from pseudoclaude.tui.clipboard import ImagePaste
 
 PROMPT = "❯ "
@@ -117,9 +120,15 @@ class BufferTarget:
         self.app.invalidate()
 
 
-def key_bindings(on_cycle_mode: Callable[[], None], paste: ImagePaste | None = None, pastes: PasteStore | None = None) -> KeyBindings:
+def key_bindings(
+    on_cycle_mode: Callable[[], None], paste: ImagePaste | None = None, pastes: PasteStore | None = None, blocks: BlockKeys | None = None
+) -> KeyBindings:
     bindings = KeyBindings()
     store = pastes if pastes is not None else shared_pastes()
+    if blocks is not None:
+        from pseudoclaude.tui.block_keys import add_block_keys
+
+        add_block_keys(bindings, blocks)
 
     @bindings.add(Keys.BracketedPaste, filter=~is_searching)
     def _paste_text(event: KeyPressEvent) -> None:
@@ -270,6 +279,7 @@ def make_prompt_session(
     status: Callable[[int], list[tuple[str, str]]],
     on_cycle_mode: Callable[[], None],
     pastes: PasteStore | None = None,
+    blocks: BlockKeys | None = None,
 ) -> PromptSession[str]:
     """The prompt; ``status(columns)`` gives the bottom toolbar's fragments fitted to the terminal's width.
 
@@ -290,7 +300,7 @@ def make_prompt_session(
         history=PasteHistory(str(path), store),
         completer=ReplCompleter(commands, workspace, arguments),
         complete_while_typing=True,
-        key_bindings=key_bindings(on_cycle_mode, paste, store),
+        key_bindings=key_bindings(on_cycle_mode, paste, store, blocks),
         bottom_toolbar=lambda: FormattedText(paste.fragments() + status(_columns())),
         style=STYLE,
         enable_open_in_editor=False,

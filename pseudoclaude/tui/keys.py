@@ -14,7 +14,8 @@ terminal and is tested directly:
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
 * Shift+Tab cycles the permission mode;
-* Ctrl+O folds or unfolds the model's thinking;
+* Ctrl+O folds or unfolds the model's thinking while it streams, else prints the
+  last tool block in full (``blocks.BlockLog``; at the prompt too, ``block_keys``);
 * Ctrl+V mentions the clipboard's image in the typed text (``clipboard.ImagePaste``,
   as at the prompt), so it is attached when that message is sent.
 """

@@ -4,7 +4,10 @@ A ``TurnView`` splits the screen in two: what is finished (answer blocks,
 tool blocks, notices) is printed to the console once and scrolls away; what
 is still moving (the answer's growing tail, running tools with their spinners,
 the "working" line, the footer with queued input or an approval question) is
-the view's own renderable, which a ``rich.live.Live`` redraws. The view only
+the view's own renderable, which a ``rich.live.Live`` redraws. A run of
+explore calls (reads, searches, listings) stays live as one folded line until
+something else comes, then is printed once (``blocks``); every printed tool
+block goes to the ``BlockLog``, so it can be expanded later. The view only
 reads events and prints; it owns no input and no agent. Every text an event
 carries is untrusted (the model's, a tool's, a hook's) and is shown through
 ``textsafe.for_terminal``; the console under it is a ``SafeConsole``.
@@ -15,7 +18,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.control import Control
@@ -37,9 +40,11 @@ from pseudoclaude.agent import (
     UsageReport,
 )
 from pseudoclaude.textsafe import for_terminal
+from pseudoclaude.tui.blocks import Block, BlockLog, ExploreRun, FinishedCall, block_view, builtin_explore_kinds
+from pseudoclaude.tui.fit import Fitted
 from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.thinking import ThinkingFold
-from pseudoclaude.tui.toolview import tool_block, tool_title
+from pseudoclaude.tui.toolview import tool_title
 
 Footer = Callable[[], list[RenderableType]]
 SYNC_BEGIN = "\x1b[?2026h"
@@ -91,6 +96,8 @@ class TurnView:
         label: str = "Working",
         show_thinking: bool = False,
         request_tokens: Callable[[], int] = lambda: 0,
+        blocks: BlockLog | None = None,
+        explore_kinds: Mapping[str, str] | None = None,
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
@@ -109,11 +116,16 @@ class TurnView:
         self.errors: list[str] = []
         self._spinner = Spinner("dots", speed=0.5)
         self.thinking = ThinkingFold(expanded=show_thinking, clock=clock)
+        self.blocks = blocks if blocks is not None else BlockLog()
+        self.run = ExploreRun(builtin_explore_kinds() if explore_kinds is None else explore_kinds)
+        """The explore calls finished since the last other output (one folded block once the run ends)."""
         self.frame: tuple[int, list[int]] = (0, [])
         """The width the live area was last drawn at, and the cell length of each of its lines."""
 
     def handle(self, event: Event) -> None:
         self._label_for(event)
+        if not self._continues_run(event):
+            self._close_run()
         if isinstance(event, ThinkingDelta):
             self.streamed_chars += len(event.text)
             self.thinking.feed(event.text)
@@ -131,9 +143,10 @@ class TurnView:
             self.running[event.call_id] = event
         elif isinstance(event, ToolCallFinished):
             started = self.running.pop(event.call_id, None)
-            arguments = started.arguments if started is not None else {}
-            block = tool_block(event.name, arguments, is_error=event.is_error, summary=event.summary, display=event.display)
-            self.console.print(Group(block, *image_lines(event)) if event.images else block)
+            call = FinishedCall(event.name, started.arguments if started is not None else {}, event)
+            if not self.run.take(call):
+                self._close_run()
+                self._print_block(Block((call,), self.run.kinds))
         elif isinstance(event, UsageReport):
             self.prompt_tokens = event.input_tokens + event.cache_read_tokens + event.cache_write_tokens
             self.output_tokens += event.output_tokens
@@ -153,6 +166,33 @@ class TurnView:
             if event.reason not in ("end_turn", "error") and event.message:
                 self.console.print(Text(for_terminal(f"■ {event.message}"), style="yellow"))
 
+    def _continues_run(self, event: Event) -> bool:
+        """Whether ``event`` leaves a run of explore calls open (it shows nothing between them)."""
+        if isinstance(event, (ToolCallStarted, ToolCallFinished)):
+            return self.run.explores(event.name)
+        if isinstance(event, TextDelta):
+            return not event.text.strip()
+        return isinstance(event, (UsageReport, ToolInputDelta, AssistantMessage))
+
+    def _close_run(self) -> None:
+        block = self.run.close()
+        if block is not None:
+            self._print_block(block)
+
+    def _print_block(self, block: Block) -> None:
+        self.blocks.add(block)
+        view = block_view(block)
+        images = [line for call in block.calls for line in image_lines(call.finished)]
+        self.console.print(Group(view, *images) if images else view)
+
+    def expand_last(self) -> bool:
+        """Print the last tool block in full (a run still open is ended first, so it is the one); False when there is none."""
+        self._close_run()
+        shown = self.blocks.toggle_last()
+        if shown is not None:
+            self.console.print(shown)
+        return shown is not None
+
     def _close_thinking(self) -> None:
         """Print the finished thought, folded, before whatever comes after it."""
         block = self.thinking.close()
@@ -171,10 +211,11 @@ class TurnView:
     def finish(self, *, interrupted: bool = False) -> None:
         """Print what is still live; an interrupt also closes the running tools' blocks."""
         self._close_thinking()
+        self._close_run()
         self.markdown.finish()
         if interrupted:
             for started in self.running.values():
-                self.console.print(tool_title(started.name, started.arguments, style="yellow"))
+                self.console.print(interrupted_title(started))
                 self.console.print(Text("  ⎿ interrupted", style="yellow"))
             self.running.clear()
             self.console.print(Text("■ Interrupted. The session is intact; type a new message to go on.", style="yellow"))
@@ -197,8 +238,12 @@ class TurnView:
         tail = self.markdown.tail()
         if tail is not None:
             parts.append(tail)
+        explored = self.run.live()
+        if explored is not None:
+            parts.append(explored)
         for started in self.running.values():
-            parts.append(Group(Spinner("dots", text=tool_title(started.name, started.arguments, bullet="", style="yellow"), style="yellow")))
+            title = tool_title(started.name, started.arguments, bullet="", style="yellow", width=options.max_width - 2)
+            parts.append(Group(Spinner("dots", text=title, style="yellow")))
         self._spinner.update(text=self.working_line())
         parts.append(self._spinner)
         parts.extend(self.footer())
@@ -212,6 +257,11 @@ class TurnView:
     def rows_at(self, width: int) -> int:
         """How many rows the last frame takes once a reflowing terminal (tmux, VTE, iTerm2, kitty) re-wraps it at ``width``."""
         return sum(max(1, -(-length // width)) for length in self.frame[1])
+
+
+def interrupted_title(started: ToolCallStarted) -> Fitted:
+    """The title of a call the interrupt stopped, fitted to the width it is drawn at."""
+    return Fitted(lambda width: tool_title(started.name, started.arguments, style="yellow", width=width))
 
 
 def image_lines(event: ToolCallFinished) -> list[Text]:

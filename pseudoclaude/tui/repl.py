@@ -89,6 +89,10 @@ class Repl:
         self.shell_context: list[str] = []
         self.status = initial_status(settings)
         self.show_thinking = False
+        from pseudoclaude.tui.blocks import BlockLog
+
+        self.blocks = BlockLog()
+        """Every tool block the turns printed (Ctrl-O at the prompt prints the last one in full)."""
         self.custom_commands: CommandSet = _no_commands()
         self.draft = ""
         """Text typed during the last turn without Enter: the next prompt starts with it."""
@@ -98,6 +102,7 @@ class Repl:
         from pseudoclaude.tui.slash import ARGUMENT_CHOICES, COMMANDS, dispatch
         from pseudoclaude.tui.command_list import CommandList
         from pseudoclaude.tui.input import make_prompt_session
+        from pseudoclaude.tui.block_keys import block_keys
         from pseudoclaude.agent import load_custom_commands
 
         self.banner()
@@ -119,6 +124,7 @@ class Repl:
             arguments={**ARGUMENT_CHOICES, "/model": lambda: model_ids(self.settings, wait=False)},
             status=self.status_fragments,
             on_cycle_mode=self.cycle_mode,
+            blocks=block_keys(self.console, self.blocks, lambda: self.agent.transcript()[1] if self.agent is not None else []),
         )
         armed = False
         try:
@@ -344,10 +350,14 @@ class Repl:
 
         from pseudoclaude.tui.clipboard import ImagePaste
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
+        from pseudoclaude.tui.blocks import explore_kinds
         from pseudoclaude.tui.render import TurnView
 
         agent = self.agent
-        view = TurnView(self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0)
+        view = TurnView(
+            self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0,
+            blocks=self.blocks, explore_kinds=explore_kinds(agent.tool_traits()) if agent is not None else None,
+        )
         live = LiveArea(view, self.console)
         keys = TurnKeys(
             queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
@@ -404,6 +414,9 @@ class Repl:
             agent.queue_message(text)
 
     def _toggle_thinking(self, view: TurnView) -> None:
+        """Ctrl-O in a turn: unfold (or fold) the thought that streams; with none, print the last tool block in full."""
+        if not view.thinking.active and view.expand_last():
+            return
         view.thinking.toggle()
         self.show_thinking = view.thinking.expanded
 

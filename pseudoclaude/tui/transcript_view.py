@@ -7,6 +7,9 @@ fences rendered, never the raw source), and each tool call is the
 Only the end of a long conversation is drawn: whole messages (never half an
 answer, never a cut inside a code block) that fit in ``rows`` terminal rows,
 with the number of earlier ones above. A compaction boundary is one line.
+A run of explore calls is folded into one line, as it was live.
+``expanded_messages`` draws all of it with every call's whole result under
+its block (the transcript pager, ``transcript_pager``).
 
 Everything shown is untrusted (the model's text, tools' results): the
 renderers used here pass it through ``textsafe.for_terminal``.
@@ -23,6 +26,9 @@ from rich.text import Text
 
 from pseudoclaude.llm import Message, ToolResult
 from pseudoclaude.textsafe import for_terminal
+from pseudoclaude.agent import ToolCallFinished
+from pseudoclaude.tui.blocks import ExploreRun, FinishedCall, builtin_explore_kinds, fold_view
+from pseudoclaude.tui.fit import Indented
 from pseudoclaude.tui.markdown import MarkdownStream
 from pseudoclaude.tui.toolview import tool_block
 
@@ -72,6 +78,13 @@ def render_transcript(
     console.rule(style="dim")
 
 
+def expanded_messages(conversation: Sequence[Message], *, width: int = 80) -> list[RenderableType]:
+    """Every message as ``message_view`` draws it, each tool call followed by the whole result the model read."""
+    results = {m.tool_result.call_id: m.tool_result for m in conversation if m.role == "tool" and m.tool_result is not None}
+    messages = [m for m in conversation if shown_in_transcript(m)]
+    return [message_view(m, results, width=width, first=index == 0, expanded=True) for index, m in enumerate(messages)]
+
+
 def shown_in_transcript(message: Message) -> bool:
     """A user's message, or an answer with text or tool calls (tool results are drawn inside their call's block)."""
     if message.role == "user":
@@ -79,8 +92,13 @@ def shown_in_transcript(message: Message) -> bool:
     return message.role == "assistant" and (bool(message.text.strip()) or bool(message.tool_calls))
 
 
-def message_view(message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False) -> RenderableType:
-    """One message as the live REPL drew it: the user's echoed with ``❯`` (a blank line above), an answer with its calls' blocks."""
+def message_view(
+    message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False, expanded: bool = False
+) -> RenderableType:
+    """One message as the live REPL drew it: the user's echoed with ``❯`` (a blank line above), an answer with its calls' blocks.
+
+    ``expanded``: each block is followed by its call's whole result, under the block's indent.
+    """
     if message.role == "user":
         marker = _INTERRUPT.match(message.text.strip())
         if marker is not None:  # the runner's note of an interrupt, not something the user typed: drawn as the live view drew it
@@ -91,8 +109,37 @@ def message_view(message: Message, results: Mapping[str, ToolResult], *, width: 
     if any(part.text.strip() for part in message.thinking):
         parts.append(Text("✻ Thought", style="dim italic"))  # folded, as the live view left it (its duration was not kept)
     parts += answer(message.text, width) if message.text.strip() else []
-    parts += [call_view(call.name, _arguments(call), results.get(call.id)) for call in message.tool_calls]
+    if not expanded:
+        return Group(*parts, *folded_calls(message, results))
+    for call in message.tool_calls:
+        result = results.get(call.id)
+        parts.append(call_view(call.name, _arguments(call), result))
+        if result is not None:
+            parts += [Indented("    ", Text(row, style="dim")) for row in for_terminal(result.content).rstrip("\n").splitlines()]
     return Group(*parts)
+
+
+def folded_calls(message: Message, results: Mapping[str, ToolResult]) -> list[RenderableType]:
+    """The answer's calls as the live view printed them: a run of two or more explore calls folded into one line."""
+    run = ExploreRun(builtin_explore_kinds())
+    parts: list[RenderableType] = []
+
+    def close() -> None:
+        block = run.close()
+        if block is not None and block.folded:
+            parts.append(fold_view(block.calls, block.kinds))
+        elif block is not None:
+            only = block.calls[0]
+            parts.append(call_view(only.name, only.arguments, results.get(only.finished.call_id)))
+
+    for call in message.tool_calls:
+        arguments, result = _arguments(call), results.get(call.id)
+        finished = ToolCallFinished(call.id, call.name, result is None or result.is_error, "", {}, result.content if result else "")
+        if not run.take(FinishedCall(call.name, arguments, finished)):
+            close()
+            parts.append(call_view(call.name, arguments, result))
+    close()
+    return parts
 
 
 def answer(text: str, width: int) -> list[RenderableType]:
