@@ -91,6 +91,7 @@ class TurnView:
         label: str = "Working",
         show_thinking: bool = False,
         request_tokens: Callable[[], int] = lambda: 0,
+        elapsed: Callable[[str], list[Text]] = lambda call_id: [],
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
@@ -105,6 +106,8 @@ class TurnView:
         self.request_tokens = request_tokens
         """The estimated input of the request in flight (0 between requests): ↑ before the reply's usage arrives."""
         self.output_tokens = 0
+        self.elapsed = elapsed
+        """The lines under a running call's spinner (a command's own clock: ``running_view.CommandClock``)."""
         self.stop: Stop | None = None
         self.errors: list[str] = []
         self._spinner = Spinner("dots", speed=0.5)
@@ -199,6 +202,7 @@ class TurnView:
             parts.append(tail)
         for started in self.running.values():
             parts.append(Group(Spinner("dots", text=tool_title(started.name, started.arguments, bullet="", style="yellow"), style="yellow")))
+            parts.extend(self.elapsed(started.call_id))
         self._spinner.update(text=self.working_line())
         parts.append(self._spinner)
         parts.extend(self.footer())

@@ -345,9 +345,14 @@ class Repl:
         from pseudoclaude.tui.clipboard import ImagePaste
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.render import TurnView
+        from pseudoclaude.tui.running_view import CommandClock
 
         agent = self.agent
-        view = TurnView(self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0)
+        clock = CommandClock(agent.running_commands if agent is not None else tuple)
+        view = TurnView(
+            self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0,
+            elapsed=clock.lines,
+        )
         live = LiveArea(view, self.console)
         keys = TurnKeys(
             queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
@@ -357,6 +362,7 @@ class Repl:
             on_change=lambda: _refresh(live),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
             paste=(paste := ImagePaste(self.settings.home)),
+            on_background=agent.send_to_background if agent is not None else lambda: None,
         )
         view.footer = keys.footer
         task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))
