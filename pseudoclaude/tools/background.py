@@ -173,30 +173,49 @@ class BackgroundJobs:
         except BaseException:
             await confinement.aclose()
             raise
-        return self._add(_Job(self._next_id(), command, proc, redacting=env.redactor.stream(), confinement=confinement))
+        job = _Job(self._next_id(), command, proc, redacting=env.redactor.stream(), confinement=confinement)
+        self._open_log(job)
+        return self._add(job)
 
     def adopt(
         self, command: str, proc: asyncio.subprocess.Process, confinement: AsyncExitStack, env: ChildEnvironment, *,
-        printed: bytes = b"", dropped: int = 0, running_for: float = 0.0,
+        printed: bytes = b"", dropped: int = 0, log: Path | None = None, running_for: float = 0.0,
     ) -> JobView:
-        """A foreground command's process (and its sandbox context) goes on as a job; ``printed``: its output so far
-        (already redacted), the first thing ``read`` returns; ``dropped``: bytes before it that were not kept."""
+        """A foreground command's process (and its sandbox context) goes on as a job.
+
+        ``printed``: its output so far as kept (redacted), the first thing
+        ``read`` returns; ``dropped``: bytes printed before those that were
+        not kept; ``log``: the file that already holds all of it (the
+        command's spill file), which the job's log goes on.
+        """
         job = _Job(self._next_id(), command, proc, started=time.time() - running_for, redacting=env.redactor.stream(), confinement=confinement)
-        return self._add(job, printed, dropped)
+        if log is not None:
+            try:
+                job.log_path, job.log = log, open(log, "ab")
+            except OSError:
+                log = None
+        job.total_bytes = dropped
+        if log is None:
+            self._open_log(job)
+            job.keep(printed)
+        else:
+            job.total_bytes += len(printed)
+            job.unread += printed
+        job.dropped = dropped
+        return self._add(job)
 
     def _next_id(self) -> str:
         self._count += 1
         return f"bg{self._count}"
 
-    def _add(self, job: _Job, printed: bytes = b"", dropped: int = 0) -> JobView:
+    def _open_log(self, job: _Job) -> None:
         if self.spill_dir is not None:
             try:
                 job.log_path, job.log = open_spill_file(self.spill_dir, f"background-{job.id}")
             except OSError:
                 pass
-        job.keep(printed)
-        job.total_bytes += dropped
-        job.dropped = dropped
+
+    def _add(self, job: _Job) -> JobView:
         self._jobs[job.id] = job
         job.reader = asyncio.ensure_future(self._pump(job))
         self._save()

@@ -119,12 +119,15 @@ def _moved_to_background(command: str, ctx: ToolContext, result: CommandResult, 
     """The result of a command the user sent to the background: it runs on as a job, its output so far kept for ``command_output``."""
     assert ctx.background is not None
     capture = result.capture
-    kept = bytes(capture.head) + bytes(capture.tail) if not capture.truncated else bytes(capture.tail)
+    whole = not capture.truncated
+    kept = bytes(capture.head) + bytes(capture.tail) if whole else bytes(capture.tail)
+    log = capture.spill_path if capture.spill_complete else None
     job = ctx.background.adopt(
-        command, detached.proc, detached.confinement, ctx.child_env, printed=kept, dropped=capture.total_bytes - len(kept), running_for=result.duration_s
+        command, detached.proc, detached.confinement, ctx.child_env,
+        printed=kept, dropped=capture.total_bytes - len(kept), log=log, running_for=result.duration_s,
     )
     first = command.strip().splitlines()[0] if command.strip() else command
-    earlier = f" (the first part is in {capture.spill_path})" if capture.truncated and capture.spill_path is not None else ""
+    earlier = "" if whole else f"; the first {capture.total_bytes - len(kept):,} are only in {log}" if log else "; only the last part was kept"
     return ToolOutput(
         f"The user sent this command to the background after {result.duration_s:.1f} s; it goes on running as {job.id} "
         f"(process group {job.pid}). Read what it printed so far ({capture.total_bytes:,} bytes{earlier}) and what it prints next with "
