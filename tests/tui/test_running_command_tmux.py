@@ -31,11 +31,27 @@ def _run(command: str) -> Call:
 
 
 def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    """True while a process that is not a zombie is in group ``pgid``."""
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text() if entry.isdigit() else ""
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
+            return True
+    return False
+
+
+def _wait_for_prompt(tmux: Tmux) -> None:
+    """The turn is over: the status line is back and nothing says the agent works."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        screen = tmux.screen()
+        if "ctx " in screen and "esc to interrupt" not in screen:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"the prompt never came back:\n{tmux.screen()}")
 
 
 def _clock_readings(tmux: Tmux, until: str) -> list[int]:
@@ -66,6 +82,7 @@ def test_a_command_counts_its_seconds_and_ctrl_b_sends_one_to_the_background_whe
         launch_repl(tmux, tmp_path, workspace, env_for(server.url, tmp_path / "home"), "--permission-mode", "bypass", "--sandbox", "off")
         tmux.keys("Wait a little", "Enter")
         seen = _clock_readings(tmux, "Slept.")
+        _wait_for_prompt(tmux)
         assert seen == sorted(seen) and {1, 2} <= set(seen) and max(seen) <= 3, seen  # the command's own seconds, growing
 
         tmux.keys("Start the long one", "Enter")
@@ -74,7 +91,7 @@ def test_a_command_counts_its_seconds_and_ctrl_b_sends_one_to_the_background_whe
         pressed = time.monotonic()
         tmux.keys("C-b")
         tmux.wait_for("It goes on in the background.")
-        tmux.wait_for("ctx ")
+        _wait_for_prompt(tmux)
         assert time.monotonic() - pressed < 5  # the turn ended long before the command's 30 s
         told = request_text(server.requests[3])
         assert "sent this command to the background" in told and 'command_output(id=\\"bg1\\")' in told
@@ -85,6 +102,7 @@ def test_a_command_counts_its_seconds_and_ctrl_b_sends_one_to_the_background_whe
         time.sleep(1.6)  # the command prints its second line, in the background now
         tmux.keys("What did it print?", "Enter")
         tmux.wait_for("Read it.")
+        _wait_for_prompt(tmux)
         read = request_text(server.requests[5])
         assert "bg1 is running" in read and "before-the-key" in read and "after-the-key" in read
         tmux.keys("C-d")
