@@ -34,7 +34,7 @@ PUBLIC = {
     "pseudoclaude.tools": {
         "FileStamp", "SchemaProblem", "StructuredOutputTool", "checked_schema", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
         "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
-        "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
+        "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "RunningCommand", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },
     "pseudoclaude.acp": {"AcpOptions", "serve_acp"},
     "pseudoclaude.mcp_client": {"install_sdk_bridge", 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.hooks import HookCallback, SessionHooks
     from pseudoclaude.agent.subagents import AgentDefinition
     from pseudoclaude.tools import SubagentType
-    from pseudoclaude.tools import BackgroundJobs, JobView
+    from pseudoclaude.tools import BackgroundJobs, JobView, RunningCommand
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.recording import AgentSession
@@ -331,8 +331,7 @@ class Agent:
 
     def background_jobs(self) -> tuple[JobView, ...]:
         """The session's background commands, running or ended (``/tasks``)."""
-        jobs = self._background()
-        return jobs.jobs() if jobs is not None else ()
+        return jobs.jobs() if (jobs := self._background()) is not None else ()
 
     async def kill_background(self, job_id: str) -> JobView:
         """Stop a background command and its process group; ``KeyError`` names the known ids."""
@@ -341,10 +340,17 @@ class Agent:
             raise KeyError("no background commands in this session")
         return await jobs.kill(job_id)
 
+    def running_commands(self) -> tuple[RunningCommand, ...]:
+        """The foreground commands running now, with their start (the REPL shows their elapsed time)."""
+        return jobs.running() if (jobs := self._background()) is not None else ()
+
+    def send_to_background(self) -> int:
+        """Ctrl-B: the running foreground commands go on in the background (their calls return); how many."""
+        return jobs.detach_foreground() if (jobs := self._background()) is not None else 0
+
     def take_background_notices(self) -> tuple[str, ...]:
         """Background commands that exited on their own since the last call, one line each."""
-        jobs = self._background()
-        return jobs.take_notices() if jobs is not None else ()
+        return jobs.take_notices() if (jobs := self._background()) is not None else ()
 
     async def aclose(self, end_reason: str = "other") -> None:
         """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session.

@@ -34,7 +34,7 @@ from pseudoclaude.tools.registry import ToolRegistry, builtin_registry, default_
 if TYPE_CHECKING:
     from pseudoclaude.tools.structured_output import SchemaProblem, StructuredOutputTool, checked_schema
     from pseudoclaude.tools.budgeted import budgeted_output
-    from pseudoclaude.tools.background import BackgroundJobs, JobView, background_recap
+    from pseudoclaude.tools.background import BackgroundJobs, JobView, RunningCommand, background_recap
     from pseudoclaude.tools.command_output import CommandOutputTool
     from pseudoclaude.tools.files import open_if_regular
     from pseudoclaude.tools.kill_command import KillCommandTool
@@ -51,6 +51,7 @@ _LAZY = {
     "KillCommandTool": "kill_command",
     "open_if_regular": "files",
     "JobView": "background",
+    "RunningCommand": "background",
     "background_recap": "background",
     "RunCommandTool": "run_command",
     "start_group": "shell",
@@ -76,6 +77,7 @@ __all__ = [
     "KillCommandTool",
     "open_if_regular",
     "JobView",
+    "RunningCommand",
     "background_recap",
     "FactStore",
     "FileStamp",

@@ -17,6 +17,11 @@ printed since the last read, ``kill_command`` stops it. Invariants:
   process ends without it.
 - The jobs are written to ``background.json`` in the session folder at every
   change, so a resumed session can say which were running when it ended.
+- A foreground ``run_command`` registers here while it runs (``foreground``),
+  so the terminal can show its elapsed time (``running``) and send it to the
+  background (``detach_foreground``, Ctrl-B): the command then stops waiting
+  and hands its process, sandbox context and output so far to ``adopt``,
+  which makes it a job like one started in the background.
 """
 
 from __future__ import annotations
@@ -27,10 +32,10 @@ import json
 import os
 import signal
 import time
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterator
 
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.shell import READ_CHUNK, group_alive, open_spill_file, prepared, start_group, stop_group
@@ -58,6 +63,15 @@ class JobView:
     total_bytes: int
     log: str | None
     killed: bool
+
+
+@dataclass(frozen=True)
+class RunningCommand:
+    """A foreground command running now (``call_id``: its tool call); ``started`` is ``time.monotonic()`` at its start."""
+
+    call_id: str
+    command: str
+    started: float
 
 
 @dataclass(frozen=True)
@@ -93,12 +107,12 @@ class _Job:
         return JobView(self.id, self.command, self.proc.pid, running, self.proc.returncode, self.started, self.ended, self.total_bytes, log, self.killed)
 
     def feed(self, chunk: bytes) -> None:
-        self._keep(self.redacting.feed(chunk))
+        self.keep(self.redacting.feed(chunk))
 
     def finish(self) -> None:
-        self._keep(self.redacting.flush())
+        self.keep(self.redacting.flush())
 
-    def _keep(self, chunk: bytes) -> None:
+    def keep(self, chunk: bytes) -> None:
         self.total_bytes += len(chunk)
         self.unread += chunk
         if len(self.unread) > UNREAD_LIMIT:
@@ -122,7 +136,30 @@ class BackgroundJobs:
         self._jobs: dict[str, _Job] = {}
         self._notices: list[str] = []
         self._count = 0
+        self._foreground: dict[str, tuple[RunningCommand, asyncio.Event]] = {}
         atexit.register(self._kill_now)
+
+    @contextmanager
+    def foreground(self, call_id: str, command: str) -> Iterator[asyncio.Event]:
+        """While the block runs, ``command`` is listed by ``running``; the event is set when it is to go to the background."""
+        detach = asyncio.Event()
+        key = call_id or f"call-{id(detach)}"
+        self._foreground[key] = (RunningCommand(call_id, command, time.monotonic()), detach)
+        try:
+            yield detach
+        finally:
+            del self._foreground[key]
+
+    def running(self) -> tuple[RunningCommand, ...]:
+        """The foreground commands running now, oldest first."""
+        return tuple(command for command, _ in self._foreground.values())
+
+    def detach_foreground(self) -> int:
+        """Ask every foreground command to go on in the background (the user's Ctrl-B); how many were asked."""
+        waiting = [detach for _, detach in self._foreground.values() if not detach.is_set()]
+        for detach in waiting:
+            detach.set()
+        return len(waiting)
 
     async def start(self, command: str, cwd: Path, env: ChildEnvironment | None = None, *, sandbox: CommandSandbox | None = None) -> JobView:
         env = env if env is not None else ChildEnvironment.from_process()
@@ -136,13 +173,49 @@ class BackgroundJobs:
         except BaseException:
             await confinement.aclose()
             raise
+        job = _Job(self._next_id(), command, proc, redacting=env.redactor.stream(), confinement=confinement)
+        self._open_log(job)
+        return self._add(job)
+
+    def adopt(
+        self, command: str, proc: asyncio.subprocess.Process, confinement: AsyncExitStack, env: ChildEnvironment, *,
+        printed: bytes = b"", dropped: int = 0, log: Path | None = None, running_for: float = 0.0,
+    ) -> JobView:
+        """A foreground command's process (and its sandbox context) goes on as a job.
+
+        ``printed``: its output so far as kept (redacted), the first thing
+        ``read`` returns; ``dropped``: bytes printed before those that were
+        not kept; ``log``: the file that already holds all of it (the
+        command's spill file), which the job's log goes on.
+        """
+        job = _Job(self._next_id(), command, proc, started=time.time() - running_for, redacting=env.redactor.stream(), confinement=confinement)
+        if log is not None:
+            try:
+                job.log_path, job.log = log, open(log, "ab")
+            except OSError:
+                log = None
+        job.total_bytes = dropped
+        if log is None:
+            self._open_log(job)
+            job.keep(printed)
+        else:
+            job.total_bytes += len(printed)
+            job.unread += printed
+        job.dropped = dropped
+        return self._add(job)
+
+    def _next_id(self) -> str:
         self._count += 1
-        job = _Job(f"bg{self._count}", command, proc, redacting=env.redactor.stream(), confinement=confinement)
+        return f"bg{self._count}"
+
+    def _open_log(self, job: _Job) -> None:
         if self.spill_dir is not None:
             try:
                 job.log_path, job.log = open_spill_file(self.spill_dir, f"background-{job.id}")
             except OSError:
                 pass
+
+    def _add(self, job: _Job) -> JobView:
         self._jobs[job.id] = job
         job.reader = asyncio.ensure_future(self._pump(job))
         self._save()

@@ -10,10 +10,15 @@ complete output is saved, or why it is not), a short head, the error-like lines
 of the omitted middle with their line numbers, and a longer tail. Such a
 result is marked ``shaped`` and names the spill file as ``full_output``, so
 context governance does not cut it again and points at the complete output.
+
+While it runs, a command is listed among the session's foreground commands
+(``BackgroundJobs.foreground``); one the user sends to the background
+(Ctrl-B) returns at once saying so, with the job id the model reads it by.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import replace
 from functools import partial
 from typing import Any, Mapping
@@ -27,7 +32,7 @@ from pseudoclaude.tools.output import (
     looks_binary_stream,
 )
 from pseudoclaude.tools.preview import shape
-from pseudoclaude.tools.shell import CommandResult, open_spill_file, run_shell
+from pseudoclaude.tools.shell import CommandResult, Detached, open_spill_file, run_shell
 
 DEFAULT_TIMEOUT_S = 120
 MAX_TIMEOUT_S = 600
@@ -77,11 +82,16 @@ class RunCommandTool:
         opener = partial(open_spill_file, ctx.spill_dir, "run_command") if ctx.spill_dir is not None else None
         capture = StreamCapture(inline_bytes=ctx.budget.inline_bytes, open_spill=opener, redactor=ctx.child_env.redactor)
         try:
-            result = await run_shell(command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture, env=ctx.child_env.environ(), sandbox=ctx.sandbox)
+            with ctx.background.foreground(ctx.call_id, command) if ctx.background is not None else nullcontext(None) as detach:
+                result = await run_shell(
+                    command, cwd=ctx.workspace, timeout_s=timeout_s, capture=capture, env=ctx.child_env.environ(), sandbox=ctx.sandbox, detach=detach
+                )
         except FileNotFoundError:
             raise ToolError(f"the workspace folder {ctx.workspace} no longer exists; cannot run commands in it") from None
         except PermissionError as error:
             raise ToolError(f"cannot start bash in {ctx.workspace}: {error.strerror}") from None
+        if result.detached is not None:
+            return _moved_to_background(command, ctx, result, result.detached)
         if looks_binary_stream(capture.sample()):
             capture.save_now()
             capture.close()
@@ -102,6 +112,28 @@ async def _start_background(command: str, ctx: ToolContext) -> ToolOutput:
         f'command_output(id="{job.id}"); stop it with kill_command(id="{job.id}"). It is stopped when the session ends.',
         summary=f"$ {first[:80]} (background {job.id})",
         display={"command": command, "background_id": job.id, "pid": job.pid},
+    )
+
+
+def _moved_to_background(command: str, ctx: ToolContext, result: CommandResult, detached: Detached) -> ToolOutput:
+    """The result of a command the user sent to the background: it runs on as a job, its output so far kept for ``command_output``."""
+    assert ctx.background is not None
+    capture = result.capture
+    whole = not capture.truncated
+    kept = bytes(capture.head) + bytes(capture.tail) if whole else bytes(capture.tail)
+    log = capture.spill_path if capture.spill_complete else None
+    job = ctx.background.adopt(
+        command, detached.proc, detached.confinement, ctx.child_env,
+        printed=kept, dropped=capture.total_bytes - len(kept), log=log, running_for=result.duration_s,
+    )
+    first = command.strip().splitlines()[0] if command.strip() else command
+    earlier = "" if whole else f"; the first {capture.total_bytes - len(kept):,} are only in {log}" if log else "; only the last part was kept"
+    return ToolOutput(
+        f"The user sent this command to the background after {result.duration_s:.1f} s; it goes on running as {job.id} "
+        f"(process group {job.pid}). Read what it printed so far ({capture.total_bytes:,} bytes{earlier}) and what it prints next with "
+        f'command_output(id="{job.id}"); stop it with kill_command(id="{job.id}"). It is stopped when the session ends.',
+        summary=f"$ {first[:80]} (sent to the background as {job.id})",
+        display={"command": command, "background_id": job.id, "pid": job.pid, "running": True},
     )
 
 

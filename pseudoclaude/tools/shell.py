@@ -17,6 +17,11 @@ Invariants:
   waits for the start to end and stops the group too: asyncio's own cancel
   path kills only bash and then waits until whatever bash had already started
   closes the pipes (``sleep 30``: 30 s, the CLI deaf to Ctrl-C all along).
+- A ``detach`` event set while the command runs (the user's Ctrl-B) ends the
+  wait without stopping anything: the result's ``detached`` carries the
+  running process and the sandbox context, for ``BackgroundJobs.adopt``; what
+  was printed until then is in the capture, closed. Whoever gets a detached
+  result owns the process.
 - With a ``sandbox`` the argv is the sandbox's (``CommandSandbox.prepare``), and
   its context stays open until the command and everything it started are gone.
   Stopping the group still stops everything: the group's leader is the sandbox,
@@ -30,7 +35,7 @@ import os
 import secrets
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, BinaryIO, Mapping
@@ -48,8 +53,19 @@ READ_CHUNK = 256 * 1024
 
 
 @dataclass(frozen=True)
+class Detached:
+    """A command that goes on running after ``run_shell`` returned: its process and what keeps its sandbox open."""
+
+    proc: asyncio.subprocess.Process
+    confinement: AsyncExitStack
+
+
+@dataclass(frozen=True)
 class CommandResult:
-    """What a finished (or stopped) command left: exit status, captured output and where the rest went."""
+    """What a finished (or stopped) command left: exit status, captured output and where the rest went.
+
+    ``detached``: the command did not finish but was sent to the background (``exit_code`` is None).
+    """
 
     exit_code: int | None
     timed_out: bool
@@ -57,6 +73,7 @@ class CommandResult:
     duration_s: float
     pgid: int
     stopped_background: bool = False
+    detached: Detached | None = None
 
 
 async def run_shell(
@@ -67,12 +84,16 @@ async def run_shell(
     capture: StreamCapture,
     env: dict[str, str] | None = None,
     sandbox: CommandSandbox | None = None,
+    detach: asyncio.Event | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``bash -c`` in ``cwd`` (inside ``sandbox`` when given), feeding its output to ``capture``;
-    never leaves its group behind."""
+    never leaves its group behind, unless ``detach`` is set first (then the result's ``detached`` owns it)."""
     async with AsyncExitStack() as stack:
         argv, environment = await prepared(stack, command, cwd, env if env is not None else command_environment(), sandbox)
-        return await _run(argv, cwd, environment, timeout_s, capture)
+        result = await _run(argv, cwd, environment, timeout_s, capture, detach)
+        if result.detached is not None:
+            result = replace(result, detached=Detached(result.detached.proc, stack.pop_all()))
+        return result
 
 
 async def prepared(
@@ -86,7 +107,9 @@ async def prepared(
     return ready.argv, dict(ready.env)
 
 
-async def _run(argv: tuple[str, ...], cwd: Path, env: dict[str, str] | None, timeout_s: float, capture: StreamCapture) -> CommandResult:
+async def _run(
+    argv: tuple[str, ...], cwd: Path, env: dict[str, str] | None, timeout_s: float, capture: StreamCapture, detach: asyncio.Event | None
+) -> CommandResult:
     started = time.monotonic()
     proc = await start_group(
         *argv,
@@ -99,11 +122,11 @@ async def _run(argv: tuple[str, ...], cwd: Path, env: dict[str, str] | None, tim
     )
     pgid = proc.pid
     timed_out = False
-    stopped_background = False
+    stopped_background: bool | None = False
     try:
         try:
             async with asyncio.timeout(timeout_s):
-                stopped_background = await _pump(proc, capture)
+                stopped_background = await _pump(proc, capture, detach)
         except TimeoutError:
             timed_out = True
             await stop_group(proc)
@@ -113,9 +136,10 @@ async def _run(argv: tuple[str, ...], cwd: Path, env: dict[str, str] | None, tim
         capture.close()
         raise
     capture.close()
-    exit_code = proc.returncode
+    if stopped_background is None:
+        return CommandResult(None, False, capture, time.monotonic() - started, pgid, detached=Detached(proc, AsyncExitStack()))
     return CommandResult(
-        exit_code=None if timed_out else exit_code,
+        exit_code=None if timed_out else proc.returncode,
         timed_out=timed_out,
         capture=capture,
         duration_s=time.monotonic() - started,
@@ -213,16 +237,20 @@ def open_spill_file(spill_dir: Path, prefix: str) -> tuple[Path, BinaryIO]:
         return path, os.fdopen(fd, "wb")
 
 
-async def _pump(proc: asyncio.subprocess.Process, capture: StreamCapture) -> bool:
-    """Read until end-of-output; returns True when background processes holding the pipe had to be stopped."""
+async def _pump(proc: asyncio.subprocess.Process, capture: StreamCapture, detach: asyncio.Event | None = None) -> bool | None:
+    """Read until end-of-output; returns True when background processes holding the pipe had to be stopped, None when
+    ``detach`` was set first (the process runs on; what it prints next stays in the pipe for the next reader)."""
     assert proc.stdout is not None
     reader = proc.stdout
     exited = asyncio.ensure_future(_exit_status(proc))
+    detached = asyncio.ensure_future(detach.wait()) if detach is not None else None
     read: asyncio.Future[bytes] | None = None
     try:
         while not exited.done():
             read = asyncio.ensure_future(reader.read(READ_CHUNK))
-            await asyncio.wait({read, exited}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({read, exited} | ({detached} if detached is not None else set()), return_when=asyncio.FIRST_COMPLETED)
+            if detached is not None and detached.done() and not read.done() and not exited.done():
+                return None
             if read.done():
                 chunk, read = read.result(), None
                 if not chunk:
@@ -243,7 +271,7 @@ async def _pump(proc: asyncio.subprocess.Process, capture: StreamCapture) -> boo
             await _drain(proc, capture)
             return True
     finally:
-        pending = [t for t in (read, exited) if t is not None and not t.done()]
+        pending = [t for t in (read, exited, detached) if t is not None and not t.done()]
         for task in pending:
             task.cancel()
         if pending:

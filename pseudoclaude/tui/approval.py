@@ -9,9 +9,11 @@ is denied with a reason the model can read.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
 from pseudoclaude.textsafe import for_terminal
@@ -93,19 +95,73 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
     if editing_rule:
         lines.append(Text(f"  Don't ask again for {request.tool}(…) (Enter saves the rule) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
-    lines.append(Text(f"  [y] yes, once   {_always(request)}   [n] no, and say why   [esc] stop", style="yellow"))
+    lines.append(Choices((ONCE, _always(request), *_edit(request), DENY, STOP)))
     return lines
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One answer of a question: ``text`` in full, ``short`` when the full one cannot fit a row (``note`` then says the rest)."""
 
-def _always(request: ApprovalRequest) -> str:
+    text: str
+    short: str = ""
+    note: str = ""
+
+
+ONCE = Choice("[y] yes, once")
+DENY = Choice("[n] no, and say why")
+STOP = Choice("[esc] stop")
+
+
+class Choices:
+    """The answers on one line, or when that is too wide, packed into rows without ever splitting one.
+
+    A choice too wide for a row alone (an "always" naming its rule) shows
+    its short form in the rows, and what it would save is said first, on
+    lines of its own, so a narrow terminal still reads it.
+    """
+
+    def __init__(self, choices: tuple[Choice, ...], style: str = "yellow") -> None:
+        self.choices = choices
+        self.style = style
+        self.plain = "  " + "   ".join(choice.text for choice in choices)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        if cell_len(self.plain) <= width:
+            yield Text(self.plain, style=self.style)
+            return
+        shown = [choice.text if cell_len(choice.text) + 2 <= width or not choice.short else choice.short for choice in self.choices]
+        for choice, text in zip(self.choices, shown):
+            if text == choice.short and choice.note:
+                note = Text(f"{choice.short}: {choice.note}", style=self.style)
+                for number, line in enumerate(note.wrap(console, max(20, width - 4))):
+                    line.rstrip()
+                    yield Text("  " if number == 0 else "    ") + line
+        row = ""
+        for text in shown:
+            if row and cell_len(row) + 3 + cell_len(text) > width:
+                yield Text(row, style=self.style)
+                row = ""
+            row = f"{row}   {text}" if row else f"  {text}"
+        if row:
+            yield Text(row, style=self.style)
+
+
+def _always(request: ApprovalRequest) -> Choice:
     """The "always" choice in words ("don't ask again for `npm test` commands in this folder"), then the rule it saves."""
     rule = request.suggested_rule
     if rule is None:
-        return "[a] always (this call only: no rule is saved)"
-    words = f"yes, and don't ask again for {for_terminal(request.rule_words)}" if request.rule_words else "always"
-    edit = "   [e] edit the rule" if editable_rule(request) is not None else ""
-    return f"[a] {words} (saving the rule {for_terminal(str(rule))}){edit}"
+        return Choice("[a] always (this call only: no rule is saved)", "[a] always", "this call only: no rule is saved")
+    words = f"don't ask again for {for_terminal(request.rule_words)}" if request.rule_words else ""
+    saving = f"saving the rule {for_terminal(str(rule))}"
+    if words:
+        return Choice(f"[a] yes, and {words} ({saving})", "[a] always", f"{words} ({saving})")
+    return Choice(f"[a] always ({saving})", "[a] always", saving)
+
+
+def _edit(request: ApprovalRequest) -> tuple[Choice, ...]:
+    return (Choice("[e] edit the rule"),) if editable_rule(request) is not None else ()
 
 
 def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str) -> list[RenderableType]:
@@ -118,6 +174,6 @@ def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
     pattern = request.suggested_rule.pattern if request.suggested_rule is not None else None
-    always = f"[a] always for {for_terminal(pattern)} (this session)" if pattern else "[a] always (this session)"
-    lines.append(Text(f"  [y] yes, once   {always}   [n] no, and say why   [esc] stop", style="yellow"))
+    always = Choice(f"[a] always for {for_terminal(pattern)} (this session)", "[a] always", f"for {for_terminal(pattern)} (this session)") if pattern else Choice("[a] always (this session)")
+    lines.append(Choices((ONCE, always, DENY, STOP)))
     return lines

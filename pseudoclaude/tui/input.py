@@ -97,7 +97,15 @@ class ReplCompleter(Completer):
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
             inner = Document(word[1:], len(word) - 1)
-            yield from itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS)
+            for completion in itertools.islice(self.paths.get_completions(inner, complete_event), MAX_PATH_COMPLETIONS):
+                yield _with_slash(completion)
+
+
+def _with_slash(completion: Completion) -> Completion:
+    """A folder's completion ends with its slash (prompt-toolkit shows it but does not insert it): ``@src`` Tab gives ``@src/``."""
+    if not completion.display_text.endswith("/") or completion.text.endswith("/"):
+        return completion
+    return Completion(completion.text + "/", start_position=completion.start_position, display=completion.display, display_meta=completion.display_meta)
 
 
 class BufferTarget:

@@ -13,6 +13,7 @@ terminal and is tested directly:
   queued unfolded; Backspace after the placeholder deletes it whole);
 * while an approval is pending, ``y`` allows once, ``a`` always, ``n`` starts a
   reason (Enter sends the denial with it);
+* Ctrl+B sends the running commands to the background (``on_background``);
 * Shift+Tab cycles the permission mode;
 * Ctrl+O folds or unfolds the model's thinking while it streams, else prints the
   last tool block in full (``blocks.BlockLog``; at the prompt too, ``block_keys``);
@@ -66,6 +67,7 @@ class TurnKeys:
         on_toggle_thinking: Callable[[], None] = lambda: None,
         paste: ImagePaste | None = None,
         pastes: PasteStore | None = None,
+        on_background: Callable[[], object] = lambda: None,
     ) -> None:
         self.queue = queue
         self.queued = queued
@@ -73,6 +75,7 @@ class TurnKeys:
         self.on_cycle_mode = on_cycle_mode
         self.on_change = on_change
         self.on_toggle_thinking = on_toggle_thinking
+        self.on_background = on_background
         self.paste = paste
         self.pastes = pastes if pastes is not None else shared_pastes()
         self.buffer = ""
@@ -105,6 +108,8 @@ class TurnKeys:
             self.on_cycle_mode()
         elif key == "c-o":
             self.on_toggle_thinking()
+        elif key == "c-b":
+            self.on_background()
         elif self.approval is not None:
             self._approval_key(self.approval, key, data)
         else:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.markdown import Markdown
+from rich.markdown import Heading, ListElement, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -197,7 +197,47 @@ def code(text: str, lang: str) -> Syntax:
 
 def markdown(text: str) -> Markdown:
     """Rich's Markdown with link URLs shown after the link text (a terminal hyperlink hides where it goes)."""
-    return Markdown(for_terminal(text), code_theme=CODE_THEME, hyperlinks=False)
+    return _Markdown(for_terminal(text), code_theme=CODE_THEME, hyperlinks=False)
+
+
+NUMBER_DIGITS = 2
+"""Digits an ordered list's numbers are right-aligned in: items 1 to 99 start in one column."""
+
+
+class _LeftHeading(Heading):
+    """Every heading starts at the left edge, H1 too (Rich centres H1; a transcript reads down its left side)."""
+
+    LEVEL_ALIGN = {tag: "left" for tag in Heading.LEVEL_ALIGN}
+
+
+class _AlignedList(ListElement):
+    """An ordered list as ``1. item``, its numbers right-aligned in ``NUMBER_DIGITS`` digits.
+
+    A streamed list reaches the screen an item at a time (each its own
+    document), so a width taken from the list's own length would shift the
+    text at item 10; a fixed one keeps it in place.
+    """
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.list_type == "bullet_list_open":
+            yield from super().__rich_console__(console, options)
+            return
+        first = 1 if self.list_start is None else self.list_start
+        digits = max(NUMBER_DIGITS, len(str(first + len(self.items) - 1)))
+        width = digits + 2
+        number_style = console.get_style("markdown.item.number", default="none")
+        for index, item in enumerate(self.items):
+            lines = console.render_lines(item.elements, options.update(width=options.max_width - width), style=item.style)
+            numeral = Segment(f"{first + index}.".rjust(digits + 1) + " ", number_style)
+            padding = Segment(" " * width)
+            for row, line in enumerate(lines):
+                yield numeral if row == 0 else padding
+                yield from line
+                yield Segment.line()
+
+
+class _Markdown(Markdown):
+    elements = {**Markdown.elements, "heading_open": _LeftHeading, "ordered_list_open": _AlignedList, "bullet_list_open": _AlignedList}
 
 
 class MarkdownStream:

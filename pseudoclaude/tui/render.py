@@ -98,6 +98,7 @@ class TurnView:
         request_tokens: Callable[[], int] = lambda: 0,
         blocks: BlockLog | None = None,
         explore_kinds: Mapping[str, str] | None = None,
+        elapsed: Callable[[str], list[Text]] = lambda call_id: [],
     ) -> None:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
@@ -112,6 +113,8 @@ class TurnView:
         self.request_tokens = request_tokens
         """The estimated input of the request in flight (0 between requests): ↑ before the reply's usage arrives."""
         self.output_tokens = 0
+        self.elapsed = elapsed
+        """The lines under a running call's spinner (a command's own clock: ``running_view.CommandClock``)."""
         self.stop: Stop | None = None
         self.errors: list[str] = []
         self._spinner = Spinner("dots", speed=0.5)
@@ -244,6 +247,7 @@ class TurnView:
         for started in self.running.values():
             title = tool_title(started.name, started.arguments, bullet="", style="yellow", width=options.max_width - 2)
             parts.append(Group(Spinner("dots", text=title, style="yellow")))
+            parts.extend(self.elapsed(started.call_id))
         self._spinner.update(text=self.working_line())
         parts.append(self._spinner)
         parts.extend(self.footer())

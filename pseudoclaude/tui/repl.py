@@ -352,11 +352,14 @@ class Repl:
         from pseudoclaude.tui.keys import TurnKeys, raw_keys
         from pseudoclaude.tui.blocks import explore_kinds
         from pseudoclaude.tui.render import TurnView
+        from pseudoclaude.tui.running_view import CommandClock
 
         agent = self.agent
+        clock = CommandClock(agent.running_commands if agent is not None else tuple)
         view = TurnView(
             self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0,
             blocks=self.blocks, explore_kinds=explore_kinds(agent.tool_traits()) if agent is not None else None,
+            elapsed=clock.lines,
         )
         live = LiveArea(view, self.console)
         keys = TurnKeys(
@@ -367,6 +370,7 @@ class Repl:
             on_change=lambda: _refresh(live),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
             paste=(paste := ImagePaste(self.settings.home)),
+            on_background=agent.send_to_background if agent is not None else lambda: None,
         )
         view.footer = keys.footer
         task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))

@@ -124,3 +124,22 @@ def test_only_a_call_with_a_suggested_rule_offers_the_edit() -> None:
     assert "[e]" not in shown_wide(SANDBOX_REQUEST)[-1]
     assert press(nothing, "e", "y")[0] == ApprovalAnswer("once")
     assert press(SANDBOX_REQUEST, "e", "y")[0] == ApprovalAnswer("once")
+
+
+def shown_at(request: ApprovalRequest, width: int) -> list[str]:
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None)
+    for line in question_lines(request, typing_reason=False, reason=""):
+        console.print(line)
+    return [row.rstrip() for row in out.getvalue().splitlines()]
+
+
+def test_at_sixty_columns_no_choice_is_split_between_two_lines_and_always_still_says_its_rule() -> None:
+    for request in (PYTEST_REQUEST, SANDBOX_REQUEST, ApprovalRequest("write_file", {}, "write_file NOTES.md", Rule("write_file", "/NOTES.md"))):
+        rows = shown_at(request, 60)
+        for choice in ("[y] yes, once", "[a] always", "[n] no, and say why", "[esc] stop"):
+            assert any(choice in row for row in rows), rows
+        assert all(len(row) <= 60 for row in rows)
+        assert not any(row.rstrip().endswith(("[y]", "[a]", "[n]", "[esc]", "yes,", "no,")) for row in rows), rows
+    said = " ".join(" ".join(shown_at(PYTEST_REQUEST, 60)).split())
+    assert "don't ask again for `python3 -m pytest` commands in this folder (saving the rule run_command(python3 -m pytest:*))" in said

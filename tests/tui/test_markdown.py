@@ -135,3 +135,26 @@ def test_a_line_without_end_costs_linear_time_and_the_tail_shows_its_end() -> No
     shown = tail.split()
     assert 6 * 8 <= len(shown) and " ".join(shown[-8:]) in " ".join(printed.split())
     assert len(printed.split()) >= 7_000  # the finished paragraph is printed whole
+
+
+def streamed(text: str, width: int = 60) -> list[str]:
+    """What streaming ``text`` a line per tick prints at ``width`` (plain text, trailing blanks cut)."""
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    stream = MarkdownStream(console)
+    for line in text.splitlines(keepends=True):
+        stream.feed(line)
+        stream.flush()
+    stream.finish()
+    return [row.rstrip() for row in console.file.getvalue().splitlines()]  # type: ignore[attr-defined]
+
+
+def test_an_h1_starts_at_the_left_edge_like_every_other_heading() -> None:
+    rows = streamed("# Release notes\n\nText.\n\n## Details\n\nMore.\n")
+    assert rows[0] == "Release notes" and "Details" in rows
+
+
+def test_a_streamed_list_of_twelve_keeps_its_text_in_one_column_past_item_ten() -> None:
+    rows = [row for row in streamed("".join(f"{n}. item {n} says something long enough to wrap at forty columns\n" for n in range(1, 13)), width=40) if row]
+    starts = {row.index("item") if "item" in row else len(row) - len(row.lstrip()) for row in rows}
+    assert len(starts) == 1, rows  # numbers right-aligned; a wrapped line's continuation under its text
+    assert [row.split(".")[0].strip() for row in rows if "." in row.split()[0]] == [str(n) for n in range(1, 13)]

@@ -27,5 +27,5 @@ def test_completion_lists_one_folder_and_never_walks_below_it(tmp_path: Path) ->
     deep.mkdir(parents=True)
     (deep / "module.py").touch()
     (tmp_path / "src" / "main.py").touch()
-    assert complete(tmp_path, "open @src/") == ["main.py", "pkg"]
+    assert complete(tmp_path, "open @src/") == ["main.py", "pkg/"]
     assert complete(tmp_path, "open @src/pkg/sub/mo") == ["dule.py"]
