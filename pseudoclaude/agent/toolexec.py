@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import interrupted_result
-from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolCallStarted
+from pseudoclaude.agent.events import ImageShown, ToolCallFinished, ToolCallStarted
 from pseudoclaude.agent.redacting import redacted_output
+from pseudoclaude.agent.streaming import Emit as Emit
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, Decision, Preview
@@ -45,8 +46,6 @@ class Permissions(PermissionGate, Protocol):
 
     def mode_instructions(self) -> str: ...
 
-
-Emit = Callable[[Event], Awaitable[None]]
 
 
 def _parse_arguments(call: ToolCall) -> dict[str, Any]:
