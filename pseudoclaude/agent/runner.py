@@ -354,7 +354,7 @@ class Runner:
         """Manage context, then stream one model response and return it; recover once from an overflow."""
         while self._pending:
             self._append(Message.user(self._pending.pop(0)))
-        self._tool_context.turn += 1
+        self._tool_context = self._tool_context.at(turn=self._tool_context.turn + 1)
         await self._prepare(emit, forced=False)
         try:
             return await self._stream(emit)
@@ -396,7 +396,7 @@ class Runner:
             self._tool_context.read_log.clear()
         if outcome.budget is not None:
             budget = outcome.budget
-            self._tool_context.budget = OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes)
+            self._tool_context = self._tool_context.at(budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes))
         for event in outcome_events(outcome):
             await emit(event)
         if outcome.summarized:
@@ -445,7 +445,7 @@ class Runner:
     async def _tool_round(self, message: Message, emit: Emit) -> int:
         """Run the message's tool calls and return how many were malformed; every call's result is appended, also when cancelled."""
         tools, gate = wrap_tools(self._tools, self._hooks, emit), wrap_gate(self._permissions, self._hooks, emit)
-        self._tool_context.vision = supports_vision(self.config.model)
+        self._tool_context = self._tool_context.at(vision=supports_vision(self.config.model))
         tool_round = ToolRound(message.tool_calls, tools, self._tool_context, gate, emit)
         cause = "user"
         try:

@@ -42,7 +42,7 @@ from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
 from pseudoclaude.llm import Provider, Usage, provider_for_model
 from pseudoclaude.session import SubrunRecorder, load_subruns
-from pseudoclaude.tools import Tool, ToolContext, ToolRegistry
+from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, TurnFacts
 from pseudoclaude.tools.permissions import Decision, PermissionPolicy
 from pseudoclaude.tools import SubagentResult, SubagentType
 
@@ -240,7 +240,7 @@ class Subagents:
             tools=self._tools(definition, host.tools),
             tool_context=ToolContext(
                 workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
-                extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
+                extra_dirs=parent.tool_context.extra_dirs, now=TurnFacts(budget=parent.tool_context.budget), background=parent.tool_context.background,
                 child_env=parent.tool_context.child_env,
                 sandbox=parent.tool_context.sandbox,
                 read_guard=parent.tool_context.read_guard,

@@ -162,7 +162,7 @@ async def _escalated(
 
 async def _run(call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext) -> tuple[ToolOutput, bool]:
     try:
-        return await tool.run(args, dataclasses.replace(context, call_id=call.id)), False
+        return await tool.run(args, context.at(call_id=call.id)), False
     except ToolError as error:
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     except (asyncio.CancelledError, KeyboardInterrupt):
