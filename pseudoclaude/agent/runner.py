@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from contextlib import aclosing
-from dataclasses import dataclass
 from functools import partial
 from typing import AsyncGenerator, Iterable, Mapping, Sequence
 
@@ -41,6 +40,7 @@ from pseudoclaude.agent.recording import SessionRecorder
 from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd
 from pseudoclaude.agent.streaming import INTERRUPTED_BY_USER, Emit, RunFailed, discard, event_stream, interrupt_cause, stream_event
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
+from pseudoclaude.agent.views import RunnerSnapshot
 from pseudoclaude.compact import ContextOutcome, Trigger
 from pseudoclaude.llm import (
     Completed,
@@ -63,21 +63,6 @@ from pseudoclaude.llm import (
     supports_vision,
 )
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
-
-
-@dataclass(frozen=True)
-class RunnerSnapshot:
-    """The runner's state at one moment, for the views the facade hands the terminal."""
-
-    model: str
-    effort: Effort | None
-    system: str
-    system_suffix: str
-    conversation: tuple[Message, ...]
-    tool_specs: tuple[ToolSpec, ...]
-    usage_total: Usage
-    spent: Spent
-    request_tokens: int
 
 
 class Runner:

@@ -14,17 +14,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pseudoclaude.llm import Message
+from pseudoclaude.agent.cost import Spent
+from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
 from pseudoclaude.sandbox import SandboxStatus
 from pseudoclaude.tools.permissions import PermissionView
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.context import ContextEngine
     from pseudoclaude.agent.instructions import InstructionFile
-    from pseudoclaude.agent.runner import RunnerSnapshot
     from pseudoclaude.compact import ContextStatus, PinnedParts
 
-__all__ = ["AgentStatus", "ContextBreakdown", "PermissionView"]
+__all__ = ["AgentStatus", "ContextBreakdown", "PermissionView", "RunnerSnapshot"]
+
+
+@dataclass(frozen=True)
+class RunnerSnapshot:
+    """The runner's state at one moment (``Runner.snapshot``): what the status line and the breakdown are built from."""
+
+    model: str
+    effort: Effort | None
+    system: str
+    system_suffix: str
+    conversation: tuple[Message, ...]
+    tool_specs: tuple[ToolSpec, ...]
+    usage_total: Usage
+    spent: Spent
+    request_tokens: int
 
 
 @dataclass(frozen=True)
