@@ -78,6 +78,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.compaction_checks import (  # noqa: E402
+    SERVER_ITERATION,
     CompactionReport,
     WordsReport,
     compaction_reports,
@@ -88,9 +89,10 @@ from bench.compaction_checks import (  # noqa: E402
 )
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
+from tests.fakes.anthropic_context_rules import Applied  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
-from tests.fakes.script import is_summary_request  # noqa: E402
+from tests.fakes.script import SUMMARY_PREAMBLE, is_summary_request  # noqa: E402
 
 CACHED_PER_M = 0.30
 UNCACHED_PER_M = 3.75
@@ -180,6 +182,7 @@ class RunReport:
     reuse: tuple[float, ...] = ()
     words: tuple[WordsReport, ...] = ()
     per_request: tuple[RequestRow, ...] = ()
+    engine: str = "pipeline"
 
     @property
     def cost(self) -> float:
@@ -188,8 +191,13 @@ class RunReport:
 
 
 def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[Mapping[str, Any]], rejections: int,
-            exit_code: int = 0, seconds: float = 0.0) -> RunReport:
-    """The report of one run from the requests the server accepted (in order) and the model's own record."""
+            exit_code: int = 0, seconds: float = 0.0, server: ServerView | None = None, engine: str = "pipeline") -> RunReport:
+    """The report of one run from the requests the server accepted (in order) and the model's own record.
+
+    ``server``: what the model saw under the native engine (the server's edits applied, each compaction a request
+    of its own); None: the requests as sent."""
+    if server is not None:
+        accepted = server.bodies
     cache = PromptCache()
     billed = cached = peak = summary_input = summary_cached = 0.0
     first_sent: dict[str, str] = {}
@@ -217,10 +225,40 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
         for out in model.outputs
     )
     words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
-    return RunReport(session, window, len(accepted), model.summaries, rejections, billed, cached, peak,
-                     model.output_tokens, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
+    summaries = model.summaries + (server.compactions if server is not None else 0)
+    output = model.output_tokens + (server.summary_output if server is not None else 0.0)
+    log = server.output_log if server is not None else model.output_log
+    return RunReport(session, window, len(accepted), summaries, rejections, billed, cached, peak,
+                     output, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
                      summary_input, summary_cached, prefix_reuse(accepted, served), words,
-                     request_rows(accepted, served, model.output_log))
+                     request_rows(accepted, served, log), engine)
+
+
+@dataclass(frozen=True)
+class ServerView:
+    """The requests as the model saw them under the native engine: each compaction the server made is a summary
+    request of its own (the body it summarized, marked as one, its summary as output), then the reply's own prompt."""
+
+    bodies: tuple[Mapping[str, Any], ...]
+    output_log: tuple[float, ...]
+    compactions: int
+    summary_output: float
+
+
+def server_view(applied: Sequence[Applied], outputs: Sequence[float]) -> ServerView:
+    bodies: list[Mapping[str, Any]] = []
+    log: list[float] = []
+    compactions, summary_output = 0, 0.0
+    for index, seen in enumerate(applied):
+        if seen.summarized is not None and seen.compaction is not None:
+            spent = tokens(str(seen.compaction.get("content", "")))
+            marker = {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREAMBLE}]}
+            bodies.append({**seen.summarized, "messages": [*seen.summarized["messages"], marker]})
+            log.append(spent)
+            compactions, summary_output = compactions + 1, summary_output + spent
+        bodies.append({**seen.body, SERVER_ITERATION: True} if seen.compaction is not None else seen.body)
+        log.append(outputs[index] if index < len(outputs) else 0.0)
+    return ServerView(tuple(bodies), tuple(log), compactions, summary_output)
 
 
 def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]],
@@ -260,14 +298,15 @@ def requests_table(report: RunReport) -> str:
     return "\n".join(rows)
 
 
-def run_session(session: str, window: int, size: Size) -> RunReport:
-    """Play ``session`` through the CLI at ``window`` against the fake Anthropic server enforcing that window."""
+def run_session(session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5") -> RunReport:
+    """Play ``session`` through the CLI at ``window`` against the fake Anthropic server enforcing that window,
+    ``--context-engine engine`` on ``model_name``."""
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         model = SESSIONS[session](ws, size)
         with FakeAnthropicServer(model, context_window=window) as server:
             env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-            env.update(ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=server.url, PSEUDOCLAUDE_MODEL="claude-sonnet-4-5",
+            env.update(ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=server.url, PSEUDOCLAUDE_MODEL=model_name,
                        PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
                        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
             started = time.monotonic()
@@ -278,14 +317,17 @@ def run_session(session: str, window: int, size: Size) -> RunReport:
                 prompt, stdin = ["-p", model.task], None
             proc = subprocess.run(
                 [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
-                 "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000"],
+                 "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000", "--context-engine", engine],
                 cwd=ws, env=env, input=stdin, capture_output=True, text=True, timeout=1800,
             )
             seconds = time.monotonic() - started
             accepted, rejections = list(server.cursor.requests), len(server.rejections)
+            native = any("context_management" in body for body in accepted)
+            view = server_view(server.applied, model.output_log) if native else None
     if proc.returncode != 0:
         print(f"warning: {session} at {window}: exit {proc.returncode}: {proc.stderr[-500:]}", file=sys.stderr)
-    return analyse(session, window, model, accepted, rejections, proc.returncode, seconds)
+    ran = engine if engine == "pipeline" or native else f"{engine}: pipeline"
+    return analyse(session, window, model, accepted, rejections, proc.returncode, seconds, view, ran)
 
 
 # ---------------------------------------------------------------- tables
@@ -301,10 +343,10 @@ def _window(window: int) -> str:
 
 def summary_table(reports: Sequence[RunReport]) -> str:
     rows = [
-        "| session | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
+        "| session | engine | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
         "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs "
         "| prefix reuse between compactions, mean / min (breaks) |",
-        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
+        "|---|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
     ]
     for r in reports:
         inline = [o.inline_tokens for o in r.outputs]
@@ -318,7 +360,7 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         breaks = sum(share < BREAK_SHARE for share in r.reuse)
         reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f} ({breaks})" if r.reuse else "-"
         rows.append(
-            f"| {r.session}{status} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
+            f"| {r.session}{status} | {r.engine} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
             f"{tails} | {shape} | {calls} | {reuse} |"
         )
@@ -360,13 +402,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sessions", default="debug,explore,small,multi")
     parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
     parser.add_argument("--requests", action="store_true", help="also print every request of every run and the cost by kind")
+    parser.add_argument("--engines", default="pipeline", help="context engines to run each scenario under: pipeline,native")
+    parser.add_argument("--model", default="claude-sonnet-4-5", help="the model id the CLI is given (native needs one with server-side compaction)")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     reports: list[RunReport] = []
     for session in args.sessions.split(","):
         for window in (int(w) for w in args.windows.split(",")):
-            reports.append(run_session(session, window, size))
-            print(f"  {session} at {_window(window)}: {reports[-1].seconds:.0f}s", file=sys.stderr)
+            for engine in args.engines.split(","):
+                reports.append(run_session(session, window, size, engine, args.model))
+                print(f"  {session} at {_window(window)} ({engine}): {reports[-1].seconds:.0f}s", file=sys.stderr)
     print(summary_table(reports))
     if args.requests:
         for report in reports:

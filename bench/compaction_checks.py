@@ -95,7 +95,19 @@ def outside_summary(body: Mapping[str, Any]) -> tuple[str, bool]:
         found = True
         end = text.find(SUMMARY_LAST_LINE, start)
         kept.append(text[:start] + (text[end + len(SUMMARY_LAST_LINE):] if end >= 0 else ""))
+    blocks = (b for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []))
+    found = found or any(isinstance(b, dict) and b.get("type") == "compaction" for b in blocks)  # a provider's compaction
     return "\n".join(kept), found
+
+
+def _working(body: Mapping[str, Any]) -> bool:
+    """A request the client sent and the model answered: not a summary, not the reply sampled inside a server's
+    compaction (``SERVER_ITERATION``: it sees only the server's summary; the client's next request is what every later
+    turn sees)."""
+    return not is_summary_request(body) and not body.get(SERVER_ITERATION)
+
+
+SERVER_ITERATION = "_server_iteration"
 
 
 def _error_mark(text: str) -> str:
@@ -117,7 +129,7 @@ def compaction_reports(
         _note_history(body, touched, errors)  # a summary asked in place carries results no earlier request did
         if not is_summary_request(body):
             continue
-        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
+        following = next((i for i in range(index + 1, len(accepted)) if _working(accepted[i])), None)
         prompt, cached = served[index]
         if following is None:
             reports.append(CompactionReport(len(reports) + 1, prompt, cached, False, False, 0, len(touched), None, 0.0))
@@ -195,7 +207,7 @@ def words_reports(accepted: Sequence[Mapping[str, Any]], requests: Sequence[tupl
         seen.update(i for i, (text, _) in enumerate(requests) if text[:200] in texts)
         if not is_summary_request(body):
             continue
-        following = next((i for i in range(index + 1, len(accepted)) if not is_summary_request(accepted[i])), None)
+        following = next((i for i in range(index + 1, len(accepted)) if _working(accepted[i])), None)
         if following is None or not outside_summary(accepted[following])[1]:
             continue
         earlier = [requests[i] for i in sorted(seen)]

@@ -68,6 +68,7 @@ def main_command(
         Optional[float], typer.Option("--max-budget-usd", help="Stop a run once its estimated cost reaches this many US dollars (default: no limit).", min=0.000001)
     ] = None,
     context_window: Annotated[Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens).", min=1)] = None,
+    context_engine: Annotated[Optional[str], typer.Option("--context-engine", help="pipeline | native (the provider's own compaction where the model takes it) | auto.")] = None,
     continue_latest: Annotated[bool, typer.Option("--continue", "-c", help="Continue the latest session of this workspace.")] = False,
     resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
@@ -164,6 +165,7 @@ def main_command(
         model=model,
         provider=provider,
         context_window=context_window,
+        context_engine=context_engine,
         sessions_dir=sessions_dir,
         permission_mode=mode,
         allowed_tools=tuple(split_tool_rules(allowed_tools or [])),

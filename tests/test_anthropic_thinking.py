@@ -129,6 +129,17 @@ def test_adaptive_models_get_adaptive_thinking_with_the_effort() -> None:
     assert completed(events).message.thinking[0].text == "hmm"
 
 
+def test_every_adaptive_only_row_gets_adaptive_thinking_the_fake_accepts_and_never_a_budget() -> None:
+    from pseudoclaude.llm import PROVIDERS
+
+    models = [model for entry in PROVIDERS for row in entry.models if row.reasoning == "adaptive_only" for model in row.full_ids()]
+    assert len(models) > 5
+    steps = [Reply(text="ok", thinking="hmm") for _ in models]
+    server, results = serve(steps, *(request([Message.user("x")], model=model, effort="high", max_thinking_tokens=4096) for model in models))
+    assert [error for _, error in results] == [None] * len(models)
+    assert all(sent["thinking"]["type"] == "adaptive" and "budget_tokens" not in sent["thinking"] for sent in server.requests)
+
+
 @pytest.mark.parametrize("model", ["claude-3-5-haiku-latest", "some-unknown-model", "gpt-4.1"])
 def test_a_model_without_thinking_gets_no_thinking_parameters(model: str) -> None:
     sent = body(request([Message.user("x")], model=model, effort="high"))

@@ -57,7 +57,7 @@ def test_a_tiny_session_runs_through_the_cli_and_reports_its_long_outputs(sessio
     assert report.exit_code == 0 and report.rejections == 0
     assert report.requests >= 2 and 0 < report.cached_tokens < report.input_tokens and report.cost > 0
     assert len(report.outputs) == 1 and report.outputs[0].tail_seen and report.outputs[0].inline_tokens > 0
-    assert f"| {session} | 200k | {report.requests} |" in summary_table([report])
+    assert f"| {session} | pipeline | 200k | {report.requests} |" in summary_table([report])
 
 
 @pytest.mark.slow
@@ -122,3 +122,10 @@ def test_each_compaction_reports_what_survived_outside_the_summary_text() -> Non
         assert report.cached_share == 0.75 and report.after_prompt == 5.0
     table = compaction_table([("debug", 60_000, (report,))])
     assert "| debug | 60k | 1 | 0.0k (75%) | yes | no | 1/1 | no | 0.0k |" in table
+
+
+@pytest.mark.slow
+def test_a_tiny_session_runs_under_the_native_engine_on_a_model_that_compacts() -> None:
+    report = run_session("explore", 200_000, TINY, "native", "claude-sonnet-4-6")
+    assert report.exit_code == 0 and report.rejections == 0 and report.engine == "native"
+    assert f"| explore | native | 200k | {report.requests} |" in summary_table([report])

@@ -53,6 +53,22 @@ def _two_rounds(first: Reply, second: Step = Reply(text="done"), **extra: Any) -
     return server, answer
 
 
+def test_max_effort_goes_as_far_as_each_reasoning_row_takes_and_the_fake_accepts_it() -> None:
+    from pseudoclaude.llm import PROVIDERS
+
+    expected = {"effort_max": "max", "effort_xhigh": "xhigh", "effort": "high"}
+    first: dict[str, str] = {}  # one model of each style, the table's first
+    for row in (row for entry in PROVIDERS for row in entry.models if row.reasoning in expected and row.full_ids()):
+        first.setdefault(row.reasoning, row.full_ids()[0])
+    rows = [(model, expected[style]) for style, model in first.items()]
+    assert {sent for _, sent in rows} == set(expected.values())
+    with FakeOpenAIServer([Reply(text="ok") for _ in rows]) as server:
+        for model, _ in rows:
+            assert _round(server, _request(model=model, effort="max"))[1] is None, model
+    assert [body["reasoning"]["effort"] for body in server.requests] == [sent for _, sent in rows]
+    assert server.rejections == []
+
+
 def test_the_table_sends_reasoning_models_on_openai_itself_through_responses_and_everything_else_through_chat() -> None:
     official = OpenAIProvider(model="gpt-5", api_key=KEY)
     assert official.takes_responses("gpt-5") and official.takes_responses("o3") and official.takes_responses("gpt-5.2-codex")

@@ -10,13 +10,14 @@ import pytest
 
 PUBLIC = {
     "pseudoclaude.llm": {
+        "Compaction", "openai_reasoning_model", "MIN_COMPACT_TRIGGER", "ServerContext", "ServerWork", "refuses_server_context",
         "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
         "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolArgsChunk", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "CachePrices", "cache_prices", "encoding_for", "provider_entry",
         "provider_for_model", "warm_up", "parser_ready", "sdk_ready", "start_warm_up",
-        "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
+        "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "price_known", "price_notice", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
         "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
         "CustomHeadersError", "parse_custom_headers",
         "FactsLookup", "ModelFacts", "begin_facts_lookup", "forget_facts", "learn_facts", "learned_facts", "table_info", "window_source",

@@ -41,6 +41,7 @@ from pseudoclaude.agent.hookprompt import ProviderAsker
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore
+from pseudoclaude.agent.native import context_engine
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.read_denials import DeniedReads
 from pseudoclaude.agent.recording import AgentSession
@@ -277,8 +278,12 @@ def _assemble(
     source = WorkspaceSource(settings.workspace, settings.home, instructions, planning=lambda: policy.mode is PermissionMode.PLAN)
     working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned, source) if replay is not None else WorkingSet(pinned, source)
     state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set, facts=facts)
+    engine, loop_provider = context_engine(
+        settings.context_engine, CompactionEngine(state, provider, memory=standing, retry=config.retry), provider,
+        exclude_tools=[tool.name for tool in tools if tool.name not in tools.clearable_names()], memory=standing,
+    )
     runner = Runner(
-        provider=provider,
+        provider=loop_provider,
         tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
             workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
@@ -289,7 +294,7 @@ def _assemble(
         ),
         config=config,
         session=session,
-        context=CompactionEngine(state, provider, memory=standing, retry=config.retry),
+        context=engine,
         permissions=policy,
         conversation=replay.conversation if replay is not None else (),
         hooks=hooks,

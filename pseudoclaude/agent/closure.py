@@ -57,12 +57,21 @@ def normalize_call_ids(message: Message, seen: set[str]) -> Message:
     return replace(message, tool_calls=tuple(calls)) if changed else message
 
 
+def _unplaced_compaction(message: Message, index: int) -> Message:
+    """A provider's compaction is sent only first (where it replaces what came before); elsewhere (a summary of ours
+    kept it in its tail) its readable summary becomes text."""
+    if index == 0 or message.compaction is None:
+        return message
+    said = f"[summary of the conversation before this point]\n{message.compaction.text}" if message.compaction.text else ""
+    return replace(message, compaction=None, text="\n\n".join(part for part in (said, message.text) if part))
+
+
 def repair(messages: Sequence[Message], missing_text: str = MISSING_RESULT) -> list[Message]:
     """A copy of ``messages`` that every provider accepts (see the module docstring)."""
     out: list[Message] = []
     index = 0
     while index < len(messages):
-        message = messages[index]
+        message = _unplaced_compaction(messages[index], index)
         index += 1
         if message.role == "tool":
             continue  # a result not directly after its call: an orphan
@@ -78,10 +87,10 @@ def repair(messages: Sequence[Message], missing_text: str = MISSING_RESULT) -> l
             for call in message.tool_calls:
                 out.append(results.get(call.id) or Message.tool(call.id, missing_text, is_error=True))
             continue
-        if message.role == "assistant" and not message.text.strip():
+        if message.role == "assistant" and not message.text.strip() and message.compaction is None:
             continue
         _append(out, message)
-    if out and out[0].role != "user":
+    if out and out[0].role != "user" and out[0].compaction is None:  # a provider's compaction opens the conversation it replaced
         out.insert(0, Message.user("(continuing an earlier conversation)"))
     return out
 

@@ -174,7 +174,7 @@ class CompactionEngine:
         return self.state.window_source
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
-        return self.state.status(conversation)
+        return replace(self.state.status(conversation), engine="pipeline")
 
     def count(self, messages: Sequence[Message]) -> int:
         return self.state.estimator.count(messages)

@@ -67,6 +67,8 @@ class AgentStatus:
     """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
     sandbox_known: bool = False
     """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
+    context_engine: str = ""
+    """Which context engine runs ("pipeline", or the provider's own: ``agent/native.py``); "" before a session exists."""
 
     @classmethod
     def of(
@@ -90,6 +92,7 @@ class AgentStatus:
             priced_usd=spent.usd,
             sandbox=sandbox,
             sandbox_known=True,
+            context_engine=context.engine if context is not None else "",
         )
 
     @property
@@ -128,6 +131,8 @@ class ContextBreakdown:
     image_rule: str = ""
     pinned: PinnedParts | None = None
     """The pinned block's parts: user messages (and what had to be reduced), rules extracted, files, last failure."""
+    engine: str = ""
+    """Which context engine runs (the pipeline, or the provider's own)."""
 
     @classmethod
     def measure(
@@ -156,6 +161,7 @@ class ContextBreakdown:
             image_notes=status.images.notes,
             image_rule=status.images.rule,
             pinned=status.pinned,
+            engine=status.engine,
         )
 
 

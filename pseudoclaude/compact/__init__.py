@@ -41,7 +41,8 @@ from pseudoclaude.compact.manage import (
     history_after_meta,
     manage_context,
 )
-from pseudoclaude.compact.offload import OffloadResult, offload_tool_results
+from pseudoclaude.compact.native import adopt_compaction, native_instructions, server_context
+from pseudoclaude.compact.offload import OffloadResult, offload_layer, offload_tool_results
 from pseudoclaude.compact.pinned import PinnedTool, WorkingSet, is_user_request
 from pseudoclaude.compact.pinnedview import PinnedParts
 from pseudoclaude.compact.reattach import FileText, PinnedSource
@@ -51,6 +52,10 @@ from pseudoclaude.compact.truncation import TRUNCATED_SOURCE, check_truncation
 from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize
 
 __all__ = [
+    "adopt_compaction",
+    "native_instructions",
+    "offload_layer",
+    "server_context",
     "AUTO_FAILURE_LIMIT",
     "AUTO_SAFETY_MARGIN_TOKENS",
     "DEFAULT_FALLBACK_CONTEXT_WINDOW",

@@ -194,14 +194,14 @@ async def compact_conversation(
         tail = history[len(history) - unsummarized :]
     names = {call.id: call.name for message in conversation for call in message.tool_calls}
     tail, previews, preview_warnings = preview_older_results(tail, state, names)
-    pinned = _pinned_block(state, tail)
+    pinned = pinned_block(state, tail)
     compacted = compacted_conversation(summary, tail, pinned)
     while state.overhead_tokens + count(compacted) >= state.auto_threshold:
         groups = closed_groups(tail)
         if len(groups) <= 1 or len(tail) - groups[1][0] < unsummarized:
             break
         tail = tail[groups[1][0] :]
-        pinned = _pinned_block(state, tail)
+        pinned = pinned_block(state, tail)
         compacted = compacted_conversation(summary, tail, pinned)
     if trigger == "auto" and count(compacted) >= count(conversation):
         raise ProviderError("the summary would make the conversation larger than the one it replaces")
@@ -278,7 +278,7 @@ def _summary_scope(conversation: Sequence[Message], state: ContextState, shape: 
     return len(sent) if after < state.auto_threshold else everything
 
 
-def _pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
+def pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
     """The pinned block to follow the summary; user messages the tail keeps verbatim are named, not repeated."""
     in_tail = [message.text for message in tail if is_user_request(message)]
     cap = block_tokens(state.context_window, state.budget.pinned_max_tokens)

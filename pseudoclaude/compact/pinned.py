@@ -335,9 +335,13 @@ def _pinned_plan(messages: Sequence[Message]) -> str:
 
 
 def pinned_text(conversation: Sequence[Message]) -> str:
-    """The pinned block a compacted ``conversation`` carries (in its third message), or ""."""
-    if len(conversation) < 3 or not is_summary_message(conversation[0]):
+    """The pinned block a compacted ``conversation`` carries (in its third message; after a provider's compaction,
+    in the first user message after the compacting turn), or ""."""
+    if conversation and conversation[0].compaction is not None:
+        text = next((m.text for m in conversation[1:8] if m.role == "user"), "")
+    elif len(conversation) < 3 or not is_summary_message(conversation[0]):
         return ""
-    text = conversation[2].text
+    else:
+        text = conversation[2].text
     end = text.find(PINNED_FOOTER)
     return text[: end + len(PINNED_FOOTER)] if text.startswith(PINNED_HEADER) and end >= 0 else ""

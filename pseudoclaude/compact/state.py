@@ -121,6 +121,8 @@ class ContextStatus:
     images: ImageUsage = ImageUsage()
     pinned: PinnedParts = PinnedParts()
     """The pinned block's parts (``pinnedview.py``): user messages, rules, files, last failure, what was reduced."""
+    engine: str = ""
+    """Which context engine runs (``agent/native.py``: the pipeline, or the provider's own), as the user reads it."""
 
 
 @dataclass

@@ -94,13 +94,7 @@ IN_PLACE_PREAMBLE = """CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.
 - Your entire response must be plain text: an <analysis> block followed by a <summary> block.
 """
 
-SUMMARY_INSTRUCTIONS = """Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and to your previous actions. The summary must capture the technical details, code patterns and decisions needed to continue the work without losing context.
-
-First, inside <analysis> tags, go through the conversation chronologically and identify for each part: the user's explicit requests and intent, how you handled them, the key decisions, technical concepts and code patterns, and the specific details (file names, full code snippets, function signatures, edits). Note the errors you met and how they were fixed, and any feedback the user gave.
-
-Then write the summary inside <summary> tags, with exactly these nine sections:
-
-1. Primary Request and Intent: every explicit request and intention of the user, in detail. Quote verbatim every constraint and instruction the user stated (what to do or not do, preferences, limits, conventions to follow): they must survive this summary word for word.
+SUMMARY_SECTIONS = """1. Primary Request and Intent: every explicit request and intention of the user, in detail. Quote verbatim every constraint and instruction the user stated (what to do or not do, preferences, limits, conventions to follow): they must survive this summary word for word.
 2. Key Technical Concepts: the technologies, frameworks and concepts discussed.
 3. Files and Code Sections: the files examined, modified or created, why each matters, with the important code snippets.
 4. Errors and Fixes: each error met and how it was fixed, including user feedback on it.
@@ -110,6 +104,15 @@ Then write the summary inside <summary> tags, with exactly these nine sections:
 8. Current Work: precisely what was being worked on right before this summary, with file names and code.
 9. Optional Next Step: the next step directly in line with the most recent request, quoting the latest messages to show exactly where the work stopped. Do not start tangential work. If the last task was finished, say so and give no next step: never invent one the user did not ask for.
 """
+"""The nine sections every summary has (the pipeline's and the native engine's instructions share them)."""
+
+SUMMARY_INSTRUCTIONS = """Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and to your previous actions. The summary must capture the technical details, code patterns and decisions needed to continue the work without losing context.
+
+First, inside <analysis> tags, go through the conversation chronologically and identify for each part: the user's explicit requests and intent, how you handled them, the key decisions, technical concepts and code patterns, and the specific details (file names, full code snippets, function signatures, edits). Note the errors you met and how they were fixed, and any feedback the user gave.
+
+Then write the summary inside <summary> tags, with exactly these nine sections:
+
+""" + SUMMARY_SECTIONS
 
 
 MEMORY_CONTEXT_NOTE = (

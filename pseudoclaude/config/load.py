@@ -27,7 +27,7 @@ from pseudoclaude.llm import PROVIDERS, ProviderEntry
 from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.trust import WorkspaceTrust, visible
 
-_PLAIN_ROWS = ("context_window", "effort", "max_thinking_tokens", "thinking", "max_turns", "max_budget_usd", "openai_api", "web_fetch_local")
+_PLAIN_ROWS = ("context_window", "context_engine", "effort", "max_thinking_tokens", "thinking", "max_turns", "max_budget_usd", "openai_api", "web_fetch_local")
 
 
 def load_settings(
@@ -110,6 +110,7 @@ def load_settings(
         model=str(model.value),
         base_url=base_url,
         context_window=plain["context_window"].value,
+        context_engine=str(plain["context_engine"].value),
         permission_mode=mode_name,
         allowed_tools=flags.allowed_tools,
         max_turns=plain["max_turns"].value,

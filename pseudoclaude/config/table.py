@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from pseudoclaude.config.files import FAMILIES, Family
-from pseudoclaude.config.types import MIN_THINKING_TOKENS, OPENAI_APIS, THINKING_MODES, ConfigError
+from pseudoclaude.config.types import CONTEXT_ENGINES, MIN_THINKING_TOKENS, OPENAI_APIS, THINKING_MODES, ConfigError
 from pseudoclaude.llm import EFFORTS
 
 Merge = Literal["last", "lowest", "mode", "user", "combine"]
@@ -148,6 +148,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("claude_model", "model", text, env=("ANTHROPIC_MODEL",), families=("claude",), label="Claude Code model"),
     Setting("provider", "provider", text, flag="provider", env=("PSEUDOCLAUDE_PROVIDER",)),
     Setting("context_window", "contextWindow", positive_int, flag="context_window", env=("PSEUDOCLAUDE_CONTEXT_WINDOW",)),
+    Setting("context_engine", "contextEngine", choice(CONTEXT_ENGINES, "context engine"), flag="context_engine", env=("PSEUDOCLAUDE_CONTEXT_ENGINE",), default="pipeline"),
     Setting("permission_mode", "permissions.defaultMode", text, flag="permission_mode", merge="mode", families=BOTH, trust=True, default="default"),
     Setting("effort", "effort", choice(EFFORTS, "effort"), flag="effort", env=("PSEUDOCLAUDE_EFFORT",)),
     Setting("max_thinking_tokens", "maxThinkingTokens", thinking_tokens, flag="max_thinking_tokens", env=("MAX_THINKING_TOKENS",), label="thinking budget"),

@@ -13,6 +13,8 @@ from pseudoclaude.trust import WorkspaceTrust
 THINKING_MODES = ("adaptive", "disabled")
 MIN_THINKING_TOKENS = 1024
 OPENAI_APIS = ("auto", "responses", "chat")
+CONTEXT_ENGINES = ("pipeline", "native", "auto")
+"""``contextEngine``: our pipeline, the provider\'s own context management where the model takes it, or the pick per model (``agent/native.py``)."""
 
 
 class PermissionMode(str, Enum):
@@ -57,6 +59,7 @@ class Flags:
     model: str | None = None
     provider: str | None = None
     context_window: int | None = None
+    context_engine: str | None = None
     sessions_dir: Path | None = None
     permission_mode: str | None = None
     allowed_tools: tuple[str, ...] = ()
@@ -109,6 +112,7 @@ class Settings:
     allowed_tools: tuple[str, ...]
     max_turns: int | None
     openai_api: str = "auto"
+    context_engine: str = "pipeline"
     settings_layers: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     """Every settings file's content, project entries only once trusted (an ``env`` in them may hold a credential)."""
     settings_paths: tuple[Path, ...] = ()

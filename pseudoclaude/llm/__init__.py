@@ -22,7 +22,8 @@ from pseudoclaude.llm.errors import (
 )
 from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
 from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
-from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
+from pseudoclaude.llm.anthropic_context import MIN_COMPACT_TRIGGER, refuses_server_context
+from pseudoclaude.llm.messages import Compaction, Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.model_facts import FactsLookup, ModelFacts, begin_facts_lookup, forget_facts, learn_facts, learned_facts
 from pseudoclaude.llm.models import (
     DEFAULT_FALLBACK_CONTEXT_WINDOW,
@@ -30,11 +31,14 @@ from pseudoclaude.llm.models import (
     cache_prices,
     context_window,
     cost_usd,
+    price_known,
+    price_notice,
     request_cost,
     unknown_model_notice,
     effort_notice,
     encoding_for,
     model_info,
+    openai_reasoning_model,
     provider_for_model,
     reasoning_style,
     supports_vision,
@@ -47,6 +51,8 @@ from pseudoclaude.llm.provider import (
     Effort,
     Provider,
     Request,
+    ServerContext,
+    ServerWork,
     StreamEvent,
     TextChunk,
     ThinkingChunk,
@@ -74,6 +80,12 @@ from pseudoclaude.llm.vision import images_for_model
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry
 
 __all__ = [
+    "Compaction",
+    "openai_reasoning_model",
+    "MIN_COMPACT_TRIGGER",
+    "ServerContext",
+    "ServerWork",
+    "refuses_server_context",
     "FactsLookup",
     "ModelFacts",
     "begin_facts_lookup",
@@ -136,6 +148,8 @@ __all__ = [
     "explained",
     "ModelNotFound",
     "request_cost",
+    "price_known",
+    "price_notice",
     "unknown_model_notice",
     "effort_notice",
     "CustomHeadersError",

@@ -94,7 +94,9 @@ class AnthropicProvider:
             raise AuthError(f"no Anthropic API key: set {ANTHROPIC.key_variable} (or {ANTHROPIC.token_variable} for a gateway)")
         params = to_wire_request(request)
         try:
-            sdk_stream = await self._sdk_client().messages.create(**params, stream=True)
+            client = self._sdk_client()
+            messages = client.beta.messages if "betas" in params else client.messages  # server-side context management is a beta
+            sdk_stream = await messages.create(**params, stream=True)
         except Exception as exc:
             raise self._normalize(exc, started=False) from None
         assembler = StreamAssembler()

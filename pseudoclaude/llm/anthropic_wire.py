@@ -35,7 +35,13 @@ Stream assembly: a ``tool_use`` block's arguments are the concatenated
 ``message_stop`` arrived, so a half-received call can never be executed.
 ``thinking`` blocks (text deltas, then the signature) and ``redacted_thinking``
 blocks become the message's ``Thinking`` parts, in block order; the thinking
-and its request parameters are in ``anthropic_thinking.py``.
+and its request parameters are in ``anthropic_thinking.py``. A ``compaction``
+block (its start, then ``compaction_delta`` setting its content) becomes the
+message's ``Compaction``, sent back first in that message; the edits the
+server applied and what the compaction itself cost (``usage.iterations``,
+billed apart from the response, added into its usage) become ``ServerWork``;
+the ``context_management`` parameter and beta headers are in
+``anthropic_context.py``.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from pseudoclaude.llm.errors import (
     StreamCut,
     error_for_status,
 )
+from pseudoclaude.llm.anthropic_context import applied_edits, betas_for, block_fields, compaction_block, compaction_of, context_params
 from pseudoclaude.llm.anthropic_thinking import continues_unthought_tool_round, thinking_blocks, thinking_params
 from pseudoclaude.llm.image_budget import ANTHROPIC_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
@@ -63,6 +70,7 @@ from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usa
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
+    ServerWork,
     StreamEvent,
     TextChunk,
     ThinkingChunk,
@@ -109,7 +117,18 @@ def to_wire_request(request: Request) -> dict[str, Any]:
         if request.tool_choice != "auto":
             params["tool_choice"] = {"type": request.tool_choice}
     params.update(thinking)
+    params.update(context_params(request.server_context, _server_strategies(request.model), thinking="thinking" in thinking))
+    betas = betas_for(params, messages)
+    if betas:
+        params["betas"] = betas
     return params
+
+
+def _server_strategies(model: str) -> tuple[str, ...]:
+    from pseudoclaude.llm.models import model_info
+
+    info = model_info(model)
+    return info.context_management if info is not None else ()
 
 
 def _wire_system(request: Request) -> list[dict[str, Any]]:
@@ -165,7 +184,7 @@ def _blocks_of(message: Message, with_thinking: bool) -> tuple[str, list[dict[st
         if result.is_error:
             block["is_error"] = True
         return "user", [block]
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = compaction_block(message.compaction) if message.role == "assistant" else []
     if with_thinking and message.role == "assistant":
         blocks.extend(thinking_blocks(message.thinking))
     if message.role == "user":
@@ -266,6 +285,9 @@ class StreamAssembler:
     usage: dict[str, int] = field(default_factory=dict)
     stop_reason: str = "end_turn"
     done: bool = False
+    compaction: dict[int, dict[str, Any]] = field(default_factory=dict)
+    compaction_usage: dict[str, int] = field(default_factory=dict)
+    edits: tuple[tuple[str, int], ...] = ()
 
     def feed(self, event: Any) -> list[StreamEvent]:
         kind = getattr(event, "type", None)
@@ -278,6 +300,7 @@ class StreamAssembler:
             return self._block_delta(event.index, event.delta)
         elif kind == "message_delta":
             self._take_usage(getattr(event, "usage", None))
+            self.edits = applied_edits(getattr(event, "context_management", None)) or self.edits
             reason = getattr(event.delta, "stop_reason", None)
             if reason:
                 self.stop_reason = str(reason)
@@ -296,6 +319,9 @@ class StreamAssembler:
             return []
         if kind == "redacted_thinking":
             self.thinking[index] = _PendingThinking("redacted_thinking", opaque=str(getattr(block, "data", "") or ""))
+            return []
+        if kind == "compaction":
+            self.compaction[index] = block_fields(block)
             return []
         if kind == "tool_use":
             tool = _PendingCall(ordinal=len(self.tools), id=str(block.id), name=str(block.name))
@@ -320,6 +346,13 @@ class StreamAssembler:
             return [ThinkingChunk(delta.thinking)]
         if kind == "signature_delta" and index in self.thinking:
             self.thinking[index].opaque += delta.signature or ""
+        if kind == "compaction_delta" and index in self.compaction:
+            for name in ("content", "encrypted_content"):
+                value = getattr(delta, name, None)
+                if value is not None:
+                    self.compaction[index][name] = value
+                else:
+                    self.compaction[index].pop(name, None)
         return []
 
     def _take_usage(self, usage: Any) -> None:
@@ -329,13 +362,21 @@ class StreamAssembler:
             value = getattr(usage, name, None)
             if value is not None:
                 self.usage[name] = int(value)
+        iterations = getattr(usage, "iterations", None)
+        if iterations:
+            self.compaction_usage = {}
+            for item in iterations:
+                if getattr(item, "type", None) == "compaction":
+                    for name in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+                        self.compaction_usage[name] = self.compaction_usage.get(name, 0) + int(getattr(item, name, 0) or 0)
 
-    def _usage(self) -> Usage:
+    def _usage(self, counts: dict[str, int] | None = None) -> Usage:
+        counts = self.usage if counts is None else counts
         return Usage(
-            input_tokens=self.usage.get("input_tokens", 0),
-            output_tokens=self.usage.get("output_tokens", 0),
-            cache_read_tokens=self.usage.get("cache_read_input_tokens", 0),
-            cache_write_tokens=self.usage.get("cache_creation_input_tokens", 0),
+            input_tokens=counts.get("input_tokens", 0),
+            output_tokens=counts.get("output_tokens", 0),
+            cache_read_tokens=counts.get("cache_read_input_tokens", 0),
+            cache_write_tokens=counts.get("cache_creation_input_tokens", 0),
         )
 
     def finish(self) -> list[StreamEvent]:
@@ -348,5 +389,8 @@ class StreamAssembler:
         )
         usage = self._usage()
         thinking = tuple(self.thinking[i].part() for i in sorted(self.thinking))
-        message = Message.assistant(text="".join(self.text_parts), tool_calls=calls, thinking=thinking)
-        return [Completed(message=message, usage=usage, stop_reason=self.stop_reason)]
+        summarized = [fields for _, fields in sorted(self.compaction.items()) if fields.get("content")]  # a null one failed: a no-op
+        compaction = compaction_of(summarized[-1]) if summarized else None
+        message = Message.assistant(text="".join(self.text_parts), tool_calls=calls, thinking=thinking, compaction=compaction)
+        server = ServerWork(self._usage(self.compaction_usage), self.edits) if compaction is not None or self.edits else None
+        return [Completed(message=message, usage=usage + server.usage if server else usage, stop_reason=self.stop_reason, server=server)]

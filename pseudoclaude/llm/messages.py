@@ -135,13 +135,44 @@ class Thinking:
 
 
 @dataclass(frozen=True)
+class Compaction:
+    """A provider's server-side compaction of the conversation before it, kept to be sent back unchanged.
+
+    The provider summarized everything before the message that carries it
+    (Anthropic's ``compaction`` block, OpenAI's compaction item); later
+    requests send it first, in place of what it replaced, byte for byte: its
+    signature covers the summary, and a resume must send the bytes the
+    original process sent. ``text``: the summary a person may read (empty when
+    the provider's item is opaque); ``opaque``: the block or item as received,
+    as JSON text, read only by the adapter that made it.
+    """
+
+    provider: str
+    text: str = ""
+    opaque: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"provider": self.provider}
+        if self.text:
+            out["text"] = self.text
+        if self.opaque:
+            out["opaque"] = self.opaque
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Compaction:
+        return cls(provider=str(data.get("provider", "")), text=str(data.get("text", "")), opaque=str(data.get("opaque", "")))
+
+
+@dataclass(frozen=True)
 class Message:
     """One entry of the conversation.
 
     ``user``: ``text`` and the ``images`` attached to it. ``assistant``:
     ``text`` and/or ``tool_calls``, and the ``thinking`` that came before them
     (in the order received). ``tool``: exactly one ``tool_result`` (and no
-    text; a tool's images are on its result).
+    text; a tool's images are on its result). ``compaction``: on an assistant
+    message, the provider's summary of everything before it (see ``Compaction``).
     """
 
     role: Role
@@ -150,6 +181,7 @@ class Message:
     tool_result: ToolResult | None = None
     thinking: tuple[Thinking, ...] = ()
     images: tuple[Image, ...] = ()
+    compaction: Compaction | None = None
 
     @classmethod
     def user(cls, text: str, images: tuple[Image, ...] | list[Image] = ()) -> Message:
@@ -161,8 +193,9 @@ class Message:
         text: str = "",
         tool_calls: tuple[ToolCall, ...] | list[ToolCall] = (),
         thinking: tuple[Thinking, ...] | list[Thinking] = (),
+        compaction: Compaction | None = None,
     ) -> Message:
-        return cls(role="assistant", text=text, tool_calls=tuple(tool_calls), thinking=tuple(thinking))
+        return cls(role="assistant", text=text, tool_calls=tuple(tool_calls), thinking=tuple(thinking), compaction=compaction)
 
     @classmethod
     def tool(
@@ -189,6 +222,8 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"role": self.role}
+        if self.compaction is not None:
+            out["compaction"] = self.compaction.to_dict()
         if self.thinking:
             out["thinking"] = [t.to_dict() for t in self.thinking]
         if self.text:
@@ -208,6 +243,7 @@ class Message:
         if role not in ("user", "assistant", "tool"):
             raise ValueError(f"unknown message role: {role!r}")
         result = data.get("tool_result")
+        compaction = data.get("compaction")
         return cls(
             role=role,
             text=str(data.get("text", "")),
@@ -215,6 +251,7 @@ class Message:
             tool_result=ToolResult.from_dict(result, load_image) if result is not None else None,
             thinking=tuple(Thinking.from_dict(t) for t in data.get("thinking", ())),
             images=tuple(Image.from_dict(i, load_image) for i in data.get("images", ())),
+            compaction=Compaction.from_dict(compaction) if isinstance(compaction, Mapping) else None,
         )
 
 

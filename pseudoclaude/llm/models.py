@@ -19,7 +19,7 @@ from typing import Sequence
 from pseudoclaude.llm.gateway import openai_api
 from pseudoclaude.llm.messages import Usage
 from pseudoclaude.llm.model_facts import SOURCE as FACTS_SOURCE, ModelFacts, learned_facts, recorded_facts
-from pseudoclaude.llm.providers import PROVIDERS, ProviderEntry, ReasoningStyle
+from pseudoclaude.llm.providers import PROVIDERS, LongPrompt, ProviderEntry, ReasoningStyle
 
 DEFAULT_FALLBACK_CONTEXT_WINDOW = 128_000
 
@@ -34,6 +34,16 @@ class ModelInfo:
     reasoning: ReasoningStyle = ""
     max_output_tokens: int = 0
     vision: bool = True
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
+    long_prompt: LongPrompt | None = None
+    context_management: tuple[str, ...] = ()
+    """The server-side context strategies the model takes (Anthropic's edit types)."""
+
+    @property
+    def priced(self) -> bool:
+        """Whether the table has a published price for the model (0.0 in both: unknown, not free)."""
+        return bool(self.input_per_mtok or self.output_per_mtok)
 
 
 def model_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ModelInfo | None:
@@ -54,6 +64,7 @@ def _with_facts(info: ModelInfo | None, provider: str, facts: ModelFacts) -> Mod
         max_output_tokens=facts.max_output_tokens or base.max_output_tokens,
         reasoning=facts.reasoning if facts.reasoning is not None else base.reasoning,
         vision=facts.vision if facts.vision is not None else base.vision,
+        context_management=facts.context_management if facts.context_management is not None else base.context_management,
     )
 
 
@@ -81,6 +92,10 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
                 row.reasoning,
                 row.max_output_tokens,
                 row.vision,
+                row.cache_read_per_mtok,
+                row.cache_write_per_mtok,
+                row.long_prompt,
+                row.context_management,
             )
     return None
 
@@ -111,7 +126,7 @@ def reasoning_style(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) 
     return info.reasoning if info else ""
 
 
-OPENAI_EFFORT_STYLES: tuple[ReasoningStyle, ...] = ("effort", "effort_xhigh")
+OPENAI_EFFORT_STYLES: tuple[ReasoningStyle, ...] = ("effort", "effort_xhigh", "effort_max")
 """The styles of OpenAI's reasoning models: the effort is ``reasoning.effort`` (Responses) or ``reasoning_effort``
 (Chat Completions), the output cap is ``max_output_tokens`` / ``max_completion_tokens``, and it counts the reasoning."""
 
@@ -122,10 +137,11 @@ def openai_reasoning_model(model: str, providers: Sequence[ProviderEntry] = PROV
 
 
 def openai_effort(model: str, effort: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str:
-    """The OpenAI effort value ``effort`` is sent as: ``max`` is ``xhigh`` where the model takes it, else ``high``."""
+    """The OpenAI effort value ``effort`` is sent as: ``max`` itself where the model takes it, else ``xhigh`` where
+    the model takes that, else ``high``."""
     if effort != "max":
         return effort
-    return "xhigh" if reasoning_style(model, providers) == "effort_xhigh" else "high"
+    return {"effort_max": "max", "effort_xhigh": "xhigh"}.get(reasoning_style(model, providers), "high")
 
 
 def effort_notice(
@@ -154,7 +170,7 @@ def effort_notice(
         return None
     notes: list[str] = []
     sent = openai_effort(model, effort, providers)
-    if effort == "max" and sent != "xhigh":
+    if effort == "max" and sent not in ("xhigh", "max"):
         notes.append(f"effort {effort} is sent as {sent}, the most {model} takes")
     if openai_api(True, base_url, api) == "chat":
         where = f"the server at {base_url}" if base_url else "Chat Completions"
@@ -188,19 +204,46 @@ CACHE_PRICES: dict[str, CachePrices] = {
 }
 """Anthropic: reads at 10%, writes at 125% (the 5-minute cache), 20 blocks of lookback from each breakpoint;
 OpenAI: cached input discounted (10% for the GPT-5 family, the table's default price), no write premium (writes
-are uncached input), the longest common prefix served."""
+are uncached input), the longest common prefix served. A row's own published cache prices replace these
+multiples for that model (``ModelRow.cache_read_per_mtok``: Opus 5.5 reads at 5%; the GPT-5.6 and GPT-6 rows
+charge cache writes at 125%)."""
 UNKNOWN_CACHE_PRICES = CACHE_PRICES["anthropic"]
 """An unknown provider's (a local server's): the dearest break the table knows, so nothing is cleared on a guess."""
 
 
 def cache_prices(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> CachePrices:
-    """The prompt-cache prices of ``model``'s provider (``UNKNOWN_CACHE_PRICES`` when the table does not know it)."""
+    """The prompt-cache prices of ``model``: its provider's multiples (``UNKNOWN_CACHE_PRICES`` when the table does
+    not know it), with the row's own published cache-read and cache-write prices where it has them."""
     info = model_info(model, providers)
-    return CACHE_PRICES.get(info.provider, UNKNOWN_CACHE_PRICES) if info else UNKNOWN_CACHE_PRICES
+    if info is None:
+        return UNKNOWN_CACHE_PRICES
+    base = CACHE_PRICES.get(info.provider, UNKNOWN_CACHE_PRICES)
+    if not info.input_per_mtok:
+        return base
+    read = info.cache_read_per_mtok / info.input_per_mtok if info.cache_read_per_mtok is not None else base.read
+    write = info.cache_write_per_mtok / info.input_per_mtok if info.cache_write_per_mtok is not None else base.write
+    return replace(base, read=read, write=write)
+
+
+def price_known(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> bool:
+    """Whether a published price is known for ``model`` (an unknown model, or a row without one: its cost is unknown)."""
+    info = model_info(model, providers)
+    return info is not None and info.priced
+
+
+def price_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:
+    """The words for a model whose cost cannot be estimated (what ``/cost`` says instead of $0), else None."""
+    if price_known(model, providers):
+        return None
+    if model_info(model, providers) is None:
+        return f"no price is known for {model}: it is not in the model table"
+    return f"no price is known for {model}: the model table has no confirmed published price for it (docs/models.md)"
 
 
 def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0) -> float:
-    """Estimated cost; cache reads and writes at the provider's ``CachePrices``."""
+    """Estimated cost at the model's standard prices; cache reads and writes at its ``cache_prices``. 0.0 for a model
+    without a known price: callers that show it ask ``price_known`` first (``request_cost`` answers None). Summed
+    tokens cannot say which requests were long: ``request_cost`` prices one call with its long-prompt surcharge."""
     info = model_info(model)
     if info is None:
         return 0.0
@@ -215,11 +258,15 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int 
 
 
 def request_cost(model: str, usage: Usage) -> float | None:
-    """The estimated cost of one call served by ``model``; None when no price is known for it (unknown, not free)."""
+    """The estimated cost of one call served by ``model``, with the row's long-prompt surcharge when the call's prompt
+    passed it; None when no price is known for it (unknown, not free)."""
     info = model_info(model)
-    if info is None or not (info.input_per_mtok or info.output_per_mtok):
+    if info is None or not info.priced:
         return None
-    return cost_usd(model, usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens)
+    long = info.long_prompt
+    factor_in, factor_out = (long.input_factor, long.output_factor) if long and usage.prompt_tokens > long.above_tokens else (1.0, 1.0)
+    reading = cost_usd(model, usage.input_tokens, 0, usage.cache_read_tokens, usage.cache_write_tokens)
+    return reading * factor_in + cost_usd(model, 0, usage.output_tokens) * factor_out
 
 
 def unknown_model_notice(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> str | None:

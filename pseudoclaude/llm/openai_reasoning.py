@@ -6,8 +6,9 @@ o4-mini...) takes the effort as ``reasoning.effort`` through Responses and as
 counts its reasoning against the output cap, so the cap gets room to reason
 on top of the answer's (``REASONING_ALLOWANCE``), within the model's own
 limit. ``thinking: disabled`` asks for the least reasoning (``low``: every
-reasoning model takes it). ``max`` is ``xhigh`` where the model takes it, else
-``high`` (``models.openai_effort``; the CLI says so once, ``effort_notice``).
+reasoning model takes it). ``max`` is sent as ``max`` where the model takes it
+(GPT-5.6, GPT-6), else ``xhigh`` where it takes that, else ``high``
+(``models.openai_effort``; the CLI says so once, ``effort_notice``).
 """
 
 from __future__ import annotations

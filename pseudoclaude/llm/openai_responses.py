@@ -8,6 +8,13 @@ this module translates, as ``openai_wire.py`` does for Chat Completions.
 
 Invariants this module keeps:
 
+* **A server-side compaction is carried, not re-sent whole.** A request with
+  a ``ServerContext`` asks ``context_management: [{type: compaction,
+  compact_threshold}]``; the opaque ``compaction`` item a response returns
+  (the model's state, reasoning included) is kept as received on the
+  message (``Compaction.opaque``) and sent back first, as its type and
+  encrypted content, in place of what it replaced.
+
 * **No state on the server.** ``store: false`` and
   ``include: ["reasoning.encrypted_content"]``: each reasoning item comes back
   encrypted, is kept in the session as a ``Thinking`` part (``opaque``: the
@@ -53,13 +60,14 @@ from typing import Any, Mapping, Sequence
 from pseudoclaude.llm.errors import StreamCut
 from pseudoclaude.llm.image_budget import OPENAI_IMAGES, newest_images
 from pseudoclaude.llm.images import Image
-from pseudoclaude.llm.messages import Message, Thinking, ToolCall, ToolSpec, Usage
+from pseudoclaude.llm.messages import Compaction, Message, Thinking, ToolCall, ToolSpec, Usage
 from pseudoclaude.llm.models import openai_reasoning_model
 from pseudoclaude.llm.openai_reasoning import output_cap, reasoning_effort
 from pseudoclaude.llm.openai_wire import data_url, error_from_body
 from pseudoclaude.llm.provider import (
     Completed,
     Request,
+    ServerWork,
     StreamEvent,
     TextChunk,
     ThinkingChunk,
@@ -72,6 +80,7 @@ __all__ = ["ResponsesAssembler", "response_as_events", "takes_responses", "to_re
 
 PROVIDER = "openai"
 REASONING = "reasoning"
+COMPACTION = "compaction"
 
 _INCOMPLETE_TO_STOP = {"max_output_tokens": "max_tokens", "content_filter": "refusal"}
 
@@ -104,6 +113,9 @@ def to_responses_request(request: Request, *, summaries: bool = True) -> dict[st
             body["reasoning"] = reasoning
         body["include"] = ["reasoning.encrypted_content"]
     body["store"] = False
+    context = request.server_context
+    if context is not None and context.compact_trigger is not None:
+        body["context_management"] = [{"type": COMPACTION, "compact_threshold": context.compact_trigger}]
     body["prompt_cache_key"] = _cache_key(request)
     body["stream"] = True
     return body
@@ -170,19 +182,33 @@ def _call_output(message: Message) -> dict[str, Any]:
 
 
 def _assistant_items(message: Message, model: str) -> list[dict[str, Any]]:
-    """The turn's reasoning items zipped with its output items, each reasoning item before an output item."""
+    """The turn's compaction item first (the state a server-side compaction carried), then its reasoning items zipped
+    with its output items, each reasoning item before an output item."""
+    items: list[dict[str, Any]] = _compaction_item(message.compaction)
     outputs: list[dict[str, Any]] = []
     if message.text:
         outputs.append({"role": "assistant", "content": message.text})
     for call in message.tool_calls:
         outputs.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments or "{}"})
     reasoning = [item for item in (_reasoning_item(part, model) for part in message.thinking) if item is not None]
-    items: list[dict[str, Any]] = []
     for index, output in enumerate(outputs):
         if index < len(reasoning):
             items.append(reasoning[index])
         items.append(output)
     return items
+
+
+def _compaction_item(compaction: Compaction | None) -> list[dict[str, Any]]:
+    """The compaction item to send back: its type and encrypted content as received (no ``id``: ``store`` is false)."""
+    if compaction is None or compaction.provider != PROVIDER or not compaction.opaque:
+        return []
+    try:
+        item = json.loads(compaction.opaque)
+    except json.JSONDecodeError:
+        return []
+    if not isinstance(item, dict) or not isinstance(item.get("encrypted_content"), str):
+        return []
+    return [{"type": COMPACTION, "encrypted_content": item["encrypted_content"]}]
 
 
 def _reasoning_item(part: Thinking, model: str) -> dict[str, Any] | None:
@@ -235,6 +261,7 @@ class ResponsesAssembler:
         self._thinking: list[Thinking] = []
         self._summary_open: dict[str, int] = {}
         self._terminal: Mapping[str, Any] | None = None
+        self._compaction: Compaction | None = None
 
     def feed(self, event: Mapping[str, Any]) -> list[StreamEvent]:
         kind = event.get("type")
@@ -319,6 +346,8 @@ class ResponsesAssembler:
             return events
         if kind == REASONING:
             self._thinking.append(_thinking_part(item, self._model))
+        elif kind == COMPACTION and isinstance(item.get("encrypted_content"), str):
+            self._compaction = Compaction(PROVIDER, opaque=json.dumps(dict(item), ensure_ascii=False))
         elif kind == "message" and str(item.get("id")) not in self._texted:
             text = "".join(str(part.get("text") or part.get("refusal") or "") for part in item.get("content") or () if isinstance(part, Mapping))
             if text:
@@ -345,8 +374,9 @@ class ResponsesAssembler:
         reason = details.get("reason") if isinstance(details, Mapping) else None
         stop = "tool_use" if calls else _INCOMPLETE_TO_STOP.get(str(reason), "end_turn")
         usage = self._terminal.get("usage")
-        message = Message.assistant("".join(self._text), calls, self._thinking)
-        return [Completed(message=message, usage=_usage_from(usage if isinstance(usage, Mapping) else {}), stop_reason=stop)]
+        message = Message.assistant("".join(self._text), calls, self._thinking, compaction=self._compaction)
+        server = ServerWork() if self._compaction is not None else None
+        return [Completed(message=message, usage=_usage_from(usage if isinstance(usage, Mapping) else {}), stop_reason=stop, server=server)]
 
 
 def _thinking_part(item: Mapping[str, Any], model: str) -> Thinking:

@@ -27,6 +27,29 @@ ThinkingMode = Literal["adaptive", "disabled"]
 
 
 @dataclass(frozen=True)
+class ServerContext:
+    """What a native context engine asks the provider to manage on its side (``llm/server_context.py``).
+
+    ``compact_trigger``: summarize on the server once the prompt reaches this
+    many input tokens, with ``compact_instructions``; ``clear_trigger``: clear
+    old tool results from that many input tokens on, keeping the newest
+    ``clear_keep`` tool uses and clearing only when at least ``clear_at_least``
+    tokens go (a clear breaks the prompt cache); ``clear_exclude``: tools
+    whose results are never cleared; ``clear_thinking``: the request thinks,
+    so its older thinking blocks are managed too. None: not asked. An adapter
+    sends only what the model supports (the rest is dropped, never a 400).
+    """
+
+    compact_trigger: int | None = None
+    compact_instructions: str = ""
+    clear_trigger: int | None = None
+    clear_keep: int = 3
+    clear_at_least: int = 0
+    clear_exclude: tuple[str, ...] = ()
+    clear_thinking: bool = False
+
+
+@dataclass(frozen=True)
 class Request:
     """Everything one model call needs, provider-neutral.
 
@@ -53,6 +76,7 @@ class Request:
     effort: Effort | None = None
     max_thinking_tokens: int | None = None
     thinking: ThinkingMode | None = None
+    server_context: ServerContext | None = None
 
     @property
     def wants_thinking(self) -> bool:
@@ -102,12 +126,27 @@ class ToolArgsChunk:
 
 
 @dataclass(frozen=True)
+class ServerWork:
+    """What the provider did to the context on its side during one response (a native context engine asked it).
+
+    ``usage``: what a server-side compaction itself cost (Anthropic bills it
+    apart from the response: already added into ``Completed.usage``, so the
+    cost is whole; it is no measure of the context); ``edits``: (edit type,
+    input tokens it cleared) for each edit applied.
+    """
+
+    usage: Usage = field(default_factory=Usage)
+    edits: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
 class Completed:
-    """The stream finished: the whole assistant message and its usage."""
+    """The stream finished: the whole assistant message and its usage (``server``: what the provider did to the context)."""
 
     message: Message
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = "end_turn"
+    server: ServerWork | None = None
 
 
 @dataclass(frozen=True)

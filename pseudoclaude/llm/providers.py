@@ -24,7 +24,7 @@ from typing import Any, Literal, Mapping, Protocol, Sequence
 from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Provider
 
-ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh"]
+ReasoningStyle = Literal["", "budget", "adaptive", "adaptive_only", "effort", "effort_xhigh", "effort_max"]
 """How a model takes the effort setting (``ModelRow.reasoning``).
 
 ``""``: it does not (the setting is dropped with a one-line notice).
@@ -35,8 +35,20 @@ the same, and a budget is refused by the API, so it is never sent.
 ``effort``: OpenAI ``reasoning.effort`` through the Responses API (the reasoning
 is carried between turns there), ``reasoning_effort`` and ``max_completion_tokens``
 through Chat Completions (a server at a base URL); ``effort_xhigh``: the same,
-and the model takes ``xhigh``, which ``max`` maps to.
+and the model takes ``xhigh``, which ``max`` maps to; ``effort_max``: the model
+takes ``max`` itself (GPT-5.6, GPT-6: ``none`` to ``max``), which is sent as it is.
 """
+
+
+@dataclass(frozen=True)
+class LongPrompt:
+    """A long-prompt surcharge: a request whose prompt (cached tokens included) is over ``above_tokens`` pays
+    ``input_factor`` times every input-side price (cache reads and writes too) and ``output_factor`` times the output
+    price, for the whole request (OpenAI's GPT-5.6 and GPT-6 pages: 2x and 1.5x over 272K input tokens)."""
+
+    above_tokens: int
+    input_factor: float
+    output_factor: float
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,17 @@ class ModelRow:
     model accepts images (False: every image becomes a text note for it).
     ``ids``: the full model ids the row stands for (what ``/model`` lists when
     the provider's endpoint does not answer); an exact row is its own id, a
-    catch-all row (``claude``, ``gpt-``) has none.
+    catch-all row (``claude``, ``gpt-``) has none. ``input_per_mtok`` and
+    ``output_per_mtok`` of 0.0: no published price was confirmed for the row, so
+    its cost is unknown (``models.price_known``), never $0. ``cache_read_per_mtok``
+    and ``cache_write_per_mtok``: the published cache-hit and (5-minute) cache-write
+    prices where they differ from the provider's usual multiples
+    (``models.CACHE_PRICES``); None: the provider's multiples apply.
+    ``long_prompt``: a published surcharge on long requests (``LongPrompt``).
+    Where each price came from: ``docs/models.md``. ``context_management``: the
+    server-side strategies the model takes (Anthropic's ``context_management``
+    edits: what a native context engine may send; the models endpoint's
+    ``capabilities`` win over it where they answer).
     """
 
     prefix: str
@@ -65,6 +87,10 @@ class ModelRow:
     max_output_tokens: int = 0
     vision: bool = True
     ids: tuple[str, ...] = ()
+    cache_read_per_mtok: float | None = None
+    cache_write_per_mtok: float | None = None
+    long_prompt: LongPrompt | None = None
+    context_management: tuple[str, ...] = ()
 
     def matches(self, name: str) -> bool:
         return name == self.prefix if self.exact else name.startswith(self.prefix)
@@ -157,29 +183,47 @@ def _openai_adapter(
 
 
 _O200K = "o200k_base"
+_EDITING = ("clear_tool_uses_20250919", "clear_thinking_20251015")
+"""Anthropic's context editing (docs: build-with-claude/context-editing, beta ``context-management-2025-06-27``)."""
+_COMPACTING = (*_EDITING, "compact_20260112")
+"""Context editing and server-side compaction (docs: build-with-claude/compaction: Opus 4.6, 4.7, Sonnet 4.6)."""
 _CL100K = "cl100k_base"
+_1M, _1050K, _128K = 1_000_000, 1_050_000, 128_000
+_OPENAI_LONG = LongPrompt(272_000, 2.0, 1.5)
 
 ANTHROPIC = ProviderEntry(
     name="anthropic",
     key_variable="ANTHROPIC_API_KEY",
     base_url_variable="ANTHROPIC_BASE_URL",
-    default_model="claude-sonnet-4-5",
+    default_model="claude-sonnet-5-5",
     adapter=_anthropic_adapter,
     sdk_module="anthropic",
     token_variable="ANTHROPIC_AUTH_TOKEN",
     headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
-        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",)),
-        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",)),
-        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",)),
-        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",)),
+        ModelRow("claude-fable-5-2", _1M, 8.0, 40.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-2",)),
+        ModelRow("claude-mythos-5-2", _1M, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-2",)),
+        ModelRow("claude-fable-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-1",), cache_read_per_mtok=0.25),
+        ModelRow("claude-mythos-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-1",), cache_read_per_mtok=0.25),
+        ModelRow("claude-fable-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5",)),
+        ModelRow("claude-mythos-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5",)),
+        ModelRow("claude-opus-5-5", _1M, 4.0, 20.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5-5",), cache_read_per_mtok=0.2),
+        ModelRow("claude-opus-5", _1M, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5",)),
+        ModelRow("claude-sonnet-5-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5-5",)),
+        ModelRow("claude-sonnet-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5",)),
+        ModelRow("claude-haiku-5-5", _1M, 0.1, 0.5, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-haiku-5-5",)),
+        ModelRow("claude-opus-4-8", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-4-8",)),
+        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",), context_management=_COMPACTING),
+        ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",), context_management=_EDITING),
         ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000, ids=("claude-opus-4-1", "claude-opus-4-0")),
         ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-sonnet-4-5", "claude-sonnet-4-0")),
         ModelRow("claude-haiku-4", 200_000, 1.0, 5.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-haiku-4-5",)),
         ModelRow("claude-3-7-sonnet", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-3-7-sonnet-latest",)),
         ModelRow("claude-3-5-sonnet", 200_000, 3.0, 15.0, ids=("claude-3-5-sonnet-latest",)),
         ModelRow("claude-3-5-haiku", 200_000, 0.8, 4.0, ids=("claude-3-5-haiku-latest",)),
-        ModelRow("claude", 200_000, 3.0, 15.0),
+        ModelRow("claude", 200_000),
     ),
 )
 
@@ -187,11 +231,25 @@ OPENAI = ProviderEntry(
     name="openai",
     key_variable="OPENAI_API_KEY",
     base_url_variable="OPENAI_BASE_URL",
-    default_model="gpt-4.1",
+    default_model="gpt-6.2-sol",
     adapter=_openai_adapter,
     sdk_module="openai",
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
+        ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
+        ModelRow("gpt-6.2-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-sol",), cache_read_per_mtok=0.1, cache_write_per_mtok=2.5, long_prompt=_OPENAI_LONG),
+        ModelRow("gpt-6.1-sol", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-sol",)),
+        ModelRow("gpt-6.1-terra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-terra",)),
+        ModelRow("gpt-6-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-astra",)),
+        ModelRow("gpt-6-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-sol",), cache_write_per_mtok=2.5),
+        ModelRow("gpt-6-luna", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-luna",)),
+        ModelRow("gpt-6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K),
+        ModelRow("gpt-5.6-luna", _1050K, 0.2, 1.2, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-luna",), cache_write_per_mtok=0.25, long_prompt=_OPENAI_LONG),
+        ModelRow("gpt-5.6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-sol", "gpt-5.6-terra")),
+        ModelRow("gpt-5.5", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.5", "gpt-5.5-pro")),
+        ModelRow("gpt-5.4", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano")),
+        ModelRow("gpt-5.2-pro", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.2-pro",)),
+        ModelRow("gpt-5-pro", 400_000, encoding=_O200K, reasoning="effort", max_output_tokens=_128K, ids=("gpt-5-pro",)),
         ModelRow("gpt-4.1", 1_047_576, 2.0, 8.0, _O200K, ids=("gpt-4.1",)),
         ModelRow("gpt-4o-mini", 128_000, 0.15, 0.6, _O200K, ids=("gpt-4o-mini",)),
         ModelRow("gpt-4o", 128_000, 2.5, 10.0, _O200K, ids=("gpt-4o",)),

@@ -38,6 +38,8 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", _offloaded(b))
     table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""))
     table.add_row("auto-compaction at", f"{b.auto_threshold:,}", f"tokens = {100 * b.auto_threshold / window:.0f}% (estimator: {b.estimator})")
+    if b.engine:
+        table.add_row("context engine", "", b.engine)
     console.print(table)
     for file in b.instruction_files:
         console.print(f"[dim]  instructions: {file.path} ({file.size:,} bytes)[/]")

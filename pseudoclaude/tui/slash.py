@@ -229,14 +229,9 @@ async def _context(repl: Repl, arg: str) -> bool:
 
 
 async def _cost(repl: Repl, arg: str) -> bool:
-    status = repl.status
-    if status.cost_usd is not None:
-        cost = f"estimated cost ${status.cost_usd:.4f} ({status.model})"
-    else:
-        cost = f"estimated cost unknown: no price is known for some model of this session (${status.priced_usd:.4f} for the calls with a price)"
-    repl.console.print(
-        f"Tokens this session: {status.tokens_in:,} in, {status.tokens_out:,} out{' (thinking included)' if status.effort else ''} · {cost}"
-    )
+    from pseudoclaude.tui.cost_view import cost_line
+
+    repl.console.print(Text(cost_line(repl.status)))
     return False
 
 

@@ -61,6 +61,7 @@ def status_rows(settings: Settings, mode: str) -> list[tuple[str, str, str]]:
         ("effort", settings.effort or "provider default", origin_of(settings, "effort", settings.effort)),
         ("thinking budget", str(settings.max_thinking_tokens or "default"), origin_of(settings, "max_thinking_tokens", settings.max_thinking_tokens)),
         ("context window", str(settings.context_window or "the model's"), origin_of(settings, "context_window", settings.context_window)),
+        ("context engine", settings.context_engine, origin_of(settings, "context_engine", settings.context_engine)),
         ("max turns", str(settings.max_turns or "no limit"), origin_of(settings, "max_turns", settings.max_turns)),
         ("max budget", f"${settings.max_budget_usd:.2f}" if settings.max_budget_usd else "no limit", origin_of(settings, "max_budget_usd", settings.max_budget_usd)),
         ("allowed tools", ", ".join(settings.allowed_tools) or "none", "command line" if settings.allowed_tools else "not set"),
@@ -123,6 +124,8 @@ async def status_command(repl: Repl, arg: str) -> bool:
         table.add_row(name, value, Text(origin, style="dim"))
         if name == "permission mode":
             table.add_row("sandbox", *sandbox_row(repl.status))
+        if name == "context engine" and repl.status.context_engine:
+            table.add_row("  running", for_terminal(repl.status.context_engine), Text("this session", style="dim"))
     session = repl.agent.session_id if repl.agent is not None else "none yet (created with the first message)"
     repl.console.print(Text(f"Session {session} · workspace {for_terminal(str(repl.settings.workspace))}", style="bold"))
     repl.console.print(table)

@@ -34,7 +34,7 @@ from pseudoclaude.tui.headless import json_line
 from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
 from pseudoclaude.tui.stream_partial import PartialMessage
 from pseudoclaude.config import PermissionMode
-from pseudoclaude.llm import Image, context_window, cost_usd
+from pseudoclaude.llm import Image, Usage, context_window, price_known, request_cost
 from pseudoclaude.tools import ToolTraits
 
 if TYPE_CHECKING:
@@ -125,10 +125,14 @@ def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
 
 
 def usage_cost(model: str, usage: Mapping[str, int]) -> float:
-    """The usage's price from the model table (0.0 for a model without prices)."""
-    return cost_usd(
-        model, usage.get("input_tokens", 0), usage.get("output_tokens", 0), usage.get("cache_read_tokens", 0), usage.get("cache_write_tokens", 0)
+    """One call's price from the model table, its long-prompt surcharge included (0.0 for a model without prices:
+    the result's ``cost_unknown_models`` and each ``modelUsage`` entry's ``costKnown`` say which, so 0.0 is not read
+    as free)."""
+    call = Usage(
+        input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0),
+        cache_read_tokens=usage.get("cache_read_tokens", 0), cache_write_tokens=usage.get("cache_write_tokens", 0),
     )
+    return request_cost(model, call) or 0.0
 
 
 def error_result(message: str, session_id: str = "", subtype: str = "error_during_execution") -> dict[str, Any]:
@@ -194,6 +198,8 @@ class ClaudeStream:
         self.run = _Run()
         self.total_cost = 0.0
         self.model_usage: dict[str, dict[str, int]] = {}
+        self.model_costs: dict[str, float] = {}
+        """Each model's cost, summed call by call (a call's long-prompt surcharge cannot be told from summed tokens)."""
         self.session_usage: dict[str, int] = {}
         self.session_error: str | None = None
         """Why the session stopped being saved: every result from then on is an error (nothing of it can be resumed)."""
@@ -287,6 +293,7 @@ class ClaudeStream:
             "terminal_reason": terminal,
             "session_id": self.agent.session_id,
             "total_cost_usd": round(self.total_cost, 6),
+            "cost_unknown_models": [model for model in self.model_usage if not price_known(model)],
             "usage": claude_usage(run.usage),
             "modelUsage": {model: self._model_entry(model, usage) for model, usage in self.model_usage.items()},
             "permission_denials": list(run.denials),
@@ -341,7 +348,9 @@ class ClaudeStream:
         per_model = self.model_usage.setdefault(model, {})
         for key, value in counts.items():
             per_model[key] = per_model.get(key, 0) + value
-        self.total_cost += usage_cost(model, counts)
+        cost = usage_cost(model, counts)
+        self.total_cost += cost
+        self.model_costs[model] = self.model_costs.get(model, 0.0) + cost
         self.session_usage = dict(event.total)
         if run.pending is not None:
             self._assistant(run.pending, event)
@@ -423,7 +432,8 @@ class ClaudeStream:
             "cacheReadInputTokens": usage.get("cache_read_tokens", 0),
             "cacheCreationInputTokens": usage.get("cache_write_tokens", 0),
             "webSearchRequests": 0,
-            "costUSD": round(usage_cost(model, usage), 6),
+            "costUSD": round(self.model_costs.get(model, 0.0), 6),
+            "costKnown": price_known(model),
             "contextWindow": context_window(model, None),
         }
 

@@ -15,13 +15,14 @@ from pseudoclaude.agent.build import build_agent
 from pseudoclaude.agent.events import Event, Stop, ToolCallFinished
 from pseudoclaude.agent import Agent, AgentStatus, ContextBreakdown
 from pseudoclaude.config import Flags, load_settings
+from pseudoclaude.llm import context_window, provider_entry
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.tools.permissions import PermissionMode
 from tests.e2e.support import KEYS, fake_server
 from tests.fakes.script import Call, Reply, Script, Step, is_summary_request
 
 T = TypeVar("T")
-MODEL = "claude-fake-1"  # priced like the Claude family, and not on the SDK's deprecation list (warnings are errors)
+MODEL = provider_entry("anthropic").default_model  # priced in the table, and not on the SDK's deprecation list (warnings are errors)
 
 def agent_for(tmp_path: Path, url: str, **flags: Any) -> Agent:
     flags.setdefault("model", MODEL)
@@ -67,7 +68,7 @@ def test_status_and_context_views_follow_a_turn_and_are_frozen(tmp_path: Path) -
     )
     assert (before.context_tokens, before.tokens_in, before.cost_usd, before.session_id) == (0, 0, 0.0, session_id)
     assert (after.tokens_in, after.tokens_out, after.model, after.mode) == (1200, 7, MODEL, "default")
-    assert after.cost_usd > 0 and after.context_tokens > 0 and after.context_window == 200_000
+    assert after.cost_usd > 0 and after.context_tokens > 0 and after.context_window == context_window(MODEL)
     assert after.session_id == session_id and title == "Say hello."
     assert (context_before.messages, context_after.messages) == (0, 2)
     assert context_after.message_tokens > 0 and context_after.system_tokens == context_before.system_tokens > 0

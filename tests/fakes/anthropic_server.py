@@ -39,8 +39,9 @@ import itertools
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from tests.fakes.anthropic_context_rules import Applied, apply, betas, default_summary, edit_problems, strategies_of
 from tests.fakes.anthropic_models import CatalogueEntry, ModelCatalogue
 from tests.fakes.anthropic_thinking_rules import redacted_data, signature, thinking_type
 from tests.fakes.anthropic_validation import first_problem
@@ -104,7 +105,15 @@ class FakeAnthropicServer:
         required_headers: Mapping[str, str] | None = None,
         models: Sequence[CatalogueEntry] | None = None,
         models_delay_s: float = 0.0,
+        refuse_context_management: bool = False,
+        summarize: Callable[[Mapping[str, Any]], str] = default_summary,
     ) -> None:
+        self.refuse_context_management = refuse_context_management
+        """Play a gateway (or a model) that does not take the context-management betas: a 400 naming the header."""
+        self.summarize = summarize
+        """The compaction's summary of a request body (``anthropic_context_rules``)."""
+        self.applied: list[Applied] = []
+        """What the server did to each answered request (edits applied, the compaction made)."""
         self.models = ModelCatalogue(models, delay_s=models_delay_s) if models is not None else None
         """What ``GET /v1/models`` lists and ``GET /v1/models/{id}`` describes (``anthropic_models``: ids, or
         ``model_entry`` dicts with a window and capabilities); authenticated as messages are, and ``anthropic-version``
@@ -176,17 +185,27 @@ class FakeAnthropicServer:
         if not ex.headers.get("anthropic-version"):
             self._reject(ex, 400, "anthropic-version: header is required")
             return
-        problem = first_problem(body)
+        refused = self._refused_betas(ex.headers)
+        if refused:
+            self._reject(ex, 400, f"Unexpected value(s) `{refused}` for the `anthropic-beta` header. Please consult our documentation at docs.claude.com or try again without the header.")
+            return
+        problem = first_problem(body) or next(edit_problems(body, ex.headers, self._strategies(str(body.get("model", "")))), None)
         if problem is not None:
             self._reject(ex, 400, problem)
             return
-        tokens = approx_tokens(body)
-        if self.context_window is not None and tokens > self.context_window:
+        seen = apply(body, approx_tokens, self.summarize, None) if "context_management" in body else None
+        tokens = approx_tokens(seen.summarized or seen.body) if seen is not None else approx_tokens(body)
+        if self.context_window is not None and tokens > self.context_window:  # the window holds the prompt as edited
             self._reject(ex, 400, prompt_too_long_message(tokens, self.context_window))
             return
         with self._lock:
             step = self.cursor.next_step(body)
-            cacheable = int(self.prompt_cache.serve(body)[1])
+            applied = apply(body, approx_tokens, self.summarize, step.input_tokens if isinstance(step, Reply) else None)
+            self.applied.append(applied)
+            compaction_cached = int(self.prompt_cache.serve(applied.summarized)[1]) if applied.summarized is not None else 0
+            cacheable = int(self.prompt_cache.serve(applied.body)[1])
+        if applied.compaction is not None and isinstance(step, Reply):
+            step = replace(step, input_tokens=None)  # the reply is sampled from the compacted prompt
         if isinstance(step, HttpError):
             self._send_http_error(ex, step, tokens)
         elif isinstance(step, StreamError):
@@ -196,8 +215,21 @@ class FakeAnthropicServer:
         elif isinstance(step, StallStream):
             self._send_stall(ex, step, body)
         else:
-            self._stream(ex, self._events(self._cached(step, body, cacheable), body))
+            events = self._events(self._cached(step, applied.body, cacheable), applied.body)
+            self._stream(ex, _with_server_work(events, body, applied, compaction_cached))
             ex.end_stream()
+
+    def _refused_betas(self, headers: Mapping[str, str]) -> str:
+        sent = sorted(name for name in betas(headers) if name.startswith(("context-management", "compact-")))
+        return ", ".join(sent) if self.refuse_context_management else ""
+
+    def _strategies(self, model: str) -> tuple[str, ...]:
+        """What ``model`` takes: the catalogue's capabilities when it describes the model, else the docs' lists."""
+        info = next((info for info in self.models.infos if info["id"] == model), None) if self.models is not None else None
+        capability = (info or {}).get("capabilities", {}).get("context_management")
+        if isinstance(capability, dict):
+            return tuple(name for name, value in capability.items() if isinstance(value, dict) and value.get("supported"))
+        return strategies_of(model)
 
     def _models(self, ex: Exchange, catalogue: ModelCatalogue) -> None:
         refused = self._refused(ex)
@@ -400,3 +432,45 @@ def _block_start(index: int, block: dict[str, Any]) -> Event:
 
 def _delta(index: int, delta: dict[str, Any]) -> Event:
     return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+
+
+def _with_server_work(events: list[Event], body: Mapping[str, Any], applied: Applied, compaction_cached: int) -> list[Event]:
+    """``events`` with the compaction block first (its start, one ``compaction_delta``, its stop: the SDK accumulator's
+    order), the edits applied in ``message_delta.context_management`` and the compaction's own usage in ``iterations``."""
+    if "context_management" not in body:
+        return events
+    out: list[Event] = []
+    shift = 1 if applied.compaction is not None else 0
+    for name, data in events:
+        if "index" in data and shift:
+            data = {**data, "index": data["index"] + shift}
+        if name == "content_block_start" and shift and not any(n == "content_block_start" for n, _ in out):
+            out.extend(_compaction_events(applied.compaction or {}))
+        if name == "message_delta":
+            data = {**data, "context_management": {"applied_edits": applied.edits}}
+            if applied.compaction is not None and applied.summarized is not None:
+                data["usage"] = {**data["usage"], "iterations": _iterations(data["usage"], applied, compaction_cached)}
+            if shift and not any(n == "content_block_start" for n, _ in out):
+                out.extend(_compaction_events(applied.compaction or {}))
+        out.append((name, data))
+    return out
+
+
+def _compaction_events(block: Mapping[str, Any]) -> list[Event]:
+    start = {"type": "compaction", "content": None, "signature": block.get("signature")}
+    delta = {"type": "compaction_delta", "content": block.get("content"), "encrypted_content": None}
+    return [_block_start(0, start), _delta(0, delta), ("content_block_stop", {"type": "content_block_stop", "index": 0})]
+
+
+def _iterations(usage: Mapping[str, Any], applied: Applied, cached: int) -> list[dict[str, Any]]:
+    full = applied.full_tokens
+    summary = approx_tokens(str((applied.compaction or {}).get("content", "")))
+    compaction = {
+        "type": "compaction", "input_tokens": max(0, full - cached), "cache_read_input_tokens": cached,
+        "cache_creation_input_tokens": 0, "output_tokens": summary,
+    }
+    message = {
+        "type": "message", "input_tokens": usage.get("input_tokens", 0), "cache_read_input_tokens": usage.get("cache_read_input_tokens", 0),
+        "cache_creation_input_tokens": usage.get("cache_creation_input_tokens", 0), "output_tokens": usage.get("output_tokens", 0),
+    }
+    return [compaction, message]

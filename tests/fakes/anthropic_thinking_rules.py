@@ -29,7 +29,9 @@ from typing import Any, Iterator, Mapping
 _KEY = b"fake-anthropic-thinking-key"
 MIN_BUDGET = 1024
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
-ADAPTIVE_ONLY = ("claude-opus-4-7",)
+ADAPTIVE_ONLY = ("claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-5", "claude-haiku-5", "claude-fable-5", "claude-mythos")
+"""Manual extended thinking (a budget) is refused from Opus 4.7 on and by the Claude 5 families (Sonnet 5's page: it
+"returns a 400 error"; Opus 5.5, Fable: thinking always on). Some of them may turn thinking off, which this fake refuses."""
 ADAPTIVE = ("claude-opus-4-6", "claude-sonnet-4-6", *ADAPTIVE_ONLY)
 NO_THINKING = ("claude-3-5", "claude-3-haiku", "claude-3-opus", "claude-3-sonnet")
 THINKING_TYPES = ("thinking", "redacted_thinking")

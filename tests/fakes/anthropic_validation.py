@@ -15,6 +15,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 from tests.fakes import anthropic_thinking_rules as thinking
+from tests.fakes.anthropic_context_rules import compaction_block_problems
 from tests.fakes.image_checks import (
     ANTHROPIC_MANY_IMAGES,
     ANTHROPIC_MANY_MAX_SIDE,
@@ -135,12 +136,13 @@ def _message_problems(messages: Any, budget_mode: bool, max_side: int = ANTHROPI
         yield "messages: at least one message is required"
         return
     seen_ids: set[str] = set()
+    compactions: list[int] = []
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             yield f"messages.{i}.role: Input should be 'user' or 'assistant'"
             return
         role = message["role"]
-        if i == 0 and role != "user":
+        if i == 0 and role != "user" and not _opens_with_compaction(message):
             yield 'messages: first message must use the "user" role'
             return
         if i > 0 and messages[i - 1].get("role") == role:
@@ -157,21 +159,30 @@ def _message_problems(messages: Any, budget_mode: bool, max_side: int = ANTHROPI
                 "except for the optional final assistant message"
             )
             return
-        yield from _block_problems(i, role, blocks, seen_ids, budget_mode, max_side)
+        yield from _block_problems(i, role, blocks, seen_ids, budget_mode, max_side, compactions)
         if role == "assistant":
             yield from _pairing_after(i, blocks, messages[i + 1] if i + 1 < len(messages) else None, last)
         elif i > 0:
             yield from _pairing_before(i, blocks, _blocks(messages[i - 1]))
 
 
+def _opens_with_compaction(message: Mapping[str, Any]) -> bool:
+    blocks = _blocks(message)
+    return bool(blocks) and isinstance(blocks[0], dict) and blocks[0].get("type") == "compaction"
+
+
 def _block_problems(
-    i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool, max_side: int
+    i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool, max_side: int, compactions: list[int]
 ) -> Iterator[str]:
     after_other = False
     for j, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         where = f"messages.{i}.content.{j}"
-        if kind in thinking.THINKING_TYPES:
+        if kind == "compaction":
+            yield from compaction_block_problems(i, j, block, len(compactions))
+            if block.get("content") is not None:
+                compactions.append(i)
+        elif kind in thinking.THINKING_TYPES:
             yield from thinking.block_problems(where, role, block, after_other, budget_mode)
         elif kind == "text":
             if not block.get("text"):

@@ -73,9 +73,11 @@ def check_body(body: Any) -> Invalid | None:
     )
 
 
-REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o1-pro|o1(?![\w-])|o1-20|o3|o4-mini|codex-mini|gpt-5(?!-chat))")
+REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o1-pro|o1(?![\w-])|o1-20|o3|o4-mini|codex-mini|gpt-5(?!-chat)|gpt-6)")
 """The reasoning models this fake knows, by its own list (not the production model table): gpt-5 but gpt-5-chat, o1, o3, o4-mini."""
-XHIGH_MODEL = re.compile(r"^(?:[\w.-]+/)?gpt-5\.(?:[2-9]|1-codex-max)")
+XHIGH_MODEL = re.compile(r"^(?:[\w.-]+/)?gpt-(?:5\.(?:[2-9]|1-codex-max)|6)")
+MAX_MODEL = re.compile(r"^(?:[\w.-]+/)?gpt-(?:5\.6|6)")
+"""The models that take ``max`` too (GPT-5.6 and GPT-6: ``none`` to ``max`` on their model pages)."""
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 
 
@@ -96,6 +98,7 @@ def check_reasoning_parameters(body: Mapping[str, Any]) -> Invalid | None:
         message = f"Unsupported value: 'temperature' does not support {temperature} with this model. Only the default (1) value is supported."
         return Invalid(message, "temperature", "unsupported_value")
     accepted = (*REASONING_EFFORTS, "xhigh") if XHIGH_MODEL.match(model) else REASONING_EFFORTS
+    accepted = (*accepted, "max") if MAX_MODEL.match(model) else accepted
     if effort is not None and effort not in accepted:
         listed = ", ".join(f"'{value}'" for value in accepted[:-1]) + f", and '{accepted[-1]}'"
         message = f"Unsupported value: 'reasoning_effort' does not support {effort!r} with this model. Supported values are: {listed}."

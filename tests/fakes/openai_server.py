@@ -73,11 +73,14 @@ class FakeOpenAIServer:
         usage_chunk: bool = True,
         ignores_stream: bool = False,
         verified: bool = True,
+        refuse_context_management: bool = False,
     ) -> None:
-        """``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
+        """``refuse_context_management``: a gateway (or an older API) that does not know ``context_management``;
+        ``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
         ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``;
         ``verified=False`` an organization OpenAI refuses reasoning summaries."""
         self.verified = verified
+        self.refuse_context_management = refuse_context_management
         self.context_window = context_window
         self.require_key = require_key
         self.usage_chunk = usage_chunk
@@ -175,6 +178,8 @@ class FakeOpenAIServer:
         if body is None:
             return self._reject(exchange, 400, Invalid("We could not parse the JSON body of your request.")), {}
         problem = check_responses_body(body, self.issued, verified=self.verified) if path == RESPONSES_PATH else check_body(body)
+        if problem is None and self.refuse_context_management and "context_management" in body:
+            problem = Invalid("Unknown parameter: 'context_management'.", "context_management", "unknown_parameter")
         if problem is not None:
             return self._reject(exchange, 400, problem), body
         tokens = approx_tokens(body)

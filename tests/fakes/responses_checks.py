@@ -20,7 +20,7 @@ from tests.fakes.openai_checks import TOOL_NAME, Invalid
 
 PARAMETERS = frozenset(
     {
-        "background", "conversation", "include", "input", "instructions", "max_output_tokens", "max_tool_calls",
+        "background", "context_management", "conversation", "include", "input", "instructions", "max_output_tokens", "max_tool_calls",
         "metadata", "model", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key",
         "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream",
         "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user",
@@ -29,12 +29,15 @@ PARAMETERS = frozenset(
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 SUMMARIES = ("auto", "concise", "detailed")
 INCLUDABLE = ("reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results")
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "gpt-6", "codex")
+MAX_EFFORT_PREFIXES = ("gpt-5.6", "gpt-6")
+"""The models that take ``max`` too (GPT-5.6 and GPT-6: ``none`` to ``max`` on their model pages)."""
 ITEM_FIELDS = {
     "message": frozenset({"type", "role", "content", "id", "status"}),
     "function_call": frozenset({"type", "call_id", "name", "arguments", "id", "status"}),
     "function_call_output": frozenset({"type", "call_id", "output", "id", "status"}),
     "reasoning": frozenset({"type", "id", "summary", "encrypted_content", "content"}),
+    "compaction": frozenset({"type", "id", "encrypted_content"}),
 }
 
 
@@ -72,12 +75,32 @@ def check_responses_body(body: Any, issued: Mapping[str, str], *, verified: bool
     if not verified and isinstance(reasoning, Mapping) and reasoning.get("summary") is not None:
         return Invalid(SUMMARY_UNVERIFIED, "reasoning.summary", "unsupported_value")
     return (
-        check_reasoning(str(body["model"]), body.get("reasoning"))
+        check_context_management(body.get("context_management"))
+        or check_reasoning(str(body["model"]), body.get("reasoning"))
         or check_include(body.get("include"), store)
         or check_function_tools(body.get("tools"))
         or check_responses_tool_choice(body.get("tool_choice"), body.get("tools"))
         or check_input(body.get("input"), store, issued, str(body["model"]))
     )
+
+
+def check_context_management(entries: Any) -> Invalid | None:
+    """``context_management``: a list of ``{type: "compaction", compact_threshold}`` (SDK ``ContextManagement``)."""
+    if entries is None:
+        return None
+    if not isinstance(entries, list):
+        return Invalid("Invalid type for 'context_management': expected an array.", "context_management", "invalid_type")
+    for n, entry in enumerate(entries):
+        where = f"context_management[{n}]"
+        if not isinstance(entry, Mapping) or entry.get("type") != "compaction":
+            return Invalid(f"Invalid value for '{where}.type': only 'compaction' is supported.", f"{where}.type", "invalid_value")
+        extra = set(entry) - {"type", "compact_threshold"}
+        if extra:
+            return Invalid(f"Unknown parameter: '{where}.{sorted(extra)[0]}'.", f"{where}.{sorted(extra)[0]}", "unknown_parameter")
+        threshold = entry.get("compact_threshold")
+        if threshold is not None and (not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1):
+            return Invalid(f"Invalid '{where}.compact_threshold': expected a positive integer.", f"{where}.compact_threshold", "invalid_value")
+    return None
 
 
 def check_reasoning(model: str, reasoning: Any) -> Invalid | None:
@@ -93,8 +116,9 @@ def check_reasoning(model: str, reasoning: Any) -> Invalid | None:
         if key not in ("effort", "summary", "generate_summary"):
             return Invalid(f"Unknown parameter: 'reasoning.{key}'.", f"reasoning.{key}", "unknown_parameter")
     effort = reasoning.get("effort")
-    if effort is not None and effort not in EFFORTS:
-        supported = ", ".join(f"'{e}'" for e in EFFORTS)
+    efforts = (*EFFORTS, "max") if model.split("/")[-1].startswith(MAX_EFFORT_PREFIXES) else EFFORTS
+    if effort is not None and effort not in efforts:
+        supported = ", ".join(f"'{e}'" for e in efforts)
         return Invalid(f"Invalid value: '{effort}'. Supported values are: {supported}.", "reasoning.effort", "invalid_value")
     summary = reasoning.get("summary")
     if summary is not None and summary not in SUMMARIES:
@@ -213,7 +237,14 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
         return None
     if kind == "reasoning":
         return _check_reasoning_item(i, item, items, store, issued, model)
-    return Invalid(f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', and 'reasoning'.", f"{where}.type", "invalid_value")
+    if kind == "compaction":
+        content = item.get("encrypted_content")
+        if not isinstance(content, str) or content not in issued:
+            return Invalid("The encrypted content of a compaction item could not be verified.", f"{where}.encrypted_content", "invalid_encrypted_content")
+        if any(_kind(other) == "compaction" for other in items[:i]):
+            return Invalid("Only the latest compaction item may be sent; drop the items it replaced.", where, None)
+        return None
+    return Invalid(f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.", f"{where}.type", "invalid_value")
 
 
 INPUT_PARTS = ("input_text", "input_image", "input_file")

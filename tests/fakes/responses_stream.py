@@ -40,9 +40,11 @@ class ResponsesStreamer:
         self.reasons = is_reasoning_model(str(body.get("model")))
         self.summary = self.reasons and bool(reasoning.get("summary"))
         self.encrypted = "reasoning.encrypted_content" in (body.get("include") or ())
+        self.compacted = False
 
     def reply(self, reply: Reply) -> None:
         self._open()
+        self._compaction(reply)
         self._reasoning(reply)
         self._message(reply.text, reply.text_chunks)
         for index, call in enumerate(reply.calls):
@@ -156,6 +158,22 @@ class ResponsesStreamer:
             self._send("response.function_call_arguments.delta", item_id=item["id"], output_index=position, delta=fragment)
         self._send("response.function_call_arguments.done", item_id=item["id"], output_index=position, arguments=call.arguments)
         self._done({**item, "status": "completed", "arguments": call.arguments})
+
+    def _compaction(self, reply: Reply) -> None:
+        """A server-side compaction when ``context_management`` asks for one and the prompt (scripted, else counted)
+        reaches its threshold: an opaque ``compaction`` item first (SDK ``ResponseCompactionItem``), issued as
+        encrypted content this server will verify when it comes back."""
+        entries = [e for e in self.body.get("context_management") or () if e.get("type") == "compaction"]
+        size = reply.input_tokens if reply.input_tokens is not None else approx_tokens(self.body)
+        if not entries or entries[0].get("compact_threshold") is None or size < entries[0]["compact_threshold"]:
+            return
+        encrypted = f"cmp-enc-{self.serial}-{len(self.body.get('input') or ())}"
+        self.issue(encrypted, str(self.body.get("model")))
+        item = {"id": f"cmp_{self.serial}", "type": "compaction", "encrypted_content": encrypted, "created_by": "server"}
+        self._send("response.compaction.compacting", item_id=item["id"], output_index=len(self.output))
+        self._added(item)
+        self._done(item)
+        self.compacted = True
 
     def _added(self, item: Mapping[str, Any]) -> None:
         self._send("response.output_item.added", output_index=len(self.output), item=dict(item))

@@ -184,3 +184,20 @@ def test_an_image_result_is_described_in_text_blocks_and_listed_in_tool_use_resu
         "is_error": False,
     }]
     assert user["tool_use_result"]["images"] == [{"name": "shot.png", "media_type": "image/png", "width": 1280, "height": 720, "bytes": 86016, "sha256": "ab" * 32}]
+
+
+def test_a_model_without_a_known_price_is_named_in_the_result_not_shown_as_free() -> None:
+    from pseudoclaude.llm import PROVIDERS, price_known
+
+    unpriced = next(model for entry in PROVIDERS for row in entry.models for model in row.full_ids() if not price_known(model))
+    for model, known in ((unpriced, False), (FakeAgent.model, True)):
+        lines = Lines()
+        claude = ClaudeStream(FakeAgent(model=model), lines)
+        claude.begin()
+        claude.feed(AssistantMessage("Done."))
+        claude.feed(UsageReport(1000, 50, 0, 0, {}))
+        claude.feed(Stop("end_turn", "Done.", 1))
+        result = claude.finish()
+        assert result["cost_unknown_models"] == ([] if known else [model])
+        assert result["modelUsage"][model]["costKnown"] is known
+        assert (result["total_cost_usd"] > 0) is known
