@@ -32,7 +32,7 @@ PUBLIC = {
         "FileChange", "RestoredFile", "UserTurn", "restore_files", "rewind_session", "session_changes", "user_turns",
     },
     "pseudoclaude.tools": {
-        "FileStamp", "SchemaProblem", "StructuredOutputTool", "checked_schema", "Tool", "ToolContext", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
+        "FileStamp", "SchemaProblem", "StructuredOutputTool", "checked_schema", "Tool", "ToolContext", "TurnFacts", "ToolError", "ToolKind", "ToolOutput", "ToolRegistry", "ToolTraits",
         "budgeted_output", "builtin_registry", "default_tools", "spec_of", "RunCommandTool", "start_group", "stop_group", "FactStore", "MemoryScope", "OutputBudget", "HistorySearch", "PastMessage",
         "SubagentResult", "SubagentType", "Subagents", "TaskTool", "BackgroundJobs", "JobView", "RunningCommand", "background_recap", "CommandOutputTool", "KillCommandTool", "open_if_regular", "ChildEnvironment",
     },

@@ -1,48 +1,48 @@
 """The agent as the terminal sees it: the whole contract of ``tui/`` and ``commands.py``.
 
-``Agent`` runs a prompt or a compaction (async generators of events: the
-caller consumes them and cancels the consuming task to interrupt), queues a
-message typed during a turn, switches the permission mode, saves memory and
-closes. Everything the terminal shows comes back as a frozen view
-(``views``: ``AgentStatus``, ``ContextBreakdown``, ``PermissionView``; the conversation as
-a tuple), so the terminal never walks into the runner, the context engine or
-the permission policy, and those can change behind this file.
+``Agent`` keeps the session's life-cycle: it runs a prompt or a compaction
+(one event stream each, ``streaming.event_stream``: the caller consumes it
+and cancels the consuming task to interrupt), queues a message typed during
+a turn, switches the model, effort and permission mode (the runner and the
+policy apply the switch; the session records it), saves memory and closes.
+Everything the terminal shows comes back as a frozen view built by its owner
+(``views``: ``AgentStatus`` from the runner's snapshot, ``ContextBreakdown``
+counted by the context engine, ``PermissionView`` from the policy; the
+conversation as a tuple), so the terminal never walks into the runner, the
+context engine or the permission policy, and those can change behind this
+file. Nothing here writes the runner's state: it calls the runner's methods.
 
-Every read of the runner's and the context engine's internals sits in the
-marked group of private helpers at the end of the class; the policy is held
-as the concrete ``PermissionPolicy`` because the views need its mode and rules,
-which the runner's ``PermissionGate`` does not promise.
+A run is a plain coroutine (``_turn``): the MCP servers' start and prompt
+preparation, the runner's turn with the run's model and allowed tools as its
+arguments, then the mode recorded; what the facade adds to the stream (a
+session write failure, an MCP server dropping out) it adds by wrapping
+``emit``, never by re-wrapping the stream.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import json
-from contextlib import aclosing
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
 
-from pseudoclaude.agent.views import AgentStatus, ContextBreakdown, PermissionView
 from pseudoclaude.agent.events import ErrorEvent, Event, Progress, SessionWriteFailed, Stop
 from pseudoclaude.agent.instructions import InstructionFile, Instructions
 from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
-from pseudoclaude.llm import Effort, Image, Message, ToolSpec, Usage
+from pseudoclaude.agent.streaming import Emit, event_stream
+from pseudoclaude.agent.views import AgentStatus, ContextBreakdown, PermissionView
+from pseudoclaude.llm import Effort, Image, Message
 from pseudoclaude.sandbox import SandboxStatus
 from pseudoclaude.tools import Tool, ToolTraits
-from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy, Rule
+from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.hooks import HookCallback, SessionHooks
-    from pseudoclaude.agent.subagents import AgentDefinition
-    from pseudoclaude.tools import SubagentType
-    from pseudoclaude.tools import BackgroundJobs, JobView, RunningCommand
-
-if TYPE_CHECKING:
+    from pseudoclaude.agent.hooks import HookCallback
     from pseudoclaude.agent.recording import AgentSession
     from pseudoclaude.agent.runner import Runner
-    from pseudoclaude.compact import ContextStatus
+    from pseudoclaude.agent.subagents import AgentDefinition
     from pseudoclaude.mcp_client import McpServers, ServerView
+    from pseudoclaude.tools import BackgroundJobs, JobView, RunningCommand, SubagentType
 
 
 END_HOOKS_WHEN_STOPPED_S = 0.25
@@ -92,7 +92,7 @@ class Agent:
     @property
     def system_prompt(self) -> str:
         """The stable system prompt this session sends (instructions and memory snapshot included)."""
-        return self._system_texts()[0]
+        return self._runner.config.system
 
     @property
     def mode(self) -> PermissionMode:
@@ -118,11 +118,11 @@ class Agent:
 
     @property
     def model(self) -> str:
-        return self._model()
+        return self._runner.config.model
 
     @property
     def workspace(self) -> Path:
-        return self._workspace()
+        return self._runner.tool_context.workspace
 
     def set_model(self, model: str, provider: str = "") -> None:
         """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window).
@@ -130,12 +130,12 @@ class Agent:
         The switch is recorded in the session with ``provider`` (the one that
         serves ``model`` after a provider switch), so a resume goes on with it.
         """
-        self._set_model(model)
+        self._runner.set_model(model)
         self._session.append_model(model, provider)
 
     def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
         """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
-        self._hooks().add_callbacks(event, matcher, callbacks, timeout_s)
+        self._runner.hooks.add_callbacks(event, matcher, callbacks, timeout_s)
 
     def add_tools(self, tools: Sequence[Tool]) -> None:
         """Tools a front end adds after start-up (the Agent SDK's structured output tool); the next request lists them."""
@@ -162,7 +162,7 @@ class Agent:
 
     def tool_traits(self) -> Mapping[str, ToolTraits]:
         """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""
-        return {name: tool.traits for name, tool in self._tools().items()}
+        return {name: tool.traits for name, tool in self._runner.tools.items()}
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on (recorded: a resume goes on in it)."""
@@ -184,7 +184,7 @@ class Agent:
         """Switch the effort; it applies from the next model call on (thinking blocks already stored stay).
 
         The switch is recorded in the session, so a resume goes on with it."""
-        self._runner.config = dataclasses.replace(self._runner.config, effort=effort)
+        self._runner.set_effort(effort)
         if not self._session.closed:
             self._session.append_effort(effort)
 
@@ -198,13 +198,11 @@ class Agent:
         """
         if prompt is not None and not self._session.title:
             self._session.set_title(" ".join(prompt.split())[:80])
-        if model is None and not allowed_tools:
-            return self._run(prompt, images)
-        return self._overridden(self._run(prompt, images), model, allowed_tools)
+        return event_stream(partial(self._turn, prompt, images, model, allowed_tools))
 
     def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]:
         """Summarize the conversation now (``/compact [focus instructions]``)."""
-        return self._compact(instructions)
+        return event_stream(partial(self._compaction, instructions))
 
     def queue_message(self, text: str) -> None:
         """A message typed while a turn runs: it joins the conversation before the next model call."""
@@ -220,14 +218,14 @@ class Agent:
 
     def conversation(self) -> tuple[Message, ...]:
         """The conversation as the model will see it next (the recap of a resumed session)."""
-        return tuple(self._conversation())
+        return self._runner.conversation
 
     def transcript(self) -> tuple[bool, tuple[Message, ...]]:
         """What the user said and saw, for a recap: the conversation without a compaction's internal
         scaffolding (the summary, its acknowledgement, the reminder), and whether an earlier part was summarized."""
         from pseudoclaude.compact import history_after_meta
 
-        conversation = self._conversation()
+        conversation = self._runner.conversation
         rest = history_after_meta(conversation)
         return len(rest) != len(conversation), tuple(rest)
 
@@ -254,54 +252,15 @@ class Agent:
         return self._runner.request_tokens
 
     def status(self) -> AgentStatus:
-        model, usage, conversation = self._model(), self._usage(), self._conversation()
-        spent = self._runner.spent
-        context = self._context_status()
-        return AgentStatus(
-            model=model,
-            context_tokens=context.estimated_tokens if context is not None and conversation else 0,
-            context_window=context.context_window if context is not None else 0,
-            auto_threshold=context.auto_threshold if context is not None else 0,
-            tokens_in=usage.prompt_tokens,
-            tokens_out=usage.output_tokens,
-            cost_usd=spent.usd if spent.known else None,
-            mode=self._policy.mode.value,
-            session_id=self._session.id,
-            effort=self.effort,
-            window_source=context.window_source if context is not None else "",
-            request_tokens=self._runner.request_tokens,
-            priced_usd=spent.usd,
+        runner = self._runner
+        return AgentStatus.of(
+            runner.snapshot(), runner.context.status(runner.conversation), mode=self._policy.mode.value, session_id=self._session.id,
             sandbox=self._sandbox_status(),
-            sandbox_known=True,
-            context_engine=context.engine if context is not None else "",
         )
 
     def context_breakdown(self) -> ContextBreakdown:
-        conversation, count = self._conversation(), self._count
-        status = self._context_status()
-        assert status is not None, "a built agent always governs its context"
-        system, suffix = self._system_texts()
-        tools = json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in self._tool_specs()])
-        return ContextBreakdown(
-            system_tokens=count([Message.user(system + "\n" + suffix)]),
-            tools_tokens=count([Message.user(tools)]),
-            message_tokens=count(conversation),
-            messages=len(conversation),
-            estimated_tokens=status.estimated_tokens,
-            context_window=status.context_window,
-            auto_threshold=status.auto_threshold,
-            offloaded_results=status.replaced_results,
-            offloaded_bytes=_folder_bytes(self._session.spill_dir),
-            estimator=status.estimator,
-            instruction_files=self._instructions.files,
-            pinned_tokens=status.pinned_tokens,
-            window_source=status.window_source,
-            images=status.images.images,
-            image_tokens=status.images.tokens,
-            image_notes=status.images.notes,
-            image_rule=status.images.rule,
-            pinned=status.pinned,
-            engine=status.engine,
+        return ContextBreakdown.measure(
+            self._runner.context, self._runner.snapshot(), instruction_files=self._instructions.files, spill_dir=self._session.spill_dir
         )
 
     def mcp_servers(self) -> tuple[ServerView, ...]:
@@ -326,8 +285,7 @@ class Agent:
         return tuple(self._refresh_mcp_tools(force=True))
 
     def permissions(self) -> PermissionView:
-        policy = self._policy
-        return PermissionView(mode=policy.mode, allow=policy.rules.allow, deny=policy.rules.deny, session_rules=policy.session_rules)
+        return self._policy.view()
 
     def background_jobs(self) -> tuple[JobView, ...]:
         """The session's background commands, running or ended (``/tasks``)."""
@@ -369,35 +327,62 @@ class Agent:
         finally:
             self._session.close()
 
-    # --- The only reads of the runner's and the context engine's state. ---
+    async def _turn(
+        self, prompt: str | None, images: Sequence[Image], model: str | None, allowed_tools: Sequence[str], emit: Emit
+    ) -> Stop:
+        """One run: the MCP servers started and the prompt prepared by them, then the runner's turn.
 
-    def _run(self, prompt: str | None, images: Sequence[Image] = ()) -> AsyncGenerator[Event, None]:
-        if self._mcp is None:
-            return self._reporting(self._runner.run(prompt, images))
-        return self._reporting(self._with_mcp(prompt, images))
+        ``/mcp__server__prompt`` runs the server's prompt, ``@server:uri``
+        attaches a resource; a prompt command that cannot run ends the run
+        with its reason. A server failing on the way is one warning and its
+        tools go.
+        """
+        emit = self._reporting(emit)
+        with self._policy.allowing(allowed_tools):
+            if self._mcp is not None:
+                for line in await self.start_mcp_servers():
+                    await emit(Progress("warning", line))
+                if prompt is not None:
+                    prepared = await self._mcp.prepare(prompt)
+                    for line in prepared.notices:
+                        await emit(Progress("warning", line))
+                    if prepared.refused is not None:
+                        await emit(ErrorEvent("mcp_prompt", prepared.refused))
+                        return await self._ended(Stop("error", message=prepared.refused), emit)
+                    prompt, images = prepared.text, [*images, *prepared.images]
+                emit = self._refreshing(emit)
+            return await self._ended(await self._runner.turn(prompt, images, emit, model=model), emit)
 
-    async def _with_mcp(self, prompt: str | None, images: Sequence[Image]) -> AsyncGenerator[Event, None]:
-        """The run after the MCP servers started; a server failing on the way is one warning and its tools go.
+    async def _compaction(self, instructions: str | None, emit: Emit) -> Stop:
+        emit = self._reporting(emit)
+        return await self._ended(await self._runner.compaction(instructions, emit), emit)
 
-        The prompt goes through ``McpServers.prepare`` first: ``/mcp__server__prompt`` runs the server's prompt,
-        ``@server:uri`` attaches a resource; a prompt command that cannot run ends the run with its reason."""
-        assert self._mcp is not None
-        for line in await self.start_mcp_servers():
-            yield Progress("warning", line)
-        if prompt is not None:
-            prepared = await self._mcp.prepare(prompt)
-            for line in prepared.notices:
-                yield Progress("warning", line)
-            if prepared.refused is not None:
-                yield ErrorEvent("mcp_prompt", prepared.refused)
-                yield Stop("error", message=prepared.refused)
-                return
-            prompt, images = prepared.text, [*images, *prepared.images]
-        async with aclosing(self._runner.run(prompt, images)) as stream:
-            async for event in stream:
-                yield event
-                for line in self._refresh_mcp_tools():
-                    yield Progress("warning", line)
+    async def _ended(self, stop: Stop, emit: Emit) -> Stop:
+        """The run's Stop, after the mode it ended in is recorded and a write failure seen on the way is reported."""
+        self._record_mode()
+        if (failed := self.take_write_failure()) is not None:
+            await emit(failed)
+        return stop
+
+    def _reporting(self, emit: Emit) -> Emit:
+        """``emit``, preceded by a ``SessionWriteFailed`` as soon as the session's first write failure is seen."""
+
+        async def reporting(event: Event) -> None:
+            if (failed := self.take_write_failure()) is not None:
+                await emit(failed)
+            await emit(event)
+
+        return reporting
+
+    def _refreshing(self, emit: Emit) -> Emit:
+        """``emit``, followed by a warning for each MCP server that dropped out meanwhile (its tools go)."""
+
+        async def refreshing(event: Event) -> None:
+            await emit(event)
+            for line in self._refresh_mcp_tools():
+                await emit(Progress("warning", line))
+
+        return refreshing
 
     def _refresh_mcp_tools(self, *, force: bool = False) -> list[str]:
         assert self._mcp is not None
@@ -405,37 +390,6 @@ class Agent:
         if notices or force:
             self._runner.set_tools([*self._builtin_tools, *self._mcp.tools()])
         return notices
-
-    def _compact(self, instructions: str | None) -> AsyncGenerator[Event, None]:
-        return self._reporting(self._runner.compact(instructions))
-
-    async def _reporting(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
-        """``events``, with a ``SessionWriteFailed`` as soon as the session's first write failure is seen."""
-        async with aclosing(events) as stream:
-            async for event in stream:
-                if (failed := self.take_write_failure()) is not None:
-                    yield failed
-                yield event
-        self._record_mode()
-        if (failed := self.take_write_failure()) is not None:
-            yield failed
-
-    async def _overridden(
-        self, events: AsyncGenerator[Event, None], model: str | None, allowed_tools: Sequence[str]
-    ) -> AsyncGenerator[Event, None]:
-        """``events`` with the run's model and extra allow rules in force, restored however the run ends."""
-        config, rules, policy = self._runner.config, self._policy.rules, self._policy
-        if model is not None:
-            self._runner.config = dataclasses.replace(config, model=model)
-        if allowed_tools:
-            policy.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(policy.tools.canonical_name)
-        try:
-            async with aclosing(events) as stream:
-                async for event in stream:
-                    yield event
-        finally:
-            self._runner.config = dataclasses.replace(self._runner.config, model=config.model)
-            policy.rules = rules
 
     async def _end(self, end_reason: str) -> None:
         try:
@@ -453,49 +407,9 @@ class Agent:
                 await self._mcp.aclose()
             await self._runner.provider.aclose()
 
-    def _conversation(self) -> Sequence[Message]:
-        return self._runner.conversation
-
-    def _context_status(self) -> ContextStatus | None:
-        return self._runner.context.status(self._runner.conversation)
-
-    def _count(self, messages: Sequence[Message]) -> int:
-        return self._runner.context.count(messages)
-
-    def _model(self) -> str:
-        return self._runner.config.model
-
-    def _workspace(self) -> Path:
-        return self._runner.tool_context.workspace
-
-    def _set_model(self, model: str) -> None:
-        self._runner.config = dataclasses.replace(self._runner.config, model=model)
-
-    def _hooks(self) -> SessionHooks:
-        return self._runner.hooks
-
-    def _tools(self) -> Mapping[str, Tool]:
-        return self._runner.tools
-
-    def _usage(self) -> Usage:
-        return self._runner.usage_total
-
-    def _system_texts(self) -> tuple[str, str]:
-        """The stable system prompt and the per-request suffix (environment) sent after it."""
-        return self._runner.config.system, self._runner.config.system_suffix
-
-    def _tool_specs(self) -> Sequence[ToolSpec]:
-        return self._runner.tool_specs
-
     def _background(self) -> BackgroundJobs | None:
         return self._runner.tool_context.background
 
     def _sandbox_status(self) -> SandboxStatus | None:
         sandbox = self._runner.tool_context.sandbox
         return sandbox.status if sandbox is not None else None
-
-
-def _folder_bytes(folder: Path | None) -> int:
-    if folder is None or not folder.is_dir():
-        return 0
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())

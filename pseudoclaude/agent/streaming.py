@@ -1,21 +1,35 @@
-"""The runner's plumbing between tasks and the event stream: provider items as events, queues drained, interrupts named.
+"""The one bridge from a turn to its event stream, provider items as events, and interrupts named.
 
-``drain`` is how a step that runs as a task (a tool round, a context
-preparation) streams the events it announces while the runner's generator
-stays the only thing that yields; ``interrupt_cause`` tells a SIGTERM from
-the user's Esc, so the record says which.
+A turn is a plain coroutine that reports progress through one ``Emit``
+callback and returns its ``Stop``. ``event_stream`` runs it in one task and
+hands the consumer its events, then the ``Stop``, as an async iterator. It
+keeps the pace of a generator: ``emit`` returns once the consumer has
+handled the event (asked for the next one), so the turn never runs ahead of
+what the user has seen (a "compacting" notice is on screen before the
+summary request is sent, a tool call is shown before its approval is asked).
+Closing the stream or cancelling its consumer cancels the task with the same
+message, and waits for it, so the turn has recorded the interrupt by the time
+the consumer's cancellation completes; ``interrupt_cause`` tells a SIGTERM
+from the user's Esc, so the record says which.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncGenerator
+from typing import Any, AsyncGenerator, Awaitable, Callable
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.llm import ProviderError, Retrying, StreamEvent, TextChunk, ThinkingChunk, ToolArgsChunk, ToolCallStart
 
 
 INTERRUPTED_BY_USER = "[Request interrupted by user]"
+
+Emit = Callable[[ev.Event], Awaitable[None]]
+"""How a step reports progress: the event reaches the consumer, and the call returns once it was handled."""
+
+
+async def discard(event: ev.Event) -> None:
+    """The ``Emit`` of a run nobody watches (a sub-agent's)."""
 
 
 def interrupt_cause(stop: BaseException) -> str:
@@ -44,23 +58,37 @@ def stream_event(item: StreamEvent | Retrying) -> ev.Event | None:
     return None
 
 
-async def drain(queue: asyncio.Queue[ev.Event], task: asyncio.Future[Any]) -> AsyncGenerator[ev.Event, None]:
-    """The events ``task`` puts on ``queue`` while it runs, and any left when it ends.
+async def event_stream(turn: Callable[[Emit], Awaitable[ev.Stop]]) -> AsyncGenerator[ev.Event, None]:
+    """The events ``turn`` emits, then the ``Stop`` it returns (see the module docstring)."""
+    waiting: asyncio.Queue[tuple[ev.Event, asyncio.Future[None]]] = asyncio.Queue()
 
-    Each one is marked done once the consumer asks for the next, so ``task``
-    can ``await queue.join()`` until what it announced has been handled. A pending ``queue.get()`` is cancelled on every way out, so none is left behind.
-    """
-    while not (task.done() and queue.empty()):
-        getter = asyncio.ensure_future(queue.get())
-        waited: set[asyncio.Future[Any]] = {getter, task}
-        try:
-            await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not getter.done():
-                getter.cancel()
-        if getter.done() and not getter.cancelled():
-            yield getter.result()
-            queue.task_done()
+    async def emit(event: ev.Event) -> None:
+        handled = asyncio.get_running_loop().create_future()
+        waiting.put_nowait((event, handled))
+        await handled
+
+    task = asyncio.ensure_future(turn(emit))
+    try:
+        while not (task.done() and waiting.empty()):
+            getter = asyncio.ensure_future(waiting.get())
+            watched: set[asyncio.Future[Any]] = {getter, task}
+            try:
+                await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not getter.done():
+                    getter.cancel()
+            if getter.done() and not getter.cancelled():
+                event, handled = getter.result()
+                yield event
+                if not handled.done():
+                    handled.set_result(None)
+        stop = task.result()
+    except (asyncio.CancelledError, GeneratorExit) as cut:
+        if not task.done():
+            task.cancel(cut.args[0] if isinstance(cut, asyncio.CancelledError) and cut.args else None)
+            await asyncio.gather(task, return_exceptions=True)
+        raise
+    yield stop
 
 
 class RunFailed(Exception):

@@ -30,12 +30,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.custom_commands import parse_front_matter
 from pseudoclaude.agent.hookconfig import HookConfig
 from pseudoclaude.agent.hooks import SessionHooks
@@ -44,7 +42,7 @@ from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
 from pseudoclaude.llm import Provider, Usage, provider_for_model
 from pseudoclaude.session import SubrunRecorder, load_subruns
-from pseudoclaude.tools import Tool, ToolContext, ToolRegistry
+from pseudoclaude.tools import Tool, ToolContext, ToolRegistry, TurnFacts
 from pseudoclaude.tools.permissions import Decision, PermissionPolicy
 from pseudoclaude.tools import SubagentResult, SubagentType
 
@@ -190,8 +188,7 @@ class SubagentHost:
     provider_name: str
 
     def add_usage(self, usage: Usage) -> None:
-        self.parent.usage_total = self.parent.usage_total + usage
-        self.parent.run_usage = self.parent.run_usage + usage
+        self.parent.add_usage(usage)
 
 
 def subrun_usage(session_folder: Path) -> Usage:
@@ -243,7 +240,7 @@ class Subagents:
             tools=self._tools(definition, host.tools),
             tool_context=ToolContext(
                 workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
-                extra_dirs=parent.tool_context.extra_dirs, budget=parent.tool_context.budget, background=parent.tool_context.background,
+                extra_dirs=parent.tool_context.extra_dirs, now=TurnFacts(budget=parent.tool_context.budget), background=parent.tool_context.background,
                 child_env=parent.tool_context.child_env,
                 sandbox=parent.tool_context.sandbox,
                 read_guard=parent.tool_context.read_guard,
@@ -257,7 +254,7 @@ class Subagents:
             hooks=_tool_hooks(parent.hooks, stop_data),
         )
         try:
-            stop = await _consume(runner, prompt)
+            stop = await runner.turn(prompt)
         finally:
             host.add_usage(runner.usage_total)
             if recorder is not None:
@@ -284,12 +281,3 @@ def _tool_hooks(parent: SessionHooks, stop_data: Mapping[str, Any]) -> SessionHo
         groups["SubagentStop"] = parent.config.groups["SubagentStop"]
     config = HookConfig(groups=groups, claude_names=parent.config.claude_names)
     return dataclasses.replace(parent, config=config, notices=(), stop_event="SubagentStop", stop_data=stop_data)
-
-
-async def _consume(runner: Runner, prompt: str) -> ev.Stop:
-    stop = ev.Stop("error", "", 0, "the sub-agent ended without a stop")
-    async with aclosing(runner.run(prompt)) as events:
-        async for event in events:
-            if isinstance(event, ev.Stop):
-                stop = event
-    return stop

@@ -20,11 +20,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from typing import Any, Awaitable, Callable, Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from pseudoclaude.agent.closure import interrupted_result
-from pseudoclaude.agent.events import Event, ImageShown, ToolCallFinished, ToolCallStarted
+from pseudoclaude.agent.events import ImageShown, ToolCallFinished, ToolCallStarted
 from pseudoclaude.agent.redacting import redacted_output
+from pseudoclaude.agent.streaming import Emit as Emit
 from pseudoclaude.llm import Message, ToolCall
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, Decision, Preview
@@ -45,8 +46,6 @@ class Permissions(PermissionGate, Protocol):
 
     def mode_instructions(self) -> str: ...
 
-
-Emit = Callable[[Event], Awaitable[None]]
 
 
 def _parse_arguments(call: ToolCall) -> dict[str, Any]:
@@ -163,7 +162,7 @@ async def _escalated(
 
 async def _run(call: ToolCall, tool: Tool, args: Mapping[str, Any], context: ToolContext) -> tuple[ToolOutput, bool]:
     try:
-        return await tool.run(args, dataclasses.replace(context, call_id=call.id)), False
+        return await tool.run(args, context.at(call_id=call.id)), False
     except ToolError as error:
         return ToolOutput(f"Error: {error}", is_error=True, summary=str(error).splitlines()[0][:120] if str(error) else "error"), False
     except (asyncio.CancelledError, KeyboardInterrupt):

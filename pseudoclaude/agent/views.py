@@ -1,21 +1,45 @@
 """The frozen views the ``Agent`` facade hands the terminal: its status line, the context breakdown, the permissions.
 
-They are plain values, built by the facade from the runner's, the context
-engine's and the permission policy's state, so the terminal never reaches
-into those (``facade`` says why).
+They are plain values, so the terminal never reaches into the runner, the
+context engine or the permission policy. Each is built from what its owners
+hand out: the runner's ``RunnerSnapshot``, the context engine's
+``ContextStatus`` and counts (``ContextBreakdown.measure``), the policy's own
+``PermissionPolicy.view()``.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pseudoclaude.agent.cost import Spent
+from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
 from pseudoclaude.sandbox import SandboxStatus
-from pseudoclaude.tools.permissions import PermissionMode, Rule
+from pseudoclaude.tools.permissions import PermissionView
 
 if TYPE_CHECKING:
+    from pseudoclaude.agent.context import ContextEngine
     from pseudoclaude.agent.instructions import InstructionFile
-    from pseudoclaude.compact import PinnedParts
+    from pseudoclaude.compact import ContextStatus, PinnedParts
+
+__all__ = ["AgentStatus", "ContextBreakdown", "PermissionView", "RunnerSnapshot"]
+
+
+@dataclass(frozen=True)
+class RunnerSnapshot:
+    """The runner's state at one moment (``Runner.snapshot``): what the status line and the breakdown are built from."""
+
+    model: str
+    effort: Effort | None
+    system: str
+    system_suffix: str
+    conversation: tuple[Message, ...]
+    tool_specs: tuple[ToolSpec, ...]
+    usage_total: Usage
+    spent: Spent
+    request_tokens: int
 
 
 @dataclass(frozen=True)
@@ -45,6 +69,31 @@ class AgentStatus:
     """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
     context_engine: str = ""
     """Which context engine runs ("pipeline", or the provider's own: ``agent/native.py``); "" before a session exists."""
+
+    @classmethod
+    def of(
+        cls, runner: RunnerSnapshot, context: ContextStatus | None, *, mode: str, session_id: str, sandbox: SandboxStatus | None
+    ) -> AgentStatus:
+        """The status line from the runner's snapshot and the context engine's status."""
+        usage, spent = runner.usage_total, runner.spent
+        return cls(
+            model=runner.model,
+            context_tokens=context.estimated_tokens if context is not None and runner.conversation else 0,
+            context_window=context.context_window if context is not None else 0,
+            auto_threshold=context.auto_threshold if context is not None else 0,
+            tokens_in=usage.prompt_tokens,
+            tokens_out=usage.output_tokens,
+            cost_usd=spent.usd if spent.known else None,
+            mode=mode,
+            session_id=session_id,
+            effort=runner.effort,
+            window_source=context.window_source if context is not None else "",
+            request_tokens=runner.request_tokens,
+            priced_usd=spent.usd,
+            sandbox=sandbox,
+            sandbox_known=True,
+            context_engine=context.engine if context is not None else "",
+        )
 
     @property
     def context_percent(self) -> int:
@@ -85,12 +134,38 @@ class ContextBreakdown:
     engine: str = ""
     """Which context engine runs (the pipeline, or the provider's own)."""
 
+    @classmethod
+    def measure(
+        cls, engine: ContextEngine, runner: RunnerSnapshot, *, instruction_files: tuple[InstructionFile, ...], spill_dir: Path | None
+    ) -> ContextBreakdown:
+        """What fills the window, each part counted by the context engine (its estimator, its status)."""
+        status = engine.status(runner.conversation)
+        assert status is not None, "a built agent always governs its context"
+        tools = json.dumps([{"name": s.name, "description": s.description, "input_schema": s.input_schema} for s in runner.tool_specs])
+        return cls(
+            system_tokens=engine.count([Message.user(runner.system + "\n" + runner.system_suffix)]),
+            tools_tokens=engine.count([Message.user(tools)]),
+            message_tokens=engine.count(runner.conversation),
+            messages=len(runner.conversation),
+            estimated_tokens=status.estimated_tokens,
+            context_window=status.context_window,
+            auto_threshold=status.auto_threshold,
+            offloaded_results=status.replaced_results,
+            offloaded_bytes=_folder_bytes(spill_dir),
+            estimator=status.estimator,
+            instruction_files=instruction_files,
+            pinned_tokens=status.pinned_tokens,
+            window_source=status.window_source,
+            images=status.images.images,
+            image_tokens=status.images.tokens,
+            image_notes=status.images.notes,
+            image_rule=status.images.rule,
+            pinned=status.pinned,
+            engine=status.engine,
+        )
 
-@dataclass(frozen=True)
-class PermissionView:
-    """The permission mode and rules in force (``/permissions``)."""
 
-    mode: PermissionMode
-    allow: tuple[Rule, ...]
-    deny: tuple[Rule, ...]
-    session_rules: tuple[Rule, ...]
+def _folder_bytes(folder: Path | None) -> int:
+    if folder is None or not folder.is_dir():
+        return 0
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())

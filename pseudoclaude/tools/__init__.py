@@ -26,6 +26,7 @@ from pseudoclaude.tools.base import (
     ToolKind,
     ToolOutput,
     ToolTraits,
+    TurnFacts,
     spec_of,
 )
 from pseudoclaude.tools.child_env import ChildEnvironment
@@ -92,6 +93,7 @@ __all__ = [
     "TaskTool",
     "Tool",
     "ToolContext",
+    "TurnFacts",
     "ToolError",
     "ToolKind",
     "ToolOutput",

@@ -14,7 +14,7 @@ declaration (through ``ToolRegistry``); none keeps a list of tool names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence, get_args
 
@@ -127,39 +127,53 @@ class OutputBudget:
     result_limit_bytes: int = 50_000
 
 
-@dataclass
-class ToolContext:
-    """Per-session facts and state shared by the tools.
-
-    ``spill_dir`` is the session's ``tool-results/`` folder (None when the
-    session is not persisted). ``file_stamps`` remembers files read or written
-    in this session, so ``write_file`` can refuse to overwrite a file the model
-    has not seen or that changed on disk since; ``stamp_sink`` is told each
-    new stamp (the session records it, so a resume keeps what was read).
-    ``memory`` is the session's
-    memory store, used by ``remember``. ``budget`` sizes inline output (kept
-    current by the runner from the context budget). ``history`` is the
-    session's recorded history, searched by ``recall`` (None: not persisted).
+@dataclass(frozen=True)
+class TurnFacts:
+    """The small part of a tool's context that changes while a session runs.
 
     ``turn`` counts the model calls of the session (the runner increments it
-    before each). ``read_log`` holds the reads whose results the model can
-    still see, so a repeated read of an unchanged file can answer with a note
-    instead of the same text; the runner empties it whenever context
-    governance changed earlier results, since the note would then point at
-    text the model no longer has.
+    before each); ``budget`` sizes inline output (the runner sets it from the
+    context budget); ``vision``: whether the current model may be sent images
+    (set from the model table before each tool round: ``read_file`` answers a
+    model without vision with a note instead of an image it could not see);
+    ``call_id`` is the id of the call being run (each call gets its own copy).
+    """
 
-    ``call_id`` is the id of the call being run (a tool round gives each call
-    its own copy of the context; the shared state above is shared by reference).
-    ``background`` holds the session's background commands (None: none can be started).
-    ``vision``: whether the current model may be sent images (the runner sets
-    it from the model table before each tool round); ``read_file`` answers a
-    model without vision with a note instead of an image it could not see.
-    ``sandbox`` confines the commands the model runs (None: they run unconfined,
-    as with ``--sandbox off`` or a command the user approved to run outside).
-    ``child_env``: the environment those commands run with (the user's, its
-    secrets withheld) and the redactor every tool result passes through.
-    ``read_guard`` answers, for every file a reading tool touches (not only its
-    path argument), whether a ``Read(...)`` deny rule forbids it (``read_guard``).
+    turn: int = 0
+    budget: OutputBudget = field(default_factory=OutputBudget)
+    vision: bool = True
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What the tools know of their session (fixed when it starts), and the current turn's ``TurnFacts``.
+
+    The fields are never rebound: the runner hands each tool round, and the
+    round each call, a copy with new ``now`` facts (``at``); a call the user
+    approved to run outside the sandbox gets a copy without ``sandbox``. The
+    session's stores are shared by reference through every copy:
+    ``file_stamps`` remembers files read or written in this session, so
+    ``write_file`` can refuse to overwrite a file the model has not seen or
+    that changed on disk since (``stamp_sink`` is told each new stamp: the
+    session records it, so a resume keeps what was read); ``todos`` is the
+    todo list; ``read_log`` holds the reads whose results the model can still
+    see, so a repeated read of an unchanged file can answer with a note
+    instead of the same text (the runner empties it whenever context
+    governance changed earlier results, since the note would then point at
+    text the model no longer has).
+
+    ``spill_dir`` is the session's ``tool-results/`` folder (None when the
+    session is not persisted). ``memory`` is the session's memory store, used
+    by ``remember``. ``history`` is the session's recorded history, searched
+    by ``recall`` (None: not persisted). ``background`` holds the session's
+    background commands (None: none can be started). ``sandbox`` confines the
+    commands the model runs (None: they run unconfined, as with ``--sandbox
+    off`` or a command the user approved to run outside). ``child_env``: the
+    environment those commands run with (the user's, its secrets withheld)
+    and the redactor every tool result passes through. ``read_guard``
+    answers, for every file a reading tool touches (not only its path
+    argument), whether a ``Read(...)`` deny rule forbids it.
     """
 
     workspace: Path
@@ -169,16 +183,33 @@ class ToolContext:
     stamp_sink: Callable[[Path, FileStamp], None] | None = None
     todos: list[dict[str, Any]] = field(default_factory=list)
     memory: FactStore | None = None
-    budget: OutputBudget = field(default_factory=OutputBudget)
     history: HistorySearch | None = None
-    turn: int = 0
     read_log: dict[ReadRange, PriorRead] = field(default_factory=dict)
-    call_id: str = ""
     background: BackgroundJobs | None = None
-    vision: bool = True
     sandbox: CommandSandbox | None = None
     child_env: ChildEnvironment = field(default_factory=ChildEnvironment.from_process)
     read_guard: ReadGuard = NO_DENIED_READS
+    now: TurnFacts = field(default_factory=TurnFacts)
+
+    def at(self, **facts: Any) -> ToolContext:
+        """This context with some ``TurnFacts`` changed (``turn=``, ``budget=``, ``vision=``, ``call_id=``)."""
+        return replace(self, now=replace(self.now, **facts))
+
+    @property
+    def turn(self) -> int:
+        return self.now.turn
+
+    @property
+    def budget(self) -> OutputBudget:
+        return self.now.budget
+
+    @property
+    def vision(self) -> bool:
+        return self.now.vision
+
+    @property
+    def call_id(self) -> str:
+        return self.now.call_id
 
 
 @dataclass(frozen=True)

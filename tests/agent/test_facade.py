@@ -12,7 +12,7 @@ from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, TypeVar
 import pytest
 
 from pseudoclaude.agent.build import build_agent
-from pseudoclaude.agent.events import Event, Stop
+from pseudoclaude.agent.events import Event, Stop, ToolCallFinished
 from pseudoclaude.agent import Agent, AgentStatus, ContextBreakdown
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm import context_window, provider_entry
@@ -147,3 +147,23 @@ def test_the_terminal_never_reaches_past_the_facade() -> None:
         if isinstance(node, ast.Attribute) and node.attr in internals
     ]
     assert found == []
+
+
+def test_a_runs_model_and_allowed_tools_hold_for_that_run_only(tmp_path: Path) -> None:
+    write = Call("write_file", json.dumps({"path": "note.txt", "content": "hi\n"}))
+
+    async def scenario(agent: Agent) -> tuple[list[Event], list[Event], str, tuple[str, ...]]:
+        first = await drain(agent.run("Write the note.", model="claude-fake-2", allowed_tools=("write_file",)))
+        after = agent.model, tuple(str(rule) for rule in agent.permissions().allow)
+        second = await drain(agent.run("Write it again."))
+        return first, second, *after
+
+    (first, second, model, allow), requests = play(
+        tmp_path, [Reply(calls=(write,)), Reply(text="Written."), Reply(calls=(write,)), Reply(text="Refused.")], scenario
+    )
+    assert [request["model"] for request in requests] == ["claude-fake-2", "claude-fake-2", MODEL, MODEL]
+    assert model == MODEL and allow == ()
+    [allowed] = [e for e in first if isinstance(e, ToolCallFinished)]
+    [refused] = [e for e in second if isinstance(e, ToolCallFinished)]
+    assert not allowed.denied and refused.denied
+    assert first[-1] == Stop("end_turn", "Written.", 2) and second[-1] == Stop("end_turn", "Refused.", 2)

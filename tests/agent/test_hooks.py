@@ -207,7 +207,7 @@ def test_exit_2_on_user_prompt_submit_drops_the_prompt_and_shows_the_reason(tmp_
     provider = ScriptedProvider([Reply(text="never")])
     runner = make_runner(provider, hooks_for(tmp_path, [{"hooks": {"UserPromptSubmit": [entry(command)]}}]), tmp_path)
     events = collect(runner, "my password is hunter2")
-    assert provider.requests == [] and runner.conversation == []
+    assert provider.requests == [] and runner.conversation == ()
     assert progress(events, "hook")[0].data["reason"] == "no secrets in prompts"
     assert stop_of(events).reason == "error" and "no secrets in prompts" in stop_of(events).message
 
@@ -360,8 +360,8 @@ def test_the_stop_hook_is_not_run_when_the_context_overflowed(tmp_path: Path) ->
     state = ContextState(model="scripted-model", context_window=60_000, session=RecordingSession(tmp_path / "spill"))
     too_long = HttpError(400, "context_length", "prompt is too long")
     provider = ScriptedProvider([too_long, Reply(text="<summary>s</summary>"), too_long])
-    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider))
-    runner.conversation = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
+    long_talk = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
+    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider), conversation=long_talk)
     events = collect(runner, "go")
     assert stop_of(events).reason == "context_overflow"
     assert payloads(tmp_path, "Stop") == []

@@ -153,8 +153,8 @@ def test_a_compaction_forced_by_an_overflow_is_recorded_and_announced_as_overflo
     state = ContextState(model="scripted-model", context_window=60_000, session=session)
     too_long = HttpError(400, "context_length", "prompt is too long")
     provider = ScriptedProvider([too_long, Reply(text="<summary>s</summary>"), Reply(text="done")])
-    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider))
-    runner.conversation = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
+    long_talk = [Message.user(f"q{i} " * 3000) if i % 2 == 0 else Message.assistant(f"a{i} " * 3000) for i in range(8)]
+    runner = make_runner(provider, hooks, tmp_path, context=CompactionEngine(state, provider), conversation=long_talk)
     events = collect(runner, "go")
     assert isinstance(events[-1], ev.Stop) and events[-1].reason != "context_overflow"
     [compaction] = [data for kind, data in session.events if kind == "compaction"]

@@ -236,12 +236,11 @@ def test_a_cancel_that_names_its_cause_is_recorded_as_that_cause() -> None:
 
 def test_repair_runs_on_every_request_so_orphans_never_reach_the_provider() -> None:
     provider = ScriptedProvider([Reply(text="fine")])
-    runner = make_runner(provider)
-    runner.conversation = [
-        Message.user("first"),
-        Message.assistant("", [call_obj("c1")]),
-        Message.tool("zz", "orphan"),
-    ]
+    history = [Message.user("first"), Message.assistant("", [call_obj("c1")]), Message.tool("zz", "orphan")]
+    runner = Runner(
+        provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=Path(".")),
+        config=RunConfig(model="scripted-model", system="You are a test.", retry=FAST_RETRY), conversation=history,
+    )
     events = collect(runner, "second")
     assert events[-1].reason == "end_turn"
     assert validate_conversation(provider.requests[0].messages) is None

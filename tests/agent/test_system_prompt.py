@@ -88,7 +88,7 @@ def test_the_cached_prefix_bytes_do_not_change_between_turns(kind: str, tmp_path
 
 def shaped_output(window: int, tmp_path: Path, command: str) -> str:
     budget = Budget.for_window(window)
-    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "spill", budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes))
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "spill").at(budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes))
     return asyncio.run(RunCommandTool().run({"command": command}, ctx)).content
 
 

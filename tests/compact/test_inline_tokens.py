@@ -41,8 +41,7 @@ raise SystemExit(1)
 
 def _shaped(tmp_path: Path, budget: Budget) -> str:
     (tmp_path / "run_tests.py").write_text(PYTEST_RUN)
-    ctx = ToolContext(
-        workspace=tmp_path, spill_dir=tmp_path / "spill",
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "spill").at(
         budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes),
     )
     return asyncio.run(RunCommandTool().run({"command": f"{sys.executable} run_tests.py"}, ctx)).content

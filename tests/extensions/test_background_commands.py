@@ -94,7 +94,7 @@ def test_output_past_the_budget_is_cut_and_the_log_keeps_it_all(tmp_path: Path) 
 
 async def cut_and_logged(tmp_path: Path) -> None:
     jobs = BackgroundJobs(tmp_path / "spill", tmp_path / "background.json")
-    ctx = ToolContext(workspace=tmp_path, background=jobs, budget=OutputBudget(inline_bytes=2000))
+    ctx = ToolContext(workspace=tmp_path, background=jobs).at(budget=OutputBudget(inline_bytes=2000))
     out = await RunCommandTool().run({"command": "seq 1 20000; sleep 30", "background": True}, ctx)
     assert "bg1" in out.content
     tools = {t.name: t for t in (CommandOutputTool(), KillCommandTool())}

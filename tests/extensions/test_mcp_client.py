@@ -235,7 +235,7 @@ def run_demo(tool: str, calls: list[Mapping[str, Any]], tmp_path: Path, *, visio
         try:
             await servers.start()
             tools = {t.name: t for t in servers.tools()}
-            return [await tools[f"mcp__demo__{tool}"].run(args, ToolContext(workspace=tmp_path, vision=vision)) for args in calls]
+            return [await tools[f"mcp__demo__{tool}"].run(args, ToolContext(workspace=tmp_path).at(vision=vision)) for args in calls]
         finally:
             await servers.aclose()
 

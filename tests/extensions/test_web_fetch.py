@@ -82,7 +82,7 @@ def site() -> Iterator[str]:
 
 
 def fetch(url: str, tmp_path: Path, budget: OutputBudget = OutputBudget()) -> ToolOutput:
-    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "tool-results", budget=budget)
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "tool-results").at(budget=budget)
     return asyncio.run(WebFetchTool(local_addresses=True).run({"url": url}, ctx))
 
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from pseudoclaude.tools import Tool, ToolContext, ToolOutput
 
-Call = Callable[..., ToolOutput]
+class Call:
+    """Runs a tool with the test's context; a test that needs other facts sets ``context`` (``ctx.at(...)``)."""
+
+    def __init__(self, context: ToolContext) -> None:
+        self.context = context
+
+    def __call__(self, tool: Tool, **args: Any) -> ToolOutput:
+        return asyncio.run(tool.run(args, self.context))
 
 
 @pytest.fixture
@@ -27,7 +34,4 @@ def ctx(workspace: Path, tmp_path: Path) -> ToolContext:
 
 @pytest.fixture
 def call(ctx: ToolContext) -> Call:
-    def _call(tool: Tool, **args: Any) -> ToolOutput:
-        return asyncio.run(tool.run(args, ctx))
-
-    return _call
+    return Call(ctx)

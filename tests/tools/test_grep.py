@@ -122,7 +122,7 @@ def test_files_are_capped_with_count_and_the_complete_list_is_saved(call: Call, 
 @pytest.mark.parametrize("engine", ["rg", "python"])
 def test_content_is_capped_by_the_inline_budget(workspace: Path, tmp_path: Path, engine: str) -> None:
     (workspace / "wide.txt").write_text("".join(f"needle {i:04} " + "x" * 80 + "\n" for i in range(250)))
-    context = ToolContext(workspace=workspace, spill_dir=tmp_path / "spill", budget=OutputBudget(inline_bytes=6_000))
+    context = ToolContext(workspace=workspace, spill_dir=tmp_path / "spill").at(budget=OutputBudget(inline_bytes=6_000))
     out = asyncio.run(_engine(engine).run({"pattern": "needle", "output_mode": "content"}, context))
     assert len(out.content.encode()) < 6_000 + 300
     shown = len(out.content.splitlines()) - 2

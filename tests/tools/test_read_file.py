@@ -80,7 +80,7 @@ def test_a_file_over_the_budget_is_capped_in_bytes(call: Call, workspace: Path) 
 
 
 def test_paging_at_a_small_budget_yields_every_line_exactly_once(call: Call, ctx: ToolContext, workspace: Path) -> None:
-    ctx.budget = OutputBudget(read_bytes=8_000)
+    call.context = ctx.at(budget=OutputBudget(read_bytes=8_000))
     (workspace / "m.txt").write_text("".join(f"row {i} " + "z" * (i % 90) + "\n" for i in range(1, 1001)))
     seen: list[int] = []
     offset: int | None = 1
@@ -112,9 +112,9 @@ def test_long_lines_are_cut_with_a_marker(call: Call, workspace: Path) -> None:
 
 def test_rereading_an_unchanged_file_returns_a_note(call: Call, ctx: ToolContext, workspace: Path) -> None:
     (workspace / "a.txt").write_text("alpha\nbeta\n")
-    ctx.turn = 3
+    call.context = ctx.at(turn=3)
     call(read, path="a.txt")
-    ctx.turn = 5
+    call.context = ctx.at(turn=5)
     again = call(read, path="a.txt")
     assert again.content == "a.txt is unchanged since your read at turn 3 (lines 1-2); its content is above.\n… lines 1-2 of 2 (end of file)\n"
     assert "alpha" not in again.content

@@ -63,7 +63,7 @@ def test_a_text_file_named_png_stays_text(call: Call, workspace: Path) -> None:
 
 def test_a_model_without_vision_is_told_what_the_image_is_and_sent_none(call: Call, ctx: ToolContext, workspace: Path) -> None:
     (workspace / "shot.png").write_bytes(picture(64, 48))
-    ctx.vision = False
+    call.context = ctx.at(vision=False)
     out = call(read, path="shot.png")
     assert out.images == () and not out.is_error
     assert out.content.startswith("shot.png is a 64x48 PNG image (") and "the current model cannot see images" in out.content

@@ -228,7 +228,7 @@ def _pytest_like(workspace: Path) -> str:
 
 @pytest.mark.parametrize("inline", [6_000, 8_960, 14_000])
 def test_a_long_output_shows_its_failures_and_its_end_at_every_budget(workspace: Path, tmp_path: Path, inline: int) -> None:
-    context = ToolContext(workspace=workspace, spill_dir=tmp_path / "spill", budget=OutputBudget(inline_bytes=inline))
+    context = ToolContext(workspace=workspace, spill_dir=tmp_path / "spill").at(budget=OutputBudget(inline_bytes=inline))
     out = asyncio.run(run.run({"command": _pytest_like(workspace)}, context))
     spilled = Path(out.display["output_path"])
     complete = spilled.read_bytes()

@@ -20,7 +20,7 @@ from pseudoclaude.tools.permissions.modes import (
     mode_instructions,
     next_mode,
 )
-from pseudoclaude.tools.permissions.policy import PermissionPolicy
+from pseudoclaude.tools.permissions.policy import PermissionPolicy, PermissionView
 from pseudoclaude.tools.permissions.rules import Rule, Rules, RuleSyntaxError
 from pseudoclaude.tools.permissions.settings import (
     SettingsError,
@@ -37,6 +37,7 @@ __all__ = [
     "Decision",
     "PermissionMode",
     "PermissionPolicy",
+    "PermissionView",
     "Preview",
     "Rule",
     "RuleSyntaxError",

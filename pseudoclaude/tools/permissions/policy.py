@@ -54,9 +54,10 @@ run a command unconfined).
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.tools import Tool, ToolRegistry, builtin_registry
@@ -71,6 +72,16 @@ from pseudoclaude.tools.permissions.rules import Call, Rule, Rules, first_match,
 from pseudoclaude.tools.permissions.shell_parse import ShellParseError
 from pseudoclaude.tools.permissions.suggest import in_words, suggested_rule
 from pseudoclaude.tools.permissions.unwrap import CommandLine, analyze
+
+
+@dataclass(frozen=True)
+class PermissionView:
+    """The permission mode and rules in force (``/permissions``)."""
+
+    mode: PermissionMode
+    allow: tuple[Rule, ...]
+    deny: tuple[Rule, ...]
+    session_rules: tuple[Rule, ...]
 
 
 class PermissionPolicy:
@@ -115,6 +126,21 @@ class PermissionPolicy:
     def session_rules(self) -> tuple[Rule, ...]:
         """Rules saved by "always" answers in this session."""
         return tuple(self._session_allow)
+
+    def view(self) -> PermissionView:
+        """The mode and rules in force, as a frozen value (``/permissions``)."""
+        return PermissionView(self.mode, self.rules.allow, self.rules.deny, self.session_rules)
+
+    @contextmanager
+    def allowing(self, allowed_tools: Sequence[str]) -> Iterator[None]:
+        """Extra allow rules (a custom command's ``allowed-tools``) for the duration of one run, removed however it ends."""
+        rules = self.rules
+        if allowed_tools:
+            self.rules = rules.with_allow(Rule.parse(text) for text in allowed_tools).resolved(self.tools.canonical_name)
+        try:
+            yield
+        finally:
+            self.rules = rules
 
     def mode_instructions(self) -> str:
         plan_tool = next((tool.name for tool in self.tools if tool.traits.exits_plan), None)
