@@ -26,7 +26,7 @@ async def _when(condition: object, seconds: float = 5.0) -> None:
 
 
 def _context(workspace: Path, jobs: BackgroundJobs, inline_bytes: int = 11_200) -> ToolContext:
-    return ToolContext(workspace=workspace, spill_dir=jobs.spill_dir, background=jobs, call_id="call_1", budget=OutputBudget(inline_bytes=inline_bytes))
+    return ToolContext(workspace=workspace, spill_dir=jobs.spill_dir, background=jobs).at(call_id="call_1", budget=OutputBudget(inline_bytes=inline_bytes))
 
 
 def test_a_detached_command_returns_its_job_id_runs_on_and_keeps_all_its_output(tmp_path: Path) -> None:
