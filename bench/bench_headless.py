@@ -15,7 +15,16 @@ rotated), each in a fresh process with its own home:
 - `ours, no warm-up`: the same with `PSEUDOCLAUDE_NO_WARMUP=1` (the SDK imported
   at the first request, as before);
 - `claude-code`: `claude -p` from `--peers` (`npm install --prefix /tmp/peers
-  @anthropic-ai/claude-code`), skipped when not installed.
+  @anthropic-ai/claude-code`), skipped when not installed. It merges the
+  blocks of assistant messages that share a message id, so the fake gives each
+  reply its own (as the real API does); with a fixed id its second tool round
+  came back as one message with two thinking blocks and was refused.
+
+Codex (`@openai/codex`) has no row: pointed at the fake OpenAI server
+(`wire_api = "responses"`), its every request carries a top-level
+`client_metadata`, which the fake refuses as an unknown parameter, and public
+reports disagree on whether OpenAI's public endpoint accepts it, so the check
+stays as it is.
 
 Per client: wall and CPU (user + system of the process and what it reaped)
 medians with their spread (min-max), first-request latency (process start to

@@ -89,6 +89,14 @@ def test_tool_use_block_gets_a_generated_id_and_json_deltas() -> None:
     assert events[-2][1]["delta"]["stop_reason"] == "tool_use"
 
 
+def test_every_message_has_its_own_id_as_the_real_api_gives() -> None:
+    """Claude Code merges the blocks of assistant messages that share an id: a fixed one turned its tool rounds into
+    one message with two thinking blocks, which the validation then refused."""
+    with FakeAnthropicServer([Reply(text="a"), Reply(text="b")]) as server:
+        ids = [sse(post(server, body()))[0][1]["message"]["id"] for _ in range(2)]
+    assert len(set(ids)) == 2 and all(i.startswith("msg_") for i in ids)
+
+
 def test_usage_defaults_to_approx_tokens_of_the_body() -> None:
     payload = body()
     with FakeAnthropicServer([Reply(text="ok", cache_read_tokens=9, output_tokens=4)]) as server:

@@ -48,7 +48,7 @@ import pathspec
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.read_guard import GuardedRoot
-from pseudoclaude.tools.rg_limits import PREEXEC, RG_STALL_S, RgWatch
+from pseudoclaude.tools.rg_limits import PREEXEC, RG_STALL_S, RgWatch, limit_started
 from pseudoclaude.tools.shell import stop_group
 from pseudoclaude.tools.walk import Notice, Override, gitignore_verdict, ignore_file, walk_files
 
@@ -311,6 +311,7 @@ async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None
         limit=_RG_LINE_LIMIT,
         preexec_fn=PREEXEC,
     )
+    limit_started(proc.pid)
     assert proc.stdout is not None and proc.stderr is not None
     stderr_task = asyncio.ensure_future(proc.stderr.read(64 * 1024))
     watch = RgWatch(proc)

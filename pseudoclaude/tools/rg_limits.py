@@ -31,8 +31,13 @@ RG_STALL_S = 2.0
 POLL_S = 0.25
 
 
+def _cap(hard: int) -> int:
+    return RG_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, RG_MEMORY_BYTES)
+
+
 def limit_rg_memory() -> None:
-    """``preexec_fn`` for a ripgrep child: cap its address space at ``RG_MEMORY_BYTES`` (a lower hard limit stays).
+    """``preexec_fn`` for a ripgrep child where ``prlimit`` is missing (macOS): cap its address space at
+    ``RG_MEMORY_BYTES`` (a lower hard limit stays).
 
     Only ``getrlimit``/``setrlimit`` run between fork and exec: no lock is
     taken, which is what keeps a ``preexec_fn`` safe in a threaded process.
@@ -41,13 +46,33 @@ def limit_rg_memory() -> None:
         return
     try:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = RG_MEMORY_BYTES if hard == resource.RLIM_INFINITY else min(hard, RG_MEMORY_BYTES)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        resource.setrlimit(resource.RLIMIT_AS, (_cap(hard), hard))
     except (OSError, ValueError):
         pass
 
 
-PREEXEC = limit_rg_memory if os.name != "nt" else None
+_PRLIMIT = getattr(resource, "prlimit", None) if resource is not None else None
+PREEXEC = limit_rg_memory if os.name != "nt" and _PRLIMIT is None else None
+"""A ``preexec_fn`` only where the cap cannot be set from outside: any ``preexec_fn`` makes ``subprocess`` fork
+instead of ``vfork``, which copies our page tables (measured: 24 ms to start ``rg`` from an 83 MB process, against
+0.2 ms)."""
+
+
+def limit_started(pid: int) -> None:
+    """Cap a just-started ripgrep's address space from outside (Linux ``prlimit``); no-op where ``PREEXEC`` does it.
+
+    It runs as soon as the spawn returns, while ripgrep is still starting up
+    (it reads no ignore file before parsing its arguments); a child that
+    already grew past the cap keeps what it has and fails its next allocation,
+    so a hostile ignore file is still stopped within a block.
+    """
+    if _PRLIMIT is None:
+        return
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        _PRLIMIT(pid, resource.RLIMIT_AS, (_cap(hard), hard))
+    except (OSError, ValueError):
+        pass
 
 
 class RgProgress:

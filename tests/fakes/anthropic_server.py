@@ -132,6 +132,7 @@ class FakeAnthropicServer:
         self.arrivals: list[float] = []
         self.stalled = threading.Event()
         self._ids = itertools.count(1)
+        self._messages = itertools.count(1)
         self._lock = threading.Lock()
         self._http = FakeHTTPServer(self._handle)
 
@@ -348,7 +349,9 @@ class FakeAnthropicServer:
             ex.send_event(name, data)
 
     def _events(self, reply: Reply, body: dict[str, Any], split_for_cut: int | None = None) -> list[Event]:
-        return _reply_events(reply, body, self._next_id, split_for_cut)
+        with self._lock:
+            message_id = f"msg_fake{next(self._messages)}"
+        return _reply_events(reply, body, self._next_id, split_for_cut, message_id)
 
     def _next_id(self) -> str:
         with self._lock:
@@ -367,7 +370,10 @@ def _argument_pieces(arguments: str, chunks: int, *, cut: bool = False) -> list[
     return pieces
 
 
-def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cut: int | None) -> list[Event]:
+def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cut: int | None, message_id: str) -> list[Event]:
+    """A reply's stream. Each message has its own id, as the real API's do: Claude Code merges the content of
+    assistant messages that share one (it splits a streamed message into a message per block), so a fixed id made
+    its second turn a single assistant message with two thinking blocks, refused."""
     input_tokens = reply.input_tokens if reply.input_tokens is not None else approx_tokens(body)
     usage = {
         "input_tokens": input_tokens,
@@ -375,7 +381,7 @@ def _reply_events(reply: Reply, body: dict[str, Any], next_id: Any, split_for_cu
         "cache_read_input_tokens": reply.cache_read_tokens,
     }
     start = {
-        "id": "msg_fake",
+        "id": message_id,
         "type": "message",
         "role": "assistant",
         "content": [],

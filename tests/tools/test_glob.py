@@ -127,6 +127,20 @@ def test_both_engines_keep_only_the_newest_and_count_the_rest(call: Call, worksp
     assert out.display == {"count": total, "shown": MAX_RESULTS}
 
 
+@pytest.mark.parametrize("engine", [pytest.param(None, id="python"), pytest.param("auto", id="ripgrep")])
+def test_a_tie_at_the_cut_is_ordered_by_path_whatever_the_engine(call: Call, workspace: Path, engine: str | None) -> None:
+    names = [f"d{i % 5}/t{(i * 37) % 300:03}.txt" for i in range(300)]
+    for name in names:
+        _touch(workspace / name, 50_000)
+    for i in range(20):
+        _touch(workspace / f"new{i:02}.txt", 60_000 + i)
+    _touch(workspace / "old.txt", 1_000)
+    lines = call(GlobTool(rg_path=engine), pattern="**/*.txt").content.splitlines()
+    newest = [f"new{i:02}.txt" for i in reversed(range(20))]
+    assert lines[:MAX_RESULTS] == newest + sorted(names)[: MAX_RESULTS - 20]
+    assert lines[MAX_RESULTS].startswith(f"… {300 + 20 + 1 - MAX_RESULTS} more not shown (older)")
+
+
 def test_a_missing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, tmp_path: Path) -> None:
     _touch(workspace / "a.py", 1)
     assert call(GlobTool(rg_path=str(tmp_path / "no-such-rg")), pattern="*.py").content == "a.py\n"
