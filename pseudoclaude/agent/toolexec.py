@@ -219,7 +219,9 @@ class ToolRound:
 
 
 def _result_message(call_id: str, output: ToolOutput) -> Message:
-    return Message.tool(call_id, output.content, output.is_error, shaped=output.shaped, full_output=output.full_output, images=output.images)
+    return Message.tool(
+        call_id, output.content, output.is_error, shaped=output.shaped, full_output=output.full_output, images=output.images, summary=output.summary
+    )
 
 
 def _first_line(text: str) -> str:

@@ -57,7 +57,9 @@ class ToolResult:
     preview must name). Neither is sent to the provider. ``images``: what the
     tool showed the model besides ``content`` (``read_file`` of a screenshot);
     they travel inside the result so compaction can never split them from
-    their call.
+    their call. ``summary``: the line the live tool block showed (``Edited
+    cart.py (+1 -1)``, ``$ pytest (exit 1, 240 bytes)``), kept so a resumed
+    session redraws the block as it looked; never sent either.
     """
 
     call_id: str
@@ -66,6 +68,7 @@ class ToolResult:
     shaped: bool = False
     full_output: str | None = None
     images: tuple[Image, ...] = ()
+    summary: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"call_id": self.call_id, "content": self.content}
@@ -77,11 +80,14 @@ class ToolResult:
             out["full_output"] = self.full_output
         if self.images:
             out["images"] = [i.to_dict() for i in self.images]
+        if self.summary:
+            out["summary"] = self.summary
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], load_image: ImageLoader | None = None) -> ToolResult:
         full_output = data.get("full_output")
+        summary = data.get("summary")
         return cls(
             call_id=str(data["call_id"]),
             content=str(data.get("content", "")),
@@ -89,6 +95,7 @@ class ToolResult:
             shaped=bool(data.get("shaped", False)),
             full_output=str(full_output) if full_output is not None else None,
             images=tuple(Image.from_dict(i, load_image) for i in data.get("images", ())),
+            summary=summary if isinstance(summary, str) and summary else None,
         )
 
 
@@ -207,8 +214,9 @@ class Message:
         shaped: bool = False,
         full_output: str | None = None,
         images: tuple[Image, ...] = (),
+        summary: str | None = None,
     ) -> Message:
-        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error, shaped, full_output, tuple(images)))
+        return cls(role="tool", tool_result=ToolResult(call_id, content, is_error, shaped, full_output, tuple(images), summary or None))
 
     def all_images(self) -> tuple[Image, ...]:
         """Every image this message shows the model (its own, or its tool result's)."""

@@ -156,18 +156,18 @@ def call_view(name: str, arguments: Mapping[str, Any], result: ToolResult | None
     if result is None:
         return tool_block(name, arguments, is_error=True, summary="no result (interrupted)", display={})
     display: dict[str, Any] = {}
-    summary = result_summary(result.content, is_error=result.is_error)
+    summary = result.summary or result_summary(result.content, is_error=result.is_error)
     plan = arguments.get("plan")
     command = arguments.get("command")
     if name == "exit_plan_mode" and isinstance(plan, str) and not result.is_error:
         display["plan"] = plan
-    elif name == "read_file" and isinstance(arguments.get("path"), str) and summary.startswith("lines "):
+    elif name == "read_file" and isinstance(arguments.get("path"), str) and summary.startswith("lines ") and not result.summary:
         summary = f"Read {arguments['path']} {summary}"
     elif name == "edit_file" and not result.is_error:
         display = edit_display(arguments)
     elif name == "run_command" and isinstance(command, str) and not result.is_error:
         display = command_display(result.content)
-        summary = f"$ {' '.join(command.split())[:80]}"
+        summary = result.summary or f"$ {' '.join(command.split())[:80]}"
     return tool_block(name, arguments, is_error=result.is_error, summary=summary, display=display)
 
 

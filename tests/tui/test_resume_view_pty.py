@@ -131,3 +131,27 @@ def test_resume_in_the_repl_draws_the_conversation_rendered(tmp_path: Path, term
         assert "FIRST-PROMPT fix the cart" in recap and "Fixed: the cart total" in recap and "Run the tests again" in recap
         assert "##" not in recap and "**" not in recap and "```" not in recap, recap
         _leave(term)
+
+
+def test_a_resumed_tool_block_reads_as_it_did_live(tmp_path: Path, terminals: list[Terminal]) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "cart.py").write_text("total = 1\n")
+    calls = [
+        Call("read_file", json.dumps({"path": "cart.py"})),
+        Call("edit_file", json.dumps({"path": "cart.py", "old_string": "total = 1", "new_string": "total = 2"})),
+        Call("run_command", json.dumps({"command": "echo boom; exit 3"})),
+    ]
+    script = [Reply(calls=[calls[0]]), Reply(calls=[calls[1]]), Reply(calls=[calls[2]]), Reply(text="Done.")]
+    with FakeAnthropicServer(script) as server:
+        term = start(terminals, workspace, server, tmp_path / "home", "--dangerously-skip-permissions")
+        term.expect_prompt()
+        term.send_line("edit the cart")
+        term.expect("Done.")
+        term.expect_prompt()
+        live = _plain(term.raw)
+        _leave(term)
+        again, recap = _resume(terminals, workspace, server, tmp_path / "home")
+        for line in ("Edited cart.py (+1 -1)", "(exit 3, 5 bytes)"):
+            assert line in live and line in recap, (line, recap)
+        _leave(again)
