@@ -95,7 +95,7 @@ def main_command(
         Optional[list[str]], typer.Option("--image", "-i", metavar="FILE", help="With -p: attach this image (PNG, JPEG, GIF, WebP) to the prompt; repeatable, or comma-separated.")
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
-    # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
+    # --- Claude Code's headless flags, with its meanings (headless/flags.py, docs/headless.md) ---
     disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
     tools: Annotated[Optional[str], typer.Option("--tools", help="Only these tools ('' none, 'default' all), e.g. 'Read,Grep'.")] = None,
     input_format: Annotated[str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")] = "text",
@@ -114,7 +114,7 @@ def main_command(
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
     agents: Annotated[Optional[str], typer.Option("--agents", metavar="JSON", help="Sub-agent types for the task tool: {\"name\": {\"description\", \"prompt\", \"tools\", \"model\"}}.")] = None,
     json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="JSON", help="With -p: the run must end with structured output matching this JSON schema (the result's structured_output).")] = None,
-    # --- Agent SDK options we refuse, each with its reason (tui/claude_flags.REFUSED) ---
+    # --- Agent SDK options we refuse, each with its reason (headless/flags.REFUSED) ---
     task_budget: Annotated[Optional[str], typer.Option("--task-budget", hidden=True)] = None,
     betas: Annotated[Optional[str], typer.Option("--betas", hidden=True)] = None,
     resume_session_at: Annotated[Optional[str], typer.Option("--resume-session-at", hidden=True)] = None,
@@ -140,9 +140,9 @@ def main_command(
 
     if output_format not in OUTPUT_FORMATS:
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
-    from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
+    from pseudoclaude.headless import ClaudeFlags, split_tool_rules, with_claude_flags
 
-    from pseudoclaude.tui import agents_value, refused_flag
+    from pseudoclaude.headless import agents_value, refused_flag
 
     resuming = bool(resume or continue_latest)
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
@@ -223,7 +223,7 @@ def main_command(
         _error_result(output_format, "no prompt given")
         raise fail("no prompt given: pass it after -p or pipe it on stdin", EXIT_USAGE)
     from pseudoclaude.commands import run_print
-    from pseudoclaude.tui import HeadlessOptions
+    from pseudoclaude.headless import HeadlessOptions
 
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
@@ -360,7 +360,7 @@ def _effort_notice(model: str, effort: str | None, base_url: str | None = None, 
         sys.stderr.write(f"pseudoclaude: {notice}\n")
 
 
-# --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
+# --- Claude Code compatibility helpers (headless/flags.py holds the mapping) ---
 
 def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool, resuming: bool) -> str | None:
     """Why this combination of Claude Code flags cannot run, or None."""
@@ -407,7 +407,7 @@ def _json_schema(value: str | None) -> "dict[str, object] | None":
 def _error_result(output_format: str, message: str) -> None:
     """A configuration error as Claude Code's result object, for a reader that waits for one."""
     if output_format in ("json", "stream-json"):
-        from pseudoclaude.tui import error_result, json_line_writer
+        from pseudoclaude.headless import error_result, json_line_writer
 
         json_line_writer(sys.stdout)(error_result(message))
         sys.stdout.flush()

@@ -4,7 +4,7 @@ Read from the source with ``ast`` (nothing is imported). A unit is a package
 (``pseudoclaude.agent``; ``pseudoclaude.tools.permissions`` counts as its own)
 or a top-level module (``pseudoclaude.cli``). The rules:
 
-* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
+* **Direction.** cli -> commands -> tui | headless -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
   as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
   each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text), ``redaction`` (masking the user's secrets) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
@@ -30,6 +30,7 @@ PACKAGES = (
     "pseudoclaude.acp",
     "pseudoclaude.agent",
     "pseudoclaude.config",
+    "pseudoclaude.headless",
     "pseudoclaude.sandbox",
     "pseudoclaude.compact",
     "pseudoclaude.llm",
@@ -47,11 +48,12 @@ FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 _BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
-    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.headless", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
     "pseudoclaude.doctor": {"pseudoclaude.llm", "pseudoclaude.sandbox"},
     "pseudoclaude.first_run": {"pseudoclaude.llm"},
-    "pseudoclaude.commands": {"pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.commands": {"pseudoclaude.headless", "pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.tui": {"pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.headless": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.acp": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.agent": _BELOW_AGENT,
     "pseudoclaude.compact": {"pseudoclaude.llm"},

@@ -5,7 +5,7 @@ the names and nesting are Claude Code's (``docs/headless.md`` lists every
 field): a ``system``/``init`` line first, then ``assistant`` messages whose
 ``content`` holds ``text`` and ``tool_use`` blocks (``input`` an object), a
 ``user`` message with the ``tool_result`` of each call, ``stream_event`` lines
-of the message as it streams (thinking, text, tool arguments; ``stream_partial``)
+of the message as it streams (thinking, text, tool arguments; ``headless.partial``)
 with ``--include-partial-messages``, and one ``result`` object
 per prompt. Tools and their arguments carry Claude Code's names (``Bash``,
 ``file_path``), derived from each tool's ``ToolTraits``; a tool Claude Code
@@ -30,9 +30,9 @@ from pseudoclaude.agent import (
     AssistantMessage, ErrorEvent, Event, Progress, PromptChoice, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted,
     ToolInputDelta, ToolInputStart, UsageReport,
 )
-from pseudoclaude.tui.headless import json_line
-from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
-from pseudoclaude.tui.stream_partial import PartialMessage
+from pseudoclaude.headless.printer import json_line
+from pseudoclaude.headless.catalog import COMPACT, SlashCommand
+from pseudoclaude.headless.partial import PartialMessage
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, context_window, cost_usd
 from pseudoclaude.tools import ToolTraits
@@ -392,7 +392,7 @@ class ClaudeStream:
         self.emit(self._stamp({"type": "system", "subtype": "notice", "kind": event.kind, "message": event.message, "data": dict(event.data)}))
 
     def _partial(self, event: TextDelta | ThinkingDelta | ToolInputStart | ToolInputDelta) -> None:
-        """A piece of the message being written, as Claude Code's raw stream events (``stream_partial``)."""
+        """A piece of the message being written, as Claude Code's raw stream events (``headless.partial``)."""
         if not self.partial:
             return
         run = self.run

@@ -3,7 +3,7 @@
 This is how the official Claude Agent SDK drives the ``claude`` executable,
 and so how it drives ours: it sends ``control_request`` lines (``initialize``,
 ``interrupt``, ``set_permission_mode``, ``set_model``...) and ``user``
-messages, and reads the stream-json output (``stream_json.ClaudeStream``)
+messages, and reads the stream-json output (``headless.stream.ClaudeStream``)
 plus a ``control_response`` for each request. Every prompt gets its own run
 and its own ``result``, one after the other, in one session; an
 ``interrupt`` cancels the running prompt (the runner closes every tool call,
@@ -43,8 +43,8 @@ from pseudoclaude.agent import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
-from pseudoclaude.tui.stream_run import feed_until_structured
+from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.headless.run import feed_until_structured
 
 Expand = Callable[[str], "Expansion | None"]
 
@@ -98,7 +98,7 @@ class Prompt:
 
 def user_prompt(message: Any) -> Prompt | None:
     """A ``user`` line's prompt: text blocks joined, image blocks decoded and fitted; None when it holds neither."""
-    from pseudoclaude.tui.prompt_images import ImageBlockError, image_from_block
+    from pseudoclaude.headless.image_block import ImageBlockError, image_from_block
 
     text = prompt_text(message)
     content = message.get("content") if isinstance(message, dict) else None

@@ -13,8 +13,8 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, TextIO
 
 from pseudoclaude.agent import Event, Progress
 from pseudoclaude.textsafe import for_terminal
-from pseudoclaude.tui.headless import json_line
-from pseudoclaude.tui.stream_json import ClaudeStream
+from pseudoclaude.headless.printer import json_line
+from pseudoclaude.headless.stream import ClaudeStream
 
 STRUCTURED_NUDGE = (
     "You ended your turn without giving the structured output. Call the structured_output tool now with your final answer, "
