@@ -39,6 +39,7 @@ from pseudoclaude.compact.estimate import (
     images_tokens,
     messages_bytes,
 )
+from pseudoclaude.compact.imagecount import ImageUsage, image_usage
 from pseudoclaude.compact.pinned import WorkingSet, pinned_text
 from pseudoclaude.compact.pinnedview import PinnedParts, pinned_parts
 from pseudoclaude.llm import Image, Message
@@ -86,22 +87,6 @@ class CompactSession(Protocol):
     def append_window(self, context_window: int) -> None: ...
 
     def append_calibration(self, bytes_per_token: float, samples: int) -> None: ...
-
-
-@dataclass(frozen=True)
-class ImageUsage:
-    """The images in the context (``/context``'s image line; ``imagenotes.image_usage`` counts them).
-
-    ``images``: what the next request shows the model (user attachments and
-    tool results whose images were not replaced by notes); ``tokens``: their
-    estimate under ``rule`` (the one the estimator counts by, ``estimate.image_rule``);
-    ``notes``: images replaced by a note naming their file so far (this session, resumes included).
-    """
-
-    images: int = 0
-    tokens: int = 0
-    notes: int = 0
-    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -344,8 +329,6 @@ class ContextState:
         return self.overhead_tokens + self.estimator.count(conversation)
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
-        from pseudoclaude.compact.imagenotes import image_usage  # it reads this ledger, so it imports this module
-
         pinned = pinned_text(conversation)
         return ContextStatus(
             estimated_tokens=self.estimate(conversation),
