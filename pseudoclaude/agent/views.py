@@ -16,6 +16,7 @@ from pseudoclaude.tools.permissions import PermissionMode, Rule
 if TYPE_CHECKING:
     from pseudoclaude.agent.instructions import InstructionFile
     from pseudoclaude.compact import PinnedParts
+    from pseudoclaude.config import Settings
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,29 @@ class AgentStatus:
     """What confines the model's commands; None: they run unconfined (read only when ``sandbox_known``)."""
     sandbox_known: bool = False
     """False before a session exists (the settings alone do not say whether a sandbox can run here)."""
+
+    @classmethod
+    def before_session(cls, settings: Settings) -> AgentStatus:
+        """Before any agent exists: nothing used yet, the window and threshold the settings give."""
+        from pseudoclaude.compact import Budget
+        from pseudoclaude.llm import context_window
+
+        budget = Budget.for_window(context_window(settings.model, settings.context_window))
+        return cls(
+            model=settings.model,
+            context_tokens=0,
+            context_window=budget.context_window,
+            auto_threshold=budget.auto_threshold,
+            mode=settings.permission_mode,
+            effort=settings.effort,
+        )
+
+    @property
+    def read_page_bytes(self) -> int:
+        """One file read's budget at this window (``compact.Budget``: 64 KB at 128k, less below): what ``@file`` mentions share."""
+        from pseudoclaude.compact import Budget
+
+        return Budget.for_window(self.context_window or None).read_page_bytes
 
     @property
     def context_percent(self) -> int:
