@@ -1,24 +1,37 @@
 """How many images the next request shows, what they cost, and how many became notes (``/context``'s image line).
 
-It reads the ledger (``ContextState``) for its type only, so the ledger can
-count its images in ``status`` without a circle; the notes themselves are
+It reads the ledger through ``ImageLedger`` (``ContextState`` satisfies it), so
+the ledger can count its images in ``status`` without a circle; the notes themselves are
 written by ``imagenotes``, which shares the two markers below.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from pseudoclaude.compact.estimate import one_image_tokens
 from pseudoclaude.compact.resultkey import result_id
+from pseudoclaude.compact.seam import Ledger
 from pseudoclaude.llm import Image, Message
-
-if TYPE_CHECKING:
-    from pseudoclaude.compact.state import ContextState
 
 NOTE_START = "[image "
 NOTE_REMOVED = " removed from the context"
+
+
+class ImageLedger(Ledger, Protocol):
+    """What the count reads of the ledger: its image rule and which results lost their images to notes."""
+
+    @property
+    def image_rule(self) -> str: ...
+
+    def drops_images(self, call_id: str) -> bool: ...
+
+    @property
+    def replacements(self) -> dict[str, str]: ...
+
+    @property
+    def images_dropped(self) -> frozenset[str]: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +50,7 @@ class ImageUsage:
     rule: str = ""
 
 
-def image_usage(conversation: Sequence[Message], state: ContextState) -> ImageUsage:
+def image_usage(conversation: Sequence[Message], state: ImageLedger) -> ImageUsage:
     """The images the next request shows the model, what they cost, and how many became notes (see ``ImageUsage``).
 
     A result the ledger says lost its images counts as notes even before

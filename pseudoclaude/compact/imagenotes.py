@@ -32,7 +32,8 @@ from typing import Callable, Sequence
 from pseudoclaude.compact.estimate import one_image_tokens
 from pseudoclaude.compact.imagecount import NOTE_REMOVED, NOTE_START
 from pseudoclaude.compact.resultkey import result_id
-from pseudoclaude.compact.state import CompactSession, ContextState
+from pseudoclaude.compact.seam import CompactSession
+from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm import Image, Message
 
 IMAGE_KEEP_RECENT_ROUNDS = 3

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pseudoclaude.compact.budget import (
     PREVIEW_HEAD_BYTES,
@@ -36,10 +35,8 @@ from pseudoclaude.compact.budget import (
     PREVIEW_TAIL_LINES,
 )
 from pseudoclaude.compact.estimate import utf8_len
+from pseudoclaude.compact.seam import CompactSession
 from pseudoclaude.llm import ToolResult
-
-if TYPE_CHECKING:
-    from pseudoclaude.compact.state import CompactSession
 
 _ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")
 _REPLACED_SIZE = re.compile(r"\[replaced result\] (\d+) bytes")

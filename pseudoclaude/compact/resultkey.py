@@ -2,22 +2,18 @@
 
 ``ContextState`` keys its decisions by call id; the layers and the image
 count (``imagecount``) ask this one function which key a result has, so it
-lives under all of them and imports the ledger for its type only.
+lives under all of them and reads the ledger through ``seam.Ledger``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.preview import replaced_size
+from pseudoclaude.compact.seam import Ledger
 from pseudoclaude.llm import Message
 
-if TYPE_CHECKING:
-    from pseudoclaude.compact.state import ContextState
 
-
-def result_id(message: Message, index: int, state: ContextState | None = None) -> str:
+def result_id(message: Message, index: int, state: Ledger | None = None) -> str:
     """The ledger key of a result: its call id, made unique by position when an id is reused.
 
     A preview recorded for ``call_id`` must never replace a *different*
