@@ -240,6 +240,8 @@ def test_no_import_cycle_inside_a_package_even_through_lazy_imports(package: str
         ("pseudoclaude.llm.retry", "pseudoclaude.config", direction_violations),
         ("pseudoclaude.exitcodes", "pseudoclaude.tui", direction_violations),
         ("pseudoclaude.tui.repl", "pseudoclaude.agent.runner", face_violations),
+        ("pseudoclaude.headless.stream", "pseudoclaude.tui", direction_violations),
+        ("pseudoclaude.tui.repl", "pseudoclaude.headless", direction_violations),
     ],
 )
 def test_the_rules_catch_a_violation(importer: str, target: str, rule: Callable[[list[Import]], list[str]]) -> None:
@@ -252,6 +254,12 @@ def test_a_cycle_is_caught() -> None:
     assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False)]) == []
     assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False)], lazy=True) == [a, b, a]
     assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False, typing_only=True)], lazy=True) == []
+
+
+def test_the_terminal_shows_views_and_runs_nothing_of_compact() -> None:
+    """``tui`` reads what the agent's frozen views carry (``AgentStatus.read_page_bytes``), never ``compact`` itself."""
+    reached = [f"{i.importer}:{i.line}" for i in IMPORTS if unit_of(i.importer) == "pseudoclaude.tui" and unit_of(i.target) == "pseudoclaude.compact" and not i.typing_only]
+    assert reached == []
 
 
 def test_every_function_of_the_runner_fits_on_a_screen() -> None:
