@@ -12,12 +12,13 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from pseudoclaude import __version__
 from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
+from pseudoclaude.subcommands import leave, working_folder, add_subcommands, fail
 
 if TYPE_CHECKING:
     from pseudoclaude.config import Flags, Settings
@@ -34,23 +35,13 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="PseudoClaude: a terminal coding agent that keeps long sessions sharp.",
 )
-sessions_app = typer.Typer(help="List, inspect and export saved sessions.", no_args_is_help=True)
-app.add_typer(sessions_app, name="sessions")
-hooks_app = typer.Typer(help="Try the hooks configured in the settings files.", no_args_is_help=True)
-app.add_typer(hooks_app, name="hooks")
+add_subcommands(app)
 
 
 def _version(value: bool) -> None:
     if value:
         print(f"pseudoclaude {__version__}")
         raise typer.Exit()
-
-
-def fail(message: str, code: int) -> typer.Exit:
-    """Print one error line and return the exit to raise."""
-    sys.stderr.write(f"pseudoclaude: {message}\n")
-    sys.stderr.flush()
-    return typer.Exit(code)
 
 
 @app.callback()
@@ -96,7 +87,7 @@ def main_command(
         Optional[list[str]], typer.Option("--image", "-i", metavar="FILE", help="With -p: attach this image (PNG, JPEG, GIF, WebP) to the prompt; repeatable, or comma-separated.")
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
-    # --- Claude Code's headless flags, with its meanings (tui/claude_flags.py, docs/headless.md) ---
+    # --- Claude Code's headless flags, with its meanings (headless/flags.py, docs/headless.md) ---
     disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
     tools: Annotated[Optional[str], typer.Option("--tools", help="Only these tools ('' none, 'default' all), e.g. 'Read,Grep'.")] = None,
     input_format: Annotated[str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")] = "text",
@@ -115,7 +106,7 @@ def main_command(
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
     agents: Annotated[Optional[str], typer.Option("--agents", metavar="JSON", help="Sub-agent types for the task tool: {\"name\": {\"description\", \"prompt\", \"tools\", \"model\"}}.")] = None,
     json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="JSON", help="With -p: the run must end with structured output matching this JSON schema (the result's structured_output).")] = None,
-    # --- Agent SDK options we refuse, each with its reason (tui/claude_flags.REFUSED) ---
+    # --- Agent SDK options we refuse, each with its reason (headless/flags.REFUSED) ---
     task_budget: Annotated[Optional[str], typer.Option("--task-budget", hidden=True)] = None,
     betas: Annotated[Optional[str], typer.Option("--betas", hidden=True)] = None,
     resume_session_at: Annotated[Optional[str], typer.Option("--resume-session-at", hidden=True)] = None,
@@ -132,7 +123,7 @@ def main_command(
     debug_to_stderr: Annotated[bool, typer.Option("--debug-to-stderr", hidden=True)] = False,
     no_session_persistence: Annotated[bool, typer.Option("--no-session-persistence", help="Keep this run's session in a temporary folder, removed when the run ends (it cannot be resumed).")] = False,
 ) -> None:
-    workspace = _working_folder()
+    workspace = working_folder()
     if ctx.invoked_subcommand is not None:
         return
     from dataclasses import replace
@@ -141,9 +132,9 @@ def main_command(
 
     if output_format not in OUTPUT_FORMATS:
         raise fail(f"unknown --output-format {output_format!r}: use text, json, stream-json or events", EXIT_USAGE)
-    from pseudoclaude.tui import ClaudeFlags, split_tool_rules, with_claude_flags
+    from pseudoclaude.headless import ClaudeFlags, split_tool_rules, with_claude_flags
 
-    from pseudoclaude.tui import agents_value, refused_flag
+    from pseudoclaude.headless import agents_value, refused_flag
 
     resuming = bool(resume or continue_latest)
     problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
@@ -216,7 +207,7 @@ def main_command(
             settings = settle_workspace_trust(settings, lambda trust_all: with_claude_flags(load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)), claude)[0])
         except ConfigError as error:
             raise fail(str(error), EXIT_USAGE) from None
-        _leave(run_repl(settings, resume_id=resume, continue_latest=continue_latest, prompt=prompt_choice))
+        leave(run_repl(settings, resume_id=resume, continue_latest=continue_latest, prompt=prompt_choice))
     _trust_notices(settings)
     prompt = print_prompt
     if prompt == "-" and input_format != "stream-json":
@@ -225,14 +216,14 @@ def main_command(
         _error_result(output_format, "no prompt given")
         raise fail("no prompt given: pass it after -p or pipe it on stdin", EXIT_USAGE)
     from pseudoclaude.commands import run_print
-    from pseudoclaude.tui import HeadlessOptions
+    from pseudoclaude.headless import HeadlessOptions
 
     options = HeadlessOptions(
         input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
         _images(image or [], input_format, prompt, output_format, settings.model), schema, agent_types,
     )
     options = replace(options, replay_user_messages=replay_user_messages, allow_bypass=allow_bypass)
-    _leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
+    leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
 
 
 def _images(values: list[str], input_format: str, prompt: str, output_format: str, model: str) -> "tuple[Image, ...]":
@@ -273,81 +264,12 @@ def _local_server(message: str, flags: "Flags", *, headless: bool) -> "Flags":
     return replace(flags, provider="openai", model=flags.model or choice.model)
 
 
-@app.command("doctor")
-def doctor_command(
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check this model instead of the configured one.")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai.")] = None,
-    context_window: Annotated[Optional[int], typer.Option("--context-window", min=1, help="The window you would set.")] = None,
-    sandbox: Annotated[Optional[str], typer.Option("--sandbox", help="The sandbox mode you would run with: workspace-write | read-only | off.")] = None,
-) -> None:
-    """Check the configured provider end to end without spending tokens: one line per check, exit 1 when one fails."""
-    from pseudoclaude.config import Flags
-    from pseudoclaude.doctor import doctor_exit_code, run_doctor
-    from pseudoclaude.textsafe import for_terminal
-
-    checks = run_doctor(_working_folder(), Flags(model=model, provider=provider, context_window=context_window, sandbox=sandbox))
-    for check in checks:
-        print(for_terminal(check.line()))
-    raise typer.Exit(doctor_exit_code(checks))
-
-
-@app.command("acp")
-def acp_command(
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name for every session.")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
-    permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")] = None,
-    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
-    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")] = False,
-    allow_bypass: Annotated[bool, typer.Option("--allow-dangerously-skip-permissions", help="Offer bypass among the editor's modes (it is never the starting mode unless asked).")] = False,
-    sandbox: Annotated[Optional[str], typer.Option("--sandbox", metavar="MODE", help="workspace-write (default where available) | read-only | off.")] = None,
-) -> None:
-    """Speak the Agent Client Protocol on stdin/stdout (Zed, JetBrains, Neovim, Emacs): docs/editors.md."""
-    try:
-        from pseudoclaude.acp import AcpOptions, serve_acp
-    except ImportError as error:
-        raise fail(f"acp needs the agent-client-protocol package ({error}): pip install agent-client-protocol", EXIT_USAGE) from None
-    if permission_mode is not None:
-        from pseudoclaude.config import PermissionMode
-
-        try:
-            PermissionMode.parse(permission_mode)
-        except ValueError as error:
-            raise fail(str(error), EXIT_USAGE) from None
-    _leave(serve_acp(AcpOptions(model, provider, permission_mode, sessions_dir, trust_workspace, allow_bypass, sandbox)))
-
-
-def _working_folder() -> Path:
-    """The current folder, checked: a deleted or unreadable one is one line and exit 2, not a traceback."""
-    try:
-        workspace = Path.cwd()
-    except OSError:
-        where = os.environ.get("PWD") or "the current folder"
-        raise fail(f"the working folder {where} no longer exists (deleted or moved): cd to an existing folder and run again", EXIT_USAGE) from None
-    try:
-        with os.scandir(workspace) as entries:
-            next(entries, None)
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise fail(f"the working folder {workspace} cannot be read ({reason}): cd to a folder you can read and run again", EXIT_USAGE) from None
-    return workspace
-
-
 def _trust_notices(settings: "Settings") -> None:
     """Headless runs never ask: what the untrusted project wanted is left out, in one line each on stderr."""
     ignored = settings.trust.ignored_notice()
     for line in (*settings.trust.notices, *([ignored] if ignored else [])):
         sys.stderr.write(f"pseudoclaude: {line}\n")
     sys.stderr.flush()
-
-
-@app.command("trust")
-def trust_command(
-    forget: Annotated[bool, typer.Option("--forget", help="Forget every answer given for this folder.")] = False,
-) -> None:
-    """Show what this folder's project settings want, and ask again whether to trust them."""
-    from pseudoclaude.commands import review_trust
-
-    raise typer.Exit(review_trust(forget=forget))
 
 
 def _effort_notice(model: str, effort: str | None, base_url: str | None = None, api: str = "auto") -> None:
@@ -362,7 +284,7 @@ def _effort_notice(model: str, effort: str | None, base_url: str | None = None, 
         sys.stderr.write(f"pseudoclaude: {notice}\n")
 
 
-# --- Claude Code compatibility helpers (tui/claude_flags.py holds the mapping) ---
+# --- Claude Code compatibility helpers (headless/flags.py holds the mapping) ---
 
 def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool, resuming: bool) -> str | None:
     """Why this combination of Claude Code flags cannot run, or None."""
@@ -409,58 +331,10 @@ def _json_schema(value: str | None) -> "dict[str, object] | None":
 def _error_result(output_format: str, message: str) -> None:
     """A configuration error as Claude Code's result object, for a reader that waits for one."""
     if output_format in ("json", "stream-json"):
-        from pseudoclaude.tui import error_result, json_line_writer
+        from pseudoclaude.headless import error_result, json_line_writer
 
         json_line_writer(sys.stdout)(error_result(message))
         sys.stdout.flush()
-
-
-@sessions_app.command("list")
-def sessions_list(
-    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON array, every field whole (for scripts).")] = False,
-    every_workspace: Annotated[bool, typer.Option("--all", help="The sessions of every workspace, with the workspace of each.")] = False,
-) -> None:
-    """The sessions of this workspace, newest first."""
-    from pseudoclaude.commands import show_session_list
-
-    raise typer.Exit(show_session_list(sessions_dir, as_json=as_json, every_workspace=every_workspace))
-
-
-@sessions_app.command("show")
-def sessions_show(
-    session_id: Annotated[str, typer.Argument(help="The session id (see 'sessions list').")],
-    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
-) -> None:
-    """The transcript of one session."""
-    from pseudoclaude.commands import show_session
-
-    raise typer.Exit(show_session(session_id, sessions_dir))
-
-
-@sessions_app.command("export")
-def sessions_export(
-    session_id: Annotated[str, typer.Argument(help="The session id (see 'sessions list').")],
-    export_format: Annotated[str, typer.Option("--format", help="md (for people) or json (for programs).")] = "md",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
-    sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
-) -> None:
-    """The conversation of one session as Markdown or JSON: messages, tool calls and results, compactions."""
-    from pseudoclaude.commands import export_session_file
-
-    raise typer.Exit(export_session_file(session_id, sessions_dir, export_format=export_format, output=output))
-
-
-@hooks_app.command("test")
-def hooks_test(
-    event: Annotated[str, typer.Argument(help="SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact or Stop.")],
-    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse (ours or Claude Code's).")] = "run_command",
-    raw_input: Annotated[Optional[str], typer.Option("--input", help='The payload body as JSON, e.g. \'{"tool_name": "Write", "tool_input": {"file_path": ".env"}}\'.')] = None,
-) -> None:
-    """Run the configured hooks of EVENT with a sample payload and show what each returned."""
-    from pseudoclaude.commands import test_hooks
-
-    raise typer.Exit(test_hooks(event, tool, raw_input))
 
 
 _PROMPT_OPTIONS = ("-p", "--print")
@@ -488,7 +362,7 @@ _SWITCHES_WITH_EMPTY_VALUE = ("--replay-user-messages", "--allow-dangerously-ski
 
 def _throwaway_sessions_dir() -> Path:
     """``--no-session-persistence``: the session is still written as it goes (the run needs its spill files), but in
-    a temporary folder that ``_leave``'s exit handlers remove, so nothing of the run stays behind to resume."""
+    a temporary folder that ``leave``'s exit handlers remove, so nothing of the run stays behind to resume."""
     import shutil
     import tempfile
 
@@ -497,32 +371,12 @@ def _throwaway_sessions_dir() -> Path:
     return folder
 
 
-def _leave(code: int) -> NoReturn:
-    """End the process with ``code`` at once, once a session run has returned.
-
-    What had to happen has: the session was synced and closed, commands and
-    hooks were stopped; here the output is flushed and the ``atexit`` handlers
-    run (the fallback that kills leftover background groups). What is skipped is
-    the interpreter's teardown, which once both provider SDKs are loaded takes
-    0.4-0.8 s (seconds on a loaded machine) of garbage collection, and the join
-    of threads a cancelled tool left blocked: after Ctrl-C or SIGTERM the user
-    gets the terminal back at once.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away: nothing more can reach it
-            pass
-    atexit._run_exitfuncs()
-    os._exit(code)
-
-
 def main() -> None:
     try:
         app(args=_optional_prompt_value(_empty_flag_values(sys.argv[1:])), prog_name="pseudoclaude")
     except KeyboardInterrupt:
         sys.stderr.write("pseudoclaude: interrupted\n")
-        _leave(EXIT_INTERRUPTED)
+        leave(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

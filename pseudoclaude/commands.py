@@ -20,7 +20,7 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import Agent, Event, HookReply
     from pseudoclaude.session import SessionInfo
-    from pseudoclaude.tui import ClaudeStream, ControlChannel, HeadlessOptions
+    from pseudoclaude.headless import ClaudeStream, ControlChannel, HeadlessOptions
     from pseudoclaude.agent import Expansion
 
 
@@ -36,23 +36,15 @@ def run_print(
 
     ``/compact [focus]`` compacts a resumed session instead; an empty prompt on a
     resumed session finishes the turn its process left unfinished. ``json`` and
-    ``stream-json`` speak Claude Code's protocol (``tui/stream_json.py``);
+    ``stream-json`` speak Claude Code's protocol (``headless/stream.py``);
     ``events`` prints our own event stream.
     """
     from pseudoclaude.agent import build_agent
     from pseudoclaude.config import ConfigError
     from pseudoclaude.llm import sdk_ready, start_warm_up
     from pseudoclaude.session import SessionError
-    from pseudoclaude.tui import (
-        ControlChannel,
-        HeadlessOptions,
-        StdioApprover,
-        cancel_on_termination,
-        error_result,
-        exit_code_for,
-        json_line_writer,
-        print_events,
-    )
+    from pseudoclaude.headless import ControlChannel, HeadlessOptions, StdioApprover, error_result, json_line_writer, print_events
+    from pseudoclaude.tui import cancel_on_termination, exit_code_for
 
     start_warm_up(settings.provider)  # the SDK's imports beside the agent's building: its fsyncs, git, sandbox probe (issue 30)
     options = options or HeadlessOptions()
@@ -156,8 +148,7 @@ def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
 
 
 def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
-    from pseudoclaude.tui import ClaudeStream
-    from pseudoclaude.tui import SlashCommand, slash_commands
+    from pseudoclaude.headless import ClaudeStream, SlashCommand, slash_commands
 
     def commands() -> tuple[SlashCommand, ...]:
         prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp_prompt_commands()]
@@ -171,7 +162,7 @@ def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings:
 
 async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_format: str, options: HeadlessOptions, settings: Settings) -> int:
     """One prompt in Claude Code's ``json`` / ``stream-json``: the exit code of its result."""
-    from pseudoclaude.tui import json_line_writer, print_claude
+    from pseudoclaude.headless import json_line_writer, print_claude
 
     claude = _claude_stream(agent, json_line_writer(sys.stdout) if output_format == "stream-json" else None, options, settings)
     result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text), start=agent.start_mcp_servers)
@@ -180,7 +171,7 @@ async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_forma
 
 async def _serve_stream(agent: Agent, channel: ControlChannel, options: HeadlessOptions, settings: Settings) -> int:
     """``--input-format stream-json``: serve the SDK until its input ends (custom commands expand as with ``-p``)."""
-    from pseudoclaude.tui import StreamDriver
+    from pseudoclaude.headless import StreamDriver
 
     claude = _claude_stream(agent, channel.write, options, settings)
     driver = StreamDriver(agent, claude, channel, sys.stderr, expand=lambda line: _custom_command(settings, line))

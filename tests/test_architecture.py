@@ -4,15 +4,18 @@ Read from the source with ``ast`` (nothing is imported). A unit is a package
 (``pseudoclaude.agent``; ``pseudoclaude.tools.permissions`` counts as its own)
 or a top-level module (``pseudoclaude.cli``). The rules:
 
-* **Direction.** cli -> commands -> tui -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
+* **Direction.** cli -> commands -> tui | headless -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
   as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
   each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text), ``redaction`` (masking the user's secrets) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
 * **Faces.** A module of one unit imports another unit through its face
   (``from pseudoclaude.llm import Message``), never through a submodule
   (``pseudoclaude.llm.messages``): the ``__init__``'s ``__all__`` is the contract.
-* **No cycle** between modules at module level (imports inside functions and
-  under ``if TYPE_CHECKING:`` are left out: they run after every module loaded).
+* **No cycle** between modules at module level, and none inside a package
+  when the imports inside functions count too (a lazy import that closes a
+  circle only hides it: the two modules still cannot be read, or moved, one
+  without the other). Imports under ``if TYPE_CHECKING:`` name types only
+  and are left out.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ PACKAGES = (
     "pseudoclaude.acp",
     "pseudoclaude.agent",
     "pseudoclaude.config",
+    "pseudoclaude.headless",
     "pseudoclaude.sandbox",
     "pseudoclaude.compact",
     "pseudoclaude.llm",
@@ -47,11 +51,13 @@ FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 _BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
-    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.doctor", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.subcommands", "pseudoclaude.headless", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.subcommands": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.doctor"},
     "pseudoclaude.doctor": {"pseudoclaude.llm", "pseudoclaude.sandbox"},
     "pseudoclaude.first_run": {"pseudoclaude.llm"},
-    "pseudoclaude.commands": {"pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.commands": {"pseudoclaude.headless", "pseudoclaude.tui", "pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.tui": {"pseudoclaude.agent", *_BELOW_AGENT},
+    "pseudoclaude.headless": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.acp": {"pseudoclaude.agent", *_BELOW_AGENT},
     "pseudoclaude.agent": _BELOW_AGENT,
     "pseudoclaude.compact": {"pseudoclaude.llm"},
@@ -81,6 +87,7 @@ class Import:
     target: str  # module imported, submodules resolved: "from pseudoclaude.agent import events" -> "pseudoclaude.agent.events"
     line: int
     top_level: bool  # runs when the importer is imported (not in a function, not under TYPE_CHECKING)
+    typing_only: bool = False  # under ``if TYPE_CHECKING:``: never runs
 
 
 def module_name(path: Path) -> str:
@@ -104,10 +111,10 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _imports_in(importer: str, node: ast.AST, top_level: bool) -> list[Import]:
+def _imports_in(importer: str, node: ast.AST, top_level: bool, typing_only: bool = False) -> list[Import]:
     """Every pseudoclaude import under ``node``; ``top_level`` turns False inside a function or a TYPE_CHECKING block."""
     if isinstance(node, ast.Import):
-        return [Import(importer, a.name, node.lineno, top_level) for a in node.names if a.name.startswith("pseudoclaude")]
+        return [Import(importer, a.name, node.lineno, top_level, typing_only) for a in node.names if a.name.startswith("pseudoclaude")]
     if isinstance(node, ast.ImportFrom):
         assert node.level == 0, f"{importer}:{node.lineno}: relative import; spell the module out"
         if not (node.module or "").startswith("pseudoclaude"):
@@ -115,15 +122,15 @@ def _imports_in(importer: str, node: ast.AST, top_level: bool) -> list[Import]:
         found = []
         for alias in node.names:
             submodule = f"{node.module}.{alias.name}"
-            found.append(Import(importer, submodule if submodule in MODULES else str(node.module), node.lineno, top_level))
+            found.append(Import(importer, submodule if submodule in MODULES else str(node.module), node.lineno, top_level, typing_only))
         return found
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         top_level = False
     if isinstance(node, ast.If) and _is_type_checking(node.test):
-        return [i for child in node.body for i in _imports_in(importer, child, False)] + [
-            i for child in node.orelse for i in _imports_in(importer, child, top_level)
+        return [i for child in node.body for i in _imports_in(importer, child, False, True)] + [
+            i for child in node.orelse for i in _imports_in(importer, child, top_level, typing_only)
         ]
-    return [i for child in ast.iter_child_nodes(node) for i in _imports_in(importer, child, top_level)]
+    return [i for child in ast.iter_child_nodes(node) for i in _imports_in(importer, child, top_level, typing_only)]
 
 
 def all_imports() -> list[Import]:
@@ -159,10 +166,12 @@ def face_violations(imports: list[Import]) -> list[str]:
     ]
 
 
-def find_cycle(imports: list[Import]) -> list[str]:
+def find_cycle(imports: list[Import], *, lazy: bool = False) -> list[str]:
+    """A cycle of module-level imports; with ``lazy``, of every import that runs (in functions too) within one unit."""
     graph: dict[str, set[str]] = {}
     for imp in imports:
-        if imp.top_level and imp.target in MODULES and imp.target != imp.importer:
+        counted = (not imp.typing_only and unit_of(imp.importer) == unit_of(imp.target)) if lazy else imp.top_level
+        if counted and imp.target in MODULES and imp.target != imp.importer:
             graph.setdefault(imp.importer, set()).add(imp.target)
     state: dict[str, int] = {}  # 1 on the stack, 2 done
     stack: list[str] = []
@@ -207,6 +216,19 @@ def test_no_import_cycle_between_modules() -> None:
     assert find_cycle(IMPORTS) == []
 
 
+# Packages whose lazy circles are still open, each with its issue. Keep it empty if you can.
+LAZY_CYCLE_EXEMPT = {
+    "pseudoclaude.llm": "issue 31: the adapters, models, providers and vision import each other; the 'recipes' step breaks it",
+}
+
+
+@pytest.mark.parametrize("package", sorted({unit_of(module) for module in MODULES}))
+def test_no_import_cycle_inside_a_package_even_through_lazy_imports(package: str) -> None:
+    if package in LAZY_CYCLE_EXEMPT:
+        pytest.skip(LAZY_CYCLE_EXEMPT[package])
+    assert find_cycle([i for i in IMPORTS if unit_of(i.importer) == package], lazy=True) == []
+
+
 @pytest.mark.parametrize(
     ("importer", "target", "rule"),
     [
@@ -218,6 +240,8 @@ def test_no_import_cycle_between_modules() -> None:
         ("pseudoclaude.llm.retry", "pseudoclaude.config", direction_violations),
         ("pseudoclaude.exitcodes", "pseudoclaude.tui", direction_violations),
         ("pseudoclaude.tui.repl", "pseudoclaude.agent.runner", face_violations),
+        ("pseudoclaude.headless.stream", "pseudoclaude.tui", direction_violations),
+        ("pseudoclaude.tui.repl", "pseudoclaude.headless", direction_violations),
     ],
 )
 def test_the_rules_catch_a_violation(importer: str, target: str, rule: Callable[[list[Import]], list[str]]) -> None:
@@ -228,6 +252,14 @@ def test_a_cycle_is_caught() -> None:
     a, b = "pseudoclaude.llm.errors", "pseudoclaude.llm.retry"
     assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, True)]) == [a, b, a]
     assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False)]) == []
+    assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False)], lazy=True) == [a, b, a]
+    assert find_cycle([Import(a, b, 1, True), Import(b, a, 1, False, typing_only=True)], lazy=True) == []
+
+
+def test_the_terminal_shows_views_and_runs_nothing_of_compact() -> None:
+    """``tui`` reads what the agent's frozen views carry (``AgentStatus.read_page_bytes``), never ``compact`` itself."""
+    reached = [f"{i.importer}:{i.line}" for i in IMPORTS if unit_of(i.importer) == "pseudoclaude.tui" and unit_of(i.target) == "pseudoclaude.compact" and not i.typing_only]
+    assert reached == []
 
 
 def test_every_function_of_the_runner_fits_on_a_screen() -> None:

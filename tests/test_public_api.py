@@ -42,10 +42,13 @@ PUBLIC = {
         "timeouts", "tool_name",
     },
     "pseudoclaude.tui": {
-        "run_repl", "agents_value", "refused_flag", "SlashCommand", "slash_commands", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "print_events", "render_session_list", "render_transcript",
-        "safe_console",
+        "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "render_session_list", "render_transcript",
+        "safe_console", "load_image_options", "vision_notice",
+    },
+    "pseudoclaude.headless": {
+        "agents_value", "refused_flag", "SlashCommand", "slash_commands", "print_events",
         "ClaudeStream", "ControlChannel", "HeadlessOptions", "StdioApprover", "StreamDriver", "error_result", "json_line_writer",
-        "print_claude", "ClaudeFlags", "split_tool_rules", "with_claude_flags", "load_image_options", "vision_notice",
+        "print_claude", "ClaudeFlags", "split_tool_rules", "with_claude_flags",
     },
 }
 
@@ -76,9 +79,9 @@ def test_the_start_up_path_imports_no_sdk_and_no_terminal_library() -> None:
 def test_the_faces_load_their_heavy_names_on_first_use() -> None:
     """The REPL reads events before its first paint; the runner, build and Rich load only when used."""
     code = (
-        "import sys, pseudoclaude.agent, pseudoclaude.tools, pseudoclaude.tui;"
+        "import sys, pseudoclaude.agent, pseudoclaude.tools, pseudoclaude.tui, pseudoclaude.headless;"
         "loaded = [m for m in ('pseudoclaude.agent.runner', 'pseudoclaude.agent.build', 'pseudoclaude.agent.facade',"
-        " 'pseudoclaude.tools.run_command', 'pseudoclaude.tui.sessions_view', 'rich') if m in sys.modules];"
+        " 'pseudoclaude.tools.run_command', 'pseudoclaude.tui.sessions_view', 'pseudoclaude.headless.stream', 'rich') if m in sys.modules];"
         "print(','.join(loaded))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

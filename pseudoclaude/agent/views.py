@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.context import ContextEngine
     from pseudoclaude.agent.instructions import InstructionFile
     from pseudoclaude.compact import ContextStatus, PinnedParts
+    from pseudoclaude.config import Settings
 
 __all__ = ["AgentStatus", "ContextBreakdown", "PermissionView", "RunnerSnapshot"]
 
@@ -94,6 +95,29 @@ class AgentStatus:
             sandbox_known=True,
             context_engine=context.engine if context is not None else "",
         )
+
+    @classmethod
+    def before_session(cls, settings: Settings) -> AgentStatus:
+        """Before any agent exists: nothing used yet, the window and threshold the settings give."""
+        from pseudoclaude.compact import Budget
+        from pseudoclaude.llm import context_window
+
+        budget = Budget.for_window(context_window(settings.model, settings.context_window))
+        return cls(
+            model=settings.model,
+            context_tokens=0,
+            context_window=budget.context_window,
+            auto_threshold=budget.auto_threshold,
+            mode=settings.permission_mode,
+            effort=settings.effort,
+        )
+
+    @property
+    def read_page_bytes(self) -> int:
+        """One file read's budget at this window (``compact.Budget``: 64 KB at 128k, less below): what ``@file`` mentions share."""
+        from pseudoclaude.compact import Budget
+
+        return Budget.for_window(self.context_window or None).read_page_bytes
 
     @property
     def context_percent(self) -> int:

@@ -46,7 +46,8 @@ from pseudoclaude.compact.offload import OffloadResult, offload_layer, offload_t
 from pseudoclaude.compact.pinned import PinnedTool, WorkingSet, is_user_request
 from pseudoclaude.compact.pinnedview import PinnedParts
 from pseudoclaude.compact.reattach import FileText, PinnedSource
-from pseudoclaude.compact.state import CompactSession, ContextState, ContextStatus
+from pseudoclaude.compact.seam import CompactSession
+from pseudoclaude.compact.state import ContextState, ContextStatus
 from pseudoclaude.compact.select import expand_to_tool_boundary, select_recent
 from pseudoclaude.compact.truncation import TRUNCATED_SOURCE, check_truncation
 from pseudoclaude.compact.summarize import EmptySummary, RequestShape, extract_summary, summarize

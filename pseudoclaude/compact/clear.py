@@ -34,7 +34,7 @@ from typing import Sequence
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.imagenotes import with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
-from pseudoclaude.compact.offload import result_id
+from pseudoclaude.compact.resultkey import result_id
 from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm import Message
 

@@ -30,12 +30,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from pseudoclaude.compact.estimate import one_image_tokens
-from pseudoclaude.compact.offload import result_id
-from pseudoclaude.compact.state import CompactSession, ContextState, ImageUsage
+from pseudoclaude.compact.imagecount import NOTE_REMOVED, NOTE_START
+from pseudoclaude.compact.resultkey import result_id
+from pseudoclaude.compact.seam import CompactSession
+from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm import Image, Message
 
-NOTE_START = "[image "
-NOTE_REMOVED = " removed from the context"
 IMAGE_KEEP_RECENT_ROUNDS = 3
 """Tool rounds, counted from the newest, whose images always stay in the context."""
 
@@ -92,27 +92,3 @@ def result_image_tokens(message: Message, provider: str) -> int:
     """What the images of a tool result cost."""
     result = message.tool_result
     return sum(one_image_tokens(image, provider) for image in result.images) if result is not None else 0
-
-
-
-def image_usage(conversation: Sequence[Message], state: ContextState) -> ImageUsage:
-    """The images the next request shows the model, what they cost, and how many became notes (see ``ImageUsage``).
-
-    A result the ledger says lost its images counts as notes even before
-    ``manage_context`` applied the ledger (a resumed conversation holds the
-    originals until the first request), so ``/context`` says the same before and after it.
-    """
-    rule = state.image_rule
-    seen: list[Image] = []
-    for i, message in enumerate(conversation):
-        seen.extend(message.images)
-        result = message.tool_result
-        if result is not None and result.images and not state.drops_images(result_id(message, i, state)):
-            seen.extend(result.images)
-    previews = state.replacements
-    notes = sum(_note_count(previews.get(call_id, "")) for call_id in state.images_dropped)
-    return ImageUsage(len(seen), sum(one_image_tokens(image, rule) for image in seen), notes, rule)
-
-
-def _note_count(preview: str) -> int:
-    return sum(1 for line in preview.splitlines() if line.startswith(NOTE_START) and NOTE_REMOVED in line)

@@ -27,7 +27,8 @@ from typing import Sequence
 
 from pseudoclaude.compact.estimate import utf8_len
 from pseudoclaude.compact.layer import LayerAction, LayerStep
-from pseudoclaude.compact.preview import preview_for, replaced_size, save_complete
+from pseudoclaude.compact.preview import preview_for, save_complete
+from pseudoclaude.compact.resultkey import result_id
 from pseudoclaude.compact.state import ContextState, ScanMark
 from pseudoclaude.llm import Message
 
@@ -37,24 +38,6 @@ class OffloadResult:
     conversation: list[Message]
     offloaded_count: int
     warnings: tuple[str, ...] = ()
-
-
-def result_id(message: Message, index: int, state: ContextState | None = None) -> str:
-    """The ledger key of a result: its call id, made unique by position when an id is reused.
-
-    A preview recorded for ``call_id`` must never replace a *different*
-    result that happens to carry the same id (some servers reuse ids); the
-    preview's recorded original size tells them apart.
-    """
-    assert message.tool_result is not None
-    call_id = message.tool_result.call_id or f"#result-{index}"
-    decided = state.decision(call_id) if state is not None else None
-    if decided is None or decided[0] != "replace" or message.tool_result.content == decided[1]:
-        return call_id
-    size = replaced_size(decided[1])
-    if size is None or size == utf8_len(message.tool_result.content):
-        return call_id
-    return f"{call_id}#{index}"
 
 
 def round_start(messages: Sequence[Message], index: int) -> int:

@@ -35,7 +35,7 @@ from pseudoclaude.compact.budget import (
     PREVIEW_TAIL_LINES,
 )
 from pseudoclaude.compact.estimate import utf8_len
-from pseudoclaude.compact.state import CompactSession
+from pseudoclaude.compact.seam import CompactSession
 from pseudoclaude.llm import ToolResult
 
 _ORIGINAL_SIZE = re.compile(r"\[content offloaded\] original size: (\d+) bytes")

@@ -97,7 +97,8 @@ from pseudoclaude.compact.batchprice import BatchPrice, batch_price
 from pseudoclaude.compact.estimate import image_rule, utf8_len
 from pseudoclaude.compact.imagenotes import old_image_results, result_image_tokens, with_notes
 from pseudoclaude.compact.layer import LayerAction, LayerStep
-from pseudoclaude.compact.offload import result_id, round_start
+from pseudoclaude.compact.offload import round_start
+from pseudoclaude.compact.resultkey import result_id
 from pseudoclaude.compact.preview import PREVIEW_REMINDER, preview_for, save_complete
 from pseudoclaude.compact.state import ContextState
 from pseudoclaude.llm import Message

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from dataclasses import replace as replaced_copy
-from typing import Callable, Collection, Literal, Mapping, Protocol, Sequence
+from typing import Callable, Collection, Mapping, Sequence
 
 from pseudoclaude.compact.budget import AUTO_FAILURE_LIMIT, Budget
 from pseudoclaude.compact.estimate import (
@@ -39,70 +38,11 @@ from pseudoclaude.compact.estimate import (
     images_tokens,
     messages_bytes,
 )
+from pseudoclaude.compact.imagecount import ImageUsage, image_usage
 from pseudoclaude.compact.pinned import WorkingSet, pinned_text
 from pseudoclaude.compact.pinnedview import PinnedParts, pinned_parts
-from pseudoclaude.llm import Image, Message
-
-LedgerDecision = Literal["keep", "replace"]
-
-
-class CompactSession(Protocol):
-    """What context governance needs of the session store (``pseudoclaude.session.Session`` satisfies it).
-
-    Spill files and decisions go through this seam, so ``compact`` never
-    imports a store and a different store implements five methods.
-    ``append_replacement`` records any layer's replacement of one result:
-    ``layer`` names it, ``path`` is the spill file (None when nothing was
-    saved), and ``resets_anchor`` says the replacement rewrote text the
-    provider had already counted, so a replay must drop the usage anchor;
-    ``drops_images`` that the result's images were replaced by the notes in
-    ``preview`` (for good: a later replacement of the same result keeps them
-    dropped). ``append_calibration`` records what the estimator learned
-    (``estimate.py``). ``keep_image`` makes sure an image's bytes are in the
-    session folder and returns the absolute path a note can name; ``OSError``
-    when they cannot be saved.
-    """
-
-    def write_spill(self, call_id: str, content: str) -> Path: ...
-
-    def append_replacement(
-        self,
-        call_id: str,
-        preview: str,
-        *,
-        layer: str,
-        original_bytes: int,
-        path: str | None = None,
-        resets_anchor: bool = False,
-        drops_images: bool = False,
-    ) -> None: ...
-
-    def keep_image(self, image: Image) -> Path: ...
-
-    def append_compaction(
-        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
-    ) -> None: ...
-
-    def append_window(self, context_window: int) -> None: ...
-
-    def append_calibration(self, bytes_per_token: float, samples: int) -> None: ...
-
-
-@dataclass(frozen=True)
-class ImageUsage:
-    """The images in the context (``/context``'s image line; ``imagenotes.image_usage`` counts them).
-
-    ``images``: what the next request shows the model (user attachments and
-    tool results whose images were not replaced by notes); ``tokens``: their
-    estimate under ``rule`` (the one the estimator counts by, ``estimate.image_rule``);
-    ``notes``: images replaced by a note naming their file so far (this session, resumes included).
-    """
-
-    images: int = 0
-    tokens: int = 0
-    notes: int = 0
-    rule: str = ""
-
+from pseudoclaude.compact.seam import CompactSession, LedgerDecision
+from pseudoclaude.llm import Message
 
 @dataclass(frozen=True)
 class ContextStatus:
@@ -346,8 +286,6 @@ class ContextState:
         return self.overhead_tokens + self.estimator.count(conversation)
 
     def status(self, conversation: Sequence[Message]) -> ContextStatus:
-        from pseudoclaude.compact.imagenotes import image_usage  # it reads this ledger, so it imports this module
-
         pinned = pinned_text(conversation)
         return ContextStatus(
             estimated_tokens=self.estimate(conversation),

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from pseudoclaude.compact.estimate import utf8_len
-from pseudoclaude.compact.offload import result_id, round_start
+from pseudoclaude.compact.offload import round_start
+from pseudoclaude.compact.resultkey import result_id
 from pseudoclaude.compact.preview import Saved, preview_for, save_complete
 from pseudoclaude.compact.shrink import PREVIEW_BYTES
 from pseudoclaude.compact.state import ContextState

@@ -16,12 +16,12 @@ from rich.text import Text
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
-    from pseudoclaude.tui.repl import Repl
+    from pseudoclaude.tui.command_context import CommandContext
 
 FILE_DIFF_LINES = 80
 
 
-async def diff_command(repl: Repl, arg: str) -> bool:
+async def diff_command(repl: CommandContext, arg: str) -> bool:
     """``/diff [path]``: every changed file, or the one named."""
     from pseudoclaude.agent import session_changes
     from pseudoclaude.tui.toolview import diff_lines

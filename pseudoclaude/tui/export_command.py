@@ -20,7 +20,7 @@ from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
     from pseudoclaude.session import ExportFormat
-    from pseudoclaude.tui.repl import Repl
+    from pseudoclaude.tui.command_context import CommandContext
 
 USAGE = "Usage: /export [--format md|json] [file]"
 
@@ -49,7 +49,7 @@ def parse_export_args(arg: str) -> tuple[ExportFormat | None, str] | str:
     return chosen, names[0] if names else ""
 
 
-async def export_command(repl: Repl, arg: str) -> bool:
+async def export_command(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.session import SessionError, default_export_name, export_session, load_replay, session_folder, write_export
 
     parsed = parse_export_args(arg)

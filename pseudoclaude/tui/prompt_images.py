@@ -1,4 +1,4 @@
-"""Images in what the user sends: ``@shot.png``, pasted or dragged paths, ``-i FILE``, stream-json image blocks.
+"""Images in what the user sends: ``@shot.png``, pasted or dragged paths, ``-i FILE`` (stream-json image blocks: ``headless.image_block``).
 
 Terminals paste a dragged file as its path: bare (``/home/u/shot.png``),
 quoted (``'/path/with space.png'``), with escaped spaces
@@ -26,13 +26,11 @@ under the home folder and mentioned as ``@"path"`` at the cursor.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 from urllib.parse import unquote
 
 from pseudoclaude.llm import Image, sniff_media_type
@@ -174,30 +172,3 @@ def load_image_options(paths: Sequence[str]) -> tuple[Image, ...]:
     from pseudoclaude.imaging import load_image_file
 
     return tuple(load_image_file(Path(path).expanduser(), path) for path in paths)
-
-
-class ImageBlockError(ValueError):
-    """A stream-json image content block that cannot be sent; the message says which and why."""
-
-
-def image_from_block(block: Any, number: int) -> Image:
-    """A stream-json ``{"type": "image", "source": {"type": "base64", ...}}`` block as an ``Image`` (fitted)."""
-    from pseudoclaude.imaging import ImageError, fit_image
-
-    label = f"image {number}"
-    source = block.get("source") if isinstance(block, dict) else None
-    if not isinstance(source, dict):
-        raise ImageBlockError(f"{label}: an image block needs a 'source' object")
-    if source.get("type") != "base64":
-        raise ImageBlockError(f"{label}: only base64 image sources are supported, not {str(source.get('type'))!r}")
-    data = source.get("data")
-    if not isinstance(data, str) or not data:
-        raise ImageBlockError(f"{label}: the source has no base64 'data'")
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError) as error:
-        raise ImageBlockError(f"{label}: its data is not valid base64 ({error})") from None
-    try:
-        return fit_image(raw, label)
-    except ImageError as error:
-        raise ImageBlockError(str(error)) from None

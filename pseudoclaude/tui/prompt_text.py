@@ -28,20 +28,18 @@ def mentioned_files(text: str, workspace: Path) -> list[str]:
     return found
 
 
-def build_prompt(text: str, workspace: Path, shell_context: Sequence[str] = (), *, context_window: int | None = None) -> str:
+def build_prompt(text: str, workspace: Path, shell_context: Sequence[str] = (), *, page_bytes: int) -> str:
     """The message to send: shell context first, the user's text, then the attached files.
 
-    The files share one file read's budget at ``context_window`` (``compact.Budget``: 64 KB at 128k, less below).
+    The files share ``page_bytes``, one file read's budget (``AgentStatus.read_page_bytes``).
     """
     parts = list(shell_context)
     parts.append(text)
     files = mentioned_files(text, workspace)
     if files:
-        from pseudoclaude.compact import Budget
         from pseudoclaude.tui.attach import attach_files, attachments_text
 
-        budget = Budget.for_window(context_window).read_page_bytes
-        parts.append(attachments_text(attach_files(files, workspace, budget)))
+        parts.append(attachments_text(attach_files(files, workspace, page_bytes)))
     return "\n\n".join(parts)
 
 

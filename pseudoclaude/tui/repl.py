@@ -327,7 +327,7 @@ class Repl:
             return
         if attached.images and (notice := vision_notice(model or agent.model)):
             self.console.print(Text(f"! {notice}", style="yellow"))
-        prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, context_window=self.status.context_window or None)
+        prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, page_bytes=self.status.read_page_bytes)
         self.shell_context.clear()
         await self.run_turn(lambda: agent.run(prompt, images=attached.images, model=model, allowed_tools=allowed_tools))
 

@@ -24,7 +24,7 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import FileChange, UserTurn
     from pseudoclaude.tui.picker import PickItem
-    from pseudoclaude.tui.repl import Repl
+    from pseudoclaude.tui.command_context import CommandContext
 
 CHOICES = (
     ("both", "Restore the conversation and the files"),
@@ -58,7 +58,7 @@ def choice_items(changes: Sequence[FileChange]) -> list[PickItem]:
     return [PickItem(label, files if mode != "conversation" else "") for mode, label in CHOICES]
 
 
-async def rewind_command(repl: Repl, arg: str) -> bool:
+async def rewind_command(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.agent import restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.tui.picker import PickItem, pick
 

@@ -1,6 +1,6 @@
 """Slash commands of the REPL (``/help``, ``/compact``, ...).
 
-Each command is an async function of the ``Repl`` and its argument text that
+Each command is an async function of the REPL (``CommandContext``) and its argument text that
 returns True when the REPL should exit. An unknown command gets a suggestion
 (the closest name), never a traceback. ``/memory`` and ``/init`` call the
 instructions and memory pieces of ``pseudoclaude.agent`` (issue 7).
@@ -23,9 +23,9 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import Event
     from pseudoclaude.config import Settings
-    from pseudoclaude.tui.repl import Repl
+    from pseudoclaude.tui.command_context import CommandContext
 
-Handler = Callable[["Repl", str], Awaitable[bool]]
+Handler = Callable[["CommandContext", str], Awaitable[bool]]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class Command:
     run: Handler
 
 
-async def _help(repl: Repl, arg: str) -> bool:
+async def _help(repl: CommandContext, arg: str) -> bool:
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
@@ -51,7 +51,7 @@ async def _help(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _compact(repl: Repl, arg: str) -> bool:
+async def _compact(repl: CommandContext, arg: str) -> bool:
     agent = await repl.ensure_agent()
     if agent is None:
         return False
@@ -85,7 +85,7 @@ async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> 
             yield event
 
 
-async def _clear(repl: Repl, arg: str) -> bool:
+async def _clear(repl: CommandContext, arg: str) -> bool:
     previous = repl.agent.session_id if repl.agent is not None else None
     await repl.close_agent("clear")
     repl.shell_context.clear()
@@ -96,7 +96,7 @@ async def _clear(repl: Repl, arg: str) -> bool:
 
 
 # --- h16features: /resume as a picker (tui/picker.py); /rewind, /diff, /status live in their own modules. ---
-async def _resume(repl: Repl, arg: str) -> bool:
+async def _resume(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.session import SessionError, list_sessions, resolve_session_id
     from pseudoclaude.tui.picker import pick, session_items
 
@@ -121,25 +121,25 @@ async def _resume(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _rewind(repl: Repl, arg: str) -> bool:
+async def _rewind(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.rewind import rewind_command
 
     return await rewind_command(repl, arg)
 
 
-async def _diff(repl: Repl, arg: str) -> bool:
+async def _diff(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.diff_view import diff_command
 
     return await diff_command(repl, arg)
 
 
-async def _export(repl: Repl, arg: str) -> bool:
+async def _export(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.export_command import export_command
 
     return await export_command(repl, arg)
 
 
-async def _status(repl: Repl, arg: str) -> bool:
+async def _status(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.status_view import status_command
 
     return await status_command(repl, arg)
@@ -157,7 +157,7 @@ def known_models() -> tuple[str, ...]:
     return tuple(dict.fromkeys(model for entry in PROVIDERS for model in table_ids(entry)))
 
 
-async def _model(repl: Repl, arg: str) -> bool:
+async def _model(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.llm import provider_for_model, unknown_model_notice
     from pseudoclaude.tui.model_list import provider_models
 
@@ -191,7 +191,7 @@ async def _model(repl: Repl, arg: str) -> bool:
     return False
 
 
-def _switch_provider(repl: Repl, provider: str, model: str) -> bool:
+def _switch_provider(repl: CommandContext, provider: str, model: str) -> bool:
     """Point the settings at ``provider`` when its key is configured; say what is missing otherwise."""
     from pseudoclaude.config import ConfigError
 
@@ -218,7 +218,7 @@ def with_provider(settings: Settings, provider: str, model: str) -> Settings:
 # --- end /model ------------------------------------------------------------------------------------
 
 
-async def _context(repl: Repl, arg: str) -> bool:
+async def _context(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.context_view import render_context
 
     if repl.agent is None:
@@ -228,7 +228,7 @@ async def _context(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _cost(repl: Repl, arg: str) -> bool:
+async def _cost(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.cost_view import cost_line
 
     repl.console.print(Text(cost_line(repl.status)))
@@ -238,7 +238,7 @@ async def _cost(repl: Repl, arg: str) -> bool:
 EFFORT_CHOICES = ("low", "medium", "high", "max", "off")
 
 
-async def _effort(repl: Repl, arg: str) -> bool:
+async def _effort(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.llm import EFFORTS, effort_notice
 
     if not arg:
@@ -258,7 +258,7 @@ async def _effort(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _permissions(repl: Repl, arg: str) -> bool:
+async def _permissions(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tools.permissions import PermissionMode
 
     if arg:
@@ -276,14 +276,14 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _init(repl: Repl, arg: str) -> bool:
+async def _init(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.agent import INIT_PROMPT
 
     await repl.send(INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
     return False
 
 
-async def _memory(repl: Repl, arg: str) -> bool:
+async def _memory(repl: CommandContext, arg: str) -> bool:
     agent = await repl.ensure_agent()
     if agent is None:
         return False
@@ -298,7 +298,7 @@ async def _memory(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _mcp(repl: Repl, arg: str) -> bool:
+async def _mcp(repl: CommandContext, arg: str) -> bool:
     """The MCP servers: each one's state and source, its tools or why it failed (starting them if not yet)."""
     agent = await repl.ensure_agent()
     if agent is None:
@@ -320,7 +320,7 @@ async def _mcp(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _tasks(repl: Repl, arg: str) -> bool:
+async def _tasks(repl: CommandContext, arg: str) -> bool:
     """``/tasks`` lists the background commands; ``/tasks kill ID`` stops one (issue 20)."""
     import time
 
@@ -353,7 +353,7 @@ async def _tasks(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _exit(repl: Repl, arg: str) -> bool:
+async def _exit(repl: CommandContext, arg: str) -> bool:
     return True
 
 
@@ -401,7 +401,7 @@ def suggest(name: str) -> str | None:
     return prefixed[0] if prefixed else None
 
 
-async def _run_custom(repl: Repl, line: str) -> bool:
+async def _run_custom(repl: CommandContext, line: str) -> bool:
     """Send a custom command's expanded prompt (issue 20); False when ``line`` names none."""
     from pseudoclaude.agent import load_custom_commands, workspace_trusted
 
@@ -415,7 +415,7 @@ async def _run_custom(repl: Repl, line: str) -> bool:
     return True
 
 
-async def dispatch(repl: Repl, line: str) -> bool:
+async def dispatch(repl: CommandContext, line: str) -> bool:
     """Run the slash command in ``line``; True means exit."""
     name, _, arg = line.partition(" ")
     name = ALIASES.get(name, name)

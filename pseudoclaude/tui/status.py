@@ -101,16 +101,5 @@ def status_fragments(info: AgentStatus, width: int) -> Fragments:
 
 
 def initial_status(settings: Settings) -> AgentStatus:
-    """Before any agent exists: nothing used yet."""
-    from pseudoclaude.compact import Budget
-    from pseudoclaude.llm import context_window
-
-    budget = Budget.for_window(context_window(settings.model, settings.context_window))
-    return AgentStatus(
-        model=settings.model,
-        context_tokens=0,
-        context_window=budget.context_window,
-        auto_threshold=budget.auto_threshold,
-        mode=settings.permission_mode,
-        effort=settings.effort,
-    )
+    """Before any agent exists: nothing used yet (the agent's own view says what the settings give)."""
+    return AgentStatus.before_session(settings)

@@ -25,7 +25,7 @@ from pseudoclaude.config import Origin, Settings
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
-    from pseudoclaude.tui.repl import Repl
+    from pseudoclaude.tui.command_context import CommandContext
 
 CHANGED = "changed in this session"
 NOT_RECORDED = Origin("", "not set")
@@ -115,7 +115,7 @@ def _home_relative(path: Path) -> str:
         return str(path)
 
 
-async def status_command(repl: Repl, arg: str) -> bool:
+async def status_command(repl: CommandContext, arg: str) -> bool:
     """``/status``."""
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("Setting", "Value", "From"):

@@ -23,7 +23,7 @@ from pseudoclaude.tools.permissions import ApprovalAnswer, PermissionMode, Permi
 from tests.fakes.scripted import ScriptedProvider, call
 from tests.fakes.script import Reply
 from tests.permissions.fakes import ScriptedApprover
-from tests.tui.test_stream_json import Lines, FakeAgent
+from tests.headless.test_stream_json import Lines, FakeAgent
 
 BLOCKED = "a write outside the workspace was refused (read-only file system: /usr/lib/node_modules)"
 
@@ -119,7 +119,7 @@ def test_headless_denies_in_one_line_and_stream_json_lists_the_denial(tmp_path: 
     result = finished(events)
     last = result.content.splitlines()[-1]
     assert last.startswith(f"Blocked by the sandbox: {BLOCKED}.") and "--sandbox off" in last and "sandbox.excludedCommands" in last
-    from pseudoclaude.tui import ClaudeStream
+    from pseudoclaude.headless import ClaudeStream
 
     claude = ClaudeStream(FakeAgent(), Lines())
     claude.begin()

@@ -15,7 +15,7 @@ from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS
 from pseudoclaude.compact.estimate import NO_VISION_RULE, NOTE_TOKENS, TiktokenEstimator, image_rule
 from pseudoclaude.compact.manage import compacted_conversation
 from pseudoclaude.compact.select import select_recent
-from pseudoclaude.compact.state import ImageUsage
+from pseudoclaude.compact.imagecount import ImageUsage
 from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.llm import Image, Request
 from pseudoclaude.llm.messages import Message, ToolCall

@@ -5,13 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pseudoclaude.agent import AgentStatus
 from pseudoclaude.tui.attach import attach_files
 from pseudoclaude.tui.prompt_text import build_prompt
 
 
+def page(window: int = 0) -> int:
+    """The read budget the REPL passes: the agent's status view at ``window`` (0: not known yet)."""
+    return AgentStatus("m", 0, window, 0).read_page_bytes
+
+
 def test_a_mentioned_file_is_attached_whole_when_it_fits(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def main():\n    return 42\n")
-    prompt = build_prompt("why does @app.py return 42?", tmp_path)
+    prompt = build_prompt("why does @app.py return 42?", tmp_path, page_bytes=page())
     assert prompt == (
         "why does @app.py return 42?\n\nFiles the user attached (current content):\n"
         '<file path="app.py" bytes="26">\ndef main():\n    return 42\n</file>'
@@ -45,12 +51,12 @@ def test_a_mention_outside_the_workspace_attaches_nothing(tmp_path: Path) -> Non
     workspace.mkdir()
     (tmp_path / "secret.txt").write_text("top secret")
     (workspace / "link.txt").symlink_to(tmp_path / "secret.txt")
-    prompt = build_prompt("see @../secret.txt and @link.txt", workspace)
+    prompt = build_prompt("see @../secret.txt and @link.txt", workspace, page_bytes=page())
     assert "top secret" not in prompt
 
 
 def test_the_budget_shrinks_with_a_small_context_window(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("y" * 200_000)
-    large = build_prompt("@big.txt", tmp_path, context_window=200_000)
-    small = build_prompt("@big.txt", tmp_path, context_window=8_000)
+    large = build_prompt("@big.txt", tmp_path, page_bytes=page(200_000))
+    small = build_prompt("@big.txt", tmp_path, page_bytes=page(8_000))
     assert len(small) < len(large) <= 70_000

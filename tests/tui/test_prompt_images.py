@@ -11,15 +11,9 @@ import pytest
 from PIL import Image as PILImage
 
 from pseudoclaude.imaging import MAX_LONG_EDGE
-from pseudoclaude.tui.prompt_images import (
-    ImageBlockError,
-    attach_prompt_images,
-    find_path_refs,
-    image_from_block,
-    image_lines,
-    load_image_options,
-)
-from pseudoclaude.tui.stream_input import user_prompt
+from pseudoclaude.headless.driver import user_prompt
+from pseudoclaude.headless.image_block import ImageBlockError, image_from_block
+from pseudoclaude.tui.prompt_images import attach_prompt_images, find_path_refs, image_lines, load_image_options
 
 
 def png(width: int = 40, height: int = 30, color: str = "red") -> bytes:

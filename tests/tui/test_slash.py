@@ -64,7 +64,7 @@ def test_mentions_of_workspace_files_become_references(tmp_path: Path) -> None:
     text = "Look at @src/app.py, not @missing.py or @../outside.txt"
     (tmp_path.parent / "outside.txt").write_text("x")
     assert mentioned_files(text, tmp_path) == ["src/app.py"]
-    prompt = build_prompt(text, tmp_path, [shell_context("ls", "app.py\n[exit code 0]")])
+    prompt = build_prompt(text, tmp_path, [shell_context("ls", "app.py\n[exit code 0]")], page_bytes=64_000)
     assert prompt.startswith("I ran this shell command myself:\n$ ls\n```\napp.py")
     assert prompt.endswith('Files the user attached (current content):\n<file path="src/app.py" bytes="9">\nprint(1)\n</file>')
 

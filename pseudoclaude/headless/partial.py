@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from pseudoclaude.agent import ToolInputDelta, ToolInputStart
 from pseudoclaude.tools import ToolTraits
 
-Emit = Callable[[dict[str, Any]], None]
+Emit = Callable[[dict[str, object]], None]
 
 
 class KeyRenamer:
@@ -139,7 +139,7 @@ class PartialMessage:
             block.written = True
             self._delta(block.index, {"type": "input_json_delta", "partial_json": piece})
 
-    def close(self, tool_uses: list[dict[str, Any]], stop_reason: str | None) -> None:
+    def close(self, tool_uses: list[dict[str, object]], stop_reason: str | None) -> None:
         """End the message; the calls that never streamed (a provider that sends them whole) are sent whole here."""
         self._stop()
         for position, block in enumerate(tool_uses):
@@ -150,7 +150,7 @@ class PartialMessage:
         self.emit({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}})
         self.emit({"type": "message_stop"})
 
-    def _start(self, content_block: dict[str, Any]) -> int:
+    def _start(self, content_block: dict[str, object]) -> int:
         self._stop()
         index, self.blocks = self.blocks, self.blocks + 1
         self.open = index
@@ -167,5 +167,5 @@ class PartialMessage:
         self.emit({"type": "content_block_stop", "index": self.open})
         self.open, self.thinking_open = None, False
 
-    def _delta(self, index: int | None, delta: dict[str, Any]) -> None:
+    def _delta(self, index: int | None, delta: dict[str, object]) -> None:
         self.emit({"type": "content_block_delta", "index": index, "delta": delta})

@@ -47,7 +47,7 @@ def refused_flag(given: Mapping[str, object]) -> str | None:
     return None
 
 
-def agents_value(value: str | None) -> dict[str, Any] | None:
+def agents_value(value: str | None) -> dict[str, object] | None:
     """``--agents``: a JSON object of name -> definition (the Agent SDK's ``AgentDefinition`` shape), or a file holding one."""
     if value is None:
         return None
@@ -92,7 +92,7 @@ def split_tool_rules(values: Sequence[str]) -> list[str]:
 def with_claude_flags(settings: Settings, flags: ClaudeFlags) -> tuple[Settings, list[str]]:
     """``settings`` with the command line's layer added; the warnings to print (flags that change nothing)."""
     warnings: list[str] = []
-    layer: dict[str, Any] = {}
+    layer: dict[str, Any] = {}  # the --settings JSON: untyped until the settings reader checks it
     if flags.settings:
         layer = _settings_value(flags.settings)
     deny = [*split_tool_rules(flags.disallowed_tools), *_tools_outside(flags.tools)]

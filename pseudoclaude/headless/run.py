@@ -9,12 +9,12 @@ without a ``structured_output`` is reminded, in the same session, up to
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, TextIO
+from typing import AsyncIterator, Awaitable, Callable, Mapping, TextIO
 
 from pseudoclaude.agent import Event, Progress
 from pseudoclaude.textsafe import for_terminal
-from pseudoclaude.tui.headless import json_line
-from pseudoclaude.tui.stream_json import ClaudeStream
+from pseudoclaude.headless.printer import json_line
+from pseudoclaude.headless.stream import ClaudeStream
 
 STRUCTURED_NUDGE = (
     "You ended your turn without giving the structured output. Call the structured_output tool now with your final answer, "
@@ -54,7 +54,7 @@ StartServers = Callable[[], Awaitable[tuple[str, ...]]]
 async def print_claude(
     events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None, again: Again | None = None,
     start: StartServers | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).
 
     ``start``: the MCP servers are started first and the ``system``/``init``
@@ -92,7 +92,7 @@ def _warn(claude: ClaudeStream, err: TextIO | None, line: str) -> None:
         err.flush()
 
 
-def _print_result(claude: ClaudeStream, result: Mapping[str, Any], out: TextIO) -> None:
+def _print_result(claude: ClaudeStream, result: Mapping[str, object], out: TextIO) -> None:
     if claude.write is None:
         out.write(json_line(result))
         out.flush()

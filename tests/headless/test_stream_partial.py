@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pseudoclaude.agent import AssistantMessage, Progress, TextDelta, ToolInputDelta, ToolInputStart, UsageReport
-from pseudoclaude.tui.stream_partial import KeyRenamer
-from tests.tui.test_stream_json import stream
+from pseudoclaude.headless.partial import KeyRenamer
+from tests.headless.test_stream_json import stream
 
 
 def raw(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ import json
 from typing import AsyncIterator
 
 from pseudoclaude.agent.events import Event, ImageShown, Progress, Stop, TextDelta, ToolCallFinished, UsageReport
-from pseudoclaude.tui.headless import print_events
+from pseudoclaude.headless.printer import print_events
 
 
 async def stream(events: list[Event]) -> AsyncIterator[Event]:

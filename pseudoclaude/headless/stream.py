@@ -5,7 +5,7 @@ the names and nesting are Claude Code's (``docs/headless.md`` lists every
 field): a ``system``/``init`` line first, then ``assistant`` messages whose
 ``content`` holds ``text`` and ``tool_use`` blocks (``input`` an object), a
 ``user`` message with the ``tool_result`` of each call, ``stream_event`` lines
-of the message as it streams (thinking, text, tool arguments; ``stream_partial``)
+of the message as it streams (thinking, text, tool arguments; ``headless.partial``)
 with ``--include-partial-messages``, and one ``result`` object
 per prompt. Tools and their arguments carry Claude Code's names (``Bash``,
 ``file_path``), derived from each tool's ``ToolTraits``; a tool Claude Code
@@ -23,16 +23,16 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import (
     AssistantMessage, ErrorEvent, Event, Progress, PromptChoice, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted,
     ToolInputDelta, ToolInputStart, UsageReport,
 )
-from pseudoclaude.tui.headless import json_line
-from pseudoclaude.tui.sdk_catalog import COMPACT, SlashCommand
-from pseudoclaude.tui.stream_partial import PartialMessage
+from pseudoclaude.headless.printer import json_line
+from pseudoclaude.headless.catalog import COMPACT, SlashCommand
+from pseudoclaude.headless.partial import PartialMessage
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, Usage, context_window, price_known, request_cost
 from pseudoclaude.tools import ToolTraits
@@ -68,7 +68,7 @@ RESULT_SUBTYPES: Mapping[str, str] = {
     "structured_output": "error_max_structured_output_retries",
 }
 
-Write = Callable[[Mapping[str, Any]], None]
+Write = Callable[[Mapping[str, object]], None]
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,9 @@ class HeadlessOptions:
     session_id: str | None = None
     images: tuple[Image, ...] = ()
     """``-i/--image`` files, checked and fitted before any request; they ride on the ``-p`` prompt."""
-    json_schema: Mapping[str, Any] | None = None
+    json_schema: Mapping[str, object] | None = None
     """``--json-schema`` (the SDK's ``output_format``), checked: the run must end with a matching ``structured_output``."""
-    agents: Mapping[str, Any] | None = None
+    agents: Mapping[str, object] | None = None
     """``--agents`` JSON: sub-agent types added to the ``task`` tool's (the SDK sends its ``agents=`` in ``initialize`` instead)."""
     replay_user_messages: bool = False
     """``--replay-user-messages``: echo each stdin ``user`` line back (``isReplay``) when its run starts."""
@@ -135,7 +135,7 @@ def usage_cost(model: str, usage: Mapping[str, int]) -> float:
     return request_cost(model, call) or 0.0
 
 
-def error_result(message: str, session_id: str = "", subtype: str = "error_during_execution") -> dict[str, Any]:
+def error_result(message: str, session_id: str = "", subtype: str = "error_during_execution") -> dict[str, object]:
     """The result object of a run that could not start (bad configuration, an unknown session)."""
     return {
         "type": "result",
@@ -165,13 +165,13 @@ class _Run:
     api_seconds: float = 0.0
     turns: int = 0
     usage: dict[str, int] = field(default_factory=dict)
-    denials: list[dict[str, Any]] = field(default_factory=list)
+    denials: list[dict[str, object]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    calls: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    calls: dict[str, tuple[str, Mapping[str, object]]] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)
     pending: AssistantMessage | None = None
     streaming: PartialMessage | None = None
-    structured: Any = None
+    structured: object = None
     structured_given: bool = False
     stop: Stop | None = None
 
@@ -206,7 +206,7 @@ class ClaudeStream:
 
     # --- what the process prints besides events ---
 
-    def init_event(self) -> dict[str, Any]:
+    def init_event(self) -> dict[str, object]:
         """The ``system``/``init`` line: who answers, where, with which tools and mode."""
         traits = self.agent.tool_traits()
         return self._stamp({
@@ -257,7 +257,7 @@ class ClaudeStream:
         elif isinstance(event, Stop):
             run.stop = event
 
-    def finish(self, *, interrupted: bool = False) -> dict[str, Any]:
+    def finish(self, *, interrupted: bool = False) -> dict[str, object]:
         """The ``result`` object of the run (also printed when ``write`` is set)."""
         run = self.run
         if run.pending is not None:
@@ -281,7 +281,7 @@ class ClaudeStream:
         if self.session_error is not None:
             subtype = "error_during_execution"
             errors.append(self.session_error)
-        result: dict[str, Any] = {
+        result: dict[str, object] = {
             "type": "result",
             "subtype": subtype,
             "is_error": subtype != "success",
@@ -318,7 +318,7 @@ class ClaudeStream:
 
     def _assistant(self, event: AssistantMessage, usage: UsageReport | None) -> None:
         self.run.pending = None
-        blocks: list[dict[str, Any]] = [block for part in event.thinking if (block := _thinking_block(part))]
+        blocks: list[dict[str, object]] = [block for part in event.thinking if (block := _thinking_block(part))]
         blocks += [{"type": "text", "text": event.text}] if event.text else []
         for call in event.tool_calls:
             self.run.calls.setdefault(str(call.get("id", "")), (str(call.get("name", "")), _arguments(call)))
@@ -401,7 +401,7 @@ class ClaudeStream:
         self.emit(self._stamp({"type": "system", "subtype": "notice", "kind": event.kind, "message": event.message, "data": dict(event.data)}))
 
     def _partial(self, event: TextDelta | ThinkingDelta | ToolInputStart | ToolInputDelta) -> None:
-        """A piece of the message being written, as Claude Code's raw stream events (``stream_partial``)."""
+        """A piece of the message being written, as Claude Code's raw stream events (``headless.partial``)."""
         if not self.partial:
             return
         run = self.run
@@ -416,16 +416,16 @@ class ClaudeStream:
         else:
             run.streaming.tool_delta(event)
 
-    def _stream_event(self, event: dict[str, Any]) -> None:
+    def _stream_event(self, event: dict[str, object]) -> None:
         self.emit(self._stamp({"type": "stream_event", "event": event, "parent_tool_use_id": None}))
 
-    def _claude_call(self, name: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    def _claude_call(self, name: str, arguments: Mapping[str, object]) -> tuple[str, dict[str, object]]:
         traits = self.agent.tool_traits().get(name)
         if traits is None:
             return name, dict(arguments)
         return traits.claude_name(name), traits.to_claude(arguments)
 
-    def _model_entry(self, model: str, usage: Mapping[str, int]) -> dict[str, Any]:
+    def _model_entry(self, model: str, usage: Mapping[str, int]) -> dict[str, object]:
         return {
             "inputTokens": usage.get("input_tokens", 0),
             "outputTokens": usage.get("output_tokens", 0),
@@ -437,15 +437,15 @@ class ClaudeStream:
             "contextWindow": context_window(model, None),
         }
 
-    def _stamp(self, data: dict[str, Any]) -> dict[str, Any]:
+    def _stamp(self, data: dict[str, object]) -> dict[str, object]:
         return {**data, "session_id": self.agent.session_id, "uuid": str(uuid.uuid4())}
 
-    def emit(self, data: Mapping[str, Any]) -> None:
+    def emit(self, data: Mapping[str, object]) -> None:
         if self.write is not None:
             self.write(data)
 
 
-def _result_content(event: ToolCallFinished) -> str | list[dict[str, Any]]:
+def _result_content(event: ToolCallFinished) -> str | list[dict[str, str]]:
     """A tool result's content: its text, and with images, a text block describing each.
 
     Claude Code puts an ``image`` block (base64 source) there; the events carry
@@ -459,7 +459,7 @@ def _result_content(event: ToolCallFinished) -> str | list[dict[str, Any]]:
     return [{"type": "text", "text": text}] + [{"type": "text", "text": f"[image {image.line()}]"} for image in event.images]
 
 
-def _arguments(call: Mapping[str, Any]) -> dict[str, Any]:
+def _arguments(call: Mapping[str, object]) -> dict[str, object]:
     raw = call.get("arguments", "{}")
     try:
         value = json.loads(raw) if isinstance(raw, str) else raw
@@ -479,7 +479,7 @@ def _usage_dict(event: UsageReport | None) -> dict[str, int]:
     }
 
 
-def _thinking_block(part: Mapping[str, Any]) -> dict[str, Any] | None:
+def _thinking_block(part: Mapping[str, object]) -> dict[str, object] | None:
     """Claude Code's content block for one reasoning part: Anthropic's as they are, OpenAI's summary as plain thinking."""
     kind, text, opaque = part.get("kind"), str(part.get("text") or ""), str(part.get("opaque") or "")
     if kind == "redacted_thinking":
@@ -489,10 +489,10 @@ def _thinking_block(part: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"type": "thinking", "thinking": text, "signature": ""} if text else None
 
 
-def json_line_writer(out: Any) -> Write:
+def json_line_writer(out: TextIO) -> Write:
     """A ``Write`` that prints each object as one JSON line and flushes (a reader sees it at once)."""
 
-    def write(data: Mapping[str, Any]) -> None:
+    def write(data: Mapping[str, object]) -> None:
         out.write(json_line(data))
         out.flush()
 

@@ -12,7 +12,7 @@ import pytest
 from pseudoclaude.agent import AssistantMessage, ErrorEvent, Progress, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.tools import ToolTraits, builtin_registry
-from pseudoclaude.tui import ClaudeStream
+from pseudoclaude.headless import ClaudeStream
 
 
 @dataclass

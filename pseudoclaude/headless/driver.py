@@ -3,7 +3,7 @@
 This is how the official Claude Agent SDK drives the ``claude`` executable,
 and so how it drives ours: it sends ``control_request`` lines (``initialize``,
 ``interrupt``, ``set_permission_mode``, ``set_model``...) and ``user``
-messages, and reads the stream-json output (``stream_json.ClaudeStream``)
+messages, and reads the stream-json output (``headless.stream.ClaudeStream``)
 plus a ``control_response`` for each request. Every prompt gets its own run
 and its own ``result``, one after the other, in one session; an
 ``interrupt`` cancels the running prompt (the runner closes every tool call,
@@ -43,8 +43,8 @@ from pseudoclaude.agent import AgentDefinition
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.tui.stream_json import ClaudeStream, StreamAgent, Write, mcp_statuses
-from pseudoclaude.tui.stream_run import feed_until_structured
+from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.headless.run import feed_until_structured
 
 Expand = Callable[[str], "Expansion | None"]
 
@@ -92,13 +92,13 @@ class Prompt:
     text: str
     images: tuple[Image, ...] = ()
     error: str = ""
-    replay: Mapping[str, Any] | None = None
+    replay: Mapping[str, object] | None = None
     """The ``user`` line as read, echoed back with ``--replay-user-messages`` when its run starts."""
 
 
 def user_prompt(message: Any) -> Prompt | None:
     """A ``user`` line's prompt: text blocks joined, image blocks decoded and fitted; None when it holds neither."""
-    from pseudoclaude.tui.prompt_images import ImageBlockError, image_from_block
+    from pseudoclaude.headless.image_block import ImageBlockError, image_from_block
 
     text = prompt_text(message)
     content = message.get("content") if isinstance(message, dict) else None
@@ -117,19 +117,19 @@ class ControlChannel:
 
     def __init__(self, write: Write) -> None:
         self.write = write
-        self._pending: dict[str, asyncio.Future[Mapping[str, Any]]] = {}
+        self._pending: dict[str, asyncio.Future[Mapping[str, object]]] = {}
         self._counter = 0
         self.closed = False
         self.interrupt: Callable[[], None] = lambda: None
         """Stop the running prompt, as an ``interrupt`` request does (the driver sets it; a ``deny`` with ``interrupt`` calls it)."""
 
-    async def request(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+    async def request(self, body: Mapping[str, object]) -> Mapping[str, object]:
         """Send ``body`` as a control request; its success response, or ``RuntimeError`` with the SDK's error."""
         if self.closed:
             raise RuntimeError("the SDK's input has ended: it can no longer answer")
         self._counter += 1
         request_id = f"pc_req_{self._counter}_{os.urandom(3).hex()}"
-        future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Mapping[str, object]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         self.write({"type": "control_request", "request_id": request_id, "request": dict(body)})
         try:
@@ -137,7 +137,7 @@ class ControlChannel:
         finally:
             self._pending.pop(request_id, None)
 
-    def answer(self, line: Mapping[str, Any]) -> None:
+    def answer(self, line: Mapping[str, object]) -> None:
         response = line.get("response")
         if not isinstance(response, dict):
             return
@@ -170,7 +170,7 @@ class StdioApprover:
         traits = self.traits(request.tool)
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
             "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None, "display_name": name,
             **({"decision_reason": request.reason} if request.reason else {}),
@@ -189,7 +189,7 @@ class StdioApprover:
         return ApprovalAnswer("deny", str(reply.get("message") or "denied by the SDK's permission callback"))
 
 
-def replayed_user_message(line: Mapping[str, Any], session_id: str) -> dict[str, Any]:
+def replayed_user_message(line: Mapping[str, object], session_id: str) -> dict[str, object]:
     """Claude Code's echo of a stdin ``user`` line (``--replay-user-messages``): the SDK's ``uuid`` kept, ``isReplay``.
 
     Zed's ACP adapter waits for the echo of its own prompt's ``uuid`` before it
@@ -208,7 +208,7 @@ def replayed_user_message(line: Mapping[str, Any], session_id: str) -> dict[str,
     }
 
 
-def context_usage(model: str, view: ContextBreakdown) -> dict[str, Any]:
+def context_usage(model: str, view: ContextBreakdown) -> dict[str, object]:
     """``/context`` in the shape of the SDK's ``ContextUsageResponse`` (counted by our compaction's estimator)."""
     categories = [
         {"name": "System prompt", "tokens": view.system_tokens, "color": "gray"},
@@ -300,7 +300,7 @@ class StreamDriver:
         elif kind not in ("control_cancel_request", "keep_alive", "update_environment_variables"):
             self._warn(f"ignored a stdin line of type {kind!r}")
 
-    async def _control(self, data: Mapping[str, Any]) -> None:
+    async def _control(self, data: Mapping[str, object]) -> None:
         request_id = str(data.get("request_id", ""))
         request = data.get("request") if isinstance(data.get("request"), dict) else {}
         assert isinstance(request, dict)
@@ -313,7 +313,7 @@ class StreamDriver:
             return
         self.channel.write({"type": "control_response", "response": {"subtype": "success", "request_id": request_id, "response": response}})
 
-    async def _answer(self, subtype: str, request: Mapping[str, Any]) -> dict[str, Any]:
+    async def _answer(self, subtype: str, request: Mapping[str, object]) -> dict[str, object]:
         if subtype == "initialize":
             self._register_hooks(request.get("hooks"))
             if request.get("agents"):
@@ -390,7 +390,7 @@ class StreamDriver:
                 )
 
     def _callback(self, callback_id: str) -> HookCallback:
-        async def call(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+        async def call(payload: Mapping[str, object]) -> Mapping[str, object]:
             return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None})
 
         return call
