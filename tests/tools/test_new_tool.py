@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hooks.config import HookConfig
 from pseudoclaude.compact import ContextState, manage_context
 from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS, KEEP_RECENT_TOOL_RESULTS
 from pseudoclaude.llm.messages import Message, ToolCall
