@@ -25,12 +25,22 @@ from typing import Literal, Mapping
 
 from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
 from pseudoclaude.sandbox import SandboxConfig
-from pseudoclaude.llm import ModelFacts, WindowProbe, begin_facts_lookup, context_window, encoding_for, fetch_models, model_info, probe_window, table_info
+from pseudoclaude.llm import (
+    ModelFacts,
+    WindowProbe,
+    begin_facts_lookup,
+    context_window,
+    encoding_for,
+    fetch_models,
+    model_info,
+    probe_window,
+    provider_entry,
+    table_info,
+)
 
 Verdict = Literal["ok", "fail", "warn", "skip"]
 
 _MARKS = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
-_DEFAULT_ENDPOINTS = {"anthropic": "https://api.anthropic.com/v1", "openai": "https://api.openai.com/v1"}
 
 
 @dataclass(frozen=True)
@@ -53,17 +63,19 @@ def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, st
         return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER), _sandbox(_flagged(flags), workspace)]
     where = f" at {settings.base_url}" if settings.base_url else ""
     checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings)]
-    endpoint = (settings.base_url or _DEFAULT_ENDPOINTS.get(settings.provider, "")).rstrip("/")
-    if settings.provider == "anthropic" and settings.base_url and not endpoint.endswith("/v1"):
-        endpoint += "/v1"
+    entry = provider_entry(settings.provider)
+    query = entry.models_query(settings.base_url, settings.api_key, settings.auth_token, settings.extra_headers)
+    endpoint = query.url if query is not None else ""
     models: list[str] | None = None
     try:
-        models = fetch_models(endpoint, api_key=None if settings.provider == "anthropic" else settings.api_key, headers=_headers(settings), timeout=5.0)
+        if query is None:
+            raise ValueError(f"no base URL ({entry.base_url_variable}) and the provider table names no default endpoint")
+        models = fetch_models(endpoint, api_key=query.bearer, headers=query.headers, timeout=5.0)
         checks.append(Check("endpoint", "ok", f"{endpoint} answers ({len(models)} models)"))
     except (OSError, ValueError) as error:
         checks.append(Check("endpoint", "fail", f"{endpoint}/models does not answer: {_reason(error)}"))
     checks.append(_model(settings, models))
-    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and settings.provider == "openai" else None
+    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and entry.probes_window else None
     facts = _facts(settings)
     checks.append(_window(settings, probe, facts))
     checks.append(_facts_check(settings, facts))
@@ -89,21 +101,12 @@ def _settings(settings: Settings) -> Check:
 
 
 def _key(settings: Settings) -> Check:
-    from pseudoclaude.llm import provider_entry
-
     entry = provider_entry(settings.provider)
     if settings.auth_token:
         return Check("key", "ok", f"auth: Bearer token ({entry.token_variable})")
     if settings.api_key:
         return Check("key", "ok", f"{entry.key_variable} is set")
     return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
-
-
-def _headers(settings: Settings) -> dict[str, str]:
-    if settings.provider == "anthropic":
-        auth = {"authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {"x-api-key": settings.api_key or ""}
-        return {**auth, "anthropic-version": "2023-06-01", **dict(settings.extra_headers)}
-    return {}
 
 
 def _reason(error: Exception) -> str:

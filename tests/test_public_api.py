@@ -10,7 +10,7 @@ import pytest
 
 PUBLIC = {
     "pseudoclaude.llm": {
-        "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
+        "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "IMAGE_RULES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
         "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolArgsChunk", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",

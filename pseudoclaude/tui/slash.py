@@ -436,5 +436,3 @@ async def dispatch(repl: Repl, line: str) -> bool:
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False
 
-
-_PROVIDER_PHRASES = {"anthropic": "an Anthropic", "openai": "an OpenAI"}
