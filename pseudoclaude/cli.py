@@ -53,7 +53,7 @@ def main_command(
     ] = None,
     output_format: Annotated[str, typer.Option("--output-format", help=f"{' | '.join(OUTPUT_FORMATS)} (with -p).")] = "text",
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted).")] = None,
     max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop a run after this many model turns (default: no limit).", min=1)] = None,
     max_budget_usd: Annotated[
         Optional[float], typer.Option("--max-budget-usd", help="Stop a run once its estimated cost reaches this many US dollars (default: no limit).", min=0.000001)

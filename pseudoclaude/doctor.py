@@ -21,16 +21,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Mapping
+from typing import Literal, Mapping, Sequence
 
 from pseudoclaude.config import ConfigError, Flags, Settings, load_settings
 from pseudoclaude.sandbox import SandboxConfig
-from pseudoclaude.llm import ModelFacts, WindowProbe, begin_facts_lookup, context_window, encoding_for, fetch_models, model_info, probe_window, table_info
+from pseudoclaude.llm import (
+    PROVIDERS,
+    ModelFacts,
+    ProviderEntry,
+    WindowProbe,
+    begin_facts_lookup,
+    context_window,
+    encoding_for,
+    fetch_models,
+    model_info,
+    probe_window,
+    provider_entry,
+    table_info,
+)
 
 Verdict = Literal["ok", "fail", "warn", "skip"]
 
 _MARKS = {"ok": "ok  ", "fail": "FAIL", "warn": "warn", "skip": "skip"}
-_DEFAULT_ENDPOINTS = {"anthropic": "https://api.anthropic.com/v1", "openai": "https://api.openai.com/v1"}
 
 
 @dataclass(frozen=True)
@@ -45,30 +57,34 @@ class Check:
         return f"{_MARKS[self.verdict]}  {self.name:<10} {self.detail}"
 
 
-def run_doctor(workspace: Path, flags: Flags = Flags(), environ: Mapping[str, str] | None = None) -> list[Check]:
-    """Every check, in order (see the module docstring)."""
+def run_doctor(
+    workspace: Path, flags: Flags = Flags(), environ: Mapping[str, str] | None = None, providers: Sequence[ProviderEntry] = PROVIDERS
+) -> list[Check]:
+    """Every check, in order (see the module docstring); the endpoint and what to send it come from the provider's entry."""
     try:
-        settings = load_settings(workspace, flags, environ)
+        settings = load_settings(workspace, flags, environ, providers)
     except ConfigError as error:
         return [Check("provider", "fail", str(error)), *(Check(name, "skip", "needs a provider") for name in _LATER), _sandbox(_flagged(flags), workspace)]
     where = f" at {settings.base_url}" if settings.base_url else ""
-    checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings)]
-    endpoint = (settings.base_url or _DEFAULT_ENDPOINTS.get(settings.provider, "")).rstrip("/")
-    if settings.provider == "anthropic" and settings.base_url and not endpoint.endswith("/v1"):
-        endpoint += "/v1"
+    checks = [Check("provider", "ok", f"{settings.provider}, model {settings.model}{where}"), _key(settings, providers)]
+    entry = provider_entry(settings.provider, providers)
+    query = entry.models_query(settings.base_url, settings.api_key, settings.auth_token, settings.extra_headers)
+    endpoint = query.url if query is not None else ""
     models: list[str] | None = None
     try:
-        models = fetch_models(endpoint, api_key=None if settings.provider == "anthropic" else settings.api_key, headers=_headers(settings), timeout=5.0)
+        if query is None:
+            raise ValueError(f"no base URL ({entry.base_url_variable}) and the provider table names no default endpoint")
+        models = fetch_models(endpoint, api_key=query.bearer, headers=query.headers, timeout=5.0)
         checks.append(Check("endpoint", "ok", f"{endpoint} answers ({len(models)} models)"))
     except (OSError, ValueError) as error:
         checks.append(Check("endpoint", "fail", f"{endpoint}/models does not answer: {_reason(error)}"))
     checks.append(_model(settings, models))
-    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and settings.provider == "openai" else None
-    facts = _facts(settings)
-    checks.append(_window(settings, probe, facts))
-    checks.append(_facts_check(settings, facts))
+    probe = probe_window(settings.base_url, settings.model, api_key=settings.api_key, refresh=True) if settings.base_url and entry.probes_window else None
+    facts = _facts(settings, providers)
+    checks.append(_window(settings, probe, facts, providers))
+    checks.append(_facts_check(settings, facts, providers))
     checks.append(_tools(settings, probe))
-    checks.append(_tokenizer(settings))
+    checks.append(_tokenizer(settings, providers))
     checks.append(_sandbox(settings.sandbox, settings.workspace))
     checks.append(_settings(settings))
     return checks
@@ -88,22 +104,13 @@ def _settings(settings: Settings) -> Check:
     return Check("settings", "warn" if notice else "ok", detail + (f"; {notice}" if notice else ""))
 
 
-def _key(settings: Settings) -> Check:
-    from pseudoclaude.llm import provider_entry
-
-    entry = provider_entry(settings.provider)
+def _key(settings: Settings, providers: Sequence[ProviderEntry]) -> Check:
+    entry = provider_entry(settings.provider, providers)
     if settings.auth_token:
         return Check("key", "ok", f"auth: Bearer token ({entry.token_variable})")
     if settings.api_key:
         return Check("key", "ok", f"{entry.key_variable} is set")
     return Check("key", "ok", f"none needed for a server at a base URL ({entry.key_variable} is not set)")
-
-
-def _headers(settings: Settings) -> dict[str, str]:
-    if settings.provider == "anthropic":
-        auth = {"authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {"x-api-key": settings.api_key or ""}
-        return {**auth, "anthropic-version": "2023-06-01", **dict(settings.extra_headers)}
-    return {}
 
 
 def _reason(error: Exception) -> str:
@@ -122,18 +129,18 @@ def _model(settings: Settings, models: list[str] | None) -> Check:
     return Check("model", verdict, f"{name} is not among the models the endpoint lists ({shown}): pick one with --model")
 
 
-def _facts(settings: Settings) -> ModelFacts | None:
+def _facts(settings: Settings, providers: Sequence[ProviderEntry]) -> ModelFacts | None:
     """What the provider's models endpoint says of the model, asked afresh (and recorded for the next run)."""
     lookup = begin_facts_lookup(
         settings.provider, settings.model, base_url=settings.base_url, api_key=settings.api_key, auth_token=settings.auth_token,
-        headers=settings.extra_headers, refresh=True, timeout=5.0,
+        headers=settings.extra_headers, refresh=True, timeout=5.0, providers=providers,
     )
     return lookup.result(wait=5.5) if lookup is not None else None
 
 
-def _facts_check(settings: Settings, facts: ModelFacts | None) -> Check:
+def _facts_check(settings: Settings, facts: ModelFacts | None, providers: Sequence[ProviderEntry]) -> Check:
     """Each fact the session uses, and where it comes from: the models endpoint or the table."""
-    row = table_info(settings.model)
+    row = table_info(settings.model, providers)
     where = "the models endpoint" if facts is not None else ("the model table" if row is not None else "neither the models endpoint nor the model table")
     parts: list[str] = []
     output = facts.max_output_tokens if facts is not None and facts.max_output_tokens else (row.max_output_tokens if row else 0)
@@ -149,11 +156,11 @@ def _facts_check(settings: Settings, facts: ModelFacts | None) -> Check:
     return Check("facts", "ok", f"from {where}: " + ", ".join(parts))
 
 
-def _window(settings: Settings, probe: WindowProbe | None, facts: ModelFacts | None = None) -> Check:
-    table = context_window(settings.model)
-    known = "model table" if model_info(settings.model) else "default for an unknown model"
+def _window(settings: Settings, probe: WindowProbe | None, facts: ModelFacts | None, providers: Sequence[ProviderEntry]) -> Check:
+    table = context_window(settings.model, providers=providers)
+    known = "model table" if model_info(settings.model, providers) else "default for an unknown model"
     if probe is None and facts is not None and facts.context_window and not settings.context_window:
-        row = table_info(settings.model)
+        row = table_info(settings.model, providers)
         said = f"the table says {row.context_window:,}" if row else "the table does not know it"
         return Check("window", "ok", f"{facts.context_window:,} tokens (models endpoint; {said})")
     if probe is None:
@@ -179,8 +186,8 @@ def _tools(settings: Settings, probe: WindowProbe | None) -> Check:
     return Check("tools", "warn", "not checked (the server does not say; asking would spend tokens); tool calls written as text are recovered")
 
 
-def _tokenizer(settings: Settings) -> Check:
-    encoding = encoding_for(settings.model)
+def _tokenizer(settings: Settings, providers: Sequence[ProviderEntry]) -> Check:
+    encoding = encoding_for(settings.model, providers)
     if encoding:
         return Check("tokenizer", "ok", f"tiktoken {encoding} for estimates")
     return Check("tokenizer", "ok", f"byte estimate for {settings.model} (no tokenizer known), calibrated by the server's token counts")

@@ -75,7 +75,7 @@ def leave(code: int) -> NoReturn:
 
 def doctor_command(
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Check this model instead of the configured one.")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai.")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them).")] = None,
     context_window: Annotated[Optional[int], typer.Option("--context-window", min=1, help="The window you would set.")] = None,
     sandbox: Annotated[Optional[str], typer.Option("--sandbox", help="The sandbox mode you would run with: workspace-write | read-only | off.")] = None,
 ) -> None:
@@ -92,7 +92,7 @@ def doctor_command(
 
 def acp_command(
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name for every session.")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="anthropic | openai (inferred when omitted).")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted).")] = None,
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
     trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")] = False,

@@ -11,7 +11,7 @@ import pytest
 PUBLIC = {
     "pseudoclaude.llm": {
         "Compaction", "openai_reasoning_model", "MIN_COMPACT_TRIGGER", "ServerContext", "ServerWork", "refuses_server_context",
-        "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
+        "AuthError", "Image", "ImageLoader", "MEDIA_TYPES", "IMAGE_RULES", "image_tokens", "images_for_model", "sniff_media_type", "supports_vision", "BadRequest", "Completed", "ConnectionFailed", "Message", "ModelRow", "Overloaded", "PROVIDERS",
         "PromptTooLong", "Provider", "ProviderEntry", "ProviderError", "RateLimited", "Request", "RetryPolicy", "Retrying",
         "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolArgsChunk", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",

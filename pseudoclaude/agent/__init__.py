@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent
     from pseudoclaude.agent.views import AgentStatus, ContextBreakdown
-    from pseudoclaude.agent.hookconfig import HOOK_EVENTS, NEVER_FIRED, HookConfig
-    from pseudoclaude.agent.hookrun import HookReply
-    from pseudoclaude.agent.hooks import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
+    from pseudoclaude.agent.hooks.config import HOOK_EVENTS, NEVER_FIRED, HookConfig
+    from pseudoclaude.agent.hooks.run import HookReply
+    from pseudoclaude.agent.hooks.session import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
     from pseudoclaude.agent.instructions import INIT_PROMPT
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction, PrepareRequest
@@ -72,21 +72,21 @@ _LAZY = {
     "AgentStatus": "views",
     "ContextBreakdown": "views",
     "FactRejected": "memory",
-    "HOOK_EVENTS": "hookconfig",
-    "NEVER_FIRED": "hookconfig",
-    "HookCallback": "hooks",
-    "HookConfig": "hookconfig",
-    "HookReply": "hookrun",
+    "HOOK_EVENTS": "hooks.config",
+    "NEVER_FIRED": "hooks.config",
+    "HookCallback": "hooks.session",
+    "HookConfig": "hooks.config",
+    "HookReply": "hooks.run",
     "INIT_PROMPT": "instructions",
     "MemoryScope": "memory",
-    "PLAIN_CONTEXT_EVENTS": "hooks",
+    "PLAIN_CONTEXT_EVENTS": "hooks.session",
     "RunConfig": "runconfig",
     "Runner": "runner",
-    "SessionHooks": "hooks",
+    "SessionHooks": "hooks.session",
     "build_agent": "build",
     "PromptChoice": "build",
-    "sample_data": "hooks",
-    "subject_of": "hooks",
+    "sample_data": "hooks.session",
+    "subject_of": "hooks.session",
 }
 
 if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an error

@@ -35,9 +35,9 @@ from pseudoclaude.agent.context import CompactionEngine
 from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.facade import Agent
 from pseudoclaude.agent.history import SessionHistory
-from pseudoclaude.agent.hookconfig import HookConfig
-from pseudoclaude.agent.hookgate import HookAwareApprover
-from pseudoclaude.agent.hookprompt import ProviderAsker
+from pseudoclaude.agent.hooks.config import HookConfig
+from pseudoclaude.agent.hooks.gate import HookAwareApprover
+from pseudoclaude.agent.hooks.prompt import ProviderAsker
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.instructions import INSTRUCTION_FILENAMES, LOCAL_FILENAME, load_instructions
 from pseudoclaude.agent.memory import MemoryStore

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from pseudoclaude.agent.hookrun import HookRun
+from pseudoclaude.agent.hooks.run import HookRun
 from pseudoclaude.redaction import Redactor
 from pseudoclaude.tools import ToolOutput
 

@@ -34,7 +34,7 @@ from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.context import ContextEngine, NoCompaction, PrepareRequest, outcome_events
-from pseudoclaude.agent.hookgate import wrap_gate, wrap_tools
+from pseudoclaude.agent.hooks.gate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.recording import SessionRecorder
 from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd

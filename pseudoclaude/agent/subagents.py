@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from pseudoclaude.agent.custom_commands import parse_front_matter
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hooks.config import HookConfig
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.agent.prompt import environment_suffix
 from pseudoclaude.agent.runconfig import RunConfig

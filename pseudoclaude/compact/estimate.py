@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from pseudoclaude.compact.budget import ESTIMATE_CHARS_PER_TOKEN
-from pseudoclaude.llm import Image, Message, image_tokens, provider_for_model, supports_vision
+from pseudoclaude.llm import Image, Message, image_tokens, provider_entry, provider_for_model, supports_vision
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -72,11 +72,11 @@ def messages_bytes(messages: Sequence[Message]) -> int:
 
 
 def image_rule(model: str) -> str:
-    """Which rule counts ``model``'s images: its provider's, ``NO_VISION_RULE`` when it sees none ("" unknown: the larger rule)."""
+    """Which rule counts ``model``'s images: its provider entry's ``image_rule``, ``NO_VISION_RULE`` when it sees none ("" unknown: the larger rule)."""
     if model and not supports_vision(model):
         return NO_VISION_RULE
     provider = provider_for_model(model) if model else None
-    return provider if provider in ("anthropic", "openai") else ""
+    return provider_entry(provider).image_rule if provider else ""
 
 
 def one_image_tokens(image: Image, provider: str = "") -> int:

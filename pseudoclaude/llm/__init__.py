@@ -2,8 +2,8 @@
 and the provider table (``providers.py``) that says which adapters exist.
 
 The adapters (``llm.anthropic``, ``llm.openai``) are not imported here: the
-table's factories import them, and they import their SDKs on first use, off
-the start-up path.
+table names them (``providers.NamedAdapter``) and imports one when it is first
+built, and they import their SDKs on first use, off the start-up path.
 """
 
 from pseudoclaude.llm.errors import (
@@ -21,7 +21,7 @@ from pseudoclaude.llm.errors import (
     explained,
 )
 from pseudoclaude.llm.gateway import CustomHeadersError, parse_custom_headers
-from pseudoclaude.llm.images import MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
+from pseudoclaude.llm.images import IMAGE_RULES, MEDIA_TYPES, Image, ImageLoader, image_tokens, sniff_media_type
 from pseudoclaude.llm.anthropic_context import MIN_COMPACT_TRIGGER, refuses_server_context
 from pseudoclaude.llm.messages import Compaction, Message, Thinking, ToolCall, ToolResult, ToolSpec, Usage
 from pseudoclaude.llm.model_facts import FactsLookup, ModelFacts, begin_facts_lookup, forget_facts, learn_facts, learned_facts
@@ -164,6 +164,7 @@ __all__ = [
     "parser_ready",
     "sdk_ready",
     "start_warm_up",
+    "IMAGE_RULES",
     "image_tokens",
     "images_for_model",
     "sniff_media_type",

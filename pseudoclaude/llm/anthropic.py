@@ -41,7 +41,7 @@ from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Request, StreamEvent
 from pseudoclaude.llm.providers import ANTHROPIC, sdk_ready
 
-__all__ = ["AnthropicProvider"]
+__all__ = ["AnthropicProvider", "build"]
 
 
 class AnthropicProvider:
@@ -168,3 +168,10 @@ async def _close_quietly(sdk_stream: Any) -> None:
         await sdk_stream.close()
     except Exception:
         pass
+
+
+def build(
+    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
+) -> AnthropicProvider:
+    """The table's adapter factory (``providers.NamedAdapter``); the Messages API is the one API, so ``api`` is ignored."""
+    return AnthropicProvider(model=model, api_key=api_key, base_url=base_url, auth_token=auth_token, headers=headers)

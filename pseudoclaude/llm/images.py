@@ -130,8 +130,16 @@ def openai_image_tokens(width: int, height: int) -> int:
     return 85 + 170 * math.ceil(w / 512) * math.ceil(h / 512)
 
 
+IMAGE_RULES: dict[str, str] = {
+    "anthropic": "Anthropic's rule, w×h/750",
+    "openai": "OpenAI's rule, 85 + 170 per 512px tile",
+    "": "the larger of Anthropic's and OpenAI's rules",
+}
+"""The published rules ``image_tokens`` knows, by the name a provider entry gives as its ``image_rule``, and what each is."""
+
+
 def image_tokens(image: Image, provider: str = "anthropic") -> int:
-    """What ``image`` costs in the context of ``provider``'s models (the larger rule when unknown)."""
+    """What ``image`` costs under rule ``provider`` (an ``IMAGE_RULES`` name; the larger rule when unknown)."""
     if provider == "anthropic":
         return anthropic_image_tokens(image.width, image.height)
     if provider == "openai":

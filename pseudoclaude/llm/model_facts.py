@@ -49,6 +49,7 @@ from typing import Literal, Mapping, Sequence
 
 from pseudoclaude.llm import model_facts_cache
 from pseudoclaude.llm.model_facts_shape import ModelFacts, facts_from_model_info
+from pseudoclaude.llm.providers import ANTHROPIC, PROVIDERS, ProviderEntry
 
 __all__ = ["FactsLookup", "ModelFacts", "begin_facts_lookup", "forget_facts", "learn_facts", "learned_facts", "models_endpoint", "recorded_facts"]
 
@@ -56,8 +57,7 @@ FETCH_TIMEOUT = 3.0
 """The request's own timeout (it runs off the critical path; ``doctor`` waits for it)."""
 FIRST_REQUEST_WAIT = 0.5
 """The most start-up waits for an answer, counted from the lookup's start."""
-ANTHROPIC_VERSION = "2023-06-01"
-SERVICE_ENDPOINT = "https://api.anthropic.com/v1"
+SERVICE_ENDPOINT = ANTHROPIC.default_endpoint
 SOURCE = "models endpoint"
 
 
@@ -149,18 +149,24 @@ def begin_facts_lookup(
     cache: Path | None | Literal["home"] = "home",
     refresh: bool = False,
     timeout: float = FETCH_TIMEOUT,
+    providers: Sequence[ProviderEntry] = PROVIDERS,
 ) -> FactsLookup | None:
-    """Start finding ``model``'s facts; None when this provider has no models endpoint with facts (OpenAI) or no credential.
+    """Start finding ``model``'s facts; None when this provider has no models endpoint with facts or no credential.
+
+    Only the Messages API's models endpoint (an entry whose ``listing`` is ``anthropic``) says a model's window,
+    output limit and reasoning; OpenAI's lists ids alone.
 
     The credential is sent as the Messages API takes it: a token (a gateway's) as ``Authorization: Bearer`` and then
     alone, else the key as ``x-api-key``; ``headers`` (``ANTHROPIC_CUSTOM_HEADERS``) after them.
     """
-    if provider != "anthropic" or not (api_key or auth_token) or not model:
+    entry = next((entry for entry in providers if entry.name == provider), None)
+    if entry is None or entry.listing != "anthropic" or not (api_key or auth_token) or not model:
         return None
-    sent = {"authorization": f"Bearer {auth_token}"} if auth_token else {"x-api-key": api_key or ""}
-    sent = {**sent, "anthropic-version": ANTHROPIC_VERSION, **dict(headers)}
+    query = entry.models_query(base_url, api_key, auth_token, tuple(headers))
+    if query is None:
+        return None
     path = model_facts_cache.cache_path() if cache == "home" else cache
-    route = _Route(provider, (base_url or SERVICE_ENDPOINT).rstrip("/"), sent)
+    route = _Route(provider, (base_url or entry.default_endpoint).rstrip("/"), dict(query.headers))
     return FactsLookup(route, model, cache=path, refresh=refresh, timeout=timeout)
 
 

@@ -79,7 +79,7 @@ from pseudoclaude.llm.provider import Completed, Request, StreamEvent
 from pseudoclaude.llm.providers import OPENAI, sdk_ready
 from pseudoclaude.llm.text_tool_calls import recover
 
-__all__ = ["OpenAIProvider"]
+__all__ = ["OpenAIProvider", "build"]
 
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 
@@ -359,3 +359,16 @@ def _chunk(data: str) -> dict[str, Any]:
 def _retry_after(milliseconds: str | None, seconds: str | None) -> float | None:
     ms = parse_retry_after(milliseconds)
     return ms / 1000.0 if ms is not None else parse_retry_after(seconds)
+
+
+def build(
+    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
+) -> OpenAIProvider:
+    """The table's adapter factory (``providers.NamedAdapter``). OpenAI takes no separate token: a gateway's token is its
+    key (``OPENAI_API_KEY``), sent as Bearer either way."""
+    key = api_key or auth_token
+    if api == "responses":
+        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="responses", headers=headers)
+    if api == "chat":
+        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="chat", headers=headers)
+    return OpenAIProvider(model=model, api_key=key, base_url=base_url, headers=headers)

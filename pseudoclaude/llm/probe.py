@@ -40,6 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Protocol, runtime_checkable
 
+from pseudoclaude.llm import probe_cache
+from pseudoclaude.llm.window_probe import WindowProbe
+
 __all__ = [
     "LOCAL_PORTS",
     "LocalServer",
@@ -59,21 +62,6 @@ OLLAMA_DEFAULT_WINDOW = 4096
 """What Ollama runs a model with when neither a loaded model, a ``num_ctx`` nor ``OLLAMA_CONTEXT_LENGTH`` says otherwise."""
 
 LOCAL_PORTS: tuple[tuple[int, str], ...] = ((11434, "Ollama"), (1234, "LM Studio"), (8080, "llama.cpp"), (8000, "vLLM"))
-
-
-@dataclass(frozen=True)
-class WindowProbe:
-    """What a server said: the window it runs (``tokens``), where that came from, and what it said besides.
-
-    ``notice``: one line the user should read once (how to raise Ollama's window);
-    ``tools``: whether the server says the model takes tools (None: it does not say).
-    """
-
-    tokens: int
-    source: str
-    notice: str | None = None
-    tools: bool | None = None
-    server: str = ""
 
 
 @runtime_checkable
@@ -118,8 +106,6 @@ def probe_window(
     """
     if (urllib.parse.urlsplit(base_url).hostname or "").lower() in CLOUD_HOSTS:
         return None
-    from pseudoclaude.llm import probe_cache
-
     path = probe_cache.cache_path() if cache == "home" else cache
     fetch = _fetcher(api_key, min(timeout, deadline))
     root, base = server_root(base_url), base_url.rstrip("/")

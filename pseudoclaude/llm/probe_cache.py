@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from pseudoclaude.llm.home_cache import entry_key, home_file, read_entries, write_entry
-from pseudoclaude.llm.probe import WindowProbe
+from pseudoclaude.llm.window_probe import WindowProbe
 
 CACHE_FILE = "probe-cache.json"
 CACHE_TTL_S = 24 * 3600.0

@@ -120,28 +120,65 @@ class AdapterFactory(Protocol):
     ) -> Provider: ...
 
 
+ListingStyle = Literal["bearer", "anthropic"]
+"""How a provider's ``GET /models`` is asked (``ProviderEntry.models_query``).
+
+``bearer``: the key as ``Authorization: Bearer`` (OpenAI and the servers speaking its API);
+``anthropic``: the Messages API's way (``x-api-key`` or a gateway's Bearer token, the
+``anthropic-version`` header), and a base URL without ``/v1`` gets it.
+"""
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+@dataclass(frozen=True)
+class ModelsQuery:
+    """Where a provider lists its models and what to send: ``llm.fetch_models(url, api_key=bearer, headers=headers)``."""
+
+    url: str
+    bearer: str | None
+    headers: Mapping[str, str]
+
+
 @dataclass(frozen=True)
 class ProviderEntry:
-    """One model service: its settings, its adapter and its models.
+    """One model service: its settings, its adapter and its models, every fact the other layers ask of it.
 
     ``keyless_server`` describes the servers that need no key at a base URL
     (empty: the key is always required); it also appears in the message shown
     when no provider is configured. ``token_variable``: a bearer token that
     stands in for the key (a gateway's, sent instead of it); ``headers_variable``:
     extra request headers, ``Name: value`` lines (``gateway.parse_custom_headers``).
-    Empty: the provider reads none.
+    ``key_variable`` and ``sdk_module`` (imported ahead by the warm-up) may be empty:
+    the provider reads no key, or has no SDK worth importing early. Empty: the provider reads none.
+
+    What the other layers read instead of matching the name: ``display_name`` (help texts,
+    ``/context``), ``default_endpoint`` (the API root without a base URL: ``doctor`` and
+    ``/model`` list the models there), ``listing`` (how that list is asked), ``image_rule``
+    (which of ``llm.images``' published rules counts its images; empty: the larger one),
+    ``probes_window`` (a server at a base URL may be a local one whose window ``llm.probe`` asks).
     """
 
     name: str
-    key_variable: str
     base_url_variable: str
     default_model: str
     adapter: AdapterFactory
-    sdk_module: str
     models: tuple[ModelRow, ...]
+    key_variable: str = ""
+    sdk_module: str = ""
+    display_name: str = ""
+    default_endpoint: str = ""
+    listing: ListingStyle = "bearer"
+    image_rule: str = ""
+    probes_window: bool = False
     keyless_server: str = ""
     token_variable: str = ""
     headers_variable: str = ""
+
+    @property
+    def title(self) -> str:
+        """The name people know the service by (``display_name``, else ``name``)."""
+        return self.display_name or self.name
 
     @property
     def credential_variables(self) -> tuple[str, ...]:
@@ -155,31 +192,48 @@ class ProviderEntry:
 
     def configured_in(self, environ: Mapping[str, str]) -> bool:
         """Whether ``environ`` holds enough to use this provider without being told to."""
-        if environ.get(self.key_variable) or (self.token_variable and environ.get(self.token_variable)):
+        if (self.key_variable and environ.get(self.key_variable)) or (self.token_variable and environ.get(self.token_variable)):
             return True
         return bool(self.keyless_server and environ.get(self.base_url_variable))
 
+    def models_query(
+        self, base_url: str | None, api_key: str | None, auth_token: str | None = None, headers: Headers = ()
+    ) -> ModelsQuery | None:
+        """How to list this provider's models at ``base_url`` (else ``default_endpoint``); None when it has neither."""
+        url = (base_url or self.default_endpoint).rstrip("/")
+        if not url:
+            return None
+        if self.listing == "bearer":
+            return ModelsQuery(url, api_key, dict(headers))
+        if base_url and not url.endswith("/v1"):
+            url += "/v1"
+        sent = {"authorization": f"Bearer {auth_token}"} if auth_token else {"x-api-key": api_key or ""}
+        return ModelsQuery(url, None, {**sent, "anthropic-version": ANTHROPIC_VERSION, **dict(headers)})
 
-def _anthropic_adapter(
-    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
-) -> Provider:
-    from pseudoclaude.llm.anthropic import AnthropicProvider
 
-    return AnthropicProvider(model=model, api_key=api_key, base_url=base_url, auth_token=auth_token, headers=headers)
+@dataclass(frozen=True)
+class NamedAdapter:
+    """An ``AdapterFactory`` named by its module (``module.build``), imported when first called.
 
+    The table sits below the adapters: they read it (their names, variables and the model
+    rows through ``models``), so it must not import them, not even inside a function. A
+    test's own table may hold any callable instead.
+    """
 
-def _openai_adapter(
-    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
-) -> Provider:
-    """OpenAI takes no separate token: a gateway's token is its key (``OPENAI_API_KEY``), sent as Bearer either way."""
-    from pseudoclaude.llm.openai import OpenAIProvider
+    module: str
 
-    key = api_key or auth_token
-    if api == "responses":
-        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="responses", headers=headers)
-    if api == "chat":
-        return OpenAIProvider(model=model, api_key=key, base_url=base_url, api="chat", headers=headers)
-    return OpenAIProvider(model=model, api_key=key, base_url=base_url, headers=headers)
+    def __call__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None,
+        api: str = "auto",
+        auth_token: str | None = None,
+        headers: Headers = (),
+    ) -> Provider:
+        build: AdapterFactory = importlib.import_module(self.module).build
+        return build(model=model, api_key=api_key, base_url=base_url, api=api, auth_token=auth_token, headers=headers)
 
 
 _O200K = "o200k_base"
@@ -196,8 +250,12 @@ ANTHROPIC = ProviderEntry(
     key_variable="ANTHROPIC_API_KEY",
     base_url_variable="ANTHROPIC_BASE_URL",
     default_model="claude-sonnet-5-5",
-    adapter=_anthropic_adapter,
+    adapter=NamedAdapter("pseudoclaude.llm.anthropic"),
     sdk_module="anthropic",
+    display_name="Anthropic",
+    default_endpoint="https://api.anthropic.com/v1",
+    listing="anthropic",
+    image_rule="anthropic",
     token_variable="ANTHROPIC_AUTH_TOKEN",
     headers_variable="ANTHROPIC_CUSTOM_HEADERS",
     models=(
@@ -232,8 +290,12 @@ OPENAI = ProviderEntry(
     key_variable="OPENAI_API_KEY",
     base_url_variable="OPENAI_BASE_URL",
     default_model="gpt-6.2-sol",
-    adapter=_openai_adapter,
+    adapter=NamedAdapter("pseudoclaude.llm.openai"),
     sdk_module="openai",
+    display_name="OpenAI",
+    default_endpoint="https://api.openai.com/v1",
+    image_rule="openai",
+    probes_window=True,
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
         ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
@@ -318,7 +380,9 @@ def build_provider(
 
 def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
     """Import the SDK of provider ``name`` now (the REPL calls this off the event loop)."""
-    importlib.import_module(provider_entry(name, providers).sdk_module)
+    module = provider_entry(name, providers).sdk_module
+    if module:
+        importlib.import_module(module)
 
 
 # --- the headless warm-up (issue 30) ---
@@ -387,7 +451,8 @@ def start_warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> 
     def run() -> None:
         for index, target in enumerate((module, PARSER_MODULE)):
             try:
-                importlib.import_module(target)
+                if target:
+                    importlib.import_module(target)
             except Exception:  # noqa: BLE001 - the main thread imports it again and reports
                 pass
             if index == 0:

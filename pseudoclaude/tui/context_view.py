@@ -8,15 +8,10 @@ from rich.console import Console
 from rich.table import Table
 
 from pseudoclaude.agent import ContextBreakdown
+from pseudoclaude.llm import IMAGE_RULES
 
 if TYPE_CHECKING:
     from pseudoclaude.compact import PinnedParts
-
-IMAGE_RULES = {
-    "anthropic": "Anthropic's rule, w×h/750",
-    "openai": "OpenAI's rule, 85 + 170 per 512px tile",
-    "": "the larger of Anthropic's and OpenAI's rules",
-}
 
 
 def render_context(console: Console, b: ContextBreakdown) -> None:

@@ -24,7 +24,6 @@ from pseudoclaude.config import Settings
 from pseudoclaude.llm import PROVIDERS, ProviderEntry, fetch_models
 
 FETCH_TIMEOUT = 1.5
-SERVICE_ENDPOINTS = {"anthropic": "https://api.anthropic.com/v1", "openai": "https://api.openai.com/v1"}
 _MAX_IDS = 500
 
 
@@ -75,21 +74,12 @@ def table_ids(entry: ProviderEntry) -> tuple[str, ...]:
 def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], timeout: float, wait: bool) -> tuple[str, ...] | None:
     current = entry.name == settings.provider
     base_url = settings.base_url if current else env.get(entry.base_url_variable) or None
-    api_key = settings.api_key if current else env.get(entry.key_variable) or None
+    api_key = settings.api_key if current else (env.get(entry.key_variable) or None if entry.key_variable else None)
     auth_token = settings.auth_token if current else (env.get(entry.token_variable) or None if entry.token_variable else None)
-    endpoint = (base_url or SERVICE_ENDPOINTS.get(entry.name, "")).rstrip("/")
-    if not endpoint:
+    query = entry.models_query(base_url, api_key, auth_token, settings.extra_headers if current else ())
+    if query is None:
         return None
-    headers: dict[str, str] = {}
-    bearer = api_key
-    if entry.name == "anthropic":
-        if base_url and not endpoint.endswith("/v1"):
-            endpoint += "/v1"
-        headers = {"authorization": f"Bearer {auth_token}"} if auth_token else {"x-api-key": api_key or ""}
-        headers["anthropic-version"] = "2023-06-01"
-        bearer = None
-    if current:
-        headers.update(dict(settings.extra_headers))
+    endpoint, bearer, headers = query.url, query.bearer, dict(query.headers)
     key = (entry.name, endpoint, api_key or auth_token or "")
     with _lock:
         if key in _cache:

@@ -431,5 +431,3 @@ async def dispatch(repl: CommandContext, line: str) -> bool:
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False
 
-
-_PROVIDER_PHRASES = {"anthropic": "an Anthropic", "openai": "an OpenAI"}

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.hookconfig import HookCommand, HookConfig
-from pseudoclaude.agent.hookgate import HookAwareApprover
-from pseudoclaude.agent.hookpayload import permission_suggestions
-from pseudoclaude.agent.hookprompt import PROMPT_SYSTEM
+from pseudoclaude.agent.hooks.config import HookCommand, HookConfig
+from pseudoclaude.agent.hooks.gate import HookAwareApprover
+from pseudoclaude.agent.hooks.payload import permission_suggestions
+from pseudoclaude.agent.hooks.prompt import PROMPT_SYSTEM
 from pseudoclaude.tools.patch_shape import NO_NEWLINE, edit_response, structured_patch, write_response
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, PermissionPolicy
 from pseudoclaude.tools.base import ToolContext, ToolOutput, ToolTraits

@@ -13,7 +13,7 @@ import pytest
 
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.context import CompactionEngine
-from pseudoclaude.agent.hookconfig import HookCommand, HookConfig
+from pseudoclaude.agent.hooks.config import HookCommand, HookConfig
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent import RunConfig, Runner
 from pseudoclaude.compact import ContextState

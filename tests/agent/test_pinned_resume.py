@@ -20,6 +20,7 @@ from pseudoclaude.compact import ContextState, PinnedTool
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.tools import ToolRegistry
+from tests.tools.builtins import builtin_only
 from pseudoclaude.tui.context_view import render_context
 from tests.agent.test_facade import drain
 from tests.agent.test_hooks import collect, entry, hooks_for, make_runner, payloads, recorder
@@ -134,7 +135,7 @@ def test_context_shows_the_pinned_block_on_its_own_line(tmp_path: Path) -> None:
 
 
 def test_the_tools_that_feed_the_block_are_derived_from_their_traits() -> None:
-    assert pinned_tools(ToolRegistry()) == {
+    assert builtin_only(dict(pinned_tools(ToolRegistry()))) == {
         "read_file": PinnedTool("read", "path"),
         "write_file": PinnedTool("edit", "path"),
         "edit_file": PinnedTool("edit", "path"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hooks.config import HookConfig
 from pseudoclaude.agent.hooks import SessionHooks
 from pseudoclaude.redaction import Redactor
 

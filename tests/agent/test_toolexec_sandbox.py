@@ -145,7 +145,7 @@ def hook_says(tmp_path: Path, decision: str) -> Any:
 
 
 def test_a_pre_tool_use_hooks_allow_does_not_answer_the_question_to_leave_the_sandbox(tmp_path: Path) -> None:
-    from pseudoclaude.agent.hookgate import HookAwareApprover
+    from pseudoclaude.agent.hooks.gate import HookAwareApprover
 
     hooks = hook_says(tmp_path, "allow")
     inner = ScriptedApprover([ApprovalAnswer("deny")])

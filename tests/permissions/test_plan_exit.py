@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.tools.builtins import plan_mode_tools
 from pseudoclaude.tools.permissions import ApprovalAnswer, PermissionMode, PermissionPolicy
 
 from .fakes import HOME, WORKSPACE, ScriptedApprover, tool
@@ -49,6 +50,6 @@ def test_outside_plan_mode_there_is_nothing_to_exit() -> None:
 def test_plan_mode_instructions_offer_the_tool_and_only_plan_mode_does() -> None:
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME)
     text = policy.mode_instructions()
-    assert "calling exit_plan_mode" in text and "(read_file, glob, grep, list_dir, todo_write, recall)" in text
+    assert "calling exit_plan_mode" in text and plan_mode_tools() in text
     policy.mode = PermissionMode.DEFAULT
     assert "exit_plan_mode" not in policy.mode_instructions()

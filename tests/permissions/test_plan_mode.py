@@ -6,6 +6,7 @@ from typing import Any, Mapping
 import pytest
 
 from pseudoclaude.tools.base import Tool, ToolKind, ToolTraits
+from tests.tools.builtins import plan_mode_tools
 from pseudoclaude.tools.permissions import (
     Decision,
     PermissionMode,
@@ -78,7 +79,7 @@ def test_mode_instructions_tell_the_model_to_plan_without_changing_anything() ->
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME)
     text = policy.mode_instructions()
     assert "plan" in text and "Do not change anything" in text
-    assert "(read_file, glob, grep, list_dir, todo_write, recall)" in text
+    assert plan_mode_tools() in text
 
 
 def test_switching_the_mode_takes_effect_on_the_next_check() -> None:

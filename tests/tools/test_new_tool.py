@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from pseudoclaude.agent.hookconfig import HookConfig
+from pseudoclaude.agent.hooks.config import HookConfig
 from pseudoclaude.compact import ContextState, manage_context
 from pseudoclaude.compact.clear import CLEARED_RESULT, COLD_CACHE_SECONDS, KEEP_RECENT_TOOL_RESULTS
 from pseudoclaude.llm.messages import Message, ToolCall
@@ -20,6 +20,7 @@ from pseudoclaude.tools import Tool, ToolContext, ToolOutput, ToolRegistry, Tool
 from pseudoclaude.tools.permissions import Decision, PermissionMode, PermissionPolicy, Rules
 from pseudoclaude.tui.toolview import key_argument
 from tests.compact.support import SummaryProvider
+from tests.tools.builtins import plan_mode_tools
 
 WORKSPACE = Path("/home/u/proj")
 HOME = Path("/home/u")
@@ -90,7 +91,9 @@ def test_plan_mode_allows_the_read_tool_and_refuses_the_edit_tool() -> None:
 
 def test_plan_mode_instructions_name_the_new_read_tools() -> None:
     policy = PermissionPolicy(mode=PermissionMode.PLAN, workspace=WORKSPACE, home=HOME, tools=registry())
-    assert "(read_file, glob, grep, list_dir, todo_write, recall, fetch, note)" in policy.mode_instructions()
+    offered = plan_mode_tools(registry())
+    assert offered.endswith(", fetch, note)") and plan_mode_tools() == offered.replace(", fetch, note)", ")")
+    assert offered in policy.mode_instructions()
 
 
 def test_default_mode_runs_the_read_tool_and_asks_for_the_edit_tool() -> None:

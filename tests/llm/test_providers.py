@@ -121,7 +121,7 @@ def test_a_new_entry_is_picked_up_by_settings_inference_and_build(tmp_path: Path
 
 
 def test_an_unknown_provider_is_a_config_error_naming_the_choices(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="choose one of anthropic, openai"):
+    with pytest.raises(ConfigError, match="choose one of " + ", ".join(entry.name for entry in PROVIDERS)):
         load_settings(tmp_path, Flags(provider="gemini"), environ=settings_env(tmp_path, ANTHROPIC_API_KEY="k"))
 
 
@@ -139,7 +139,7 @@ def test_the_table_and_the_version_flag_import_no_sdk() -> None:
     assert out.stdout.strip().splitlines()[-1] == "heavy:"
 
 
-@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("entry", [pytest.param(entry, id=entry.name) for entry in PROVIDERS if entry.sdk_module])
 def test_warm_up_imports_the_entrys_sdk(entry: ProviderEntry) -> None:
     code = f"import sys; from pseudoclaude.llm.providers import warm_up; warm_up({entry.name!r}); print({entry.sdk_module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

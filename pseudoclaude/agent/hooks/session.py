@@ -2,7 +2,7 @@
 
 ``SessionHooks`` is the small object the runner calls at each
 event; with no hooks configured every call returns at once without starting a
-process. Each event's matching commands run concurrently (see ``hookrun``) with a
+process. Each event's matching commands run concurrently (see ``hooks.run``) with a
 JSON payload: ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name``,
 ``permission_mode`` and the event's data. What the runner does with the answers:
 
@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.agent.hookconfig import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
-from pseudoclaude.agent.hookpayload import SAMPLE_DATA, permission_suggestions, sample_data, subject_of, tool_data, tool_response
-from pseudoclaude.agent.hookprompt import PromptAsker, run_prompt_hook
-from pseudoclaude.agent.hookrun import HookReply, HookRun, interpret, run_hook
+from pseudoclaude.agent.hooks.config import DEFAULT_TIMEOUT_S, HookCommand, HookConfig, HookGroup
+from pseudoclaude.agent.hooks.payload import SAMPLE_DATA, permission_suggestions, sample_data, subject_of, tool_data, tool_response
+from pseudoclaude.agent.hooks.prompt import PromptAsker, run_prompt_hook
+from pseudoclaude.agent.hooks.run import HookReply, HookRun, interpret, run_hook
 from pseudoclaude.agent.redacting import redacted_run
 from pseudoclaude.redaction import Redactor
 from pseudoclaude.tools import ToolTraits
@@ -110,7 +110,7 @@ class SessionHooks:
     redactor: Redactor = field(default_factory=Redactor)
     callbacks: dict[str, HookCallback] = field(default_factory=dict)
     asker: PromptAsker | None = None
-    """The model ``prompt`` hooks ask (``hookprompt.ProviderAsker``); None: they warn and go on."""
+    """The model ``prompt`` hooks ask (``hooks.prompt.ProviderAsker``); None: they warn and go on."""
     stop_event: str = "Stop"
     """``SubagentStop`` in a sub-agent's hooks, with ``stop_data`` (its id, type, transcript) added to the payload
     (its ``agent_id`` and ``agent_type`` to every payload: its tool calls' hooks can tell whose call it is)."""

@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
-from pseudoclaude.agent.hookconfig import HookCommand
-from pseudoclaude.agent.hookrun import HookRun
+from pseudoclaude.agent.hooks.config import HookCommand
+from pseudoclaude.agent.hooks.run import HookRun
 from pseudoclaude.llm import Completed, Message, Provider, ProviderError, Request, TextChunk, Usage
 from pseudoclaude.redaction import Redactor
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
-from pseudoclaude.agent.hookconfig import HookCommand
+from pseudoclaude.agent.hooks.config import HookCommand
 from pseudoclaude.tools import start_group, stop_group
 
 BLOCK_EXIT_CODE = 2

@@ -28,7 +28,7 @@ Events: ``HOOK_EVENTS`` are the ones PseudoClaude fires. Claude Code has more
 (``NEVER_FIRED``): a setting naming one is accepted, with one notice saying it
 never fires here and why, so a settings file shared with Claude Code loads
 without errors. Hook types: ``command`` and ``prompt`` (a question to the
-session's model, ``hookprompt``); any other type is skipped with a notice.
+session's model, ``hooks.prompt``); any other type is skipped with a notice.
 """
 
 from __future__ import annotations

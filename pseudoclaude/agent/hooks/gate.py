@@ -44,7 +44,7 @@ from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Approver, Decision, Preview
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.hooks import HookOutcome, SessionHooks
+    from pseudoclaude.agent.hooks.session import HookOutcome, SessionHooks
 
 PREAPPROVED: ContextVar[bool] = ContextVar("pseudoclaude_hook_preapproved", default=False)
 TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "Notification")
