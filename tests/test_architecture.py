@@ -217,9 +217,7 @@ def test_no_import_cycle_between_modules() -> None:
 
 
 # Packages whose lazy circles are still open, each with its issue. Keep it empty if you can.
-LAZY_CYCLE_EXEMPT = {
-    "pseudoclaude.llm": "issue 31: the adapters, models, providers and vision import each other; the 'recipes' step breaks it",
-}
+LAZY_CYCLE_EXEMPT: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("package", sorted({unit_of(module) for module in MODULES}))
