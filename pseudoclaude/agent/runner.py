@@ -38,7 +38,9 @@ from pseudoclaude.agent.hooks.gate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.recording import SessionRecorder
 from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd
-from pseudoclaude.agent.streaming import INTERRUPTED_BY_USER, Emit, RunFailed, discard, event_stream, interrupt_cause, stream_event
+from pseudoclaude.agent.streaming import (
+    CHARS_PER_TOKEN, INTERRUPTED_BY_USER, Emit, RunFailed, discard, event_stream, interrupt_cause, stream_event, streamed_chars,
+)
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.agent.views import RunnerSnapshot
 from pseudoclaude.compact import ContextOutcome, Trigger
@@ -101,6 +103,7 @@ class Runner:
         self._seen_ids = {c.id for m in self._conversation for c in m.tool_calls}
         self._pending: list[str] = []
         self._partial: list[str] = []
+        self._streamed = 0
         self._reported: Usage | None = None
 
     # --- What others read (never write). ---
@@ -239,7 +242,7 @@ class Runner:
         return ev.Stop("end_turn", "", 0, "compacted")
 
     def _record_interrupt(self, cause: str) -> None:
-        """Keep what the interrupted turn had said, and tell the model it was cut off (as Claude Code does).
+        """Keep (and bill: the provider charges a call cut off) what the interrupted turn had said, and tell the model so.
 
         The partial reply joins the conversation (text only: a tool call that
         had not finished streaming is dropped, so no call is left without a
@@ -247,8 +250,10 @@ class Runner:
         not merged into the interrupted one and the model knows what happened.
         """
         partial_text, self._partial = "".join(self._partial), []
-        if self._reported is not None:
-            self._count_usage(self._reported)
+        spoken, self._streamed = self._streamed // CHARS_PER_TOKEN, 0
+        if self._reported is not None or spoken:
+            used = self._reported or Usage(input_tokens=self._request_tokens)
+            self._count_usage(dataclasses.replace(used, output_tokens=max(used.output_tokens, spoken)))
             self._reported = None
         if partial_text.strip():
             self._append(Message.assistant(partial_text))
@@ -392,7 +397,7 @@ class Runner:
     async def _stream(self, emit: Emit) -> Message:
         """One model call through the retry policy; the assistant message is appended, recorded and returned."""
         done: Completed | None = None
-        self._partial = []
+        self._partial, self._streamed = [], 0
         try:
             async with aclosing(stream_with_retry(self._provider, self.build_request(), self.config.retry)) as items:
                 async for item in items:
@@ -401,8 +406,9 @@ class Runner:
                     elif isinstance(item, UsageSoFar):
                         self._reported = item.usage
                     elif (event := stream_event(item)) is not None:
+                        self._streamed += streamed_chars(item)
                         if isinstance(item, Retrying):
-                            self._partial, self._reported = [], None
+                            self._partial, self._reported, self._streamed = [], None, 0
                         elif isinstance(item, TextChunk):
                             self._partial.append(item.text)
                         await emit(event)
@@ -410,7 +416,7 @@ class Runner:
             raise RunFailed(explained(error, model=self.config.model, provider=self._provider.name), "error") from None
         if done is None:
             raise RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
-        self._partial, self._request_tokens, self._reported = [], 0, None
+        self._partial, self._request_tokens, self._reported, self._streamed = [], 0, None, 0
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self._count_usage(usage)
         try:

@@ -91,6 +91,17 @@ async def event_stream(turn: Callable[[Emit], Awaitable[ev.Stop]]) -> AsyncGener
     yield stop
 
 
+CHARS_PER_TOKEN = 4
+"""How the live view sizes what is streaming (``tui/render.py``'s working line); an interrupted call is counted the same way."""
+
+
+def streamed_chars(item: object) -> int:
+    """How much model output a stream item carries: answer and reasoning text, a tool call's arguments."""
+    if isinstance(item, (TextChunk, ThinkingChunk)):
+        return len(item.text)
+    return len(item.fragment) if isinstance(item, ToolArgsChunk) else 0
+
+
 class RunFailed(Exception):
     """A provider failure that ends the run: the error, and the reason its Stop gives."""
 

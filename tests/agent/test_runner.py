@@ -217,6 +217,30 @@ def test_cancelling_while_the_model_streams_keeps_the_partial_reply_and_marks_th
     assert validate_conversation(sent) is None
 
 
+def test_an_interrupted_answer_is_billed_for_what_it_streamed_as_the_working_line_counts_it() -> None:
+    text = "".join(f"word{n:03d} " for n in range(100))
+    provider = ScriptedProvider([Reply(text=text, text_chunks=10)], delay=0.02)
+    runner = make_runner(provider)
+    seen: list[str] = []
+
+    async def go() -> None:
+        async def consume() -> None:
+            async with aclosing(runner.run("go")) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        seen.append(event.text)
+                        if len(seen) == 5:
+                            asyncio.current_task().cancel()  # type: ignore[union-attr]
+
+        await asyncio.gather(asyncio.ensure_future(consume()), return_exceptions=True)
+
+    asyncio.run(go())
+    streamed = len("".join(seen))
+    assert 0 < streamed < len(text)
+    assert runner.usage_total.output_tokens == streamed // 4
+    assert runner.snapshot().usage_total == runner.usage_total
+
+
 def test_a_cancel_that_names_its_cause_is_recorded_as_that_cause() -> None:
     provider = ScriptedProvider([Reply(text="a long answer in many pieces", text_chunks=8)], delay=0.05)
     runner = make_runner(provider)
