@@ -393,8 +393,8 @@ class ClaudeStream:
         if event.kind == "retry" and self.run.streaming is not None:
             self.run.streaming.close([], None)
             self.run.streaming = None
-        if event.kind == "compacting":
-            data = event.data
+        if event.kind == "compacting" or (event.kind == "compact" and event.data.get("engine") == "native"):
+            data = event.data  # ours announces a summary before it runs; the provider's is known once its block arrived
             boundary = {"trigger": data.get("trigger", "auto"), "pre_tokens": data.get("before_tokens", 0)}
             self.emit(self._stamp({"type": "system", "subtype": "compact_boundary", "compact_metadata": boundary}))
             return

@@ -107,6 +107,22 @@ def test_a_compaction_is_kept_sent_back_verbatim_with_the_pinned_block_and_survi
     assert any(e["type"] == "progress" and e["kind"] == "compact" and e["data"].get("engine") == "native" for e in events)
 
 
+def test_a_provider_compaction_is_one_compact_boundary_in_stream_json(tmp_path: Path) -> None:
+    compacting, _ = _models_by_support()
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "parser.py").write_text("def parse(text):\n    return text.split()\n")
+    with fake_server("anthropic", Compacting()) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        flags = ["--model", compacting, "--context-engine", "native", "--permission-mode", "bypass", "--output-format", "stream-json", "--verbose"]
+        done = run_cli(["-p", f"fix the parser, {RULE}", *flags], ws, env)
+        assert done.returncode == 0, done.stderr
+        assert server.applied[0].compaction is not None
+    boundaries = [line for line in json_lines(done.stdout) if line.get("subtype") == "compact_boundary"]
+    assert len(boundaries) == 1, boundaries
+    assert boundaries[0]["compact_metadata"]["trigger"] == "auto" and boundaries[0]["compact_metadata"]["pre_tokens"] > 0
+
+
 def test_a_refusal_is_retried_once_without_it_and_the_session_falls_back(tmp_path: Path) -> None:
     compacting, _ = _models_by_support()
     ws = tmp_path / "ws"
