@@ -57,11 +57,16 @@ def explore_kinds(traits: Mapping[str, ToolTraits]) -> Mapping[str, str]:
 
 @dataclass(frozen=True)
 class FinishedCall:
-    """One finished call as its block was drawn: its arguments (from its start) and its end."""
+    """One finished call as its block was drawn: its arguments (from its start) and its end.
+
+    ``position``: the order the call started in; read-only calls run concurrently and finish in any order, and a
+    fold names them in the order the model asked for them.
+    """
 
     name: str
     arguments: Mapping[str, Any]
     finished: ToolCallFinished
+    position: int = 0
 
 
 @dataclass
@@ -194,6 +199,7 @@ class ExploreRun:
         if not foldable(call, self.kinds):
             return False
         self.calls.append(call)
+        self.calls.sort(key=lambda kept: kept.position)
         return True
 
     def live(self) -> RenderableType | None:

@@ -103,6 +103,7 @@ class TurnView:
         self.console = console
         self.markdown = MarkdownStream(console, tail_lines=max(4, (console.height or 24) // 2))
         self.running: dict[str, ToolCallStarted] = {}
+        self.started_order: dict[str, int] = {}
         self.footer = footer
         self.clock = clock
         self.label = label
@@ -144,9 +145,11 @@ class TurnView:
         elif isinstance(event, ToolCallStarted):
             self.markdown.finish()
             self.running[event.call_id] = event
+            self.started_order.setdefault(event.call_id, len(self.started_order))
         elif isinstance(event, ToolCallFinished):
             started = self.running.pop(event.call_id, None)
-            call = FinishedCall(event.name, started.arguments if started is not None else {}, event)
+            position = self.started_order.get(event.call_id, len(self.started_order))
+            call = FinishedCall(event.name, started.arguments if started is not None else {}, event, position)
             if not self.run.take(call):
                 self._close_run()
                 self._print_block(Block((call,), self.run.kinds))

@@ -82,6 +82,17 @@ def test_three_reads_in_a_row_print_as_one_line_naming_the_files() -> None:
     assert len(turn.blocks.blocks) == 1 and len(turn.blocks.blocks[0].calls) == 3
 
 
+def test_concurrent_reads_that_finish_out_of_order_are_named_in_the_order_they_were_asked_for() -> None:
+    turn = Turn()
+    paths = ("src/shop/cart.py", "tests/test_cart.py", "README.md")
+    for number, path in enumerate(paths, 1):
+        turn.event(ToolCallStarted(f"c{number}", READER, {_key(READER): path}))
+    for number in (3, 1, 2):
+        turn.event(ToolCallFinished(f"c{number}", READER, False, "done", {}, "ok"))
+    turn.event(TextDelta("Done."))
+    assert turn.printed().splitlines()[1] == "  ⎿ " + ", ".join(paths)
+
+
 def test_reads_and_searches_are_counted_each_and_the_names_fit_the_width() -> None:
     turn = Turn(width=40)
     for path in ("src/shop/cart.py", "tests/test_cart.py"):
