@@ -10,7 +10,10 @@ the answer to each valid request, including faults: HTTP errors, an error
 object inside an open stream, and a connection cut mid tool call.
 ``POST /v1/responses`` is served from the same script by
 ``responses_stream.py`` and validated by ``responses_checks.py``; ``paths``
-records which endpoint each request went to.
+records which endpoint each request went to. Server-side compaction
+(``context_management``) is ``responses_compaction.py``'s: the window holds the
+prompt as rendered (from the latest compaction item on), and ``applied`` records
+what the model saw of each answered Responses request.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any, Callable, Mapping
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.openai_checks import Invalid, check_body
 from tests.fakes.responses_checks import check_responses_body
+from tests.fakes.responses_compaction import Compacted, Compactor, Summarize, default_summary
 from tests.fakes.responses_stream import ResponsesStreamer
 from tests.fakes.script import (
     Call,
@@ -74,11 +78,13 @@ class FakeOpenAIServer:
         ignores_stream: bool = False,
         verified: bool = True,
         refuse_context_management: bool = False,
+        summarize: Summarize = default_summary,
     ) -> None:
         """``refuse_context_management``: a gateway (or an older API) that does not know ``context_management``;
         ``usage_chunk=False`` plays a compatible server that ignores ``stream_options`` (no usage at all);
         ``ignores_stream=True`` one that answers a whole ``chat.completion`` even to ``stream: true``;
-        ``verified=False`` an organization OpenAI refuses reasoning summaries."""
+        ``verified=False`` an organization OpenAI refuses reasoning summaries; ``summarize``: the state a
+        server-side compaction keeps, as a summary of the rendered request (``responses_compaction``)."""
         self.verified = verified
         self.refuse_context_management = refuse_context_management
         self.context_window = context_window
@@ -92,6 +98,9 @@ class FakeOpenAIServer:
         self.paths: list[str] = []
         self.probes: list[str] = []
         self.issued: dict[str, str] = {}
+        self.compactor = Compactor(summarize)
+        self.applied: list[Compacted] = []
+        """What the model saw of each answered Responses request, and the compaction made (``responses_compaction``)."""
         self.stalled = threading.Event()
         self._cursor = ScriptCursor(script)
         self._lock = threading.Lock()
@@ -123,13 +132,15 @@ class FakeOpenAIServer:
             return
         with self._lock:
             step, body = self._admit(exchange)
-        if step is None:
-            return
-        serial = self._next_serial()
+            if step is None:
+                return
+            self._serial += 1
+            serial = self._serial
+            compacted = self._compact(exchange, step, body, serial)
         if isinstance(step, HttpError):
             self._send_http_error(exchange, step, body)
         elif exchange.path.split("?")[0] == RESPONSES_PATH:
-            self._respond(exchange, step, body, serial)
+            self._respond(exchange, step, body, serial, compacted)
         elif isinstance(step, StreamError):
             _Streamer(exchange, body, serial, self._next_call_id, self.usage_chunk).error_after(step)
         elif isinstance(step, CutStream):
@@ -139,8 +150,19 @@ class FakeOpenAIServer:
         else:
             exchange.send_json(200, _completion(step, body, serial, self._next_call_id))
 
-    def _respond(self, exchange: Exchange, step: Step, body: Mapping[str, Any], serial: int) -> None:
-        streamer = ResponsesStreamer(exchange, body, serial, self._issue)
+    def _compact(self, exchange: Exchange, step: Step, body: Mapping[str, Any], serial: int) -> Compacted | None:
+        """A Responses request's rendering and compaction (the script's ``input_tokens`` stand for the prompt's size)."""
+        if isinstance(step, HttpError) or exchange.path.split("?")[0] != RESPONSES_PATH:
+            return None
+        scripted = step.input_tokens if isinstance(step, Reply) else None
+        compacted = self.compactor.apply(body, serial, scripted)
+        if compacted.item is not None:
+            self.issued[compacted.item["encrypted_content"]] = str(body.get("model"))
+        self.applied.append(compacted)
+        return compacted
+
+    def _respond(self, exchange: Exchange, step: Step, body: Mapping[str, Any], serial: int, compacted: Compacted | None) -> None:
+        streamer = ResponsesStreamer(exchange, body, serial, self._issue, compacted)
         if isinstance(step, StreamError):
             streamer.error_after(step)
         elif isinstance(step, CutStream):
@@ -182,8 +204,8 @@ class FakeOpenAIServer:
             problem = Invalid("Unknown parameter: 'context_management'.", "context_management", "unknown_parameter")
         if problem is not None:
             return self._reject(exchange, 400, problem), body
-        tokens = approx_tokens(body)
-        if self.context_window is not None and tokens > self.context_window:
+        tokens = self.compactor.size(body) if path == RESPONSES_PATH else approx_tokens(body)
+        if self.context_window is not None and tokens > self.context_window:  # the window holds the prompt as rendered
             message = (
                 f"This model's maximum context length is {self.context_window} tokens. However, your messages "
                 f"resulted in {tokens} tokens. Please reduce the length of the messages."
@@ -211,11 +233,6 @@ class FakeOpenAIServer:
             type_, code, default = _HTTP_ERRORS.get(step.kind, ("server_error", None, "Error."))
             payload = error_payload(step.message or default, type_, None, code)
         exchange.send_json(step.status, payload, headers)
-
-    def _next_serial(self) -> int:
-        with self._lock:
-            self._serial += 1
-            return self._serial
 
     def _next_call_id(self) -> str:
         with self._lock:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 
 from tests.fakes.http import Exchange
 from tests.fakes.responses_checks import is_reasoning_model
+from tests.fakes.responses_compaction import Compacted
 from tests.fakes.script import Call, CutStream, Reply, StallStream, StreamError, approx_tokens, split_text
 
 Issue = Callable[[str, str], None]
@@ -29,8 +30,10 @@ Issue = Callable[[str, str], None]
 class ResponsesStreamer:
     """Writes one answer to a ``POST /v1/responses`` request; ``issue`` records each encrypted content handed out, and for which model."""
 
-    def __init__(self, exchange: Exchange, body: Mapping[str, Any], serial: int, issue: Issue) -> None:
+    def __init__(self, exchange: Exchange, body: Mapping[str, Any], serial: int, issue: Issue, compacted: Compacted | None = None) -> None:
+        """``compacted``: the server's rendering of the request and the compaction it made (``responses_compaction``)."""
         self.exchange = exchange
+        self.compacted = compacted
         self.body = body
         self.serial = serial
         self.issue = issue
@@ -40,7 +43,7 @@ class ResponsesStreamer:
         self.reasons = is_reasoning_model(str(body.get("model")))
         self.summary = self.reasons and bool(reasoning.get("summary"))
         self.encrypted = "reasoning.encrypted_content" in (body.get("include") or ())
-        self.compacted = False
+        self.compacted_now = False
 
     def reply(self, reply: Reply) -> None:
         self._open()
@@ -160,20 +163,15 @@ class ResponsesStreamer:
         self._done({**item, "status": "completed", "arguments": call.arguments})
 
     def _compaction(self, reply: Reply) -> None:
-        """A server-side compaction when ``context_management`` asks for one and the prompt (scripted, else counted)
-        reaches its threshold: an opaque ``compaction`` item first (SDK ``ResponseCompactionItem``), issued as
-        encrypted content this server will verify when it comes back."""
-        entries = [e for e in self.body.get("context_management") or () if e.get("type") == "compaction"]
-        size = reply.input_tokens if reply.input_tokens is not None else approx_tokens(self.body)
-        if not entries or entries[0].get("compact_threshold") is None or size < entries[0]["compact_threshold"]:
+        """The server-side compaction made for this request (``responses_compaction``), as an opaque ``compaction`` item
+        first (SDK ``ResponseCompactionItem``): its encrypted content is what this server verifies when it comes back."""
+        item = self.compacted.item if self.compacted is not None else None
+        if item is None:
             return
-        encrypted = f"cmp-enc-{self.serial}-{len(self.body.get('input') or ())}"
-        self.issue(encrypted, str(self.body.get("model")))
-        item = {"id": f"cmp_{self.serial}", "type": "compaction", "encrypted_content": encrypted, "created_by": "server"}
         self._send("response.compaction.compacting", item_id=item["id"], output_index=len(self.output))
         self._added(item)
-        self._done(item)
-        self.compacted = True
+        self._done(dict(item))
+        self.compacted_now = True
 
     def _added(self, item: Mapping[str, Any]) -> None:
         self._send("response.output_item.added", output_index=len(self.output), item=dict(item))
@@ -183,7 +181,10 @@ class ResponsesStreamer:
         self.output.append(item)
 
     def _usage(self, reply: Reply) -> dict[str, Any]:
-        uncached = reply.input_tokens if reply.input_tokens is not None else approx_tokens(self.body)
+        """The prompt as the server rendered it (after a compaction: the compacted prompt the reply was sampled from)."""
+        rendered = self.compacted.tokens if self.compacted is not None else approx_tokens(self.body)
+        scripted = reply.input_tokens if not self.compacted_now else None
+        uncached = scripted if scripted is not None else rendered
         prompt = uncached + reply.cache_read_tokens + reply.cache_write_tokens
         reasoning = reply.reasoning_tokens if self.reasons else 0
         output = reply.output_tokens + reasoning
