@@ -80,6 +80,7 @@ if str(ROOT) not in sys.path:
 from bench.compaction_checks import (  # noqa: E402
     SERVER_ITERATION,
     CompactionReport,
+    as_messages,
     WordsReport,
     compaction_reports,
     compaction_table,
@@ -89,21 +90,54 @@ from bench.compaction_checks import (  # noqa: E402
 )
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
+from pseudoclaude.llm import cache_prices, model_info  # noqa: E402
+from pseudoclaude.llm.providers import OPENAI  # noqa: E402
 from tests.fakes.anthropic_context_rules import Applied  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
+from tests.fakes.prompt_cache import OpenAIPromptCache  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
+from tests.fakes.responses_compaction import Compacted  # noqa: E402
 from tests.fakes.script import SUMMARY_PREAMBLE, is_summary_request  # noqa: E402
 
 CACHED_PER_M = 0.30
 UNCACHED_PER_M = 3.75
 OUTPUT_PER_M = 15.0
+OPENAI_MODEL = OPENAI.default_model
+"""The OpenAI runs' model: the table's default, a Responses model that takes server-side compaction."""
 CACHE_MIN_TOKENS = 1024
 WINDOWS = (200_000, 60_000, 32_000)
 BREAK_SHARE = 0.5
 """A request between compactions that reads less than this share of the previous prompt from the cache is a break."""
 
 
-# ---------------------------------------------------------------- prompt cache
+# ---------------------------------------------------------------- prices and prompt cache
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Dollars per million tokens: read from the cache, not read from it (a cache write), output."""
+
+    cached: float = CACHED_PER_M
+    uncached: float = UNCACHED_PER_M
+    output: float = OUTPUT_PER_M
+
+    def cost(self, prompt: float, cached: float, output: float) -> float:
+        return (cached * self.cached + (prompt - cached) * self.uncached + output * self.output) / 1e6
+
+
+SONNET = Prices()
+"""The Anthropic runs' prices: Sonnet's, a cache write counted as uncached input (the runs committed before)."""
+
+
+def table_prices(model: str) -> Prices:
+    """``model``'s prices from the model table: its cached-input price, its cache-write price for the uncached
+    input (every prompt here is over the cache's minimum, so every uncached token is written), its output price."""
+    info = model_info(model)
+    if info is None or not info.input_per_mtok:
+        raise SystemExit(f"no published price for {model} in the model table")
+    cache = cache_prices(model)
+    return Prices(info.input_per_mtok * cache.read, info.input_per_mtok * max(1.0, cache.write), info.output_per_mtok)
 
 
 def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
@@ -156,10 +190,11 @@ class RequestRow:
     prompt: float
     cached: float
     output: float
+    prices: Prices = SONNET
 
     @property
     def cost(self) -> float:
-        return (self.cached * CACHED_PER_M + (self.prompt - self.cached) * UNCACHED_PER_M + self.output * OUTPUT_PER_M) / 1e6
+        return self.prices.cost(self.prompt, self.cached, self.output)
 
 
 @dataclass(frozen=True)
@@ -183,15 +218,17 @@ class RunReport:
     words: tuple[WordsReport, ...] = ()
     per_request: tuple[RequestRow, ...] = ()
     engine: str = "pipeline"
+    provider: str = "anthropic"
+    prices: Prices = SONNET
 
     @property
     def cost(self) -> float:
-        uncached = self.input_tokens - self.cached_tokens
-        return (self.cached_tokens * CACHED_PER_M + uncached * UNCACHED_PER_M + self.output_tokens * OUTPUT_PER_M) / 1e6
+        return self.prices.cost(self.input_tokens, self.cached_tokens, self.output_tokens)
 
 
 def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[Mapping[str, Any]], rejections: int,
-            exit_code: int = 0, seconds: float = 0.0, server: ServerView | None = None, engine: str = "pipeline") -> RunReport:
+            exit_code: int = 0, seconds: float = 0.0, server: ServerView | None = None, engine: str = "pipeline",
+            provider: str = "anthropic", prices: Prices = SONNET) -> RunReport:
     """The report of one run from the requests the server accepted (in order) and the model's own record.
 
     ``server``: what the model saw under the native engine (the server's edits applied, each compaction a request
@@ -199,13 +236,14 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     if server is not None:
         accepted = server.bodies
     cache = PromptCache()
+    replay = iter(server.served) if server is not None and server.served is not None else None
     billed = cached = peak = summary_input = summary_cached = 0.0
     first_sent: dict[str, str] = {}
     first_text: dict[str, str] = {}
     seen_texts: list[str] = []
     served: list[tuple[float, float]] = []
     for body in accepted:
-        prompt, hit = cache.serve(body)
+        prompt, hit = next(replay) if replay is not None else cache.serve(body)
         served.append((prompt, hit))
         billed, cached, peak = billed + prompt, cached + hit, max(peak, prompt)
         if is_summary_request(body):
@@ -231,7 +269,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     return RunReport(session, window, len(accepted), summaries, rejections, billed, cached, peak,
                      output, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
                      summary_input, summary_cached, prefix_reuse(accepted, served), words,
-                     request_rows(accepted, served, log), engine)
+                     request_rows(accepted, served, log, prices), engine, provider, prices)
 
 
 @dataclass(frozen=True)
@@ -243,6 +281,8 @@ class ServerView:
     output_log: tuple[float, ...]
     compactions: int
     summary_output: float
+    served: tuple[tuple[float, float], ...] | None = None
+    """Each body's (prompt, cached) tokens when the provider's cache rule was applied to what it rendered (OpenAI)."""
 
 
 def server_view(applied: Sequence[Applied], outputs: Sequence[float]) -> ServerView:
@@ -261,8 +301,33 @@ def server_view(applied: Sequence[Applied], outputs: Sequence[float]) -> ServerV
     return ServerView(tuple(bodies), tuple(log), compactions, summary_output)
 
 
+def openai_view(applied: Sequence[Compacted], outputs: Sequence[float]) -> ServerView:
+    """The Responses requests as the fake rendered them (``responses_compaction``; the Messages shape the checks
+    read, ``as_messages``), each compaction a summary request of its own as in ``server_view``, priced from the
+    renderings by OpenAI's cache rule (``OpenAIPromptCache``)."""
+    cache = OpenAIPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
+    bodies: list[Mapping[str, Any]] = []
+    served: list[tuple[float, float]] = []
+    log: list[float] = []
+    compactions, summary_output = 0, 0.0
+    for index, seen in enumerate(applied):
+        if seen.summarized is not None:
+            spent = tokens(seen.summary)
+            shaped = as_messages(seen.summarized)
+            marker = {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREAMBLE}]}
+            bodies.append({**shaped, "messages": [*shaped["messages"], marker]})
+            served.append(cache.serve(seen.summarized))
+            log.append(spent)
+            compactions, summary_output = compactions + 1, summary_output + spent
+        shaped = as_messages(seen.seen)
+        bodies.append({**shaped, SERVER_ITERATION: True} if seen.summarized is not None else shaped)
+        served.append(cache.serve(seen.seen))
+        log.append(outputs[index] if index < len(outputs) else 0.0)
+    return ServerView(tuple(bodies), tuple(log), compactions, summary_output, tuple(served))
+
+
 def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]],
-                 outputs: Sequence[float]) -> tuple[RequestRow, ...]:
+                 outputs: Sequence[float], prices: Prices = SONNET) -> tuple[RequestRow, ...]:
     """Each request's kind (``summary``, ``after`` a summary, ``break`` under ``BREAK_SHARE`` reuse, ``grow``), size, cache hit."""
     rows: list[RequestRow] = []
     for i, (body, (prompt, hit)) in enumerate(zip(accepted, served)):
@@ -274,13 +339,13 @@ def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[f
             kind = "break"
         else:
             kind = "grow"
-        rows.append(RequestRow(kind, prompt, hit, outputs[i] if i < len(outputs) else 0.0))
+        rows.append(RequestRow(kind, prompt, hit, outputs[i] if i < len(outputs) else 0.0, prices))
     return tuple(rows)
 
 
 def requests_table(report: RunReport) -> str:
     """The per-request breakdown of one run, then its cost by kind of request (where the money goes)."""
-    rows = [f"{report.session} at {_window(report.window)}:", "| # | kind | prompt | cached | uncached | output | cost |",
+    rows = [f"{_label(report)} at {_window(report.window)}:", "| # | kind | prompt | cached | uncached | output | cost |",
             "|---:|---|---:|---:|---:|---:|---:|"]
     for n, row in enumerate(report.per_request, 1):
         rows.append(f"| {n} | {row.kind} | {_k(row.prompt)} | {_k(row.cached)} | {_k(row.prompt - row.cached)} | "
@@ -290,44 +355,60 @@ def requests_table(report: RunReport) -> str:
         if chosen:
             uncached = sum(row.prompt - row.cached for row in chosen)
             rows.append(f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
-                        f"(uncached {_k(uncached)}: ${uncached * UNCACHED_PER_M / 1e6:.2f})")
+                        f"(uncached {_k(uncached)}: ${uncached * report.prices.uncached / 1e6:.2f})")
     first_sent = sum(o.inline_tokens for o in report.outputs)
     if first_sent:
-        rows.append(f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * UNCACHED_PER_M / 1e6:.2f} to write them once "
+        rows.append(f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * report.prices.uncached / 1e6:.2f} to write them once "
                     "(no compaction removes this part)")
     return "\n".join(rows)
 
 
-def run_session(session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5") -> RunReport:
-    """Play ``session`` through the CLI at ``window`` against the fake Anthropic server enforcing that window,
-    ``--context-engine engine`` on ``model_name``."""
+def run_session(session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5",
+                provider: str = "anthropic") -> RunReport:
+    """Play ``session`` through the CLI at ``window`` against the fake server of ``provider`` (Anthropic's, or
+    OpenAI's Responses endpoint) enforcing that window, ``--context-engine engine`` on ``model_name``."""
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         model = SESSIONS[session](ws, size)
-        with FakeAnthropicServer(model, context_window=window) as server:
-            env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-            env.update(ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=server.url, PSEUDOCLAUDE_MODEL=model_name,
-                       PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
-                       PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
-            started = time.monotonic()
-            if model.requests:
-                prompt = ["--input-format", "stream-json"]
-                stdin = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": r}}) + "\n" for r in model.requests)
-            else:
-                prompt, stdin = ["-p", model.task], None
-            proc = subprocess.run(
-                [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
-                 "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000", "--context-engine", engine],
-                cwd=ws, env=env, input=stdin, capture_output=True, text=True, timeout=1800,
-            )
-            seconds = time.monotonic() - started
-            accepted, rejections = list(server.cursor.requests), len(server.rejections)
-            native = any("context_management" in body for body in accepted)
-            view = server_view(server.applied, model.output_log) if native else None
+        env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+        env.update(PSEUDOCLAUDE_MODEL=model_name, PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
+                   PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
+        if provider == "openai":
+            with FakeOpenAIServer(lambda body: model(as_messages(body)), context_window=window,
+                                  summarize=lambda seen: model.summary()) as openai:
+                env.update(OPENAI_API_KEY="bench", OPENAI_BASE_URL=openai.url, PSEUDOCLAUDE_OPENAI_API="responses")  # the fake plays OpenAI itself
+                proc, seconds = _play(model, ws, env, window, engine)
+                accepted, rejections = [as_messages(body) for body in openai.accepted], len(openai.rejections)
+                native = any("context_management" in body for body in accepted)
+                view: ServerView | None = openai_view(openai.applied, model.output_log)
+        else:
+            with FakeAnthropicServer(model, context_window=window) as server:
+                env.update(ANTHROPIC_API_KEY="bench", ANTHROPIC_BASE_URL=server.url)
+                proc, seconds = _play(model, ws, env, window, engine)
+                accepted, rejections = list(server.cursor.requests), len(server.rejections)
+                native = any("context_management" in body for body in accepted)
+                view = server_view(server.applied, model.output_log) if native else None
     if proc.returncode != 0:
         print(f"warning: {session} at {window}: exit {proc.returncode}: {proc.stderr[-500:]}", file=sys.stderr)
     ran = engine if engine == "pipeline" or native else f"{engine}: pipeline"
-    return analyse(session, window, model, accepted, rejections, proc.returncode, seconds, view, ran)
+    prices = table_prices(model_name) if provider == "openai" else SONNET
+    return analyse(session, window, model, accepted, rejections, proc.returncode, seconds, view, ran, provider, prices)
+
+
+def _play(model: ScriptedModel, ws: Path, env: Mapping[str, str], window: int, engine: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run the CLI headless on the session's task (or its requests as stream-json lines); the process and its seconds."""
+    started = time.monotonic()
+    if model.requests:
+        prompt = ["--input-format", "stream-json"]
+        stdin = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": r}}) + "\n" for r in model.requests)
+    else:
+        prompt, stdin = ["-p", model.task], None
+    proc = subprocess.run(
+        [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
+         "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000", "--context-engine", engine],
+        cwd=ws, env=dict(env), input=stdin, capture_output=True, text=True, timeout=1800,
+    )
+    return proc, time.monotonic() - started
 
 
 # ---------------------------------------------------------------- tables
@@ -376,7 +457,7 @@ def debug_table(reports: Sequence[RunReport]) -> str:
     rows = ["| window | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     for r in runs:
         cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)} ({_k(o.real_tokens)} o200k)" for o in r.outputs]
-        rows.append(f"| {_window(r.window)} | " + " | ".join(cells) + " |")
+        rows.append(f"| {_window(r.window)}, {r.engine}{'' if r.provider == 'anthropic' else ', ' + r.provider} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 
@@ -390,7 +471,7 @@ def words_table(reports: Sequence[RunReport]) -> str:
         for w in r.words:
             missing = "; ".join(w.missing) or "-"
             rows.append(
-                f"| {r.session} | {_window(r.window)} | {w.number} | {w.rules_kept}/{w.rules} | {w.requests_kept}/{w.requests} "
+                f"| {_label(r)} | {_window(r.window)} | {w.number} | {w.rules_kept}/{w.rules} | {w.requests_kept}/{w.requests} "
                 f"({w.requests_verbatim}) | {missing} |"
             )
     return "\n".join(rows) if len(rows) > 2 else ""
@@ -403,16 +484,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--windows", default=",".join(str(w) for w in WINDOWS))
     parser.add_argument("--requests", action="store_true", help="also print every request of every run and the cost by kind")
     parser.add_argument("--engines", default="pipeline", help="context engines to run each scenario under: pipeline,native")
-    parser.add_argument("--model", default="claude-sonnet-4-5", help="the model id the CLI is given (native needs one with server-side compaction)")
+    parser.add_argument("--providers", default="anthropic", help="fake servers to run against: anthropic,openai")
+    parser.add_argument("--model", default="claude-sonnet-4-5", help="the Anthropic model id the CLI is given (native needs one with server-side compaction)")
+    parser.add_argument("--openai-model", default=OPENAI_MODEL, help="the OpenAI model id (a Responses model; priced from the model table)")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     reports: list[RunReport] = []
-    for session in args.sessions.split(","):
-        for window in (int(w) for w in args.windows.split(",")):
-            for engine in args.engines.split(","):
-                reports.append(run_session(session, window, size, engine, args.model))
-                print(f"  {session} at {_window(window)} ({engine}): {reports[-1].seconds:.0f}s", file=sys.stderr)
-    print(summary_table(reports))
+    for provider in args.providers.split(","):
+        model_name = args.openai_model if provider == "openai" else args.model
+        for session in args.sessions.split(","):
+            for window in (int(w) for w in args.windows.split(",")):
+                for engine in args.engines.split(","):
+                    reports.append(run_session(session, window, size, engine, model_name, provider))
+                    print(f"  {provider} {session} at {_window(window)} ({engine}): {reports[-1].seconds:.0f}s", file=sys.stderr)
+    for provider in dict.fromkeys(r.provider for r in reports):
+        chosen = [r for r in reports if r.provider == provider]
+        if len(reports) > len(chosen):
+            p = chosen[0].prices
+            print(f"\n{provider} (cached ${p.cached:.2f}/M, uncached ${p.uncached:.2f}/M, output ${p.output:.2f}/M):\n")
+        print(summary_table(chosen))
     if args.requests:
         for report in reports:
             print()
@@ -425,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if words:
         print("\nThe user's words after each compaction (rules and earlier requests present outside the summary text):\n")
         print(words)
-    runs = [(r.session, r.window, r.compactions) for r in reports]
+    runs = [(_label(r), r.window, r.compactions) for r in reports]
     print("\nEvery compaction (kept: present in the next request outside the summary text):\n")
     print(compaction_totals(runs))
     if any(r.compactions for r in reports):
@@ -433,6 +523,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(run_table(runs))
         print("\nEach compaction:\n")
         print(compaction_table(runs))
+
+
+def _label(report: RunReport) -> str:
+    """The session with its engine (and its provider when not Anthropic), for the tables of several runs."""
+    return f"{report.session}, {report.engine}" + ("" if report.provider == "anthropic" else f", {report.provider}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,11 @@ requests before, the summary request, and the calls and results of the
 request after (it is sent before any new tool runs; when the summary covers
 the prefix the previous request sent, the newest round is only there).
 
+A request in the OpenAI Responses shape (``input`` items instead of ``messages``) is read through
+``as_messages``, its items grouped into the same messages and blocks: a message's text, a
+``function_call`` as a ``tool_use``, a ``function_call_output`` as a ``tool_result``, a compaction item
+as a ``compaction`` block (the fake renders it as the summary it stands for), reasoning items left out.
+
 Also reported: the summary request's size and the share the prompt cache
 serves, and the size of the request after the compaction. A summary request
 whose next request carries no summary was not committed (a rejected summary).
@@ -33,6 +38,7 @@ whose next request carries no summary was not committed (a rejected summary).
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from dataclasses import dataclass
@@ -66,8 +72,46 @@ class CompactionReport:
         return self.summary_cached / self.summary_prompt if self.summary_prompt else 0.0
 
 
+def as_messages(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Responses request (``input`` items) in the Messages shape the checks read (module docstring); else ``body``."""
+    items = body.get("input")
+    if "messages" in body or items is None:
+        return body
+    messages: list[dict[str, Any]] = []
+
+    def add(role: str, block: dict[str, Any]) -> None:
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].append(block)
+        else:
+            messages.append({"role": role, "content": [block]})
+
+    for item in [{"role": "user", "content": items}] if isinstance(items, str) else items:
+        kind = item.get("type") or "message"
+        if kind == "message":
+            content = item.get("content")
+            parts = [content] if isinstance(content, str) else [str(p.get("text", "")) for p in content or () if p.get("type") != "input_image"]
+            role = "user" if item.get("role") == "user" else "assistant"
+            for text in parts:
+                add(role, {"type": "text", "text": text})
+        elif kind == "function_call":
+            try:
+                arguments = json.loads(item.get("arguments") or "{}")
+            except json.JSONDecodeError:
+                arguments = item.get("arguments")
+            add("assistant", {"type": "tool_use", "id": item.get("call_id"), "name": item.get("name"), "input": arguments})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            content = output if isinstance(output, str) else [{"type": "text", "text": str(p.get("text", ""))} for p in output or ()]
+            add("user", {"type": "tool_result", "tool_use_id": item.get("call_id"), "content": content})
+        elif kind == "compaction":
+            add("assistant", {"type": "compaction", "content": item.get("content")})
+    shaped = {k: v for k, v in body.items() if k not in ("input", "instructions")}
+    return {**shaped, "system": body.get("instructions") or "", "messages": messages}
+
+
 def request_strings(body: Mapping[str, Any]) -> list[str]:
     """Every text of a request's messages: text blocks, tool results, tool calls (name and input)."""
+    body = as_messages(body)
     out: list[str] = []
     for message in body.get("messages", []):
         content = message.get("content")
@@ -85,6 +129,7 @@ def request_strings(body: Mapping[str, Any]) -> list[str]:
 
 def outside_summary(body: Mapping[str, Any]) -> tuple[str, bool]:
     """The request's message texts with the summary text cut out, and whether a summary was there."""
+    body = as_messages(body)
     kept: list[str] = []
     found = False
     for text in request_strings(body):
@@ -122,6 +167,7 @@ def compaction_reports(
     accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]], task: str
 ) -> tuple[CompactionReport, ...]:
     """One report per summary request; ``served`` is each request's (prompt, cached) tokens."""
+    accepted = [as_messages(body) for body in accepted]
     touched: dict[str, None] = {}
     errors: dict[str, str] = {}
     reports: list[CompactionReport] = []
@@ -200,6 +246,7 @@ def words_kept(body: Mapping[str, Any], requests: Sequence[tuple[str, Sequence[s
 
 def words_reports(accepted: Sequence[Mapping[str, Any]], requests: Sequence[tuple[str, Sequence[str]]]) -> tuple[WordsReport, ...]:
     """``words_kept`` after every committed compaction, for the requests sent before it (found in the requests so far)."""
+    accepted = [as_messages(body) for body in accepted]
     reports: list[WordsReport] = []
     seen: set[int] = set()
     for index, body in enumerate(accepted):

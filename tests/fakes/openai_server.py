@@ -109,6 +109,11 @@ class FakeOpenAIServer:
         self._http = FakeHTTPServer(self._handle)
 
     @property
+    def accepted(self) -> list[dict[str, Any]]:
+        """The requests the script answered (valid, within the window), in order."""
+        return self._cursor.requests
+
+    @property
     def url(self) -> str:
         return f"{self._http.url}/v1"
 

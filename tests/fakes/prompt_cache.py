@@ -1,4 +1,5 @@
-"""Anthropic's prompt cache, simulated from the requests themselves (the fake server and the benchmark share it).
+"""Anthropic's prompt cache, simulated from the requests themselves (the fake server and the benchmark share it);
+OpenAI's automatic prefix caching beside it (``OpenAIPromptCache``, the benchmark's OpenAI runs).
 
 The rule, as the service documents it:
 
@@ -95,4 +96,52 @@ class PromptCache:
                     cached = max(cached, ends[index])
                     break
         self.written.update(digests[mark] for mark in marks if ends[mark] >= self.min_tokens)
+        return total, cached
+
+
+OPENAI_CACHE_STEP = 128
+"""OpenAI caches a prompt's prefix in steps of 128 tokens past the first 1,024."""
+
+
+def responses_blocks(body: Mapping[str, Any]) -> list[str]:
+    """A Responses request's prompt in the order the service reads it: each tool, the instructions, each input item."""
+    items = body.get("input")
+    blocks = ["tool:" + _json(tool) for tool in body.get("tools") or []]
+    blocks.append("instructions:" + _json(body.get("instructions")))
+    blocks += ["item:" + _json(strip_images(item)[0]) for item in ([items] if isinstance(items, str) else items or [])]
+    return blocks
+
+
+@dataclass
+class OpenAIPromptCache:
+    """OpenAI's automatic prompt caching, simulated on Responses requests (as the server renders them).
+
+    No markers and no write step a client asks for: every prompt of at least ``min_tokens`` is cached
+    whole, and a later prompt reads the longest prefix it shares with one cached before, counted in
+    ``OPENAI_CACHE_STEP`` steps past ``min_tokens`` (a shorter share reads nothing). Prefixes are
+    matched at item boundaries (a tool, the instructions, an input item), so a share that ends inside
+    an item counts to that item's start: a slight underestimate. The model is part of the key, as are
+    the tools and instructions before the items; ``tool_choice`` is not (no rule names it).
+    (No expiry: a scripted session runs within the cache's minutes.)
+    """
+
+    tokens: Callable[[str], float] = _bytes_over_four
+    min_tokens: int = MIN_CACHE_TOKENS
+    written: set[bytes] = field(default_factory=set)
+
+    def serve(self, body: Mapping[str, Any]) -> tuple[float, float]:
+        """(prompt tokens, cached tokens) of one request; caches its prefixes."""
+        running = hashlib.sha256(str(body.get("model")).encode())
+        digests: list[bytes] = []
+        ends: list[float] = []
+        total = 0.0
+        for text in responses_blocks(body):
+            running.update(b"\x00" + text.encode("utf-8"))
+            digests.append(running.copy().digest())
+            total += self.tokens(text)
+            ends.append(total)
+        shared = next((ends[i] for i in range(len(digests) - 1, -1, -1) if digests[i] in self.written), 0.0)
+        cached = 0.0 if shared < self.min_tokens else self.min_tokens + (shared - self.min_tokens) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
+        if total >= self.min_tokens:
+            self.written.update(digests)
         return total, cached
