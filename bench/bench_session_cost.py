@@ -78,7 +78,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.compaction_checks import (  # noqa: E402
-    SERVER_ITERATION,
     CompactionReport,
     as_messages,
     WordsReport,
@@ -88,56 +87,20 @@ from bench.compaction_checks import (  # noqa: E402
     run_table,
     words_reports,
 )
+from bench.server_views import CACHE_MIN_TOKENS, OPENAI_MODEL, SONNET, Prices, ServerView, openai_view, server_view, table_prices  # noqa: E402
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
-from pseudoclaude.llm import cache_prices, model_info  # noqa: E402
-from pseudoclaude.llm.providers import OPENAI  # noqa: E402
-from tests.fakes.anthropic_context_rules import Applied  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
-from tests.fakes.prompt_cache import OpenAIPromptCache  # noqa: E402
 from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E402
-from tests.fakes.responses_compaction import Compacted  # noqa: E402
-from tests.fakes.script import SUMMARY_PREAMBLE, is_summary_request  # noqa: E402
+from tests.fakes.script import is_summary_request  # noqa: E402
 
-CACHED_PER_M = 0.30
-UNCACHED_PER_M = 3.75
-OUTPUT_PER_M = 15.0
-OPENAI_MODEL = OPENAI.default_model
-"""The OpenAI runs' model: the table's default, a Responses model that takes server-side compaction."""
-CACHE_MIN_TOKENS = 1024
 WINDOWS = (200_000, 60_000, 32_000)
 BREAK_SHARE = 0.5
 """A request between compactions that reads less than this share of the previous prompt from the cache is a break."""
 
 
-# ---------------------------------------------------------------- prices and prompt cache
-
-
-@dataclass(frozen=True)
-class Prices:
-    """Dollars per million tokens: read from the cache, not read from it (a cache write), output."""
-
-    cached: float = CACHED_PER_M
-    uncached: float = UNCACHED_PER_M
-    output: float = OUTPUT_PER_M
-
-    def cost(self, prompt: float, cached: float, output: float) -> float:
-        return (cached * self.cached + (prompt - cached) * self.uncached + output * self.output) / 1e6
-
-
-SONNET = Prices()
-"""The Anthropic runs' prices: Sonnet's, a cache write counted as uncached input (the runs committed before)."""
-
-
-def table_prices(model: str) -> Prices:
-    """``model``'s prices from the model table: its cached-input price, its cache-write price for the uncached
-    input (every prompt here is over the cache's minimum, so every uncached token is written), its output price."""
-    info = model_info(model)
-    if info is None or not info.input_per_mtok:
-        raise SystemExit(f"no published price for {model} in the model table")
-    cache = cache_prices(model)
-    return Prices(info.input_per_mtok * cache.read, info.input_per_mtok * max(1.0, cache.write), info.output_per_mtok)
+# ---------------------------------------------------------------- prompt cache
 
 
 def PromptCache() -> SharedPromptCache:  # noqa: N802 - the benchmark's cache: its own token estimate
@@ -220,6 +183,8 @@ class RunReport:
     engine: str = "pipeline"
     provider: str = "anthropic"
     prices: Prices = SONNET
+    own_summaries: int = 0
+    """The summary requests the client sent (Layer 2's): none under a provider's compaction."""
 
     @property
     def cost(self) -> float:
@@ -269,61 +234,7 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
     return RunReport(session, window, len(accepted), summaries, rejections, billed, cached, peak,
                      output, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
                      summary_input, summary_cached, prefix_reuse(accepted, served), words,
-                     request_rows(accepted, served, log, prices), engine, provider, prices)
-
-
-@dataclass(frozen=True)
-class ServerView:
-    """The requests as the model saw them under the native engine: each compaction the server made is a summary
-    request of its own (the body it summarized, marked as one, its summary as output), then the reply's own prompt."""
-
-    bodies: tuple[Mapping[str, Any], ...]
-    output_log: tuple[float, ...]
-    compactions: int
-    summary_output: float
-    served: tuple[tuple[float, float], ...] | None = None
-    """Each body's (prompt, cached) tokens when the provider's cache rule was applied to what it rendered (OpenAI)."""
-
-
-def server_view(applied: Sequence[Applied], outputs: Sequence[float]) -> ServerView:
-    bodies: list[Mapping[str, Any]] = []
-    log: list[float] = []
-    compactions, summary_output = 0, 0.0
-    for index, seen in enumerate(applied):
-        if seen.summarized is not None and seen.compaction is not None:
-            spent = tokens(str(seen.compaction.get("content", "")))
-            marker = {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREAMBLE}]}
-            bodies.append({**seen.summarized, "messages": [*seen.summarized["messages"], marker]})
-            log.append(spent)
-            compactions, summary_output = compactions + 1, summary_output + spent
-        bodies.append({**seen.body, SERVER_ITERATION: True} if seen.compaction is not None else seen.body)
-        log.append(outputs[index] if index < len(outputs) else 0.0)
-    return ServerView(tuple(bodies), tuple(log), compactions, summary_output)
-
-
-def openai_view(applied: Sequence[Compacted], outputs: Sequence[float]) -> ServerView:
-    """The Responses requests as the fake rendered them (``responses_compaction``; the Messages shape the checks
-    read, ``as_messages``), each compaction a summary request of its own as in ``server_view``, priced from the
-    renderings by OpenAI's cache rule (``OpenAIPromptCache``)."""
-    cache = OpenAIPromptCache(tokens=tokens, min_tokens=CACHE_MIN_TOKENS)
-    bodies: list[Mapping[str, Any]] = []
-    served: list[tuple[float, float]] = []
-    log: list[float] = []
-    compactions, summary_output = 0, 0.0
-    for index, seen in enumerate(applied):
-        if seen.summarized is not None:
-            spent = tokens(seen.summary)
-            shaped = as_messages(seen.summarized)
-            marker = {"role": "user", "content": [{"type": "text", "text": SUMMARY_PREAMBLE}]}
-            bodies.append({**shaped, "messages": [*shaped["messages"], marker]})
-            served.append(cache.serve(seen.summarized))
-            log.append(spent)
-            compactions, summary_output = compactions + 1, summary_output + spent
-        shaped = as_messages(seen.seen)
-        bodies.append({**shaped, SERVER_ITERATION: True} if seen.summarized is not None else shaped)
-        served.append(cache.serve(seen.seen))
-        log.append(outputs[index] if index < len(outputs) else 0.0)
-    return ServerView(tuple(bodies), tuple(log), compactions, summary_output, tuple(served))
+                     request_rows(accepted, served, log, prices), engine, provider, prices, model.summaries)
 
 
 def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]],
@@ -441,11 +352,18 @@ def summary_table(reports: Sequence[RunReport]) -> str:
         breaks = sum(share < BREAK_SHARE for share in r.reuse)
         reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f} ({breaks})" if r.reuse else "-"
         rows.append(
-            f"| {r.session}{status} | {r.engine} | {_window(r.window)} | {r.requests} | {r.summaries} | {summaries} | {r.rejections} | "
+            f"| {r.session}{status} | {r.engine} | {_window(r.window)} | {r.requests} | {_summaries(r)} | {summaries} | {r.rejections} | "
             f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
             f"{tails} | {shape} | {calls} | {reuse} |"
         )
     return "\n".join(rows)
+
+
+def _summaries(report: RunReport) -> str:
+    """How many summaries; under the native engine, the server's and ours (its fallback when the server had not compacted in time)."""
+    if report.engine != "native":
+        return str(report.summaries)
+    return f"{report.summaries - report.own_summaries} server + {report.own_summaries} ours"
 
 
 def debug_table(reports: Sequence[RunReport]) -> str:

@@ -66,6 +66,8 @@ class CompactionReport:
     error_kept: bool | None
     """None: no error before this compaction."""
     after_prompt: float
+    by_server: bool = False
+    """A provider's compaction (the request after it is the reply sampled inside it), not a summary request of ours."""
 
     @property
     def cached_share(self) -> float:
@@ -188,6 +190,7 @@ def compaction_reports(
             len(reports) + 1, prompt, cached, committed, task in outside,
             sum(path_kept(outside, path) for path in touched), len(touched),
             None if last_error is None else last_error in outside, served[following][0],
+            bool(index + 1 < len(accepted) and accepted[index + 1].get(SERVER_ITERATION)),
         ))
     return tuple(reports)
 
@@ -294,7 +297,7 @@ def compaction_table(runs: Sequence[tuple[str, int, Sequence[CompactionReport]]]
             error = "-" if r.error_kept is None else ("yes" if r.error_kept else "no")
             rows.append(
                 f"| {session} | {window // 1000}k | {r.number} | {r.summary_prompt / 1000:.1f}k ({r.cached_share:.0%}) | "
-                f"{'yes' if r.committed else 'no'} | {'yes' if r.task_kept else 'no'} | "
+                f"{'yes' if r.committed else 'no'}{' (server)' if r.by_server else ''} | {'yes' if r.task_kept else 'no'} | "
                 f"{_share(r.paths_kept, r.paths_touched)} | {error} | {r.after_prompt / 1000:.1f}k |"
             )
     return "\n".join(rows)
