@@ -1,10 +1,13 @@
 """What long sessions cost, and whether the model sees the end of long outputs.
 
-``python bench/bench_session_cost.py [--quick] [--sessions debug,explore,small] [--windows 200000,60000,32000]``
+``python bench/bench_session_cost.py [--quick] [--sessions debug,explore,small] [--windows 200000,60000,32000]
+[--engines pipeline,native] [--providers anthropic,openai]``
 
 Plays scripted sessions through the real CLI (headless, ``--context-window``)
-against the wire-level fake Anthropic server, which enforces the window (a
-prompt over it is a 400), and prints one markdown table per run:
+against the wire-level fake Anthropic server, or the fake OpenAI Responses
+endpoint (``--providers openai``: the table's default OpenAI model, priced from
+its row: ``server_views.table_prices``), which enforces the window (a prompt
+over it is a 400), and prints one markdown table per run:
 
 * **debug**: the model runs a test suite (a real script in a temp workspace)
   whose output is ~270 KB of PASSED lines with the failures and a traceback in
@@ -34,6 +37,12 @@ last line appears in the messages of a later request that is not a summary
 already in the first result the model got for it (a file read whole in one
 call), how many calls it took, and its inline cost: the tokens of its tool
 result(s) as first sent.
+
+On OpenAI the requests are read as the fake rendered them (from the latest
+compaction item on, that item as the summary it carries) in the Messages shape
+(``compaction_checks.as_messages``), and cached by OpenAI's automatic prefix
+caching (``tests/fakes/prompt_cache.py::OpenAIPromptCache``: no markers, the
+longest prefix shared with an earlier prompt, in 128-token steps past 1,024).
 
 Token counts are estimates: UTF-8 bytes / 3.5 of each prompt block's JSON
 (the project's own estimate ratio). The cache is simulated from the requests

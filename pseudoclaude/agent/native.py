@@ -64,6 +64,17 @@ was the same (task, paths, last error, rules: the pinned block, in both
 engines). Never cheaper beyond the noise, once a quarter dearer, and the
 fake's summary is a stand-in: ``auto`` keeps the engine whose summary we write
 and measure. At 60k and below the API's 50k minimum trigger rules native out.
+
+On OpenAI (``--providers openai``, gpt-6.2-sol at the table's prices, 200k/60k/32k,
+"Issue 32: both engines on OpenAI" in ``bench/README.md``): native $11.31 against
+$11.64 over the twelve runs, but dearer at 200k ($3.57 against $3.43: the server
+let explore and multi grow to 191k and compacted where our shrink batches kept
+them at 135k with no summary); its gain at 60k and 32k is our summary requests
+falling to the uncached transcript form on OpenAI ($0.53 of explore 60k's,
+$1.05 of explore 32k's), a defect of ours to fix, not a merit of the server's
+compaction; at 32k 20 of its 22 compactions were our fallback anyway, and it
+lost a long output's tail twice (39/40) where the pipeline lost none. So the
+pipeline on OpenAI too.
 """
 
 
