@@ -69,7 +69,7 @@ def run_print(
     async def go() -> int:
         cancel_on_termination(stopped_by)
         if agent.mcp_servers():
-            sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
+            await sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
         try:
             if channel is not None:
                 return await _serve_stream(agent, channel, options, settings)

@@ -74,9 +74,9 @@ class AnthropicProvider:
         self._timeout = timeout
         self._client: Any = None
 
-    def _sdk_client(self) -> Any:
+    async def _sdk_client(self) -> Any:
         if self._client is None:
-            sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
+            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
             from anthropic import AsyncAnthropic
 
             credential = {"auth_token": self._auth_token} if self._auth_token else {"api_key": self._api_key}
@@ -94,7 +94,7 @@ class AnthropicProvider:
             raise AuthError(f"no Anthropic API key: set {ANTHROPIC.key_variable} (or {ANTHROPIC.token_variable} for a gateway)")
         params = to_wire_request(request)
         try:
-            client = self._sdk_client()
+            client = await self._sdk_client()
             messages = client.beta.messages if "betas" in params else client.messages  # server-side context management is a beta
             sdk_stream = await messages.create(**params, stream=True)
         except Exception as exc:

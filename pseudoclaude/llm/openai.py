@@ -116,9 +116,9 @@ class OpenAIProvider:
         self._recovered = 0
         self._no_images: dict[str, str] = {}
 
-    def _sdk_client(self) -> Any:
+    async def _sdk_client(self) -> Any:
         if self._client is None:
-            sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
+            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
             sdk = importlib.import_module("openai")
             key = self._api_key
             if not key and self._base_url:
@@ -204,7 +204,7 @@ class OpenAIProvider:
                 yield event
 
     async def _responses_once(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        client = self._sdk_client()
+        client = await self._sdk_client()
         assembler = ResponsesAssembler(request.model)
         started = False
         try:
@@ -233,7 +233,7 @@ class OpenAIProvider:
             yield event
 
     async def _stream_chat(self, request: Request) -> AsyncGenerator[StreamEvent, None]:
-        client = self._sdk_client()
+        client = await self._sdk_client()
         assembler = StreamAssembler()
         started = False
         try:

@@ -15,6 +15,7 @@ called, so ``config.py`` reads the table on the start-up path for free.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import threading
@@ -424,6 +425,7 @@ SHARED_FIRST = ("asyncio", "concurrent.futures", "json", "email.utils", "ssl", "
 """Imported by the main thread before the warm-up starts: what both threads would otherwise load at once."""
 
 PARSER_MODULE = "bashlex"
+SDK_POLL_SECONDS = 0.005
 
 
 @dataclass(frozen=True)
@@ -463,11 +465,15 @@ def start_warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> 
     thread.start()
 
 
-def sdk_ready() -> None:
-    """Wait until a running warm-up has imported the provider SDK (and what it needs: pydantic, httpx); no-op without one."""
+async def sdk_ready() -> None:
+    """Wait until a running warm-up has imported the provider SDK (and what it needs: pydantic, httpx); no-op without one.
+
+    It polls rather than blocking on the event: a blocking wait held the event loop for the rest of the import (seconds
+    on a loaded machine), so Ctrl-C, SIGTERM and cancellation waited with it."""
     for warm in _running:
         if threading.current_thread() is not warm.thread:
-            warm.sdk_done.wait()
+            while not warm.sdk_done.is_set():
+                await asyncio.sleep(SDK_POLL_SECONDS)
 
 
 def parser_ready() -> None:

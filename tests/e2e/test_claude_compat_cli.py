@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +205,7 @@ def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(pro
     left the CLI waiting for ``sleep 30`` (asyncio killed only bash, then waited
     for the pipes its child held).
     """
-    marker = f"pseudoclaude-h15-sigint-marker-{moment}"
+    marker = f"pseudoclaude-h15-sigint-marker-{moment}-{uuid.uuid4().hex}"
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker}"})),))]
     with fake_server("anthropic", script) as server:
         proc = subprocess.Popen(cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"), cwd=workspace,

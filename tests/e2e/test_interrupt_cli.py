@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 def test_sigint_during_a_command_kills_it_and_the_session_resumes(processes: list[subprocess.Popen[str]], tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    marker = "pseudoclaude-interrupt-test-marker"
+    marker = f"pseudoclaude-interrupt-test-{uuid.uuid4().hex}"
     script = [
         Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker} > done.txt"})),)),
         Reply(text="Resumed fine."),
@@ -47,6 +48,8 @@ def test_sigint_during_a_command_kills_it_and_the_session_resumes(processes: lis
 
 
 def _sleeping(marker: str) -> bool:
+    """Whether a process with ``marker`` in its command line runs; pgrep sees the whole machine, so markers are unique
+    per test run (a fixed one matched the same test running in another worktree, and the signal came too early)."""
     out = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     return bool(out.stdout.strip())
 
@@ -55,7 +58,7 @@ def _sleeping(marker: str) -> bool:
 def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(processes: list[subprocess.Popen[str]], signum: int, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    marker = f"pseudoclaude-term-test-{signum}"
+    marker = f"pseudoclaude-term-test-{signum}-{uuid.uuid4().hex}"
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker} > done.txt"})),))]
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
@@ -102,7 +105,7 @@ def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_h
     a process that waits for its 30 s sleepers."""
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
-    marker = f"pseudoclaude-exit-test-{output_format}-{signum}"
+    marker = f"pseudoclaude-exit-test-{output_format}-{signum}-{uuid.uuid4().hex}"
     hung = f"sleep 30; echo {marker}"
     if sleeper == "command":  # and a SessionEnd hook that would sleep too: it gets a quarter of a second, then is stopped
         command = hung
