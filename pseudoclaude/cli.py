@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from pseudoclaude import __version__
-from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_USAGE
-from pseudoclaude.subcommands import leave, working_folder, add_subcommands, fail
+from pseudoclaude.exitcodes import EXIT_USAGE
+from pseudoclaude.interrupts import leave
+from pseudoclaude.subcommands import working_folder, add_subcommands, fail
 
 if TYPE_CHECKING:
     from pseudoclaude.config import Flags, Settings
@@ -372,11 +373,8 @@ def _throwaway_sessions_dir() -> Path:
 
 
 def main() -> None:
-    try:
-        app(args=_optional_prompt_value(_empty_flag_values(sys.argv[1:])), prog_name="pseudoclaude")
-    except KeyboardInterrupt:
-        sys.stderr.write("pseudoclaude: interrupted\n")
-        leave(EXIT_INTERRUPTED)
+    """The typer app on this process's arguments; ``__main__`` owns the signals (``interrupts``)."""
+    app(args=_optional_prompt_value(_empty_flag_values(sys.argv[1:])), prog_name="pseudoclaude")
 
 
 if __name__ == "__main__":

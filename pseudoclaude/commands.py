@@ -6,15 +6,14 @@ thin typer layer so its import (and ``--help``) stays fast.
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import sys
 from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
 
 from pseudoclaude.config import Settings, pseudoclaude_home
-from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
+from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
+from pseudoclaude.interrupts import Interrupted, run_until_signalled
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
@@ -44,7 +43,6 @@ def run_print(
     from pseudoclaude.llm import sdk_ready, start_warm_up
     from pseudoclaude.session import SessionError
     from pseudoclaude.headless import ControlChannel, HeadlessOptions, StdioApprover, error_result, json_line_writer, print_events
-    from pseudoclaude.tui import cancel_on_termination, exit_code_for
 
     start_warm_up(settings.provider)  # the SDK's imports beside the agent's building: its fsyncs, git, sandbox probe (issue 30)
     options = options or HeadlessOptions()
@@ -64,10 +62,7 @@ def run_print(
     for warning in _sdk_options(agent, options):
         _error(f"warning: {warning}")
 
-    stopped_by: list[int] = []
-
     async def go() -> int:
-        cancel_on_termination(stopped_by)
         if agent.mcp_servers():
             await sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
         try:
@@ -98,14 +93,10 @@ def run_print(
         return EXIT_OK if result.ok else EXIT_FAILED
 
     try:
-        return asyncio.run(go())
-    except KeyboardInterrupt:
-        _error(f"interrupted; {_saved(agent.write_failure)}")
-        return EXIT_INTERRUPTED
-    except asyncio.CancelledError:
-        name = signal.Signals(stopped_by[0]).name if stopped_by else "a signal"
-        _error(f"stopped by {name}; {_saved(agent.write_failure)}")
-        return exit_code_for(stopped_by)
+        return run_until_signalled(go)
+    except Interrupted as stop:
+        _error(f"{stop.describe()}; {_saved(agent.write_failure)}")
+        return stop.exit_code
 
 
 def _unsaved(write_failure: str) -> int:
@@ -311,7 +302,7 @@ def test_hooks(event: str, tool: str, raw_input: str | None = None) -> int:
         print(f"No {event} hooks are configured" + (f" for {subject}." if subject else "."))
         return EXIT_OK
     print(f"{event} payload:\n{json.dumps(hooks.payload(event, data), indent=2, ensure_ascii=False)}")
-    results = asyncio.run(hooks.run_each(event, data, subject))
+    results = run_until_signalled(lambda: hooks.run_each(event, data, subject))
     for number, (run, reply) in enumerate(results, start=1):
         status = "timed out" if run.timed_out else (run.error or f"exit {run.exit_code}")
         print(f"\n[{number}] {run.command}\n    {status} after {run.duration_s:.2f}s")

@@ -7,15 +7,15 @@ its body, so ``pseudoclaude --help`` loads none of it.
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from pseudoclaude.exitcodes import EXIT_USAGE
+from pseudoclaude.interrupts import leave
 
 sessions_app = typer.Typer(help="List, inspect and export saved sessions.", no_args_is_help=True)
 hooks_app = typer.Typer(help="Try the hooks configured in the settings files.", no_args_is_help=True)
@@ -51,26 +51,6 @@ def working_folder() -> Path:
         reason = error.strerror or str(error)
         raise fail(f"the working folder {workspace} cannot be read ({reason}): cd to a folder you can read and run again", EXIT_USAGE) from None
     return workspace
-
-
-def leave(code: int) -> NoReturn:
-    """End the process with ``code`` at once, once a session run has returned.
-
-    What had to happen has: the session was synced and closed, commands and
-    hooks were stopped; here the output is flushed and the ``atexit`` handlers
-    run (the fallback that kills leftover background groups). What is skipped is
-    the interpreter's teardown, which once both provider SDKs are loaded takes
-    0.4-0.8 s (seconds on a loaded machine) of garbage collection, and the join
-    of threads a cancelled tool left blocked: after Ctrl-C or SIGTERM the user
-    gets the terminal back at once.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a reader that went away: nothing more can reach it
-            pass
-    atexit._run_exitfuncs()
-    os._exit(code)
 
 
 def doctor_command(

@@ -6,7 +6,7 @@ or a top-level module (``pseudoclaude.cli``). The rules:
 
 * **Direction.** cli -> commands -> tui | headless -> agent -> compact | tools.permissions | session -> tools -> sandbox | imaging -> llm,
   as the table ``MAY_IMPORT`` says (mcp_client sits beside compact, above tools); compact, tools and session do not import
-  each other. ``config``, ``exitcodes``, ``textsafe`` (showing untrusted text), ``redaction`` (masking the user's secrets) and the root
+  each other. ``config``, ``exitcodes``, ``interrupts`` (signals, the quick exit), ``textsafe`` (showing untrusted text), ``redaction`` (masking the user's secrets) and the root
   package (``__version__``) may be imported by all. Every import counts, lazy ones inside functions too.
 * **Faces.** A module of one unit imports another unit through its face
   (``from pseudoclaude.llm import Message``), never through a submodule
@@ -44,7 +44,7 @@ PACKAGES = (
     "pseudoclaude.tui",
 )
 
-IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.lazy", "pseudoclaude.trust", "pseudoclaude.textsafe", "pseudoclaude.redaction"}
+IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.interrupts", "pseudoclaude.lazy", "pseudoclaude.trust", "pseudoclaude.textsafe", "pseudoclaude.redaction"}
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
@@ -71,6 +71,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust", "pseudoclaude.sandbox"},
     "pseudoclaude.trust": set(),
     "pseudoclaude.exitcodes": set(),
+    "pseudoclaude.interrupts": {"pseudoclaude.exitcodes"},
     "pseudoclaude.lazy": set(),
     "pseudoclaude.textsafe": set(),
     "pseudoclaude.redaction": set(),

@@ -42,7 +42,7 @@ PUBLIC = {
         "timeouts", "tool_name",
     },
     "pseudoclaude.tui": {
-        "run_repl", "settle_workspace_trust", "cancel_on_termination", "exit_code_for", "render_session_list", "render_transcript",
+        "run_repl", "settle_workspace_trust", "render_session_list", "render_transcript",
         "safe_console", "load_image_options", "vision_notice",
     },
     "pseudoclaude.headless": {

@@ -65,6 +65,7 @@ from pseudoclaude.acp.history import prompt_parts, replayed
 from pseudoclaude.acp.mapping import EventMapper
 from pseudoclaude.agent import Agent, Stop, ToolCallFinished, build_agent
 from pseudoclaude.config import ConfigError, Flags, PermissionMode, load_settings
+from pseudoclaude.interrupts import Interrupted, run_until_signalled
 
 _STOP_REASONS = {"end_turn": "end_turn", "max_turns": "max_turn_requests", "max_budget": "max_turn_requests", "interrupted": "cancelled"}
 _MODE_TEXT = {
@@ -363,9 +364,9 @@ def serve_acp(options: AcpOptions) -> int:
             await server.aclose()
 
     try:
-        asyncio.run(go())
-    except KeyboardInterrupt:
-        return 130
+        run_until_signalled(go)
+    except Interrupted as stop:
+        return stop.exit_code
     return 0
 
 

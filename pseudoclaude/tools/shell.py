@@ -31,6 +31,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import secrets
 import signal
@@ -155,6 +156,7 @@ async def start_group(program: str, *args: str, **kwargs: Any) -> asyncio.subpro
     shielded; a cancel that arrives meanwhile stops the new group, then goes on.
     """
     starting = asyncio.ensure_future(asyncio.create_subprocess_exec(program, *args, start_new_session=True, **kwargs))
+    starting.add_done_callback(_track)
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -162,6 +164,30 @@ async def start_group(program: str, *args: str, **kwargs: Any) -> asyncio.subpro
         if proc is not None:
             await _outlast_cancels(asyncio.ensure_future(stop_group(proc)))
         raise
+
+
+_STARTED: set[asyncio.subprocess.Process] = set()
+"""The processes ``start_group`` started, for ``_kill_unreaped_groups``; the reaped ones are dropped at each start."""
+
+
+def _track(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    _STARTED.difference_update([proc for proc in _STARTED if proc.returncode is not None])
+    if not starting.cancelled() and starting.exception() is None:
+        _STARTED.add(starting.result())
+
+
+@atexit.register
+def _kill_unreaped_groups() -> None:
+    """At exit, SIGKILL the group of every started process not reaped yet.
+
+    The process left while a group was still starting or stopping (a second
+    Ctrl-C during a command's grace period, ``interrupts.leave``). Only
+    unreaped leaders are signalled: their pid, hence the group id, cannot have
+    been reused.
+    """
+    for proc in list(_STARTED):
+        if proc.returncode is None:
+            _signal_group(proc.pid, signal.SIGKILL)
 
 
 async def _outlast_cancels(work: asyncio.Future[Any]) -> Any:

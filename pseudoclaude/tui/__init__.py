@@ -1,7 +1,7 @@
 """The terminal interface: the interactive REPL and the printers of the sessions commands (the headless ones live in ``headless``).
 
 Only ``run_repl`` is imported eagerly (it imports nothing heavy); the printers
-and signal helpers ``commands.py`` uses load on first use through
+``commands.py`` uses load on first use through
 ``__getattr__``, and Rich and prompt-toolkit load when the REPL starts.
 """
 
@@ -17,11 +17,8 @@ if TYPE_CHECKING:
     from pseudoclaude.tui.prompt_images import load_image_options, vision_notice
     from pseudoclaude.tui.safeconsole import safe_console
     from pseudoclaude.tui.sessions_view import render_session_list, render_transcript
-    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
 _LAZY = {
-    "cancel_on_termination": "signals",
-    "exit_code_for": "signals",
     "load_image_options": "prompt_images",
     "vision_notice": "prompt_images",
     "render_session_list": "sessions_view",
@@ -34,8 +31,6 @@ if not TYPE_CHECKING:  # mypy sees the names above; a misspelt one stays an erro
 
 
 __all__ = [
-    "cancel_on_termination",
-    "exit_code_for",
     "load_image_options",
     "vision_notice",
     "render_session_list",

@@ -24,7 +24,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, AsyncIterator, Callable
 
 from pseudoclaude.config import Settings
-from pseudoclaude.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from pseudoclaude.exitcodes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -39,23 +39,15 @@ TICK_S = 0.08
 
 
 def run_repl(settings: Settings, *, resume_id: str | None, continue_latest: bool, prompt: PromptChoice | None = None) -> int:
+    from pseudoclaude.interrupts import Interrupted, run_until_signalled
     from pseudoclaude.tui.safeconsole import safe_console
-    from pseudoclaude.tui.signals import cancel_on_termination, exit_code_for
 
     repl = Repl(settings, safe_console(highlight=False))
     repl.prompt_choice = prompt
-    stopped_by: list[int] = []
-
-    async def main() -> int:
-        cancel_on_termination(stopped_by)
-        return await repl.main(resume_id=resume_id, continue_latest=continue_latest)
-
     try:
-        return asyncio.run(main())
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except asyncio.CancelledError:
-        return exit_code_for(stopped_by)
+        return run_until_signalled(lambda: repl.main(resume_id=resume_id, continue_latest=continue_latest))
+    except Interrupted as stop:
+        return stop.exit_code
 
 
 def _warm_imports(provider: str) -> None:

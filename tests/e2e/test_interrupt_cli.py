@@ -130,3 +130,36 @@ def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_h
     assert seconds < 8, f"exited {seconds:.2f} s after {signal.Signals(signum).name}"  # the sleepers last 30 s; quiet it is 0.3 s
     time.sleep(0.3)
     assert not _sleeping(marker), f"the {sleeper} outlived the process"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_agent_is_still_being_built_is_said_and_exits_128_plus_n(
+    processes: list[subprocess.Popen[str]], signum: int, tmp_path: Path
+) -> None:
+    """Before the run's loop (settings, the session, the git probe), a signal used to be typer's silent exit 130, or for
+    SIGTERM the default death; now it says so, like one at any later moment, and the probe it interrupted is gone."""
+    ws, fake_bin, started = tmp_path / "ws", tmp_path / "bin", tmp_path / "git-started"
+    (ws / ".git").mkdir(parents=True)
+    fake_bin.mkdir()
+    (fake_bin / "git").write_text(f'#!/bin/sh\necho $$ > "{started}"\nexec sleep 30\n')
+    (fake_bin / "git").chmod(0o755)
+    with fake_server("anthropic", [Reply(text="never asked")]) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        env["PATH"] = f"{fake_bin}:{env['PATH']}"
+        proc = subprocess.Popen(cli_command("-p", "go"), cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(proc)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (started.exists() and started.read_text().strip()):
+            time.sleep(0.02)
+        assert started.exists(), "the git probe never ran"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=20)
+        assert server.requests == []
+    said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    assert proc.returncode == 128 + signum, err
+    assert err == f"pseudoclaude: {said}\n"
+    probe = int(started.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and Path(f"/proc/{probe}").exists():
+        time.sleep(0.05)
+    assert not Path(f"/proc/{probe}").exists(), "the interrupted git probe outlived the process"

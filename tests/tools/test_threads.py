@@ -24,18 +24,18 @@ PROGRAM = textwrap.dedent(
     """
     import asyncio, os, sys
     from pseudoclaude.tools.threads import in_thread
-    from pseudoclaude.tui import cancel_on_termination
+    from pseudoclaude.interrupts import Interrupted, run_until_signalled, unwind_on_signals
 
     async def main() -> None:
-        cancel_on_termination([])
         read_end, _ = os.pipe()
         runner = in_thread if sys.argv[1] == "in_thread" else asyncio.to_thread
         print("blocked", flush=True)
         await runner(os.read, read_end, 1)
 
+    unwind_on_signals()
     try:
-        asyncio.run(main())
-    except (KeyboardInterrupt, asyncio.CancelledError):
+        run_until_signalled(main)
+    except Interrupted:
         print("stopped", flush=True)
     """
 )
