@@ -240,7 +240,7 @@ class _SummaryCall:
             memory=self.memory,
             retry=self.retry,
             shape=self.shape,
-            overhead_tokens=state.overhead_tokens,
+            prompt_tokens=state.estimate(conversation[:covered]),
             in_place_budget_tokens=budget.summary_input_budget("manual"),
             image_text=summary_image_text(state.session),
             check=self._check if self.local_server else None,

@@ -67,3 +67,18 @@ def test_a_newest_round_no_larger_than_the_kept_tail_is_kept_and_the_cached_pref
     outcome = asyncio.run(manage_context([*sent, *newest], context, provider, shape=shape))
     (request,) = provider.requests
     assert request.messages[:-1] == tuple(sent) and outcome.conversation[-2:] == tuple(newest)
+
+
+def test_the_providers_count_of_the_sent_prefix_decides_whether_it_fits_in_place_not_our_estimate() -> None:
+    """Our estimate of the prefix here is a third over what the provider counted; on the provider's count it fits, so
+    the summary is asked in place (cached) instead of as a transcript (nothing of it cached)."""
+    provider = SummaryProvider()
+    context = ContextState(model="m", context_window=32_000, estimator=BytesEstimator(bytes_per_token=2.0))
+    sent = session(3, 19_000)
+    context.record_usage(22_000, len(sent))
+    assert not asyncio.run(manage_context(sent, context, provider, shape=shape)).summarized
+    assert context.estimator.count(sent) > context.budget.summary_input_budget("manual")
+    newest = tool_round([("c9", "the newest page " + "y" * 10_000)], text="reading the newest page")
+    outcome = asyncio.run(manage_context([*sent, *newest], context, provider, shape=shape))
+    (request,) = provider.requests
+    assert outcome.summarized and request.tools == (SPEC,) and request.messages[: len(sent)] == tuple(sent)

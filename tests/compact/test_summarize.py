@@ -196,11 +196,11 @@ def test_when_the_whole_conversation_does_not_fit_the_transcript_form_is_sent_tr
     assert request.tools == () and len(request.messages) == 1 and "earlier messages omitted" in request.messages[0].text
 
 
-def test_the_in_place_budget_and_the_overhead_decide_the_form() -> None:
+def test_the_in_place_budget_and_the_prompt_tokens_decide_the_form() -> None:
     history = _history(3)
     fits, overhead = SummaryProvider(), SummaryProvider()
     _run(fits, history, budget=10, shape=_shape, in_place_budget_tokens=100_000)
-    _run(overhead, history, shape=_shape, overhead_tokens=99_000)
+    _run(overhead, history, shape=_shape, prompt_tokens=99_800)
     assert fits.requests[0].tools == (SPEC,) and overhead.requests[0].tools == ()
 
 
