@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from pseudoclaude.sandbox import NetworkMode
+from pseudoclaude.sandbox.seam import NetworkMode
 
 _QUOTED = re.compile("[\'\"\u2018\u2019`]([^\'\"\u2018\u2019`\n]+)[\'\"\u2018\u2019`]")
 _BARE = re.compile(r"([^\s:]+):\s*Read-only file system")

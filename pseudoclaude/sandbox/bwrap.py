@@ -41,7 +41,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Mapping
 
-from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxLimits, SandboxStatus
+from pseudoclaude.sandbox.seam import PreparedCommand, SandboxConfig, SandboxLimits, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.forwarder import forwarded_argv
 from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited

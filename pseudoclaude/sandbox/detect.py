@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pseudoclaude.sandbox import CommandSandbox, SandboxConfig, SandboxStatus
+from pseudoclaude.sandbox.seam import CommandSandbox, SandboxConfig, SandboxStatus
 
 PROBE_TIMEOUT_S = 10.0
 

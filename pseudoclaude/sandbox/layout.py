@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from pseudoclaude.sandbox import SandboxConfig
+from pseudoclaude.sandbox.seam import SandboxConfig
 
 MAX_WALK_ENTRIES = 50_000
 PROTECTED_FOLDERS = (".pseudoclaude", ".claude")

@@ -25,7 +25,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Iterable, Mapping
 
-from pseudoclaude.sandbox import PreparedCommand, SandboxConfig, SandboxStatus
+from pseudoclaude.sandbox.seam import PreparedCommand, SandboxConfig, SandboxStatus
 from pseudoclaude.sandbox.blocked import blocked_line
 from pseudoclaude.sandbox.bwrap import resource_limits, temp_dir
 from pseudoclaude.sandbox.forwarder import proxy_environment

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from pseudoclaude.sandbox import NETWORK_MODES, SANDBOX_MODES, NetworkMode, SandboxConfig, SandboxLimits, SandboxMode
+from pseudoclaude.sandbox.seam import NETWORK_MODES, SANDBOX_MODES, NetworkMode, SandboxConfig, SandboxLimits, SandboxMode
 
 KEYS = ("mode", "network", "allowedDomains", "writableRoots", "limits", "excludedCommands")
 LIMIT_KEYS = ("processes", "memory", "fileSize")

@@ -28,10 +28,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from pseudoclaude.tools.base import ToolContext
+from typing import Protocol
 
 _GLOB_META = re.compile(r"[*?\[\]{}\\!]")
 
@@ -62,12 +59,22 @@ class OpenReads:
 NO_DENIED_READS = OpenReads()
 
 
+class GuardedContext(Protocol):
+    """What a guarded read needs of its ``ToolContext`` (which holds the guard): its workspace and its guard."""
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def read_guard(self) -> ReadGuard: ...
+
+
 def denial_message(shown: str, rule: str) -> str:
     """Why a tool refuses to read ``shown``: the rule, and that no mode lifts it."""
     return f"refused: reading {shown} is denied by the permission rule `{rule}` in the settings (applies in every mode, to every tool)"
 
 
-def given_path(ctx: ToolContext, raw: str) -> Path:
+def given_path(ctx: GuardedContext, raw: str) -> Path:
     """``raw`` as the model spelled it, absolute and normalized, symlinks NOT followed (``paths.resolve_path`` follows them)."""
     text = raw.strip()
     expanded = os.path.expanduser(text) if text.startswith("~") else text
@@ -84,7 +91,7 @@ class GuardedRoot:
     workspace: Path
 
     @classmethod
-    def of(cls, ctx: ToolContext, raw: str, real: Path) -> GuardedRoot:
+    def of(cls, ctx: GuardedContext, raw: str, real: Path) -> GuardedRoot:
         return cls(ctx.read_guard, real, given_path(ctx, raw), ctx.workspace)
 
     def rg_globs(self, cwd: Path) -> list[str]:

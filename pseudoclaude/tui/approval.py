@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -18,17 +18,23 @@ from rich.text import Text
 
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest, Rule
+from pseudoclaude.tui.pending import PendingApproval
 from pseudoclaude.tui.toolview import diff_lines
 
-if TYPE_CHECKING:
-    from pseudoclaude.tui.keys import TurnKeys
+
+class ApprovalKeys(Protocol):
+    """What the approver needs of a turn's keys (``keys.TurnKeys``): ask there, and the question being answered."""
+
+    approval: PendingApproval | None
+
+    def ask(self, request: ApprovalRequest) -> asyncio.Future[ApprovalAnswer]: ...
 
 
 class TerminalApprover:
     """Satisfies ``pseudoclaude.tools.permissions.Approver``; ``keys`` is set while a turn runs."""
 
     def __init__(self) -> None:
-        self.keys: TurnKeys | None = None
+        self.keys: ApprovalKeys | None = None
 
     async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         if self.keys is None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from rich.console import RenderableType
@@ -33,6 +32,7 @@ from rich.text import Text
 
 from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
 from pseudoclaude.tui.pastes import PasteStore, shared_pastes
+from pseudoclaude.tui.pending import PendingApproval
 
 if TYPE_CHECKING:
     from pseudoclaude.tui.clipboard import ImagePaste
@@ -42,15 +42,6 @@ BACKSPACE_KEYS = ("c-h", "backspace")
 INTERRUPT_KEYS = ("escape", "c-c")
 ESCAPE_FLUSH_S = 0.05
 ALT_ENTER = "alt-enter"
-
-
-@dataclass
-class PendingApproval:
-    request: ApprovalRequest
-    future: asyncio.Future[ApprovalAnswer]
-    typing_reason: bool = False
-    reason: str = ""
-    editing_rule: bool = False
 
 
 class TurnKeys:

@@ -21,7 +21,7 @@ from rich.text import Text
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
-    from pseudoclaude.tui.keys import PendingApproval
+    from pseudoclaude.tui.pending import PendingApproval
 
 PLAN_LINES = 30
 APPROVED = "Plan approved — leaving plan mode"
