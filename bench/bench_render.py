@@ -63,25 +63,42 @@ class CountingSink:
         pass
 
 
-def bytes_per_byte(text: str) -> float:
-    """Terminal bytes per byte of ``text``, streamed at ``CHARS_PER_S`` with a redraw per tick (as the REPL does)."""
+def bytes_per_byte(text: str, area: str = "patched") -> float:
+    """Terminal bytes per byte of ``text``, streamed at ``CHARS_PER_S`` with a redraw per tick (as the REPL does).
+
+    ``area``: ``patched`` is the REPL's ``LiveArea`` (cells that changed); ``rich`` is Rich's own ``Live`` over the
+    same view (every line of the area erased and rewritten at each refresh), what the REPL would use without it.
+    """
     sink = CountingSink()
     now = [0.0]  # simulated time: the spinner turns and the clock ticks as in a real turn
     console = safe_console(file=sink, width=120, height=40, force_terminal=True, color_system="256", get_time=lambda: now[0])
     view = TurnView(console, clock=lambda: now[0])
     per_tick = max(1, round(CHARS_PER_S * TICK_S / DELTA_CHARS))
-    with LiveArea(view, console) as live:
+    patched = area == "patched"
+    live_area: LiveArea | Live = LiveArea(view, console) if patched else Live(view, console=console, auto_refresh=False, transient=True)
+    with live_area as live:
         for index, piece in enumerate(deltas(text)):
             view.handle(TextDelta(piece))
             if index % per_tick == per_tick - 1:
                 now[0] += TICK_S
                 with synchronized(console):
-                    live.fit_to_width()
+                    if isinstance(live, LiveArea):
+                        live.fit_to_width()
                     view.flush()
                     live.refresh()
         view.handle(AssistantMessage(text))
     view.finish()
     return sink.bytes / len(text.encode())
+
+
+def area_cpu(text: str, area: str, rounds: int = 5) -> float:
+    """Median CPU seconds of ``bytes_per_byte(text, area)`` over ``rounds`` (interleaving is the caller's)."""
+    times = []
+    for _ in range(rounds):
+        started = time.process_time()
+        bytes_per_byte(text, area)
+        times.append(time.process_time() - started)
+    return statistics.median(times)
 
 DELTA_CHARS = 12
 TICK_S = 0.08  # pseudoclaude.tui.repl.TICK_S
@@ -101,6 +118,16 @@ def answer(size: int) -> str:
         parts.append("- first point about the change\n- second point, with `code`\n- third point\n")
         parts.append(f"```python\ndef step_{n}(value: int) -> int:\n    total = value * {n}\n    return total + 1\n```\n")
     return "\n".join(parts)[:size]
+
+
+def code_block(size: int) -> str:
+    """One fenced block of short lines, still open when it is cut."""
+    return ("```python\n" + "".join(f"def f{i}(x):\n    return x * {i} + helper_{i}(x)\n" for i in range(size // 30)))[:size]
+
+
+def table(size: int) -> str:
+    """One table of short rows (a table is never cut into blocks while it streams)."""
+    return ("| a | b | c |\n|---|---|---|\n" + "".join(f"| row {i} | value {i * 3} | note {i} |\n" for i in range(size // 20)))[:size]
 
 
 def one_line(size: int) -> str:
@@ -193,6 +220,18 @@ def main() -> None:
     print(f"  raw file writes     {t_file * 1000:8.1f} ms  -> ratio {t_large / t_file:6.1f}x (floor, for reference)")
     ratio = bytes_per_byte(answer(10_000))
     print(f"10 KB at {CHARS_PER_S} chars/s: {ratio:.1f} terminal bytes per byte of text (target < 5)")
+    print("the live area against Rich's own Live over the same view, 10 KB at the same pace (terminal bytes per byte; CPU, median of 5 interleaved):")
+    for name, text in (("mixed answer", answer(10_000)), ("one code block", code_block(10_000)), ("one table", table(10_000))):
+        ours, theirs = bytes_per_byte(text), bytes_per_byte(text, "rich")
+        cpu: dict[str, list[float]] = {"patched": [], "rich": []}
+        for _ in range(5):  # interleaved: a burst of load costs both
+            for area, seen in cpu.items():
+                seen.append(area_cpu(text, area, rounds=1))
+        patched_cpu, rich_cpu = (statistics.median(cpu[area]) for area in ("patched", "rich"))
+        print(
+            f"  {name:15} ours {ours:5.1f}, Rich's Live {theirs:5.1f} ({theirs / ours:.1f}x ours); "
+            f"CPU ours {patched_cpu * 1000:5.0f} ms, Rich's {rich_cpu * 1000:5.0f} ms ({patched_cpu / rich_cpu:.2f}x)"
+        )
     ratio, t_small, t_cpu, tenths = paired_ratio(small, large, 5)
     print(
         f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 5 interleaved rounds -> ratio {ratio:.2f} "

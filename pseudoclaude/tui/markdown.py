@@ -315,16 +315,20 @@ class MarkdownStream:
         without a line end (one long paragraph line, a wide table) made the
         cost of an answer grow with its square. The text is cut at a line
         start (else a word); a table keeps its header rows. The finished block
-        is printed whole, as always.
+        is printed whole, as always. The cut bounds the lines too (twice the
+        rows shown): a block of short lines (a table's rows, a list) within
+        the character budget was still a hundred rows laid out per tick to
+        show twelve, and a 300-row table streamed in 24 s of CPU.
         """
         budget = 2 * self.tail_lines * max(40, self.console.width)
+        most_lines = 2 * self.tail_lines
         total = sum(map(len, lines)) + len(lines)
-        if total <= budget:
+        if total <= budget and len(lines) <= most_lines:
             return "\n".join(lines)
         kept: list[str] = []
         size = 0
         for line in reversed(lines):
-            if size + len(line) + 1 > budget:
+            if size + len(line) + 1 > budget or len(kept) >= most_lines:
                 if not kept:
                     cut = line[-budget:]
                     space = cut.find(" ")

@@ -158,3 +158,30 @@ def test_a_streamed_list_of_twelve_keeps_its_text_in_one_column_past_item_ten() 
     starts = {row.index("item") if "item" in row else len(row) - len(row.lstrip()) for row in rows}
     assert len(starts) == 1, rows  # numbers right-aligned; a wrapped line's continuation under its text
     assert [row.split(".")[0].strip() for row in rows if "." in row.split()[0]] == [str(n) for n in range(1, 13)]
+
+
+def _stream_table(rows: int) -> tuple[float, str]:
+    """A table of ``rows`` short rows, 12 characters at a time, the tail drawn every 5 deltas; the CPU time, the last tail."""
+    import time
+
+    text = "| name | value | note |\n|---|---|---|\n" + "".join(f"| row {i} | {i * 7} | n{i} |\n" for i in range(rows))
+    console = Console(file=io.StringIO(), width=100, height=24, color_system=None)
+    stream = MarkdownStream(console, tail_lines=6)
+    tail = ""
+    started = time.process_time()
+    for index in range(0, len(text), 12):
+        stream.feed(text[index : index + 12])
+        if index // 12 % 5 == 4:
+            with console.capture() as captured:
+                console.print(stream.tail())
+            tail = captured.get()
+    return time.process_time() - started, tail
+
+
+def test_a_long_table_costs_linear_time_and_the_tail_shows_its_last_rows() -> None:
+    """The tail kept as many characters as twelve wrapped lines hold: for short rows, a hundred rows laid out per draw
+    to show the last few (a 300-row table streamed in 24 s of CPU). It keeps twice the rows shown now."""
+    small = sorted(_stream_table(20)[0] for _ in range(3))[1]
+    large, tail = _stream_table(200)
+    assert large < 20 * max(small, 0.002), (small, large)  # linear is about 10; keeping every row that fit the characters was 36
+    assert "row 198" in tail
