@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from operator import itemgetter
 from pathlib import Path
 from typing import BinaryIO
 
@@ -85,6 +86,31 @@ class Results:
             if self.full:
                 return
 
+    def add_names(self, found: list[tuple[str, int]]) -> None:
+        """``add`` for files_with_matches and count, from ``(path, count)``: a file's one line made in a plain loop (a
+        ``FileHits`` and an ``add`` per file cost most of a broad listing's own time)."""
+        joined = "/".join([path for path, _ in found])
+        plain = is_plain(joined) and '/"' not in joined
+        prefix, kept, count_mode = self._prefix, self._kept, self._mode == "count"
+        size, chars, matches, before = len(prefix), self._chars, 0, len(kept)
+        for path, count in found:
+            shown = path[size:] if path.startswith(prefix) and len(path) > size else path
+            if os.sep != "/" and shown is not path:
+                shown = shown.replace(os.sep, "/")
+            if not plain and not is_plain(shown):
+                shown, self.quoted_names = quote_name(shown), True
+            entry = f"{shown}:{count}" if count_mode else shown
+            kept.append((path.replace(os.sep, "\0"), count, (entry,), None))
+            chars += len(entry) + 1
+            matches += count
+            if chars >= KEEP_CHARS:
+                self.full = True
+                break
+        self.files += len(kept) - before
+        self._chars = chars
+        if count_mode:
+            self.matches += matches
+
     def _add(self, hits: FileHits, plain: bool) -> None:
         self.files += 1
         path, prefix = hits.path, self._prefix
@@ -133,7 +159,7 @@ class Results:
         if not self.files:
             text = f"No matches for {query.pattern!r} in {where}." + (f"\n{notes}" if notes else "")
             return ToolOutput(text, summary=f"grep {query.pattern}: no matches", display=display)
-        ordered = sorted(self._kept)  # by key: a file's key is unique
+        ordered = sorted(self._kept, key=itemgetter(0))
         self._kept = []
         out, rest, shown_files, shown_matches = self._shown(ordered)
         cut = bool(rest)

@@ -39,6 +39,7 @@ from pseudoclaude.tools.grep_search import (
     MAX_FILE_BYTES, MAX_FILE_LINES, RG_WALK_FLAGS, EngineFailed, FileHits, Mode, Query, rebase_glob, rg_location,
 )  # fmt: skip
 from pseudoclaude.tools.grep_results import Results
+from pseudoclaude.tools.read_guard import GuardedRoot
 from pseudoclaude.tools.rg_limits import POLL_S, PREEXEC, RG_STALL_S, RgProgress, limit_started
 from pseudoclaude.tools.threads import in_thread
 
@@ -121,7 +122,8 @@ class _Run:
     def _read(self, proc: subprocess.Popen[bytes], out: int, err: int, results: Results) -> tuple[int, bytes]:
         """Files found and ripgrep's first 64 KiB of errors; -1 found when the search stopped early (full, cut,
         stopped). ``EngineFailed`` when ripgrep stalls (``rg_limits``), ``ToolError`` past ``RG_TIMEOUT_S``."""
-        query, guard = self._query, self._query.guard
+        query = self._query
+        guard = query.guard if query.guard is not None and query.guard.guard.patterns else None
         parser = Records(self._cwd, self._target, query.root.is_file()) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
         _widen(out)
         os.set_blocking(out, False)
@@ -148,18 +150,12 @@ class _Run:
             if out not in ready:
                 continue
             chunk, ended = _drain(out)
-            batch = parser.feed(chunk) if chunk else []
             if ended:
                 open_fds.remove(out)
-                batch += parser.finish()
-            if batch:
-                found += len(batch)
-                cut = batch[-1].cut
-                if guard is not None and guard.guard.patterns:
-                    batch = [hits for hits in batch if guard.denied(hits.path) is None]
-                results.add_all(batch)
-                if results.full or cut:
-                    return -1, stderr  # ripgrep has more to say, and no one listens: stopped by ``collect``
+            taken, cut = parser.take(chunk, ended, results, guard)
+            found += taken
+            if results.full or cut:
+                return -1, stderr  # ripgrep has more to say, and no one listens: stopped by ``collect``
             if chunk and not ended:
                 time.sleep(GATHER_S)
         return found, stderr + _rest(err) if err in open_fds else stderr
@@ -225,7 +221,15 @@ class Names:
         self._count = mode == "count"
         self._pending = b""
 
-    def feed(self, chunk: bytes) -> list[FileHits]:
+    def take(self, chunk: bytes, ended: bool, results: Results, guard: GuardedRoot | None) -> tuple[int, bool]:
+        """Add the files ``chunk`` completes to ``results``; how many it named, and False (nothing is cut here)."""
+        found = self.feed(chunk)
+        if guard is not None:
+            found = [(path, count) for path, count in found if guard.denied(path) is None]
+        results.add_names(found)
+        return len(found), False
+
+    def feed(self, chunk: bytes) -> list[tuple[str, int]]:
         data = self._pending + chunk if self._pending else chunk
         end = data.rfind(b"\n" if self._count else b"\0") + 1
         self._pending = data[end:]
@@ -233,19 +237,16 @@ class Names:
             return []
         base, strip = self._base, self._strip
         if not self._count:
-            return [FileHits(base + raw[strip:], 1) for raw in os.fsdecode(data[: end - 1]).split("\0")]
+            return [(base + raw[strip:], 1) for raw in os.fsdecode(data[: end - 1]).split("\0")]
         text, pos, found = os.fsdecode(data[:end]), 0, []
         for record in _COUNT.finditer(text):
             if record.start() != pos:
                 break
-            found.append(FileHits(base + record.group(1)[strip:], int(record.group(2))))
+            found.append((base + record.group(1)[strip:], int(record.group(2))))
             pos = record.end()
         if pos < len(text):  # a name with a newline, cut at the block's end
             self._pending = os.fsencode(text[pos:]) + self._pending
         return found
-
-    def finish(self) -> list[FileHits]:
-        return []
 
 
 class Records:
@@ -263,6 +264,20 @@ class Records:
         self._long: tuple[str, int, bool] | None = None
         self._long_size = 0
         self.cut = False
+
+    def take(self, chunk: bytes, ended: bool, results: Results, guard: GuardedRoot | None) -> tuple[int, bool]:
+        """Add the files ``chunk`` completes (all that are left, once ``ended``) to ``results``; how many there were, and
+        whether the last was cut (``MAX_FILE_LINES``: the search stops)."""
+        done = self.feed(chunk) if chunk else []
+        if ended:
+            done += self.finish()
+        if not done:
+            return 0, False
+        found, cut = len(done), done[-1].cut
+        if guard is not None:
+            done = [hits for hits in done if guard.denied(hits.path) is None]
+        results.add_all(done)
+        return found, cut
 
     def feed(self, chunk: bytes) -> list[FileHits]:
         done: list[FileHits] = []
