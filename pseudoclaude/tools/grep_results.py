@@ -81,10 +81,34 @@ class Results:
         per name was a tenth of a broad search's own time)."""
         joined = "/".join([hits.path for hits in found])
         plain = is_plain(joined) and '/"' not in joined
-        for hits in found:
-            self._add(hits, plain)
-            if self.full:
-                return
+        if self._context:
+            for hits in found:
+                self._add(hits, plain)
+                if self.full:
+                    return
+            return
+        prefix, kept = self._prefix, self._kept
+        size, chars, matches, before = len(prefix), self._chars, 0, len(kept)
+        for hits in found:  # matches only, one group a file: ``_add`` in a plain loop
+            path = hits.path
+            shown = path[size:] if path.startswith(prefix) and len(path) > size else path
+            if os.sep != "/" and shown is not path:
+                shown = shown.replace(os.sep, "/")
+            if not plain and not is_plain(shown):
+                shown, self.quoted_names = quote_name(shown), True
+            entries = tuple([
+                f"{shown}:{number}:{text if len(text) <= LINE_LIMIT_CHARS and not text.endswith(chr(13)) else _clip(text)}"
+                for number, text, _ in hits.lines
+            ])  # fmt: skip
+            kept.append((path.replace(os.sep, "\0"), hits.count, entries, None))
+            chars += sum(map(len, entries)) + len(entries)
+            matches += hits.count
+            if chars >= KEEP_CHARS or hits.cut:
+                self.full = True
+                break
+        self.files += len(kept) - before
+        self._chars = chars
+        self.matches += matches
 
     def add_names(self, found: list[tuple[str, int]]) -> None:
         """``add`` for files_with_matches and count, from ``(path, count)``: a file's one line made in a plain loop (a

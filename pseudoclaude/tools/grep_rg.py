@@ -124,7 +124,7 @@ class _Run:
         stopped). ``EngineFailed`` when ripgrep stalls (``rg_limits``), ``ToolError`` past ``RG_TIMEOUT_S``."""
         query = self._query
         guard = query.guard if query.guard is not None and query.guard.guard.patterns else None
-        parser = Records(self._cwd, self._target, query.root.is_file()) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
+        parser = Records(self._cwd, self._target, query.root.is_file(), query.context) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
         _widen(out)
         os.set_blocking(out, False)
         progress, idle, deadline = RgProgress(proc.pid), 0.0, time.monotonic() + RG_TIMEOUT_S
@@ -253,11 +253,13 @@ class Records:
     """Content output (``path NUL number [:-] text LF``), a block at a time: a ``FileHits`` per file once its lines
     are complete (a later file starts, or the output ends)."""
 
-    def __init__(self, cwd: str, target: str, explicit: bool) -> None:
+    def __init__(self, cwd: str, target: str, explicit: bool, context: int) -> None:
         self._base = cwd if cwd.endswith(os.sep) else cwd + os.sep
         self._strip = 2 if target == "." else 0
         self._prefix = target if explicit else "./" if target == "." else target.rstrip("/") + "/"
         self._explicit = explicit
+        self._context = context
+        """Lines around matches: without, every line is a match."""
         self._pending = b""
         self._raw = target if explicit else ""
         self._current: FileHits | None = None
@@ -310,16 +312,15 @@ class Records:
         done: list[FileHits] = []
         if self._long is not None:
             self._end_long(0, done)
-        self._flush(done)
+        self._close(done)
         return done
 
     def _records(self, text: str, done: list[FileHits]) -> int:
         """Parse ``text`` (whole lines) record by record; returns where parsing stopped (an incomplete record)."""
         match, pos, size = _RECORD.match, 0, len(text)
         fix = _ESCAPED.search(text) is not None
-        current, raw_now = self._current, self._raw
-        lines = current.lines if current is not None else []
         while pos < size:
+            raw_now = self._raw
             if raw_now and text.startswith(raw_now, pos) and text.startswith(_NOTES, pos + len(raw_now)):
                 pos = text.index("\n", pos + len(raw_now)) + 1
                 continue
@@ -330,45 +331,53 @@ class Records:
                 raise EngineFailed(f"ripgrep printed a line this engine cannot read: {text[pos : pos + 80]!r}")
             raw, number, sep, line = found.groups()
             pos = found.end()
-            if current is None or raw != raw_now:
-                self._current, self._raw = current, raw_now
-                self._flush(done)
-                current = self._start(raw)
-                raw_now, lines = raw, current.lines
+            if self._current is None or raw != raw_now:
+                if self._close(done):
+                    return size
+                self._current, self._raw = self._start(raw), raw
             if fix:  # not UTF-8: U+FFFD, as ripgrep's JSON gave it and the Python engine reads it
                 line = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            lines.append((int(number), line, sep == ":"))
-            if sep == ":":
-                current.count += 1
-            if len(lines) >= MAX_FILE_LINES:
-                current.cut = self.cut = True
-                done.append(current)
-                self._current = None
+            self._current.lines.append((int(number), line, sep == ":"))
+            if len(self._current.lines) >= MAX_FILE_LINES:
+                self._close(done)
                 return size
-        self._current, self._raw = current, raw_now
         return pos
 
     def _whole(self, text: str, done: list[FileHits]) -> int:
-        """``text``: UTF-8 records only, whole. The loop is the slow path's, with what it checks per record left out
-        (a ``match`` and a method call per record cost twice as much)."""
-        current, raw_now, append = self._current, self._raw, done.append
+        """``text``: UTF-8 records only, whole. ``_records``'s loop, with what it checks per record left out or done
+        per file (a ``match``, a method call and a count per record cost twice as much)."""
+        current = self._current
+        raw_now = self._raw if current is not None else ""
         lines = current.lines if current is not None else []
+        base, strip, prefix = self._base, self._strip, self._prefix
         for raw, number, sep, line in _RECORD.findall(text):
-            if current is None or raw != raw_now:
-                if current is not None and current.count:
-                    append(current)
-                current = FileHits(self._path(raw), 0, [])
+            if raw != raw_now:
+                self._current = current
+                if self._close(done):
+                    return len(text)
+                if not raw.startswith(prefix) or (self._explicit and raw != prefix):
+                    self._path(raw)  # raises
+                current = FileHits(base + raw[strip:], 0, [])
                 raw_now, lines = raw, current.lines
             lines.append((int(number), line, sep == ":"))
-            if sep == ":":
-                current.count += 1
-            if len(lines) >= MAX_FILE_LINES:
-                current.cut = self.cut = True
-                append(current)
-                self._current = None
-                return len(text)
         self._current, self._raw = current, raw_now
+        if len(lines) >= MAX_FILE_LINES:
+            self._close(done)
         return len(text)
+
+    def _close(self, done: list[FileHits]) -> bool:
+        """The current file is complete: its lines cut at ``MAX_FILE_LINES`` (the search then stops), counted, and
+        done if it matched; whether it was cut."""
+        hits, self._current = self._current, None
+        if hits is None:
+            return False
+        if len(hits.lines) >= MAX_FILE_LINES:
+            del hits.lines[MAX_FILE_LINES:]
+            hits.cut = self.cut = True
+        hits.count = sum([is_match for _, _, is_match in hits.lines]) if self._context else len(hits.lines)
+        if hits.count or hits.cut:
+            done.append(hits)
+        return hits.cut
 
     def _path(self, raw: str) -> str:
         if not raw.startswith(self._prefix) or (self._explicit and raw != self._prefix):
@@ -381,11 +390,6 @@ class Records:
             path = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         return FileHits(path, 0)
 
-    def _flush(self, done: list[FileHits]) -> None:
-        if self._current is not None and self._current.count:
-            done.append(self._current)
-        self._current = None
-
     def _start_long(self, done: list[FileHits]) -> None:
         """A record longer than ``LONG_RECORD_BYTES``: keep its file and number, count the rest."""
         head = _HEAD.match(self._pending)
@@ -393,7 +397,8 @@ class Records:
             raise EngineFailed("ripgrep printed a long line this engine cannot read")
         raw = os.fsdecode(head.group(1))
         if self._current is None or raw != self._raw:
-            self._flush(done)
+            if self._close(done):
+                return
             self._current, self._raw = self._start(raw), raw
         self._long = (raw, int(head.group(2)), head.group(3) == b":")
         self._long_size = len(self._pending) - head.end()
@@ -404,9 +409,6 @@ class Records:
         _, number, is_match = self._long
         size = self._long_size + used
         self._current.lines.append((number, f"… [line of about {size:,} bytes, too long to show]", is_match))
-        self._current.count += is_match
         self._long = None
         if len(self._current.lines) >= MAX_FILE_LINES:
-            self._current.cut = self.cut = True
-            done.append(self._current)
-            self._current = None
+            self._close(done)
