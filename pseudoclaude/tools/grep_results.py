@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from pseudoclaude.textsafe import NAME_QUOTING_NOTE, is_plain, quote_name
 from pseudoclaude.tools.base import ToolContext, ToolOutput
-from pseudoclaude.tools.grep_search import MAX_FILE_LINES, FileHits, Mode, Query
+from pseudoclaude.tools.grep_search import MAX_FILE_LINES, FileHits, Mode, Query, path_key
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
 from pseudoclaude.tools.paths import display_path
 from pseudoclaude.tools.shell import open_spill_file
@@ -100,7 +100,7 @@ class Results:
                 f"{shown}:{number}:{text if len(text) <= LINE_LIMIT_CHARS and not text.endswith(chr(13)) else _clip(text)}"
                 for number, text, _ in hits.lines
             ])  # fmt: skip
-            kept.append((path.replace(os.sep, "\0"), hits.count, entries, None))
+            kept.append((path.replace(os.sep, "\0"), hits.count, entries, None))  # ``path_key``, inlined
             chars += sum(map(len, entries)) + len(entries)
             matches += hits.count
             if chars >= KEEP_CHARS or hits.cut:
@@ -124,7 +124,7 @@ class Results:
             if not plain and not is_plain(shown):
                 shown, self.quoted_names = quote_name(shown), True
             entry = f"{shown}:{count}" if count_mode else shown
-            kept.append((path.replace(os.sep, "\0"), count, (entry,), None))
+            kept.append((path.replace(os.sep, "\0"), count, (entry,), None))  # ``path_key``, inlined
             chars += len(entry) + 1
             matches += count
             if chars >= KEEP_CHARS:
@@ -156,7 +156,7 @@ class Results:
             if mode == "count":
                 self.matches += hits.count
             self._chars += len(entries[0]) + 1
-        self._kept.append((hits.path.replace(os.sep, "\0"), hits.count, entries, is_match))
+        self._kept.append((path_key(hits.path), hits.count, entries, is_match))
         self.full = self._chars >= KEEP_CHARS or hits.cut
 
     def _lines(self, shown: str, lines: list[tuple[int, str, bool]]) -> tuple[tuple[str, ...], tuple[bool, ...] | None]:

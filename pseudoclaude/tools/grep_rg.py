@@ -16,9 +16,9 @@ notes that it stopped at a binary file's NUL (``path: WARNING: stopped
 searching binary file after match ...``), or, for a binary file named as the
 target, ``path: binary file matches ...`` instead of its lines (the Python
 engine skips such a file: so does this one). They start with the file's own
-name and are skipped; any other line that is not a record (a name ripgrep
-printed that does not start where it searched) fails the engine, and the
-Python engine answers instead. A line over ``LONG_RECORD_BYTES`` is never
+name, hold no NUL, and are skipped; any other line that is not a record (a
+name that does not start where ripgrep searched, as when a crafted name
+imitates a note) fails the engine, and the Python engine answers instead. A line over ``LONG_RECORD_BYTES`` is never
 held: its head gives the file and number, the rest is counted and dropped,
 and it shows as a placeholder with its size, as the Python engine shows one.
 """
@@ -322,8 +322,10 @@ class Records:
         while pos < size:
             raw_now = self._raw
             if raw_now and text.startswith(raw_now, pos) and text.startswith(_NOTES, pos + len(raw_now)):
-                pos = text.index("\n", pos + len(raw_now)) + 1
-                continue
+                end = text.index("\n", pos + len(raw_now))
+                if "\0" not in text[pos + len(raw_now) : end]:  # a note, not a record of a name that starts so
+                    pos = end + 1
+                    continue
             found = match(text, pos)
             if found is None:
                 if "\0" not in text[pos:]:

@@ -1,7 +1,8 @@
 """The two grep engines: ripgrep when available, Python ``re`` otherwise, with the same results.
 
-ripgrep runs on all its threads and yields ``FileHits`` in the order its
-threads finish files; the Python walk yields them in path order
+ripgrep (``grep_rg``: its engine, on a thread of its own) runs on all its
+threads and gives ``FileHits`` in the order its threads finish files; the
+Python walk yields them in path order
 (``walk.walk_files``); the caller orders what it shows (``path_key``: rg's
 ``--sort path`` order, which cost ripgrep its threads). Both apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
