@@ -298,7 +298,7 @@ class Records:
         if end:
             try:  # most blocks are UTF-8 records, whole: checked so with one match, then split with ``findall``
                 text = data[:end].decode("utf-8")
-                whole = not any(note in text for note in _NOTES) and _BLOCK.fullmatch(text) is not None
+                whole = end <= LONG_RECORD_BYTES and not any(note in text for note in _NOTES) and _BLOCK.fullmatch(text) is not None
             except UnicodeDecodeError:
                 text, whole = data[:end].decode("utf-8", "surrogateescape"), False
             pos = self._whole(text, done) if whole else self._records(text, done)
@@ -316,7 +316,10 @@ class Records:
         return done
 
     def _records(self, text: str, done: list[FileHits]) -> int:
-        """Parse ``text`` (whole lines) record by record; returns where parsing stopped (an incomplete record)."""
+        """Parse ``text`` (whole lines) record by record; returns where parsing stopped (an incomplete record).
+
+        A record over ``LONG_RECORD_BYTES`` is a placeholder, as one read in pieces (``_start_long``) is: the blocks
+        ripgrep's output comes in decide nothing."""
         match, pos, size = _RECORD.match, 0, len(text)
         fix = _ESCAPED.search(text) is not None
         while pos < size:
@@ -332,6 +335,8 @@ class Records:
                     break  # the first part of a record whose name holds a newline
                 raise EngineFailed(f"ripgrep printed a line this engine cannot read: {text[pos : pos + 80]!r}")
             raw, number, sep, line = found.groups()
+            if found.end() - pos > LONG_RECORD_BYTES // 4 and len(found.group().encode("utf-8", "surrogateescape")) > LONG_RECORD_BYTES + 1:
+                line = f"… [line of about {len(line.encode('utf-8', 'surrogateescape')) + 1:,} bytes, too long to show]"
             pos = found.end()
             if self._current is None or raw != raw_now:
                 if self._close(done):
