@@ -33,6 +33,7 @@ import signal
 import subprocess
 import threading
 import time
+from typing import Iterator
 
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.grep_search import (
@@ -80,8 +81,9 @@ class _Run:
     of the few hundred reads of a broad search took a loop iteration, a
     transport callback and a task wake-up, together more than the results'
     own parsing (and a child-watcher thread per search). After a read the
-    output is left to gather in the pipe for ``GATHER_S``: ripgrep writes each
-    file's lines as it finishes the file, a few dozen bytes at a time.
+    output is left to gather in the pipe for ``GATHER_S``, or until ripgrep
+    exits: it writes each file's lines as it finishes the file, a few dozen
+    bytes at a time.
     """
 
     def __init__(self, query: Query, rg_path: str) -> None:
@@ -123,11 +125,18 @@ class _Run:
         """Files found and ripgrep's first 64 KiB of errors; -1 found when the search stopped early (full, cut,
         stopped). ``EngineFailed`` when ripgrep stalls (``rg_limits``), ``ToolError`` past ``RG_TIMEOUT_S``."""
         query = self._query
-        guard = query.guard if query.guard is not None and query.guard.guard.patterns else None
         parser = Records(self._cwd, self._target, query.root.is_file(), query.context) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
         _widen(out)
         os.set_blocking(out, False)
-        progress, idle, deadline = RgProgress(proc.pid), 0.0, time.monotonic() + RG_TIMEOUT_S
+        with _exit_watch(proc.pid) as exited:
+            return self._loop(out, err, results, parser, RgProgress(proc.pid), exited)
+
+    def _loop(
+        self, out: int, err: int, results: Results, parser: Records | Names, progress: RgProgress, exited: int | None
+    ) -> tuple[int, bytes]:
+        """``_read``'s loop; ``exited`` is readable once ripgrep exits (see ``_exit_watch``)."""
+        guard = self._query.guard if self._query.guard is not None and self._query.guard.guard.patterns else None
+        idle, deadline = 0.0, time.monotonic() + RG_TIMEOUT_S
         found, stderr, open_fds = 0, b"", [out, err]
         while out in open_fds:
             ready = select.select(open_fds, [], [], POLL_S)[0]
@@ -156,8 +165,11 @@ class _Run:
             found += taken
             if results.full or cut:
                 return -1, stderr  # ripgrep has more to say, and no one listens: stopped by ``collect``
-            if chunk and not ended:
-                time.sleep(GATHER_S)
+            if chunk and not ended:  # let the output gather, unless ripgrep exits meanwhile
+                if exited is None:
+                    time.sleep(GATHER_S)
+                else:
+                    select.select([exited], [], [], GATHER_S)
         return found, stderr + _rest(err) if err in open_fds else stderr
 
 
@@ -179,6 +191,20 @@ def rg_argv(query: Query, rg_path: str) -> tuple[list[str], str, str]:
     else:
         argv += ["--files-with-matches"]
     return [*argv, "--regexp", query.pattern, "--", target], str(cwd), target
+
+
+@contextlib.contextmanager
+def _exit_watch(pid: int) -> Iterator[int | None]:
+    """A descriptor that becomes readable when ``pid`` exits (Linux ``pidfd_open``), or None where there is none."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        yield None
+        return
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def _rest(fd: int) -> bytes:
