@@ -21,7 +21,6 @@ file is passed over, the result saying so (see ``grep_search``).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import threading
 from pathlib import Path
@@ -31,7 +30,8 @@ from pseudoclaude.tools.args import check_args
 from pseudoclaude.tools.base import ToolContext, ToolError, ToolOutput, ToolTraits
 from pseudoclaude.tools.files import check_regular
 from pseudoclaude.tools.grep_results import MAX_CONTENT_LINES, MAX_FILES, Results
-from pseudoclaude.tools.grep_search import MAX_FILE_BYTES, EngineFailed, Mode, Query, compile_pattern, python_search, rg_search
+from pseudoclaude.tools.grep_rg import rg_collect
+from pseudoclaude.tools.grep_search import MAX_FILE_BYTES, EngineFailed, Mode, Query, compile_pattern, python_search
 from pseudoclaude.tools.read_guard import GuardedRoot, denial_message
 from pseudoclaude.tools.paths import display_path, resolve_path
 from pseudoclaude.tools.ripgrep import find_rg
@@ -100,11 +100,7 @@ class GrepTool:
         results = Results(ctx, mode, query.context)
         if self.rg_path is not None:
             try:
-                async with contextlib.aclosing(rg_search(query, self.rg_path)) as found:
-                    async for hits in found:
-                        results.add(hits)
-                        if results.full:
-                            break
+                await rg_collect(query, self.rg_path, results)
             except (EngineFailed, FileNotFoundError, PermissionError):
                 results = Results(ctx, mode, query.context)
                 await _search_in_thread(query, results)

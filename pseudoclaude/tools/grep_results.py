@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+from operator import itemgetter
 from pathlib import Path
-from typing import BinaryIO, NamedTuple
+from typing import BinaryIO
 
-from pseudoclaude.textsafe import NAME_QUOTING_NOTE, quote_name
+from pseudoclaude.textsafe import NAME_QUOTING_NOTE, is_plain, quote_name
 from pseudoclaude.tools.base import ToolContext, ToolOutput
 from pseudoclaude.tools.grep_search import MAX_FILE_LINES, FileHits, Mode, Query, path_key
 from pseudoclaude.tools.output import SPILL_LIMIT_BYTES
@@ -39,14 +40,10 @@ budget; reading 300,000 lines of ripgrep's JSON to the end cost 6 s."""
 _FRAME_BYTES = 400
 
 
-class _File(NamedTuple):
-    """One file's result (a tuple: a frozen dataclass's ``__init__`` per file showed in a broad search's profile)."""
-
-    key: str
-    matches: int
-    entries: tuple[str, ...]
-    """Its lines as shown (content mode; a group after the first starts with ``--``), else its one line."""
-    is_match: tuple[bool, ...]
+_File = tuple[str, int, tuple[str, ...], "tuple[bool, ...] | None"]
+"""One file's result: its sort key (``path_key``), its matches, its lines as shown (content mode; a group after the
+first starts with ``--``) or its one line, and which lines match (None: all do). A plain tuple: a ``NamedTuple``'s
+``__new__`` per file showed in a broad search's profile."""
 
 
 class Results:
@@ -77,40 +74,108 @@ class Results:
         self.notes.append(f"{display_path(self._ctx, path)}: {why}")
 
     def add(self, hits: FileHits) -> None:
+        self._add(hits, False)
+
+    def add_all(self, found: list[FileHits]) -> None:
+        """``add`` each, in order, until ``full``; their names are checked for quoting all at once (one regex search
+        per name was a tenth of a broad search's own time)."""
+        joined = "/".join([hits.path for hits in found])
+        plain = is_plain(joined) and '/"' not in joined
+        if self._context:
+            for hits in found:
+                self._add(hits, plain)
+                if self.full:
+                    return
+            return
+        prefix, kept = self._prefix, self._kept
+        size, chars, matches, before = len(prefix), self._chars, 0, len(kept)
+        for hits in found:  # matches only, one group a file: ``_add`` in a plain loop
+            path = hits.path
+            shown = path[size:] if path.startswith(prefix) and len(path) > size else path
+            if os.sep != "/" and shown is not path:
+                shown = shown.replace(os.sep, "/")
+            if not plain and not is_plain(shown):
+                shown, self.quoted_names = quote_name(shown), True
+            entries = tuple([
+                f"{shown}:{number}:{text if len(text) <= LINE_LIMIT_CHARS and not text.endswith(chr(13)) else _clip(text)}"
+                for number, text, _ in hits.lines
+            ])  # fmt: skip
+            kept.append((path.replace(os.sep, "\0"), hits.count, entries, None))  # ``path_key``, inlined
+            chars += sum(map(len, entries)) + len(entries)
+            matches += hits.count
+            if chars >= KEEP_CHARS or hits.cut:
+                self.full = True
+                break
+        self.files += len(kept) - before
+        self._chars = chars
+        self.matches += matches
+
+    def add_names(self, found: list[tuple[str, int]]) -> None:
+        """``add`` for files_with_matches and count, from ``(path, count)``: a file's one line made in a plain loop (a
+        ``FileHits`` and an ``add`` per file cost most of a broad listing's own time)."""
+        joined = "/".join([path for path, _ in found])
+        plain = is_plain(joined) and '/"' not in joined
+        prefix, kept, count_mode = self._prefix, self._kept, self._mode == "count"
+        size, chars, matches, before = len(prefix), self._chars, 0, len(kept)
+        for path, count in found:
+            shown = path[size:] if path.startswith(prefix) and len(path) > size else path
+            if os.sep != "/" and shown is not path:
+                shown = shown.replace(os.sep, "/")
+            if not plain and not is_plain(shown):
+                shown, self.quoted_names = quote_name(shown), True
+            entry = f"{shown}:{count}" if count_mode else shown
+            kept.append((path.replace(os.sep, "\0"), count, (entry,), None))  # ``path_key``, inlined
+            chars += len(entry) + 1
+            matches += count
+            if chars >= KEEP_CHARS:
+                self.full = True
+                break
+        self.files += len(kept) - before
+        self._chars = chars
+        if count_mode:
+            self.matches += matches
+
+    def _add(self, hits: FileHits, plain: bool) -> None:
         self.files += 1
-        if self._mode != "files_with_matches":
-            self.matches += hits.count
-        shown = self._name(hits.path)
-        self.quoted_names = self.quoted_names or shown.startswith('"')
-        if self._mode == "content":
-            entries, is_match = self._lines(shown, hits)
+        path, prefix = hits.path, self._prefix
+        if path.startswith(prefix) and len(path) > len(prefix):
+            path = path[len(prefix) :]
+            if os.sep != "/":
+                path = path.replace(os.sep, "/")
+        if plain or is_plain(path):
+            shown = path
         else:
-            entries, is_match = (f"{shown}:{hits.count}" if self._mode == "count" else shown,), (True,)
-        self._kept.append(_File(path_key(hits.path), hits.count, entries, is_match))
-        self._chars += sum(map(len, entries)) + len(entries)
+            shown, self.quoted_names = quote_name(path), True
+        mode = self._mode
+        if mode == "content":
+            self.matches += hits.count
+            entries, is_match = self._lines(shown, hits.lines)
+            self._chars += sum(map(len, entries)) + len(entries)
+        else:
+            entries, is_match = (f"{shown}:{hits.count}" if mode == "count" else shown,), None
+            if mode == "count":
+                self.matches += hits.count
+            self._chars += len(entries[0]) + 1
+        self._kept.append((path_key(hits.path), hits.count, entries, is_match))
         self.full = self._chars >= KEEP_CHARS or hits.cut
 
-    def _name(self, path: str) -> str:
-        """``display_path`` for a normalized absolute path, by string slicing."""
-        if path.startswith(self._prefix) and len(path) > len(self._prefix):
-            rel = path[len(self._prefix) :]
-            return quote_name(rel if os.sep == "/" else rel.replace(os.sep, "/"))
-        return quote_name(path)
-
-    def _lines(self, shown: str, hits: FileHits) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    def _lines(self, shown: str, lines: list[tuple[int, str, bool]]) -> tuple[tuple[str, ...], tuple[bool, ...] | None]:
+        """A file's entries: ``name:number:text`` for a match, ``name-number-text`` around one, ``--`` between groups."""
+        if not self._context:  # matches only, one group
+            return tuple([
+                f"{shown}:{number}:{text if len(text) <= LINE_LIMIT_CHARS and not text.endswith(chr(13)) else _clip(text)}"
+                for number, text, _ in lines
+            ]), None  # fmt: skip
         entries: list[str] = []
         previous: int | None = None
-        for line in hits.lines:
-            text = line.text.rstrip("\r")
-            if len(text) > LINE_LIMIT_CHARS:
-                text = text[:LINE_LIMIT_CHARS] + " … [line cut]"
-            sep = ":" if line.is_match else "-"
-            entry = f"{shown}{sep}{line.number}{sep}{text}"
-            if self._context and previous is not None and line.number != previous + 1:
+        for number, text, is_match in lines:
+            sep = ":" if is_match else "-"
+            entry = f"{shown}{sep}{number}{sep}{_clip(text)}"
+            if previous is not None and number != previous + 1:
                 entry = "--\n" + entry
-            previous = line.number
+            previous = number
             entries.append(entry)
-        return tuple(entries), tuple(line.is_match for line in hits.lines)
+        return tuple(entries), tuple([line[2] for line in lines])
 
     def output(self, query: Query, where: str) -> ToolOutput:
         display = {"files": self.files, "matches": self.matches, "mode": self._mode}
@@ -118,7 +183,7 @@ class Results:
         if not self.files:
             text = f"No matches for {query.pattern!r} in {where}." + (f"\n{notes}" if notes else "")
             return ToolOutput(text, summary=f"grep {query.pattern}: no matches", display=display)
-        ordered = sorted(self._kept, key=lambda file: file.key)
+        ordered = sorted(self._kept, key=itemgetter(0))
         self._kept = []
         out, rest, shown_files, shown_matches = self._shown(ordered)
         cut = bool(rest)
@@ -156,9 +221,17 @@ class Results:
         rest: list[str] = []
         used = shown_files = shown_matches = 0
         cap = MAX_CONTENT_LINES if self._mode == "content" else MAX_FILES
-        for file in ordered:
+        for position, (_, matches, entries, is_match) in enumerate(ordered):
+            if rest:  # the rest goes to the spill file whole
+                for _, _, later, _ in ordered[position:]:
+                    if self._context and later:
+                        rest.append("--\n" + later[0])
+                        rest.extend(later[1:])
+                    else:
+                        rest.extend(later)
+                break
             shown_here = 0
-            for index, entry in enumerate(file.entries):
+            for index, entry in enumerate(entries):
                 if index == 0 and self._context and (out or rest):
                     entry = "--\n" + entry
                 if not rest:
@@ -166,11 +239,11 @@ class Results:
                     if len(out) < cap and used + size <= self._limit:
                         out.append(entry)
                         used += size
-                        shown_here += file.is_match[index]
+                        shown_here += 1 if is_match is None else is_match[index]
                         continue
                 rest.append(entry)
             if self._mode != "content":
-                shown_here = file.matches if shown_here else 0
+                shown_here = matches if shown_here else 0
             shown_files += shown_here > 0
             shown_matches += shown_here
         return out, rest, shown_files, shown_matches
@@ -184,6 +257,11 @@ class Results:
         try:
             self.spill_path, spill = open_spill_file(self._ctx.spill_dir, "grep")
             with spill:
+                whole = "\n".join(entries).encode("utf-8", errors="replace") + b"\n"
+                if len(whole) <= SPILL_LIMIT_BYTES:
+                    spill.write(whole)
+                    self._spilled = len(whole)
+                    return
                 for entry in entries:
                     encoded = (entry + "\n").encode("utf-8", errors="replace")
                     if self._spilled + len(encoded) > SPILL_LIMIT_BYTES:
@@ -204,3 +282,10 @@ class Results:
         if self._spill_full:
             return f"only the first {self._spilled:,} bytes of the complete list ({SPILL_LIMIT_BYTES // (1024 * 1024)} MiB disk cap) are in {self.spill_path}"
         return f"the complete list is in {self.spill_path}"
+
+
+def _clip(text: str) -> str:
+    """A line as shown: no carriage return at its end, cut at ``LINE_LIMIT_CHARS``."""
+    if text.endswith("\r"):
+        text = text.rstrip("\r")
+    return text if len(text) <= LINE_LIMIT_CHARS else text[:LINE_LIMIT_CHARS] + " … [line cut]"

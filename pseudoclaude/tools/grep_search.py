@@ -1,7 +1,8 @@
 """The two grep engines: ripgrep when available, Python ``re`` otherwise, with the same results.
 
-ripgrep runs on all its threads and yields ``FileHits`` in the order its
-threads finish files; the Python walk yields them in path order
+ripgrep (``grep_rg``: its engine, on a thread of its own) runs on all its
+threads and gives ``FileHits`` in the order its threads finish files; the
+Python walk yields them in path order
 (``walk.walk_files``); the caller orders what it shows (``path_key``: rg's
 ``--sort path`` order, which cost ripgrep its threads). Both apply the same rules: hidden files
 searched, ``.git`` and symlinks skipped, ``.gitignore`` respected (also when
@@ -32,61 +33,49 @@ lines around them; the caller caps what it shows.
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
 import os
 import re
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncGenerator, AsyncIterator, BinaryIO, Iterator, Literal
+from typing import BinaryIO, Iterator, Literal, NamedTuple
 
 import pathspec
 
 from pseudoclaude.tools.base import ToolError
 from pseudoclaude.tools.files import open_if_regular
 from pseudoclaude.tools.read_guard import GuardedRoot
-from pseudoclaude.tools.rg_limits import PREEXEC, RG_STALL_S, RgWatch, limit_started
-from pseudoclaude.tools.shell import stop_group
 from pseudoclaude.tools.walk import Notice, Override, gitignore_verdict, ignore_file, walk_files
 
 Mode = Literal["content", "files_with_matches", "count"]
-RG_TIMEOUT_S = 60.0
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """Larger files are not searched: not source code, and a one-line file that size costs ripgrep its size in memory."""
 MAX_FILE_LINES = 50_000
 """Lines kept of one file in content mode; past them the search stops counting (300,000 lines of ripgrep's JSON
 cost 6 s to read and held 300,000 objects, for an answer that shows 300)."""
-_RG_LINE_LIMIT = 1024 * 1024
-_READ_BYTES = 256 * 1024
 WHOLE_FILE_BYTES = 4 * 1024 * 1024  # split into lines, a file costs ~12x its size in str objects: 4 MB peaks near 50 MB
 LONG_LINE_BYTES = 1024 * 1024
 _OVERLAP_CHARS = 4096
 _BLOCK_BYTES = 1024 * 1024
-_TAIL_BYTES = 4096
-_TYPE = re.compile(rb'"type":"(\w+)"')
 _GLOB_META = re.compile(r"[*?\[\]{}\\]")
-_LINE_NUMBER = re.compile(rb'"line_number":(\d+)')
-_END = b'{"type":"end",'
-"""How ripgrep starts a file's closing message (its statistics, not needed): known without parsing it."""
-_JSON = json.JSONDecoder()
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
+    """One line of a file's result (a tuple: a frozen dataclass's ``__init__`` per line showed in a broad search)."""
+
     number: int
     text: str
     is_match: bool
 
 
-@dataclass
+@dataclass(slots=True)
 class FileHits:
     path: str
     """Absolute and normalized; a string, since a ``Path`` per file was a third of a broad search's own time."""
     count: int
-    lines: list[Line] = field(default_factory=list)
+    lines: list[tuple[int, str, bool]] = field(default_factory=list)
+    """``(number, text, is_match)``: a ``Line`` from the Python engine, a plain tuple from ripgrep's."""
     cut: bool = False
     """Its lines stop at ``MAX_FILE_LINES`` (and its count is of those): the search stops after this file."""
 
@@ -197,7 +186,7 @@ def _search_file(path: str, regex: re.Pattern[str], prefilter: re.Pattern[str] |
         matched = set(matches)
         hits.lines = [Line(i + 1, lines[i], i in matched) for i in sorted(wanted)[:MAX_FILE_LINES]]
         if len(wanted) > MAX_FILE_LINES:
-            hits.cut, hits.count = True, sum(line.is_match for line in hits.lines)
+            hits.cut, hits.count = True, sum(is_match for _, _, is_match in hits.lines)
     return hits
 
 
@@ -283,66 +272,6 @@ def _stream_lines(f: BinaryIO, regex: re.Pattern[str]) -> Iterator[tuple[str | N
         yield f"… [line of about {size:,} bytes, too long to show]", matched
 
 
-async def rg_search(query: Query, rg_path: str) -> AsyncGenerator[FileHits, None]:
-    """Search with ripgrep; raises ``EngineFailed`` when it fails before finding anything."""
-    cwd, target, ignore_args = rg_location(query.root, query.ignore_base)
-    argv = [rg_path, *RG_WALK_FLAGS, "--with-filename", "--max-filesize", str(MAX_FILE_BYTES), *ignore_args]
-    if query.case_insensitive:
-        argv.append("--ignore-case")
-    if query.glob:
-        argv += ["--glob", rebase_glob(query.glob, target)]
-    argv += ["--glob", "!.git"]
-    if query.guard is not None:
-        argv += query.guard.rg_globs(cwd)
-    if query.mode == "content":
-        argv += ["--json", "--context", str(query.context)]
-    elif query.mode == "count":
-        argv += ["--count", "--null"]
-    else:
-        argv += ["--files-with-matches", "--null"]
-    argv += ["--regexp", query.pattern, "--", target]
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-        limit=_RG_LINE_LIMIT,
-        preexec_fn=PREEXEC,
-    )
-    limit_started(proc.pid)
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_task = asyncio.ensure_future(proc.stderr.read(64 * 1024))
-    watch = RgWatch(proc)
-    watchdog = asyncio.ensure_future(watch.run())
-    finished = False
-    try:
-        async with asyncio.timeout(RG_TIMEOUT_S):
-            found = 0
-            parsed = _parse_json(proc.stdout, cwd, watch) if query.mode == "content" else _parse_null(proc.stdout, cwd, query.mode, watch)
-            async for hits in parsed:
-                found += 1
-                if query.guard is None or query.guard.denied(hits.path) is None:
-                    yield hits
-                if hits.cut:
-                    return  # ripgrep is stopped below: it has more to say, and no one listens
-            code = await proc.wait()
-            stderr = await stderr_task
-        finished = True
-    except TimeoutError:
-        raise ToolError(f"search took longer than {RG_TIMEOUT_S:.0f} s; narrow the path or the pattern") from None
-    finally:
-        watchdog.cancel()
-        if not finished:
-            stderr_task.cancel()
-            await stop_group(proc)
-    if watch.stalled:
-        raise EngineFailed(f"ripgrep made no progress for {RG_STALL_S:g} s (a FIFO among the ignore files blocks it)")
-    if code < 0 or (code == 2 and not found):
-        raise EngineFailed(stderr.decode("utf-8", errors="replace").strip()[:500] or f"ripgrep ended by signal {-code}")
-
-
 RG_WALK_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global", "--no-messages",
 )  # fmt: skip
@@ -370,124 +299,6 @@ def rebase_glob(glob: str, target: str) -> str:
     if target == "." or "/" not in body.rstrip("/"):
         return glob
     return ("!" if negated else "") + _GLOB_META.sub(r"\\\g<0>", target) + "/" + body.lstrip("/")
-
-
-async def _parse_null(stream: asyncio.StreamReader, cwd: Path, mode: Mode, watch: RgWatch) -> AsyncIterator[FileHits]:
-    """``--count --null`` prints ``path NUL count LF``; ``--files-with-matches --null`` prints ``path NUL``.
-
-    Read in blocks and split here: an awaited ``readuntil`` per file cost more than ripgrep's search.
-    """
-    base = str(cwd)
-    pending = b""
-    while True:
-        chunk = await stream.read(_READ_BYTES)
-        if not chunk:
-            return
-        watch.messages += 1
-        pending += chunk
-        found: list[FileHits] = []
-        start = 0
-        while True:
-            nul = pending.find(b"\x00", start)
-            if nul < 0:
-                break
-            if mode == "count":
-                end = pending.find(b"\n", nul)
-                if end < 0:
-                    break
-                found.append(FileHits(_rg_path(base, os.fsdecode(pending[start:nul])), int(pending[nul + 1 : end])))
-                start = end + 1
-            else:
-                found.append(FileHits(_rg_path(base, os.fsdecode(pending[start:nul])), 1))
-                start = nul + 1
-        pending = pending[start:]
-        for hits in found:
-            yield hits
-
-
-async def _message(stream: asyncio.StreamReader) -> tuple[bytes, int, bytes]:
-    """One line of ripgrep's output: ``(line, 0, b"")`` when it fits ``_RG_LINE_LIMIT``, else ``(head, size, tail)``.
-
-    A file with a 500 MB line makes ripgrep print a 500 MB JSON message; only
-    its first block and its last ``_TAIL_BYTES`` (where the line number is) are kept.
-    """
-    try:
-        return await stream.readuntil(b"\n"), 0, b""
-    except asyncio.IncompleteReadError as error:
-        return error.partial, 0, b""
-    except asyncio.LimitOverrunError as error:
-        head = await stream.read(error.consumed)
-    size, tail = len(head), head[-_TAIL_BYTES:]
-    while True:
-        try:
-            piece = await stream.readuntil(b"\n")
-        except asyncio.IncompleteReadError as error:
-            piece = error.partial
-        except asyncio.LimitOverrunError as error:
-            piece = await stream.read(error.consumed)
-            size, tail = size + len(piece), (tail + piece)[-_TAIL_BYTES:]
-            continue
-        return head, size + len(piece), (tail + piece)[-_TAIL_BYTES:]
-
-
-def _oversized(head: bytes, size: int, tail: bytes) -> Line | None:
-    """The match or context line of an oversized message, as a placeholder (None for any other message)."""
-    kind, number = _TYPE.search(head[:200]), _LINE_NUMBER.search(tail)
-    if kind is None or number is None or kind.group(1) not in (b"match", b"context"):
-        return None
-    return Line(int(number.group(1)), f"… [line of about {size:,} bytes, too long to show]", kind.group(1) == b"match")
-
-
-async def _parse_json(stream: asyncio.StreamReader, cwd: Path, watch: RgWatch) -> AsyncIterator[FileHits]:
-    current: FileHits | None = None
-    while True:
-        raw, size, tail = await _message(stream)
-        if not raw:
-            return
-        watch.messages += 1
-        if size:
-            line = _oversized(raw, size, tail)
-            if line is not None and current is not None:
-                current.lines.append(line)
-                current.count += line.is_match
-            continue
-        if raw.startswith(_END) and current is not None:
-            if current.count:
-                yield current
-            current = None
-            continue
-        message = _JSON.decode(raw.decode("utf-8", errors="surrogateescape"))
-        kind, data = message.get("type"), message.get("data", {})
-        if kind == "begin":
-            current = FileHits(_rg_path(str(cwd), _json_text(data["path"])), 0)
-        elif kind in ("match", "context") and current is not None:
-            text = _json_text(data["lines"])
-            text = text[:-1] if text.endswith("\n") else text
-            current.lines.append(Line(int(data["line_number"]), text, kind == "match"))
-            current.count += kind == "match"
-            if len(current.lines) >= MAX_FILE_LINES:
-                current.cut = True
-                yield current
-                return
-        elif kind == "end" and current is not None:
-            if current.count:
-                yield current
-            current = None
-
-
-def _json_text(value: dict[str, str]) -> str:
-    if "text" in value:
-        return value["text"]
-    return base64.b64decode(value.get("bytes", "")).decode("utf-8", errors="replace")
-
-
-def _rg_path(cwd: str, raw: str) -> str:
-    """ripgrep prints ``target/rel`` (``./rel`` for ``.``), already clean: joined by concatenation (a ``normpath``
-    per file cost as much as the rest of reading its name)."""
-    raw = raw[2:] if raw.startswith("./") else raw
-    if os.path.isabs(raw):
-        return raw
-    return cwd + raw if cwd.endswith(os.sep) else cwd + os.sep + raw
 
 
 def path_key(path: str) -> str:

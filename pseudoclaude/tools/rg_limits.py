@@ -13,10 +13,7 @@ its first MiB. Hitting either limit costs time, never results.
 
 from __future__ import annotations
 
-import asyncio
 import os
-
-from pseudoclaude.tools.shell import stop_group
 
 try:
     import resource
@@ -27,7 +24,8 @@ RG_MEMORY_BYTES = 512 * 1024 * 1024
 """ripgrep's address-space cap. Its own need is small (a 60 MB one-line file peaks at 146 MB RSS with ``--json``);
 a hostile ignore file passes it within a second."""
 RG_STALL_S = 2.0
-"""ripgrep this long without reading a byte while we wait for its output: it is stuck (a FIFO ``.gitignore``)."""
+"""ripgrep this long without output and without reading a byte: it is stuck (a FIFO ``.gitignore``). Our reading
+counts as its activity, so a ripgrep waiting for us to drain its output is never taken for a stalled one."""
 POLL_S = 0.25
 
 
@@ -102,32 +100,3 @@ class RgProgress:
             return None
         moved, self._last = now != self._last, now
         return moved
-
-
-class RgWatch:
-    """Stops a ripgrep that is stuck: no message read by us (``messages``) and no progress of its own for ``RG_STALL_S``.
-
-    Our reading counts as activity, so a ripgrep waiting for us to drain its
-    output (we are slow, it is not stuck) is never taken for a stalled one.
-    Where ``/proc`` cannot tell, it does nothing (the caller's timeout remains).
-    """
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self._proc = proc
-        self.messages = 0
-        self.stalled = False
-
-    async def run(self) -> None:
-        progress = RgProgress(self._proc.pid)
-        idle, seen = 0.0, self.messages
-        while self._proc.returncode is None:
-            await asyncio.sleep(POLL_S)
-            moved = progress.moved()
-            if moved is None:
-                return
-            idle = 0.0 if moved or self.messages != seen else idle + POLL_S
-            seen = self.messages
-            if idle >= RG_STALL_S:
-                self.stalled = True
-                await stop_group(self._proc)
-                return

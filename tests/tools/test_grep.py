@@ -58,6 +58,7 @@ QUERIES: list[dict[str, Any]] = [
     {"pattern": "hello", "path": "src"},
     {"pattern": "hello", "path": "build", "output_mode": "content"},
     {"pattern": "hello", "path": "docs/readme.md", "output_mode": "count"},
+    {"pattern": "hello", "path": "blob.bin", "output_mode": "content"},
     {"pattern": r"^\s+return\b", "output_mode": "content"},
     {"pattern": "again$", "output_mode": "content"},
     {"pattern": "else\\.$", "output_mode": "content"},
@@ -300,3 +301,59 @@ def test_a_file_with_more_lines_than_any_answer_stops_the_count_and_says_so(call
     assert lines[1:3] == ["huge.txt:1:m", "huge.txt:2:m"] and len(lines) == MAX_CONTENT_LINES + 3
     assert lines[-1].startswith("(note: the search stopped counting after 1 files")
     assert out.summary == f"grep m: at least {MAX_FILE_LINES} lines in 1 file"
+
+
+@needs_rg
+def test_past_the_keep_limit_ripgrep_is_stopped_reaped_and_the_first_lines_are_a_full_runs(call: Call, workspace: Path, tmp_path: Path) -> None:
+    """A result past ``KEEP_CHARS`` stops the search: the ripgrep behind it is gone when the tool answers, and what is
+    shown is the first by path, the lines a full (Python, path-ordered) run shows first."""
+    from pseudoclaude.tools.grep_results import KEEP_CHARS
+
+    line = "needle " + "x" * 93 + "\n"
+    (workspace / "a.txt").write_text(line * (KEEP_CHARS // len(line) + 2_000))
+    for i in range(30):
+        (workspace / f"b{i:02}.txt").write_text(line * 50)
+    wrapper = tmp_path / "rg-wrapper"
+    wrapper.write_text(f'#!/bin/sh\necho $$ > {tmp_path}/rg.pid\nexec {RG} "$@"\n')
+    wrapper.chmod(0o755)
+    out = call(GrepTool(rg_path=str(wrapper)), pattern="needle", output_mode="content")
+    assert not _alive(int((tmp_path / "rg.pid").read_text()))
+    shown, full = _shown(out.content), _shown(call(fallback, pattern="needle", output_mode="content").content)
+    assert out.content.startswith("At least ") and "(note: the search stopped counting" in out.content
+    assert len(shown) > 20 and shown == full == [f"a.txt:{n}:{line[:-1]}" for n in range(1, len(shown) + 1)]
+
+
+def _shown(content: str) -> list[str]:
+    lines = content.splitlines()[1:]
+    return lines[: next(i for i, text in enumerate(lines) if text.startswith("… "))]
+
+
+@needs_rg
+@pytest.mark.parametrize("mode", ["content", "count"])
+def test_many_names_with_newlines_read_in_many_blocks_agree_with_the_python_engine(call: Call, workspace: Path, mode: str) -> None:
+    """ripgrep's records are split a block at a time, and a name holding a newline may straddle two: likeliest in the
+    output of one file larger than a read (its lines all start with its name)."""
+    for i in range(300):
+        (workspace / f"dir\n{i:04}\nname.txt").write_text(f"needle {i}\n" + "hay\n" * (i % 3) + "needle again\n")
+    (workspace / "big\nname.txt").write_text("needle in a long file\n" * 30_000)
+    out, python = call(GrepTool(rg_path=RG), pattern="needle", output_mode=mode), call(fallback, pattern="needle", output_mode=mode)
+    assert out.full_output is not None and python.full_output is not None
+    assert out.content.replace(out.full_output, "") == python.content.replace(python.full_output, "")
+    assert Path(out.full_output).read_text() == Path(python.full_output).read_text()
+    assert out.content.splitlines()[1].startswith('"big\\nname.txt":') and '"dir\\n0299\\nname.txt"' in Path(out.full_output).read_text()
+
+
+@needs_rg
+def test_ripgreps_note_on_a_binary_file_after_a_match_is_read_past(call: Call, workspace: Path) -> None:
+    """ripgrep stops at a NUL met after a match and says so on a line of its own, named after the file: that line is
+    skipped (ripgrep's answer, with the match before the NUL), not taken for a failure (the Python engine would answer,
+    without it); a name that imitates the note is still read as a name."""
+    (workspace / "late.bin").write_bytes(b"needle first\n" + b"x" * 200_000 + b"\n\x00\n")
+    (workspace / "late.bin: WARNING: stopped searching binary file after match").write_text("needle odd\n")
+    (workspace / "z.txt").write_text("needle z\n")
+    assert call(GrepTool(rg_path=RG), pattern="needle", output_mode="content").content.splitlines() == [
+        "3 matching lines in 3 files:",
+        "late.bin:1:needle first",
+        "late.bin: WARNING: stopped searching binary file after match:1:needle odd",
+        "z.txt:1:needle z",
+    ]

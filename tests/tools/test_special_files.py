@@ -147,7 +147,22 @@ def test_grep_through_ripgrep_survives_a_huge_single_line(ctx: ToolContext, work
     out = run(GrepTool(rg_path="auto"), ctx, pattern="needle", output_mode="content")
     header, first, second = out.content.splitlines()
     assert header == "2 matching lines in 1 file:" and second == "huge.txt:2:short needle"
-    assert first.startswith("huge.txt:1:… [line of about 5,000,") and first.endswith(" bytes, too long to show]")
+    assert first == "huge.txt:1:… [line of about 5,000,008 bytes, too long to show]"
+    assert out.content == run(GrepTool(rg_path=None), ctx, pattern="needle", output_mode="content").content
+
+
+def test_a_line_over_a_mib_is_a_placeholder_through_ripgrep_however_its_output_is_read(ctx: ToolContext, workspace: Path) -> None:
+    """Whole in one read or in pieces, a record over ``LONG_RECORD_BYTES`` shows as its size: the same answer every run."""
+    from pseudoclaude.tools.grep_rg import LONG_RECORD_BYTES
+
+    for i, size in enumerate((LONG_RECORD_BYTES + 10, LONG_RECORD_BYTES * 3 // 2, 2 * LONG_RECORD_BYTES)):
+        (workspace / f"long{i}.txt").write_bytes(b"y" * size + b" needle\nshort needle\n")
+    answers = {run(GrepTool(rg_path="auto"), ctx, pattern="needle", output_mode="content").content for _ in range(3)}
+    assert len(answers) == 1
+    lines = answers.pop().splitlines()
+    assert lines[1] == f"long0.txt:1:… [line of about {LONG_RECORD_BYTES + 18:,} bytes, too long to show]"
+    assert lines[3] == f"long1.txt:1:… [line of about {LONG_RECORD_BYTES * 3 // 2 + 8:,} bytes, too long to show]"
+    assert lines[6] == "long2.txt:2:short needle" and len(lines) == 7
 
 
 def test_the_python_engine_streams_a_large_file_with_the_same_results_as_ripgrep(ctx: ToolContext, workspace: Path) -> None:
