@@ -20,14 +20,17 @@ from pseudoclaude.config.provider import (
     run_key_helper,
 )
 from pseudoclaude.config.resolve import Resolved, Variables, from_files, resolve
-from pseudoclaude.config.table import ROWS
+from pseudoclaude.config.table import ROWS, SETTINGS, Setting, raw as consumer_parsed
 from pseudoclaude.config.trusted import trusted_settings_files
 from pseudoclaude.config.types import ConfigError, Flags, Origin, PermissionMode, Settings, ShellEnvironment
 from pseudoclaude.llm import PROVIDERS, ProviderEntry
 from pseudoclaude.sandbox import SandboxConfig
 from pseudoclaude.trust import WorkspaceTrust, visible
 
-_PLAIN_ROWS = ("context_window", "context_engine", "effort", "max_thinking_tokens", "thinking", "max_turns", "max_budget_usd", "openai_api", "web_fetch_local")
+_RESOLVED_APART = frozenset({"model", "claude_model", "provider", "api_key_helper", "permission_mode", "sessions_dir"})
+"""Rows with rules of their own below (the provider's choice, a Claude Code model alias, the mode's names, the home's
+default folder); every other row with a parser resolves the same way, into ``Settings.values`` (rows parsed ``raw``
+are read by their consumers from the files)."""
 
 
 def load_settings(
@@ -35,13 +38,15 @@ def load_settings(
     flags: Flags = Flags(),
     environ: Mapping[str, str] | None = None,
     providers: Sequence[ProviderEntry] = PROVIDERS,
+    table: Sequence[Setting] = SETTINGS,
 ) -> Settings:
     """Resolve every setting; raise ``ConfigError`` when no provider is configured.
 
     Project entries the user has not trusted are left out here (``pseudoclaude.trust``),
     so nothing downstream can apply them. ``providers`` is the provider table
-    (``llm.providers.PROVIDERS``); tests pass their own.
+    (``llm.providers.PROVIDERS``) and ``table`` the settings table (``config.table.SETTINGS``); tests pass their own.
     """
+    rows = {row.name: row for row in table}
     workspace = workspace.resolve()
     process = os.environ if environ is None else environ
     dotenv = read_dotenv(workspace)
@@ -50,8 +55,8 @@ def load_settings(
     files, trust = trusted_settings_files(workspace, home, trust_workspace=flags.trust_workspace, raw=raw)
     variables = Variables(process, dotenv, session_variables(files))
     env = variables.merged()
-    found = {name: resolve(ROWS[name], flags, variables, files) for name in ("model", "claude_model", "provider")}
-    helper = from_files(ROWS["api_key_helper"], files)
+    found = {name: resolve(rows[name], flags, variables, files) for name in ("model", "claude_model", "provider")}
+    helper = from_files(rows["api_key_helper"], files)
     entry = choose_provider(found["provider"].value, found["model"].value, env, providers, helper=helper.value is not None)
     model, alias_notice = _model(found["model"], found["claude_model"], entry)
     endpoint = project_endpoint(entry, variables.users(), dotenv)
@@ -78,15 +83,15 @@ def load_settings(
         )
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env){visible(untrusted)}")
 
-    plain = {name: resolve(ROWS[name], flags, variables, files) for name in _PLAIN_ROWS}
+    plain = {row.name: resolve(row, flags, variables, files) for row in table if row.parse is not consumer_parsed and row.name not in _RESOLVED_APART}
     sandbox, sandbox_notices = _sandbox(raw, workspace, flags.sandbox)
-    mode = resolve(ROWS["permission_mode"], flags, variables, files)
+    mode = resolve(rows["permission_mode"], flags, variables, files)
     try:
         mode_name = PermissionMode.parse(str(mode.value)).value
     except ValueError as error:
         raise ConfigError(f"{error} (from {mode.source})") from None
     shell_environment, ignored_include = _shell_environment(files)
-    sessions = resolve(ROWS["sessions_dir"], flags, variables, files)
+    sessions = resolve(rows["sessions_dir"], flags, variables, files)
     sessions_dir = sessions.value if sessions.value is not None else home / "sessions"
     trust = _noticed(trust, *sandbox_notices, *ignored_include, *_additional_directories(files), *alias_notice)
     origins = {name: resolved.origin() for name, resolved in {**found, **plain, "model": model, "permission_mode": mode}.items()}
@@ -101,7 +106,7 @@ def load_settings(
     base = variables.find(entry.base_url_variable)
     origins["base_url"] = Origin(base_url, base[1]) if base_url and base else Origin("the provider's", "default")
     for name in ("hooks", "permission_rules", "env", "sandbox", "shell_environment"):
-        origins[name] = from_files(ROWS[name], files).origin()
+        origins[name] = from_files(rows[name], files).origin()
     return Settings(
         workspace=workspace,
         home=home,
@@ -133,6 +138,7 @@ def load_settings(
         thinking=plain["thinking"].value,
         origins=origins,
         session_env={name: value for name, (value, _) in session_variables(files).items()},
+        values={name: resolved.value for name, resolved in plain.items()},
     )
 
 

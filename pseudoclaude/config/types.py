@@ -136,3 +136,10 @@ class Settings:
     """The ``env`` setting of the settings files (project ones only once trusted): variables set for this session."""
     settings_labels: tuple[str, ...] = ()
     """What each of ``settings_paths`` is ("user settings", "Claude Code project settings"), in the same order."""
+    values: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    """Every row of the settings table that resolves the plain way, by name (``config.load``): what ``value`` reads."""
+
+    def value(self, name: str) -> Any:
+        """The resolved value of the table row ``name`` (None: not set and no default): a new setting's consumer reads
+        it here, so adding one is its row and its consumer (the fields above predate the table)."""
+        return self.values.get(name)

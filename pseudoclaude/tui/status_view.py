@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from pseudoclaude.agent import AgentStatus
-from pseudoclaude.config import Origin, Settings
+from pseudoclaude.config import ROWS, Origin, Settings
 from pseudoclaude.textsafe import for_terminal
 
 if TYPE_CHECKING:
@@ -37,6 +37,10 @@ def origin_of(settings: Settings, name: str, value: object) -> str:
     if value is None or value == "":
         return recorded.source if recorded.value in ("", "not set") else CHANGED
     return recorded.source if recorded.value == str(value) else CHANGED
+
+
+_SHOWN_ABOVE = frozenset({"effort", "max_thinking_tokens", "context_window", "context_engine", "max_turns", "max_budget_usd"})
+"""The table's plain rows ``status_rows`` words itself; every other one set somewhere is listed after them as resolved."""
 
 
 def status_rows(settings: Settings, mode: str) -> list[tuple[str, str, str]]:
@@ -69,6 +73,11 @@ def status_rows(settings: Settings, mode: str) -> list[tuple[str, str, str]]:
         ("hooks", "from settings files" if recorded("hooks") != "not set" else "none", recorded("hooks")),
         ("permission rules", "from settings files" if recorded("permission_rules") != "not set" else "none", recorded("permission_rules")),
         ("session env", ", ".join(sorted(settings.session_env)) or "none", recorded("env")),
+    ]
+    rows += [
+        (ROWS[name].shown if name in ROWS else name.replace("_", " "), origins[name].value, origins[name].source)
+        for name in settings.values
+        if name not in _SHOWN_ABOVE and name in origins and origins[name].source not in ("not set", "default")
     ]
     return [(name, for_terminal(str(value)), for_terminal(origin)) for name, value, origin in rows]
 
