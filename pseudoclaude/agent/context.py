@@ -40,8 +40,9 @@ class PrepareRequest:
     summary request is sent (the ``PreCompact`` hook and the notice);
     ``before_adopting``: awaited before an engine applies a compaction it did
     not ask for (the provider's, under the native engine: the ``PreCompact``
-    hook alone, since the provider already summarized); ``shape`` builds the request the runner would send for a conversation, so
-    a summary can be asked as that request (reusing its cached prefix).
+    hook alone, since the provider already summarized); ``shape`` builds the
+    request the runner would send for a conversation, so a summary can be
+    asked as that request (reusing its cached prefix).
     """
 
     conversation: tuple[Message, ...]
@@ -209,7 +210,7 @@ def compactions(outcome: ContextOutcome, trigger: str) -> list[Compacted]:
     found = []
     for index, action in enumerate(actions):
         data = action.data
-        summary = outcome.summary or "" if index == len(actions) - 1 else ""
+        summary = (outcome.summary or "") if index == len(actions) - 1 else ""
         before, after = int(data.get("before_tokens", outcome.before_tokens)), int(data.get("after_tokens", outcome.after_tokens))
         found.append(Compacted(str(data.get("trigger", trigger)), before, after, summary))
     return found

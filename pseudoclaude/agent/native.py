@@ -7,8 +7,8 @@ answer, else the table) and the window leaves room for the API's lowest
 trigger; elsewhere it is the pipeline. ``auto`` picks per model by
 ``AUTO_PICKS_NATIVE`` (the measurement behind it is in its docstring).
 
-How the parts meet (the runner is not changed: the engine is a
-``ContextEngine``, and the runner's provider is wrapped):
+How the parts meet (the runner knows no engine but the ``ContextEngine``
+seam, and its provider is wrapped):
 
 * ``NativeEngine.prepare`` runs Layer 1 (``compact.offload_layer``), then
   adopts a compaction the last response carried (``compact.adopt_compaction``:
