@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 OUTPUT_FORMATS = ("text", "json", "stream-json", "events")
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion: typer's, free at start-up (typer.main imports its completion anyway)
     no_args_is_help=False,
     invoke_without_command=True,
     pretty_exceptions_enable=False,
@@ -37,6 +37,13 @@ app = typer.Typer(
     help="PseudoClaude: a terminal coding agent that keeps long sessions sharp.",
 )
 add_subcommands(app)
+
+
+def _model_ids(incomplete: str) -> list[str]:
+    """``--model``'s shell completion: the table's ids ``/model`` offers, by prefix (imported only when the shell asks)."""
+    from pseudoclaude.llm import table_model_ids
+
+    return [model for model in table_model_ids() if model.startswith(incomplete)]
 
 
 def _version(value: bool) -> None:
@@ -53,7 +60,10 @@ def main_command(
         typer.Option("--print", "-p", help="Run one task headless and print the answer; with no value (or '-') the prompt is read from stdin."),
     ] = None,
     output_format: Annotated[str, typer.Option("--output-format", help=f"{' | '.join(OUTPUT_FORMATS)} (with -p).")] = "text",
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).")] = None,
+    model: Annotated[
+        Optional[str],
+        typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).", autocompletion=_model_ids),
+    ] = None,
     provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted).")] = None,
     max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop a run after this many model turns (default: no limit).", min=1)] = None,
     max_budget_usd: Annotated[

@@ -16,7 +16,7 @@ PUBLIC = {
         "ServerError", "StreamCut", "StreamEvent", "TextChunk", "ToolCall", "ToolCallStart", "ToolArgsChunk", "ToolChoice", "ToolResult", "ToolSpec",
         "Usage", "build_provider", "context_window", "model_info", "stream_with_retry",
         "DEFAULT_FALLBACK_CONTEXT_WINDOW", "UnknownProvider", "cost_usd", "CachePrices", "cache_prices", "encoding_for", "provider_entry",
-        "provider_for_model", "warm_up", "parser_ready", "sdk_ready", "start_warm_up",
+        "provider_for_model", "table_model_ids", "warm_up", "parser_ready", "sdk_ready", "start_warm_up",
         "EFFORTS", "Effort", "ReasoningStyle", "Thinking", "ThinkingChunk", "ThinkingMode", "effort_notice", "reasoning_style", "request_cost", "price_known", "price_notice", "unknown_model_notice", "explained", "ModelNotFound", "UsageSoFar",
         "PromptTruncated", "LocalServer", "WindowProbe", "WindowProber", "fetch_models", "find_local_servers", "probe_window",
         "CustomHeadersError", "parse_custom_headers",

@@ -38,8 +38,11 @@ class PrepareRequest:
     recorded as ``trigger`` (``manual`` or ``overflow``); ``instructions``:
     what ``/compact`` was told to keep; ``before_summary``: awaited before a
     summary request is sent (the ``PreCompact`` hook and the notice);
-    ``shape`` builds the request the runner would send for a conversation, so
-    a summary can be asked as that request (reusing its cached prefix).
+    ``before_adopting``: awaited before an engine applies a compaction it did
+    not ask for (the provider's, under the native engine: the ``PreCompact``
+    hook alone, since the provider already summarized); ``shape`` builds the
+    request the runner would send for a conversation, so a summary can be
+    asked as that request (reusing its cached prefix).
     """
 
     conversation: tuple[Message, ...]
@@ -48,6 +51,7 @@ class PrepareRequest:
     before_summary: BeforeSummary | None = None
     shape: RequestShape | None = None
     trigger: Trigger = "manual"
+    before_adopting: BeforeSummary | None = None
 
 
 class ContextEngine(Protocol):
@@ -187,3 +191,26 @@ def outcome_events(outcome: ContextOutcome) -> list[ev.Event]:
     if outcome.error is not None:
         events.append(ev.Progress("warning", f"summary failed: {outcome.error.message}"))
     return events
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """One compaction an outcome reports, as the ``PostCompact`` hook is told it."""
+
+    trigger: str
+    before_tokens: int
+    after_tokens: int
+    summary: str
+
+
+def compactions(outcome: ContextOutcome, trigger: str) -> list[Compacted]:
+    """Each compaction in ``outcome`` (one, or two when the native engine adopted the provider's and ours still had to
+    summarize); the summary text goes with the last, the one the outcome carries."""
+    actions = [action for action in outcome.actions if action.layer == "compact"]
+    found = []
+    for index, action in enumerate(actions):
+        data = action.data
+        summary = (outcome.summary or "") if index == len(actions) - 1 else ""
+        before, after = int(data.get("before_tokens", outcome.before_tokens)), int(data.get("after_tokens", outcome.after_tokens))
+        found.append(Compacted(str(data.get("trigger", trigger)), before, after, summary))
+    return found

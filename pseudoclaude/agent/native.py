@@ -7,8 +7,8 @@ answer, else the table) and the window leaves room for the API's lowest
 trigger; elsewhere it is the pipeline. ``auto`` picks per model by
 ``AUTO_PICKS_NATIVE`` (the measurement behind it is in its docstring).
 
-How the parts meet (the runner is not changed: the engine is a
-``ContextEngine``, and the runner's provider is wrapped):
+How the parts meet (the runner knows no engine but the ``ContextEngine``
+seam, and its provider is wrapped):
 
 * ``NativeEngine.prepare`` runs Layer 1 (``compact.offload_layer``), then
   adopts a compaction the last response carried (``compact.adopt_compaction``:
@@ -23,6 +23,17 @@ How the parts meet (the runner is not changed: the engine is a
   the rest of the session, saying so once.
 * ``/compact`` and overflow recovery are the pipeline's (a summary we ask
   for), as is everything once the engine has fallen back.
+* The ``PreCompact`` and ``PostCompact`` hooks cannot run before the server
+  compacts (it decides inside the request, and a prediction from our estimate
+  would fire for compactions that never happen), so both fire once per
+  provider compaction, when the engine adopts it: before the next request,
+  which is the first to send the block back (in the same turn when the
+  compacting answer called tools, else at the next prompt's first request,
+  also after a resume). ``PreCompact`` (``trigger: "auto"``, empty
+  ``custom_instructions``, as Claude Code's automatic one) runs before the
+  session records the compaction, ``PostCompact`` after, with the provider's
+  summary as ``compact_summary`` (Anthropic's text; empty for OpenAI's
+  encrypted item). ``/compact`` fires them as the pipeline does (``manual``).
 """
 
 from __future__ import annotations
@@ -150,8 +161,11 @@ class NativeEngine:
         warnings: list[str] = []
         current: Sequence[Message] = conversation
         adopted = adopt_compaction(conversation, state)
+        summary: str | None = None
         if adopted is not None:
             current = adopted
+            if request.before_adopting is not None:
+                await request.before_adopting(before)
             state.reset_anchor()
             after = state.estimate(adopted)
             summary = adopted[0].compaction.text if adopted[0].compaction is not None else ""
@@ -165,10 +179,12 @@ class NativeEngine:
             actions.append(step.action)
         tokens = state.estimate(current)
         if tokens >= state.budget.summary_input_budget("manual"):  # the server did not compact in time: ours does
-            return self._with_notice(await self.pipeline.prepare(replace(request, conversation=tuple(current))))
+            ours = await self.pipeline.prepare(replace(request, conversation=tuple(current)))
+            merged = replace(ours, before_tokens=before, actions=(*actions, *ours.actions), warnings=(*warnings, *ours.warnings))
+            return self._with_notice(merged)
         state.note_sent(current)
         state.working_set.mark(current)
-        return ContextOutcome(tuple(current), before, tokens, tuple(actions), tuple(warnings), state.tripped, budget=state.budget)
+        return ContextOutcome(tuple(current), before, tokens, tuple(actions), tuple(warnings), state.tripped, summary, budget=state.budget)
 
     def _edit_actions(self) -> list[LayerAction]:
         work, self._work = self._work, None

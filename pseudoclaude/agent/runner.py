@@ -33,7 +33,7 @@ from typing import AsyncGenerator, Iterable, Mapping, Sequence
 from pseudoclaude.agent import events as ev
 from pseudoclaude.agent.cost import Spent
 from pseudoclaude.agent.closure import normalize_call_ids, repair
-from pseudoclaude.agent.context import ContextEngine, NoCompaction, PrepareRequest, outcome_events
+from pseudoclaude.agent.context import ContextEngine, NoCompaction, PrepareRequest, compactions, outcome_events
 from pseudoclaude.agent.hooks.gate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
 from pseudoclaude.agent.recording import SessionRecorder
@@ -45,24 +45,8 @@ from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.agent.views import RunnerSnapshot
 from pseudoclaude.compact import ContextOutcome, Trigger
 from pseudoclaude.llm import (
-    Completed,
-    Effort,
-    Image,
-    Message,
-    PromptTooLong,
-    PromptTruncated,
-    Provider,
-    ProviderError,
-    Request,
-    Retrying,
-    StreamCut,
-    TextChunk,
-    ToolSpec,
-    Usage,
-    UsageSoFar,
-    explained,
-    stream_with_retry,
-    supports_vision,
+    Completed, Effort, Image, Message, PromptTooLong, PromptTruncated, Provider, ProviderError, Request,
+    Retrying, StreamCut, TextChunk, ToolSpec, Usage, UsageSoFar, explained, stream_with_retry, supports_vision,
 )
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
 
@@ -365,20 +349,22 @@ class Runner:
     async def _prepare(self, emit: Emit, *, forced: bool, instructions: str | None = None, trigger: Trigger = "manual") -> ContextOutcome:
         """Ask the context engine what to send, apply it, say what happened, and return its outcome.
 
-        The ``PreCompact`` hook's events and then the "compacting" notice have
-        been handled by the consumer (``emit`` returns then) before the
-        summary request is sent, not after it returns.
+        The ``PreCompact`` hook's events and then the "compacting" notice have been handled by the consumer
+        (``emit`` returns then) before a summary request is sent, not after it returns; a compaction the engine
+        adopts (the provider's) gets the hook alone, before it is applied. ``PostCompact`` follows each one.
         """
         trigger = trigger if forced else "auto"
 
-        async def before_summary(tokens: int) -> None:
+        async def pre_compact(tokens: int) -> None:
             for event in await self._hooks.pre_compact(trigger, tokens, instructions):
                 await emit(event)
-            notice = f"compacting the conversation ({tokens} tokens)..."
-            await emit(ev.Progress("compacting", notice, {"trigger": trigger, "before_tokens": tokens}))
+
+        async def before_summary(tokens: int) -> None:
+            await pre_compact(tokens)
+            await emit(ev.Progress("compacting", f"compacting the conversation ({tokens} tokens)...", {"trigger": trigger, "before_tokens": tokens}))
 
         outcome = await self._context.prepare(
-            PrepareRequest(tuple(self._conversation), forced, instructions, before_summary, self._request_for, trigger)
+            PrepareRequest(tuple(self._conversation), forced, instructions, before_summary, self._request_for, trigger, pre_compact)
         )
         self._conversation = list(outcome.conversation)
         self._request_tokens = outcome.after_tokens
@@ -389,8 +375,8 @@ class Runner:
             self._tool_context = self._tool_context.at(budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes))
         for event in outcome_events(outcome):
             await emit(event)
-        if outcome.summarized:
-            for event in await self._hooks.post_compact(trigger, outcome.before_tokens, outcome.after_tokens):
+        for done in compactions(outcome, trigger):
+            for event in await self._hooks.post_compact(done.trigger, done.before_tokens, done.after_tokens, done.summary):
                 await emit(event)
         return outcome
 

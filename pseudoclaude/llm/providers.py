@@ -347,6 +347,16 @@ class UnknownProvider(ValueError):
     """A provider name that no table entry has."""
 
 
+def table_model_ids(providers: Sequence[ProviderEntry] = PROVIDERS) -> tuple[str, ...]:
+    """Every full model id the table's rows give (``ModelRow.full_ids``), provider by provider in table order.
+
+    What ``/model`` lists where no endpoint answers, and what Tab completes in
+    the REPL and in the shell (``pseudoclaude --model <Tab>``, where no
+    network is asked: a keystroke must not wait on a service).
+    """
+    return tuple(dict.fromkeys(model for entry in providers for row in entry.models for model in row.full_ids()))
+
+
 def provider_entry(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> ProviderEntry:
     """The entry called ``name``; ``UnknownProvider`` when there is none."""
     for entry in providers:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal, Mapping
 
 from pseudoclaude.config import Settings
-from pseudoclaude.llm import PROVIDERS, ProviderEntry, fetch_models
+from pseudoclaude.llm import PROVIDERS, ProviderEntry, fetch_models, table_model_ids
 
 FETCH_TIMEOUT = 1.5
 _MAX_IDS = 500
@@ -68,7 +68,7 @@ def model_ids(
 
 def table_ids(entry: ProviderEntry) -> tuple[str, ...]:
     """The full ids the table's rows give for ``entry``, in table order."""
-    return tuple(dict.fromkeys(model for row in entry.models for model in row.full_ids()))
+    return table_model_ids((entry,))
 
 
 def _listed(entry: ProviderEntry, settings: Settings, env: Mapping[str, str], timeout: float, wait: bool) -> tuple[str, ...] | None:

@@ -151,10 +151,9 @@ async def _status(repl: CommandContext, arg: str) -> bool:
 
 def known_models() -> tuple[str, ...]:
     """Every full model id the provider table gives (Tab's fallback when the REPL has no settings to ask endpoints with)."""
-    from pseudoclaude.llm import PROVIDERS
-    from pseudoclaude.tui.model_list import table_ids
+    from pseudoclaude.llm import table_model_ids
 
-    return tuple(dict.fromkeys(model for entry in PROVIDERS for model in table_ids(entry)))
+    return table_model_ids()
 
 
 async def _model(repl: CommandContext, arg: str) -> bool:

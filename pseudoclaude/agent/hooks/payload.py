@@ -69,7 +69,7 @@ SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
     "PostToolUseFailure": {"tool_input": {"command": "false"}, "error": "exit code 1", "is_interrupt": False},
     "PermissionRequest": {"tool_input": {"command": "echo hello"}, "permission_suggestions": []},
     "PreCompact": {"trigger": "manual", "custom_instructions": "", "before_tokens": 150000},
-    "PostCompact": {"trigger": "manual", "before_tokens": 150000, "after_tokens": 12000},
+    "PostCompact": {"trigger": "manual", "compact_summary": "1. Primary Request and Intent: ...", "before_tokens": 150000, "after_tokens": 12000},
     "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
     "Notification": {"message": "PseudoClaude needs your permission to use Bash", "notification_type": "permission_prompt"},
     "SubagentStart": {"agent_id": "call_sample", "agent_type": "general-purpose"},

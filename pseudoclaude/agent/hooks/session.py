@@ -260,8 +260,9 @@ class SessionHooks:
         data = {"trigger": trigger, "custom_instructions": instructions or "", "before_tokens": tokens}
         return (await self.fire("PreCompact", data, trigger)).events
 
-    async def post_compact(self, trigger: str, before: int, after: int) -> tuple[ev.Event, ...]:
-        data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
+    async def post_compact(self, trigger: str, before: int, after: int, summary: str = "") -> tuple[ev.Event, ...]:
+        """``PostCompact``; ``compact_summary`` as Claude Code sends it (empty where the summary is opaque: OpenAI's item)."""
+        data = {"trigger": trigger, "compact_summary": summary, "before_tokens": before, "after_tokens": after}
         return (await self.fire("PostCompact", data, trigger)).events
 
     async def end(self, reason: str = "other") -> tuple[ev.Event, ...]:
