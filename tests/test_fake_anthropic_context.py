@@ -62,8 +62,7 @@ def test_a_model_without_the_strategy_is_refused() -> None:
 def test_the_compaction_streams_as_the_sdk_accumulates_it_and_the_usage_counts_it() -> None:
     script = [Reply(text="Carrying on.", calls=(Call("grep", "{}"),), input_tokens=60_000)]
     with FakeAnthropicServer(script) as server:
-        client = Anthropic(api_key="sk-test", base_url=server.url, max_retries=0)
-        with client.beta.messages.stream(
+        with Anthropic(api_key="sk-test", base_url=server.url, max_retries=0) as client, client.beta.messages.stream(
             model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "fix the parser"}], betas=[EDITING_BETA, COMPACT_BETA],
             context_management={"edits": [COMPACT_EDIT]}, tools=[{"name": "grep", "input_schema": {"type": "object"}}],
         ) as stream:
