@@ -130,7 +130,7 @@ def test_with_the_network_off_commands_of_a_session_still_reach_each_others_serv
         jobs = BackgroundJobs()
         await jobs.start(f"python3 -m http.server {port} --bind 127.0.0.1", workspace, sandbox=sandbox)
         try:
-            fetch = f"for i in $(seq 50); do curl -sS -m 2 http://127.0.0.1:{port}/index.html && break; sleep 0.1; done"
+            fetch = f"for i in $(seq 300); do curl -sS -m 2 http://127.0.0.1:{port}/index.html && break; sleep 0.1; done"  # up to 30 s for the server to start on a loaded machine (5 s once was not)
             return (await RunCommandTool().run({"command": fetch}, ToolContext(workspace=workspace, sandbox=sandbox))).content
         finally:
             await jobs.aclose()
