@@ -104,27 +104,31 @@ def test_streaming_prints_what_one_print_of_the_whole_answer_shows_whatever_the_
     assert printed(answer, step=1) == printed(answer, step=len(answer))
 
 
-def _stream_one_line(size: int) -> tuple[float, str, str]:
-    """A paragraph written as one line of ``size`` characters, 12 at a time, the tail drawn every 50 deltas;
-    the CPU time, the last tail drawn and what was printed."""
+def _stream(text: str, draw_every: int, width: int) -> tuple[float, str, str]:
+    """``text`` fed 12 characters at a time, the tail (6 lines) drawn every ``draw_every`` deltas; the CPU time, the
+    last tail drawn and what was printed once the stream finished."""
     import time
 
-    words = "a paragraph that never ends its line keeps the tail growing ".split()
-    text = "".join(words[i % len(words)] + " " for i in range(size // 5))[:size]
     out = io.StringIO()
-    console = Console(file=out, width=80, height=24, color_system=None)
+    console = Console(file=out, width=width, height=24, color_system=None)
     stream = MarkdownStream(console, tail_lines=6)
     tail = ""
     started = time.process_time()
     for index in range(0, len(text), 12):
         stream.feed(text[index : index + 12])
-        if index // 12 % 50 == 49:
+        if index // 12 % draw_every == draw_every - 1:
             with console.capture() as captured:
                 console.print(stream.tail())
             tail = captured.get()
     elapsed = time.process_time() - started
     stream.finish()
     return elapsed, tail, out.getvalue()
+
+
+def _stream_one_line(size: int) -> tuple[float, str, str]:
+    """A paragraph written as one line of ``size`` characters, the tail drawn every 50 deltas."""
+    words = "a paragraph that never ends its line keeps the tail growing ".split()
+    return _stream("".join(words[i % len(words)] + " " for i in range(size // 5))[:size], 50, 80)
 
 
 def test_a_line_without_end_costs_linear_time_and_the_tail_shows_its_end() -> None:
@@ -161,21 +165,10 @@ def test_a_streamed_list_of_twelve_keeps_its_text_in_one_column_past_item_ten() 
 
 
 def _stream_table(rows: int) -> tuple[float, str]:
-    """A table of ``rows`` short rows, 12 characters at a time, the tail drawn every 5 deltas; the CPU time, the last tail."""
-    import time
-
+    """A table of ``rows`` short rows, the tail drawn every 5 deltas; the CPU time and the last tail."""
     text = "| name | value | note |\n|---|---|---|\n" + "".join(f"| row {i} | {i * 7} | n{i} |\n" for i in range(rows))
-    console = Console(file=io.StringIO(), width=100, height=24, color_system=None)
-    stream = MarkdownStream(console, tail_lines=6)
-    tail = ""
-    started = time.process_time()
-    for index in range(0, len(text), 12):
-        stream.feed(text[index : index + 12])
-        if index // 12 % 5 == 4:
-            with console.capture() as captured:
-                console.print(stream.tail())
-            tail = captured.get()
-    return time.process_time() - started, tail
+    elapsed, tail, _ = _stream(text, 5, 100)
+    return elapsed, tail
 
 
 def test_a_long_table_costs_linear_time_and_the_tail_shows_its_last_rows() -> None:
