@@ -57,13 +57,13 @@ def run_print(
         if claude_format:
             write(error_result(str(error), resume_id or ""))
         return EXIT_USAGE
-    for warning in agent.replay_warnings:
+    for warning in agent.facts.replay_warnings:
         _error(f"warning: {warning}")
     for warning in _sdk_options(agent, options):
         _error(f"warning: {warning}")
 
     async def go() -> int:
-        if agent.mcp_servers():
+        if agent.mcp.servers():
             await sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
         try:
             if channel is not None:
@@ -79,7 +79,7 @@ def run_print(
                 if claude_format:
                     code = await _print_claude(agent, stream, output_format, options, settings)
                     return _unsaved(agent.write_failure) if agent.write_failure is not None else code
-                result = await print_events(stream, "stream-json" if output_format == "events" else output_format, agent.session_id, sys.stdout, sys.stderr)
+                result = await print_events(stream, "stream-json" if output_format == "events" else output_format, agent.facts.session_id, sys.stdout, sys.stderr)
         finally:
             await agent.aclose()
         if not result.ok:
@@ -132,9 +132,9 @@ def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
     problems: tuple[str, ...] = ()
     if options.agents:
         definitions, problems = sdk_agents(options.agents)
-        agent.add_agents(definitions)
+        agent.extensions.add_agents(definitions)
     if options.json_schema is not None:
-        agent.add_tools([StructuredOutputTool(options.json_schema)])
+        agent.extensions.add_tools([StructuredOutputTool(options.json_schema)])
     return list(problems)
 
 
@@ -142,12 +142,12 @@ def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings:
     from pseudoclaude.headless import ClaudeStream, SlashCommand, slash_commands
 
     def commands() -> tuple[SlashCommand, ...]:
-        prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp_prompt_commands()]
+        prompts = [SlashCommand(name.lstrip("/"), description) for name, description in agent.mcp.prompt_commands()]
         return slash_commands(settings.workspace, settings.home, prompts)
 
     return ClaudeStream(
         agent, write, partial=options.include_partial, commands=commands,
-        agents=lambda: [t.name for t in agent.agent_types()], structured=options.json_schema is not None,
+        agents=lambda: [t.name for t in agent.extensions.agent_types()], structured=options.json_schema is not None,
     )
 
 
@@ -156,7 +156,7 @@ async def _print_claude(agent: Agent, events: AsyncIterator[Event], output_forma
     from pseudoclaude.headless import json_line_writer, print_claude
 
     claude = _claude_stream(agent, json_line_writer(sys.stdout) if output_format == "stream-json" else None, options, settings)
-    result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text), start=agent.start_mcp_servers)
+    result = await print_claude(events, claude, sys.stdout, sys.stderr, again=lambda text: agent.run(text), start=agent.mcp.start)
     return EXIT_OK if not result["is_error"] else EXIT_FAILED
 
 

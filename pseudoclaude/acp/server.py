@@ -129,7 +129,7 @@ class PseudoClaudeAcp:
     async def new_session(self, cwd: str, additional_directories: Any = None, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         session = self._open(cwd, None, mcp_servers)
         self._announce_commands(session)
-        return NewSessionResponse(session_id=session.agent.session_id, modes=self._modes(session.agent.mode))
+        return NewSessionResponse(session_id=session.agent.facts.session_id, modes=self._modes(session.agent.current.mode))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         session = self._open(cwd, session_id, mcp_servers)
@@ -137,12 +137,12 @@ class PseudoClaudeAcp:
         for update in replayed(messages, session.mapper):
             await self.client.session_update(session_id=session_id, update=update)
         self._announce_commands(session)
-        return LoadSessionResponse(modes=self._modes(session.agent.mode))
+        return LoadSessionResponse(modes=self._modes(session.agent.current.mode))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> ResumeSessionResponse:
         session = self._open(cwd, session_id, mcp_servers)
         self._announce_commands(session)
-        return ResumeSessionResponse(modes=self._modes(session.agent.mode))
+        return ResumeSessionResponse(modes=self._modes(session.agent.current.mode))
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         from pseudoclaude.config import resolve_sessions_dir
@@ -216,7 +216,7 @@ class PseudoClaudeAcp:
     async def _run(self, session: _Session, text: str, images: tuple[Any, ...]) -> str:
         """One prompt's run: its events to the editor; the ACP stop reason (an error is a JSON-RPC error)."""
         stop: Stop | None = None
-        session_id = session.agent.session_id
+        session_id = session.agent.facts.session_id
         command = text.strip()
         if not images and (command == "/compact" or command.startswith("/compact ")):
             run = session.agent.compact(command[len("/compact"):].strip() or None)
@@ -239,10 +239,10 @@ class PseudoClaudeAcp:
 
     async def _report_mode(self, session: _Session) -> None:
         """A mode the run changed (plan mode left after the editor approved the plan) is shown in the editor."""
-        if session.agent.mode is not session.mode:
-            session.mode = session.agent.mode
+        if session.agent.current.mode is not session.mode:
+            session.mode = session.agent.current.mode
             update = CurrentModeUpdate(session_update="current_mode_update", current_mode_id=session.mode.value)
-            await self.client.session_update(session_id=session.agent.session_id, update=update)
+            await self.client.session_update(session_id=session.agent.facts.session_id, update=update)
 
     def _open(self, cwd: str, resume_id: str | None, mcp_servers: Any = None) -> _Session:
         """Build (or resume) a session in ``cwd`` with this server's flags and the editor's MCP servers; one line on stderr per notice."""
@@ -275,12 +275,12 @@ class PseudoClaudeAcp:
             raise RequestError.invalid_request({"message": str(error)}) from None
         except ConfigError as error:
             raise RequestError.invalid_params({"message": str(error)}) from None
-        mapper.traits = agent.tool_traits()
-        approver.session_id = agent.session_id
-        for warning in agent.replay_warnings:
+        mapper.traits = agent.extensions.tool_traits()
+        approver.session_id = agent.facts.session_id
+        for warning in agent.facts.replay_warnings:
             self._warn(f"warning: {warning}")
-        session = _Session(agent, mapper, agent.mode)
-        self.sessions[agent.session_id] = session
+        session = _Session(agent, mapper, agent.current.mode)
+        self.sessions[agent.facts.session_id] = session
         return session
 
     def _announce_commands(self, session: _Session) -> None:
@@ -292,7 +292,7 @@ class PseudoClaudeAcp:
 
         async def announce() -> None:
             await asyncio.sleep(0.05)
-            await self.client.session_update(session_id=session.agent.session_id, update=update)
+            await self.client.session_update(session_id=session.agent.facts.session_id, update=update)
 
         asyncio.ensure_future(announce())
 

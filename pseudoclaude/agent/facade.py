@@ -2,15 +2,18 @@
 
 ``Agent`` keeps the session's life-cycle: it runs a prompt or a compaction
 (one event stream each, ``streaming.event_stream``: the caller consumes it
-and cancels the consuming task to interrupt), queues a message typed during
-a turn, switches the model, effort and permission mode (the runner and the
-policy apply the switch; the session records it), saves memory and closes.
-Everything the terminal shows comes back as a frozen view built by its owner
-(``views``: ``AgentStatus`` from the runner's snapshot, ``ContextBreakdown``
-counted by the context engine, ``PermissionView`` from the policy; the
-conversation as a tuple), so the terminal never walks into the runner, the
-context engine or the permission policy, and those can change behind this
-file. Nothing here writes the runner's state: it calls the runner's methods.
+and cancels the consuming task to interrupt), switches the model, effort and
+permission mode (the runner and the policy apply the switch; the session
+records it) and closes. Everything the terminal shows comes back as a frozen
+view built by its owner (``views``: ``AgentStatus`` from the runner's
+snapshot, ``ContextBreakdown`` counted by the context engine,
+``PermissionView`` from the policy, ``AgentFacts`` and ``Current``; the
+conversation as a tuple). The parts a front end drives are handed out whole
+by their owners rather than passed through method by method: the runner's
+``queue``, the ``background`` commands, and ``controls``' ``mcp``, ``memory``
+and ``extensions``. So the terminal never walks into the runner, the context
+engine or the permission policy, and those can change behind this file.
+Nothing here writes the runner's state: it calls the runner's methods.
 
 A run is a plain coroutine (``_turn``): the MCP servers' start and prompt
 preparation, the runner's turn with the run's model and allowed tools as its
@@ -23,26 +26,24 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, AsyncGenerator, Mapping, Sequence
+from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 
+from pseudoclaude.agent.controls import BackgroundControl, Extensions, McpControl, Memory, ToolSet
 from pseudoclaude.agent.events import ErrorEvent, Event, Progress, SessionWriteFailed, Stop
-from pseudoclaude.agent.instructions import InstructionFile, Instructions
-from pseudoclaude.agent.memory import MemoryFile, MemoryScope, MemoryStore, SavedFact
+from pseudoclaude.agent.instructions import Instructions
+from pseudoclaude.agent.memory import MemoryStore
+from pseudoclaude.agent.message_queue import MessageQueue
 from pseudoclaude.agent.streaming import Emit, event_stream
-from pseudoclaude.agent.views import AgentStatus, ContextBreakdown, PermissionView
+from pseudoclaude.agent.views import AgentFacts, AgentStatus, ContextBreakdown, Current, PermissionView
 from pseudoclaude.llm import Effort, Image, Message
 from pseudoclaude.sandbox import SandboxStatus
-from pseudoclaude.tools import Tool, ToolTraits
+from pseudoclaude.tools import BackgroundJobs
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.hooks import HookCallback
     from pseudoclaude.agent.recording import AgentSession
     from pseudoclaude.agent.runner import Runner
-    from pseudoclaude.agent.subagents import AgentDefinition
-    from pseudoclaude.mcp_client import McpServers, ServerView
-    from pseudoclaude.tools import BackgroundJobs, JobView, RunningCommand, SubagentType
+    from pseudoclaude.mcp_client import McpServers
 
 
 END_HOOKS_WHEN_STOPPED_S = 0.25
@@ -50,7 +51,13 @@ END_HOOKS_WHEN_STOPPED_S = 0.25
 
 
 class Agent:
-    """A runner bound to its session and permission policy; ``aclose()`` releases the session lock and connections."""
+    """A runner bound to its session and permission policy; ``aclose()`` releases the session lock and connections.
+
+    Its public surface is pinned (``tests/agent/test_facade.py``): the
+    life-cycle (``run``, ``compact``, ``aclose``), the three switches, the
+    frozen views, and the parts a front end drives, each handed out whole by
+    its owner (``queue``, ``background``, ``mcp``, ``memory``, ``extensions``).
+    """
 
     def __init__(
         self,
@@ -66,37 +73,32 @@ class Agent:
         sandbox_notice: str | None = None,
     ) -> None:
         self._runner = runner
-        self.sandbox = sandbox
-        """What confines the model's commands (None: built without a sandbox decision, as in tests)."""
-        self.sandbox_notice = sandbox_notice
-        """One line for the front ends when no sandbox is available: why, and that the approval rules stay."""
-        self._mcp = mcp
-        self._mcp_start: asyncio.Future[None] | None = None
-        self._builtin_tools = tuple(runner.tools.values())
         self._session = session
         self._policy = policy
         self._instructions = instructions
-        self._memory = memory
-        self.replay_warnings = replay_warnings
         self._failure_reported = False
         self._recorded_mode = policy.mode
+        tools = ToolSet(runner, mcp)
+        self.facts = AgentFacts(session.id, runner.tool_context.workspace, sandbox, sandbox_notice, replay_warnings)
+        self.mcp = McpControl(mcp, tools)
+        self.memory = Memory(memory, instructions)
+        self.extensions = Extensions(runner, tools)
+        self._no_background = BackgroundJobs()
 
     @property
-    def session_id(self) -> str:
-        return self._session.id
+    def current(self) -> Current:
+        runner = self._runner
+        return Current(runner.provider.name, runner.config.model, runner.config.effort, self._policy.mode, runner.request_tokens)
 
     @property
-    def title(self) -> str | None:
-        return self._session.title or None
+    def queue(self) -> MessageQueue:
+        """Messages typed while a turn runs: they join the conversation before the next model call."""
+        return self._runner.queue
 
     @property
-    def system_prompt(self) -> str:
-        """The stable system prompt this session sends (instructions and memory snapshot included)."""
-        return self._runner.config.system
-
-    @property
-    def mode(self) -> PermissionMode:
-        return self._policy.mode
+    def background(self) -> BackgroundControl:
+        """The session's background commands (``/tasks``, Ctrl-B); none started when the session has no shell."""
+        return self._runner.tool_context.background or self._no_background
 
     @property
     def write_failure(self) -> str | None:
@@ -116,14 +118,6 @@ class Agent:
         )
         return SessionWriteFailed(str(failure.path), failure.reason, message)
 
-    @property
-    def model(self) -> str:
-        return self._runner.config.model
-
-    @property
-    def workspace(self) -> Path:
-        return self._runner.tool_context.workspace
-
     def set_model(self, model: str, provider: str = "") -> None:
         """Send the next model calls to ``model`` (same provider; the context budget keeps the session's window).
 
@@ -133,52 +127,10 @@ class Agent:
         self._runner.set_model(model)
         self._session.append_model(model, provider)
 
-    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None:
-        """Hooks that are functions (the Agent SDK's ``hooks=``): they run where a configured command for ``event`` would."""
-        self._runner.hooks.add_callbacks(event, matcher, callbacks, timeout_s)
-
-    def add_tools(self, tools: Sequence[Tool]) -> None:
-        """Tools a front end adds after start-up (the Agent SDK's structured output tool); the next request lists them."""
-        self._builtin_tools = (*self._builtin_tools, *tools)
-        self._runner.set_tools([*self._builtin_tools, *(self._mcp.tools() if self._mcp is not None else ())])
-
-    def add_agents(self, definitions: Sequence[AgentDefinition]) -> None:
-        """Sub-agent types a program defines (the Agent SDK's ``agents=``, ``--agents``): the ``task`` tool offers them from the next request."""
-        from pseudoclaude.agent.subagents import Subagents
-        from pseudoclaude.tools import TaskTool
-
-        task = self._runner.tools.get("task")
-        if isinstance(task, TaskTool) and isinstance(task.subagents, Subagents):
-            task.subagents.add(definitions)
-            task.refresh()
-            self._runner.set_tools(self._runner.tools.values())
-
-    def agent_types(self) -> tuple[SubagentType, ...]:
-        """The sub-agent types the ``task`` tool offers (none when the session has no ``task`` tool)."""
-        from pseudoclaude.tools import TaskTool
-
-        task = self._runner.tools.get("task")
-        return tuple(task.subagents.types()) if isinstance(task, TaskTool) else ()
-
-    def tool_traits(self) -> Mapping[str, ToolTraits]:
-        """Each tool's declaration by our name, in the order the model sees them (Claude Code names live there)."""
-        return {name: tool.traits for name, tool in self._runner.tools.items()}
-
     def set_mode(self, mode: PermissionMode) -> None:
         """Switch the permission mode; it applies from the next tool call on (recorded: a resume goes on in it)."""
         self._policy.mode = mode
         self._record_mode()
-
-    def _record_mode(self) -> None:
-        """Record the mode when it changed since last recorded (also by an approved plan, seen at the end of a run)."""
-        if self._policy.mode is not self._recorded_mode and not self._session.closed:
-            self._recorded_mode = self._policy.mode
-            self._session.append_mode(self._policy.mode.value)
-
-    @property
-    def effort(self) -> Effort | None:
-        """The effort the next model call asks for (None: the provider's default)."""
-        return self._runner.config.effort
 
     def set_effort(self, effort: Effort | None) -> None:
         """Switch the effort; it applies from the next model call on (thinking blocks already stored stay).
@@ -204,18 +156,6 @@ class Agent:
         """Summarize the conversation now (``/compact [focus instructions]``)."""
         return event_stream(partial(self._compaction, instructions))
 
-    def queue_message(self, text: str) -> None:
-        """A message typed while a turn runs: it joins the conversation before the next model call."""
-        self._runner.queue_user_message(text)
-
-    def queued_messages(self) -> tuple[str, ...]:
-        """Messages queued and not sent yet."""
-        return self._runner.queued_messages()
-
-    def take_queued_messages(self) -> tuple[str, ...]:
-        """Remove and return the messages a turn ended without sending (they become the next prompt)."""
-        return tuple(self._runner.take_queued_messages())
-
     def conversation(self) -> tuple[Message, ...]:
         """The conversation as the model will see it next (the recap of a resumed session)."""
         return self._runner.conversation
@@ -229,28 +169,6 @@ class Agent:
         rest = history_after_meta(conversation)
         return len(rest) != len(conversation), tuple(rest)
 
-    def save_memory(self, text: str, scope: MemoryScope = "project") -> SavedFact:
-        """Save a fact (the REPL's ``#`` line); the next session's system prompt carries it."""
-        assert self._memory is not None
-        return self._memory.save(text, scope)
-
-    def memory_files(self) -> tuple[MemoryFile, ...]:
-        """The user and project memory files (``/memory``), existing or not."""
-        return self._memory.files() if self._memory is not None else ()
-
-    def loaded_instruction_files(self) -> tuple[InstructionFile, ...]:
-        """The instruction files in this session's system prompt, imports included."""
-        return self._instructions.files
-
-    @property
-    def provider_name(self) -> str:
-        """The provider the model calls go to (a resume may have switched it back to the one a ``/model`` chose)."""
-        return self._runner.provider.name
-
-    def request_tokens(self) -> int:
-        """The estimated input of the request in flight, 0 between requests (cheap: the live view reads it every frame)."""
-        return self._runner.request_tokens
-
     def status(self) -> AgentStatus:
         runner = self._runner
         return AgentStatus.of(
@@ -263,52 +181,8 @@ class Agent:
             self._runner.context, self._runner.snapshot(), instruction_files=self._instructions.files, spill_dir=self._session.spill_dir
         )
 
-    def mcp_servers(self) -> tuple[ServerView, ...]:
-        """The MCP servers of this session, their state and tools (``/mcp``)."""
-        return self._mcp.views() if self._mcp is not None else ()
-
-    def mcp_prompt_commands(self) -> list[tuple[str, str]]:
-        """(name, help) of the MCP servers' prompts as slash commands (``/mcp__<server>__<prompt>``), once they are ready."""
-        return self._mcp.prompt_commands() if self._mcp is not None else []
-
-    def begin_mcp_servers(self) -> None:
-        """Start the MCP servers in the background now (the REPL, when a session opens); the first turn waits for them."""
-        if self._mcp is not None and self._mcp_start is None:
-            self._mcp_start = asyncio.ensure_future(self._mcp.start())
-
-    async def start_mcp_servers(self) -> tuple[str, ...]:
-        """Start the MCP servers if not yet (every turn calls it), ping the ready ones; one line for each newly failed."""
-        if self._mcp is None:
-            return ()
-        await self._mcp.start()
-        await self._mcp.check_alive()
-        return tuple(self._refresh_mcp_tools(force=True))
-
     def permissions(self) -> PermissionView:
         return self._policy.view()
-
-    def background_jobs(self) -> tuple[JobView, ...]:
-        """The session's background commands, running or ended (``/tasks``)."""
-        return jobs.jobs() if (jobs := self._background()) is not None else ()
-
-    async def kill_background(self, job_id: str) -> JobView:
-        """Stop a background command and its process group; ``KeyError`` names the known ids."""
-        jobs = self._background()
-        if jobs is None:
-            raise KeyError("no background commands in this session")
-        return await jobs.kill(job_id)
-
-    def running_commands(self) -> tuple[RunningCommand, ...]:
-        """The foreground commands running now, with their start (the REPL shows their elapsed time)."""
-        return jobs.running() if (jobs := self._background()) is not None else ()
-
-    def send_to_background(self) -> int:
-        """Ctrl-B: the running foreground commands go on in the background (their calls return); how many."""
-        return jobs.detach_foreground() if (jobs := self._background()) is not None else 0
-
-    def take_background_notices(self) -> tuple[str, ...]:
-        """Background commands that exited on their own since the last call, one line each."""
-        return jobs.take_notices() if (jobs := self._background()) is not None else ()
 
     async def aclose(self, end_reason: str = "other") -> None:
         """Stop the background commands, run the ``SessionEnd`` hooks, then release the provider and the session.
@@ -320,12 +194,18 @@ class Agent:
         try:
             self._record_mode()
             try:
-                if (jobs := self._background()) is not None:
+                if (jobs := self._runner.tool_context.background) is not None:
                     await jobs.aclose()
             finally:
                 await self._end(end_reason)
         finally:
             self._session.close()
+
+    def _record_mode(self) -> None:
+        """Record the mode when it changed since last recorded (also by an approved plan, seen at the end of a run)."""
+        if self._policy.mode is not self._recorded_mode and not self._session.closed:
+            self._recorded_mode = self._policy.mode
+            self._session.append_mode(self._policy.mode.value)
 
     async def _turn(
         self, prompt: str | None, images: Sequence[Image], model: str | None, allowed_tools: Sequence[str], emit: Emit
@@ -339,11 +219,10 @@ class Agent:
         """
         emit = self._reporting(emit)
         with self._policy.allowing(allowed_tools):
-            if self._mcp is not None:
-                for line in await self.start_mcp_servers():
+            if self.mcp.declared:
+                for line in await self.mcp.start():
                     await emit(Progress("warning", line))
-                if prompt is not None:
-                    prepared = await self._mcp.prepare(prompt)
+                if prompt is not None and (prepared := await self.mcp.prepare(prompt)) is not None:
                     for line in prepared.notices:
                         await emit(Progress("warning", line))
                     if prepared.refused is not None:
@@ -379,17 +258,10 @@ class Agent:
 
         async def refreshing(event: Event) -> None:
             await emit(event)
-            for line in self._refresh_mcp_tools():
+            for line in self.mcp.take_dropped():
                 await emit(Progress("warning", line))
 
         return refreshing
-
-    def _refresh_mcp_tools(self, *, force: bool = False) -> list[str]:
-        assert self._mcp is not None
-        notices = self._mcp.take_notices()
-        if notices or force:
-            self._runner.set_tools([*self._builtin_tools, *self._mcp.tools()])
-        return notices
 
     async def _end(self, end_reason: str) -> None:
         try:
@@ -403,12 +275,8 @@ class Agent:
                 except TimeoutError:
                     pass
         finally:
-            if self._mcp is not None:
-                await self._mcp.aclose()
+            await self.mcp.aclose()
             await self._runner.provider.aclose()
-
-    def _background(self) -> BackgroundJobs | None:
-        return self._runner.tool_context.background
 
     def _sandbox_status(self) -> SandboxStatus | None:
         sandbox = self._runner.tool_context.sandbox

@@ -36,6 +36,7 @@ from pseudoclaude.agent.closure import normalize_call_ids, repair
 from pseudoclaude.agent.context import ContextEngine, NoCompaction, PrepareRequest, compactions, outcome_events
 from pseudoclaude.agent.hooks.gate import wrap_gate, wrap_tools
 from pseudoclaude.agent.hooks import MAX_STOP_CONTINUATIONS, SessionHooks
+from pseudoclaude.agent.message_queue import MessageQueue
 from pseudoclaude.agent.recording import SessionRecorder
 from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd
 from pseudoclaude.agent.streaming import (
@@ -85,7 +86,7 @@ class Runner:
         self._request_tokens = 0
         self._run_usage = Usage()
         self._seen_ids = {c.id for m in self._conversation for c in m.tool_calls}
-        self._pending: list[str] = []
+        self._queue = MessageQueue()
         self._partial: list[str] = []
         self._streamed = 0
         self._reported: Usage | None = None
@@ -136,6 +137,11 @@ class Runner:
         return self._spent
 
     @property
+    def queue(self) -> MessageQueue:
+        """Text the user sent while a turn runs: it joins the conversation before the next model call."""
+        return self._queue
+
+    @property
     def request_tokens(self) -> int:
         """The estimated input of the model call in flight (0 between calls): the status line's ↑ while a reply streams."""
         return self._request_tokens
@@ -166,19 +172,6 @@ class Runner:
         """A sub-run's usage: it counts towards the totals and this run's limits (its cost is recorded by its own session)."""
         self._usage_total = self._usage_total + usage
         self._run_usage = self._run_usage + usage
-
-    def queue_user_message(self, text: str) -> None:
-        """Text the user sent while a turn runs: it joins the conversation before the next model call."""
-        self._pending.append(text)
-
-    def queued_messages(self) -> tuple[str, ...]:
-        """Messages queued and not sent yet."""
-        return tuple(self._pending)
-
-    def take_queued_messages(self) -> list[str]:
-        """Queued text that no model call took (the turn ended first): the caller keeps it as a draft."""
-        taken, self._pending = self._pending, []
-        return taken
 
     # --- Runs. ---
 
@@ -271,7 +264,7 @@ class Runner:
                 turns += 1
                 message = await self._model_turn(emit)
                 if not message.tool_calls:
-                    if self._pending:
+                    if self._queue.pending():
                         continue
                     if await self._stop_hook(message, continuations, emit):
                         continuations += 1
@@ -326,8 +319,8 @@ class Runner:
 
     async def _model_turn(self, emit: Emit) -> Message:
         """Manage context, then stream one model response and return it; recover once from an overflow."""
-        while self._pending:
-            self._append(Message.user(self._pending.pop(0)))
+        for text in self._queue.take():
+            self._append(Message.user(text))
         self._tool_context = self._tool_context.at(turn=self._tool_context.turn + 1)
         await self._prepare(emit, forced=False)
         try:

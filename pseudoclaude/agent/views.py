@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from pseudoclaude.agent.cost import Spent
 from pseudoclaude.llm import Effort, Message, ToolSpec, Usage
 from pseudoclaude.sandbox import SandboxStatus
-from pseudoclaude.tools.permissions import PermissionView
+from pseudoclaude.tools.permissions import PermissionMode, PermissionView
 
 if TYPE_CHECKING:
     from pseudoclaude.agent.context import ContextEngine
@@ -25,7 +25,35 @@ if TYPE_CHECKING:
     from pseudoclaude.compact import ContextStatus, PinnedParts
     from pseudoclaude.config import Settings
 
-__all__ = ["AgentStatus", "ContextBreakdown", "PermissionView", "RunnerSnapshot"]
+__all__ = ["AgentFacts", "AgentStatus", "ContextBreakdown", "Current", "PermissionView", "RunnerSnapshot"]
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """What a session is, fixed when it opens: its id and workspace, what confines its commands, what its replay found."""
+
+    session_id: str
+    workspace: Path
+    sandbox: SandboxStatus | None = None
+    """What confines the model's commands (None: built without a sandbox decision, as in tests)."""
+    sandbox_notice: str | None = None
+    """One line for the front ends when no sandbox is available: why, and that the approval rules stay."""
+    replay_warnings: tuple[str, ...] = ()
+    """What the resume could not take back (a torn line, a background command gone), one line each."""
+
+
+@dataclass(frozen=True)
+class Current:
+    """What the agent is set to, and the request in flight: cheap enough for the live view to read every frame."""
+
+    provider: str
+    """The provider the model calls go to (a resume may have switched it back to the one a ``/model`` chose)."""
+    model: str
+    effort: Effort | None
+    """The effort the next model call asks for (None: the provider's default)."""
+    mode: PermissionMode
+    request_tokens: int
+    """The estimated input of the request in flight, 0 between requests."""
 
 
 @dataclass(frozen=True)

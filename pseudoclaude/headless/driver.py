@@ -39,9 +39,8 @@ from datetime import datetime, timezone
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
-from pseudoclaude.agent import AgentDefinition
 from pseudoclaude.llm import Image
-from pseudoclaude.tools import SubagentType, ToolTraits, builtin_registry
+from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
 from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, Write, mcp_statuses
 from pseudoclaude.headless.run import feed_until_structured
@@ -68,10 +67,6 @@ class DrivenAgent(StreamAgent, Protocol):
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
     def context_breakdown(self) -> ContextBreakdown: ...
-    def add_hook_callbacks(self, event: str, matcher: str | None, callbacks: Mapping[str, HookCallback], timeout_s: float | None = None) -> None: ...
-    def add_agents(self, definitions: Sequence[AgentDefinition]) -> None: ...
-    def agent_types(self) -> Sequence[SubagentType]: ...
-    async def start_mcp_servers(self) -> tuple[str, ...]: ...
 
 
 def prompt_text(message: Any) -> str | None:
@@ -323,10 +318,10 @@ class StreamDriver:
                     self._warn(f"warning: initialize's {key} is not supported: {why}")
             return {
                 "commands": [{"name": c.name, "description": c.description, "argumentHint": c.hint} for c in self.claude.commands()],
-                "agents": [{"name": t.name, "description": t.description} for t in self.agent.agent_types()],
+                "agents": [{"name": t.name, "description": t.description} for t in self.agent.extensions.agent_types()],
                 "output_style": "default",
                 "available_output_styles": ["default"],
-                "models": [{"value": self.agent.model, "displayName": self.agent.model, "description": "the session's model"}],
+                "models": [{"value": self.agent.current.model, "displayName": self.agent.current.model, "description": "the session's model"}],
                 "account": {},
                 "hooks_applied": True,
             }
@@ -336,22 +331,22 @@ class StreamDriver:
         if subtype == "set_permission_mode":
             mode = PermissionMode.parse(str(request.get("mode", "")))
             # Bypass can be switched on only if the process allowed it or runs in it already (started so: nothing else gets there).
-            if mode is PermissionMode.BYPASS and not (self.allow_bypass or self.agent.mode is PermissionMode.BYPASS):
+            if mode is PermissionMode.BYPASS and not (self.allow_bypass or self.agent.current.mode is PermissionMode.BYPASS):
                 raise ValueError(
                     "Cannot set permission mode to bypassPermissions because the session was not launched with "
                     "--dangerously-skip-permissions or --allow-dangerously-skip-permissions"
                 )
             self.agent.set_mode(mode)
-            return {"mode": self.agent.mode.claude_name}
+            return {"mode": self.agent.current.mode.claude_name}
         if subtype == "set_model":
             model = request.get("model")
             if isinstance(model, str) and model and model != "default":
                 self.agent.set_model(model)
-            return {"model": self.agent.model}
+            return {"model": self.agent.current.model}
         if subtype == "mcp_status":
             return {"mcpServers": mcp_statuses(self.agent)}
         if subtype == "get_context_usage":
-            return context_usage(self.agent.model, self.agent.context_breakdown())
+            return context_usage(self.agent.current.model, self.agent.context_breakdown())
         raise ValueError(f"unsupported control request subtype: {subtype or '(none)'}")
 
     def _add_agents(self, raw: Any) -> None:
@@ -361,7 +356,7 @@ class StreamDriver:
         definitions, problems = sdk_agents(raw)
         for problem in problems:
             self._warn(f"warning: {problem}")
-        self.agent.add_agents(definitions)
+        self.agent.extensions.add_agents(definitions)
 
     def _register_hooks(self, hooks: Any) -> None:
         """The SDK's hook callbacks, by event and matcher: each call becomes a ``hook_callback`` request.
@@ -385,7 +380,7 @@ class StreamDriver:
                 matcher = entry.get("matcher")
                 timeout = entry.get("timeout")
                 callbacks = {f"sdk-hook:{i}": self._callback(i) for i in ids}
-                self.agent.add_hook_callbacks(
+                self.agent.extensions.add_hook_callbacks(
                     event, None if matcher in (None, "", "*") else str(matcher), callbacks, float(timeout) if timeout else None
                 )
 
@@ -428,12 +423,12 @@ class StreamDriver:
     def _state(self, state: str) -> None:
         """Claude Code's ``session_state_changed`` when the caller opts in (Zed's adapter ends a prompt's turn at ``idle``)."""
         if os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "").lower() in ("1", "true", "yes", "on"):
-            self.claude.emit({"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.session_id})
+            self.claude.emit({"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.facts.session_id})
 
     async def _run_prompt(self, prompt: Prompt) -> None:
         self.claude.begin()
         try:
-            failures = await self.agent.start_mcp_servers()  # init then says which servers are connected, as Claude Code's does
+            failures = await self.agent.mcp.start()  # init then says which servers are connected, as Claude Code's does
         except asyncio.CancelledError:
             self.claude.emit(self.claude.init_event())
             self.last_ok = False
@@ -444,7 +439,7 @@ class StreamDriver:
             self._warn(f"warning: {line}")
             self.claude.feed(Progress("warning", line))
         if prompt.replay is not None:
-            self.claude.emit(replayed_user_message(prompt.replay, self.agent.session_id))
+            self.claude.emit(replayed_user_message(prompt.replay, self.agent.facts.session_id))
         if prompt.error:
             self._warn(prompt.error)
             self.claude.feed(Stop("error", "", 0, prompt.error))

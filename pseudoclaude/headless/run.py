@@ -48,7 +48,7 @@ async def feed_until_structured(events: AsyncIterator[Event], claude: ClaudeStre
 
 
 StartServers = Callable[[], Awaitable[tuple[str, ...]]]
-"""Start the MCP servers; one line for each that failed (``Agent.start_mcp_servers``)."""
+"""Start the MCP servers; one line for each that failed (``Agent.mcp.start``)."""
 
 
 async def print_claude(

@@ -22,7 +22,6 @@ import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, TextIO
 
 from pseudoclaude import __version__
@@ -33,12 +32,11 @@ from pseudoclaude.agent import (
 from pseudoclaude.headless.printer import json_line
 from pseudoclaude.headless.catalog import COMPACT, SlashCommand
 from pseudoclaude.headless.partial import PartialMessage
-from pseudoclaude.config import PermissionMode
 from pseudoclaude.llm import Image, Usage, context_window, price_known, request_cost
-from pseudoclaude.tools import ToolTraits
 
 if TYPE_CHECKING:
-    from pseudoclaude.mcp_client import ServerView
+    from pseudoclaude.agent.controls import Extensions, McpControl
+    from pseudoclaude.agent.views import AgentFacts, Current
 
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
@@ -97,21 +95,19 @@ class StreamAgent(Protocol):
     """What the printer reads of the agent (``agent.Agent`` satisfies it)."""
 
     @property
-    def session_id(self) -> str: ...
+    def facts(self) -> AgentFacts: ...
     @property
-    def model(self) -> str: ...
+    def current(self) -> Current: ...
     @property
-    def workspace(self) -> Path: ...
+    def extensions(self) -> Extensions: ...
     @property
-    def mode(self) -> PermissionMode: ...
-    def tool_traits(self) -> Mapping[str, ToolTraits]: ...
-    def mcp_servers(self) -> tuple[ServerView, ...]: ...
+    def mcp(self) -> McpControl: ...
 
 
 def mcp_statuses(agent: StreamAgent) -> list[dict[str, str]]:
     """Claude Code's ``mcp_servers`` entries: ``connected``, ``pending`` or ``failed`` for each configured server."""
     status = {"ready": "connected", "starting": "pending"}
-    return [{"name": view.name, "status": status.get(view.state, "failed")} for view in agent.mcp_servers()]
+    return [{"name": view.name, "status": status.get(view.state, "failed")} for view in agent.mcp.servers()]
 
 
 def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
@@ -208,15 +204,15 @@ class ClaudeStream:
 
     def init_event(self) -> dict[str, object]:
         """The ``system``/``init`` line: who answers, where, with which tools and mode."""
-        traits = self.agent.tool_traits()
+        traits = self.agent.extensions.tool_traits()
         return self._stamp({
             "type": "system",
             "subtype": "init",
-            "cwd": str(self.agent.workspace),
+            "cwd": str(self.agent.facts.workspace),
             "tools": [t.claude_name(name) for name, t in traits.items()],
             "mcp_servers": mcp_statuses(self.agent),
-            "model": self.agent.model,
-            "permissionMode": self.agent.mode.claude_name,
+            "model": self.agent.current.model,
+            "permissionMode": self.agent.current.mode.claude_name,
             "slash_commands": [command.name for command in self.commands()],
             "apiKeySource": "none",
             "output_style": "default",
@@ -291,7 +287,7 @@ class ClaudeStream:
             "result": stop.final_text if stop is not None else "",
             "stop_reason": reason,
             "terminal_reason": terminal,
-            "session_id": self.agent.session_id,
+            "session_id": self.agent.facts.session_id,
             "total_cost_usd": round(self.total_cost, 6),
             "cost_unknown_models": [model for model in self.model_usage if not price_known(model)],
             "usage": claude_usage(run.usage),
@@ -332,7 +328,7 @@ class ClaudeStream:
             "id": f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
             "role": "assistant",
-            "model": self.agent.model,
+            "model": self.agent.current.model,
             "content": blocks,
             "stop_reason": stop_reason,
             "stop_sequence": None,
@@ -344,7 +340,7 @@ class ClaudeStream:
         run, counts = self.run, _usage_dict(event)
         for key, value in counts.items():
             run.usage[key] = run.usage.get(key, 0) + value
-        model = self.agent.model
+        model = self.agent.current.model
         per_model = self.model_usage.setdefault(model, {})
         for key, value in counts.items():
             per_model[key] = per_model.get(key, 0) + value
@@ -406,7 +402,7 @@ class ClaudeStream:
             return
         run = self.run
         if run.streaming is None:
-            run.streaming = PartialMessage(self._stream_event, self.agent.model, self.agent.tool_traits())
+            run.streaming = PartialMessage(self._stream_event, self.agent.current.model, self.agent.extensions.tool_traits())
         if isinstance(event, TextDelta):
             run.streaming.text(event.text)
         elif isinstance(event, ThinkingDelta):
@@ -420,7 +416,7 @@ class ClaudeStream:
         self.emit(self._stamp({"type": "stream_event", "event": event, "parent_tool_use_id": None}))
 
     def _claude_call(self, name: str, arguments: Mapping[str, object]) -> tuple[str, dict[str, object]]:
-        traits = self.agent.tool_traits().get(name)
+        traits = self.agent.extensions.tool_traits().get(name)
         if traits is None:
             return name, dict(arguments)
         return traits.claude_name(name), traits.to_claude(arguments)
@@ -438,7 +434,7 @@ class ClaudeStream:
         }
 
     def _stamp(self, data: dict[str, object]) -> dict[str, object]:
-        return {**data, "session_id": self.agent.session_id, "uuid": str(uuid.uuid4())}
+        return {**data, "session_id": self.agent.facts.session_id, "uuid": str(uuid.uuid4())}
 
     def emit(self, data: Mapping[str, object]) -> None:
         if self.write is not None:

@@ -51,7 +51,7 @@ def builtin_explore_kinds() -> Mapping[str, str]:
 
 
 def explore_kinds(traits: Mapping[str, ToolTraits]) -> Mapping[str, str]:
-    """What each of a session's explore tools touches (``Agent.tool_traits()``: MCP resources included)."""
+    """What each of a session's explore tools touches (``Agent.extensions.tool_traits()``: MCP resources included)."""
     return {name: kind for name, declared in traits.items() if (kind := declared.explores) is not None}
 
 

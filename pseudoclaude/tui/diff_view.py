@@ -29,7 +29,7 @@ async def diff_command(repl: CommandContext, arg: str) -> bool:
     if repl.agent is None:
         repl.console.print("[dim]No session yet: nothing was changed.[/]")
         return False
-    changes = session_changes(repl.settings, repl.agent.session_id)
+    changes = session_changes(repl.settings, repl.agent.facts.session_id)
     if arg:
         changes = [change for change in changes if change.path == arg or change.path.endswith("/" + arg)]
     if not changes:

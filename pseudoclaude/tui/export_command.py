@@ -61,7 +61,7 @@ async def export_command(repl: CommandContext, arg: str) -> bool:
         repl.console.print("[dim]Nothing to export yet: no conversation in this session.[/]")
         return False
     export_format: ExportFormat = chosen or ("json" if name.lower().endswith(".json") else "md")
-    settings, session_id = repl.settings, repl.agent.session_id
+    settings, session_id = repl.settings, repl.agent.facts.session_id
     try:
         replay = load_replay(session_folder(settings.sessions_dir, settings.workspace, session_id))
     except SessionError as error:

@@ -111,7 +111,7 @@ class Repl:
             workspace=self.settings.workspace,
             commands=CommandList(
                 [(c.name, c.help) for c in COMMANDS] + [(c.name, c.help) for c in self.custom_commands.commands],
-                lambda: self.agent.mcp_prompt_commands() if self.agent is not None else [],
+                lambda: self.agent.mcp.prompt_commands() if self.agent is not None else [],
             ),
             arguments={**ARGUMENT_CHOICES, "/model": lambda: model_ids(self.settings, wait=False)},
             status=self.status_fragments,
@@ -153,7 +153,7 @@ class Repl:
                 else:
                     await self.send(text)
         finally:
-            resumable = self.agent.session_id if self.agent is not None and self.agent.conversation() else None
+            resumable = self.agent.facts.session_id if self.agent is not None and self.agent.conversation() else None
             await self.close_agent("prompt_input_exit")
         self.goodbye(resumable)
         return EXIT_OK
@@ -194,7 +194,7 @@ class Repl:
     def mode(self) -> PermissionMode:
         from pseudoclaude.tools.permissions import PermissionMode
 
-        return self.agent.mode if self.agent is not None else PermissionMode(self.settings.permission_mode)
+        return self.agent.current.mode if self.agent is not None else PermissionMode(self.settings.permission_mode)
 
     def cycle_mode(self) -> None:
         from pseudoclaude.tools.permissions import next_mode
@@ -232,14 +232,14 @@ class Repl:
         except Exception as error:  # an unexpected failure must not end the REPL
             self.console.print(Text(f"✗ cannot start the agent: {type(error).__name__}: {error}", style="red"))
             return False
-        for warning in agent.replay_warnings:
+        for warning in agent.facts.replay_warnings:
             self.console.print(Text(f"! {warning}", style="yellow"))
         self._follow_model(agent)
-        self.settings = dataclasses.replace(self.settings, effort=agent.effort)  # a resume goes on with the session's /effort
+        self.settings = dataclasses.replace(self.settings, effort=agent.current.effort)  # a resume goes on with the session's /effort
         if (failed := agent.take_write_failure()) is not None:
             self.show_write_failure(failed)
         self.agent = agent
-        agent.begin_mcp_servers()
+        agent.mcp.begin()
         self.refresh_status()
         return True
 
@@ -248,17 +248,17 @@ class Repl:
         from pseudoclaude.config import ConfigError
         from pseudoclaude.tui.slash import with_provider
 
-        if agent.provider_name != self.settings.provider:
+        if agent.current.provider != self.settings.provider:
             try:
-                self.settings = with_provider(self.settings, agent.provider_name, agent.model)
+                self.settings = with_provider(self.settings, agent.current.provider, agent.current.model)
             except ConfigError:
                 return
-        elif agent.model != self.settings.model:
-            self.settings = dataclasses.replace(self.settings, model=agent.model)
+        elif agent.current.model != self.settings.model:
+            self.settings = dataclasses.replace(self.settings, model=agent.current.model)
 
     def show_background_notices(self) -> None:
         """Background commands that exited since the last prompt (issue 20): shown, and told to the model with the next message."""
-        for notice in self.agent.take_background_notices() if self.agent is not None else ():
+        for notice in self.agent.background.take_notices() if self.agent is not None else ():
             self.console.print(f"[magenta]● {notice}[/]")
             self.shell_context.append(f"[{notice}; command_output has its last output]")
 
@@ -274,7 +274,7 @@ class Repl:
         """
         agent, self.agent = self.agent, None
         if agent is not None:
-            self.settings = dataclasses.replace(self.settings, permission_mode=agent.mode.value)
+            self.settings = dataclasses.replace(self.settings, permission_mode=agent.current.mode.value)
             await agent.aclose(reason)
         self.refresh_status()
 
@@ -284,7 +284,7 @@ class Repl:
         if self.agent is None:
             return
         try:
-            saved = self.agent.save_memory(fact, scope)
+            saved = self.agent.memory.save(fact, scope)
         except FactRejected as error:
             self.console.print(f"[red]✗ {error}[/]")
             return
@@ -297,7 +297,7 @@ class Repl:
 
         if self.agent is not None:
             summarized, transcript = self.agent.transcript()
-            render_transcript(self.console, self.agent.session_id, transcript, summarized=summarized)
+            render_transcript(self.console, self.agent.facts.session_id, transcript, summarized=summarized)
 
     async def send(self, text: str, *, model: str | None = None, allowed_tools: tuple[str, ...] = ()) -> None:
         """Send ``text`` with its images (``@shot.png``, pasted paths); one that cannot be sent keeps the text as the draft."""
@@ -317,7 +317,7 @@ class Repl:
         agent = await self.ensure_agent()
         if agent is None:
             return
-        if attached.images and (notice := vision_notice(model or agent.model)):
+        if attached.images and (notice := vision_notice(model or agent.current.model)):
             self.console.print(Text(f"! {notice}", style="yellow"))
         prompt = build_prompt(attached.text, self.settings.workspace, self.shell_context, page_bytes=self.status.read_page_bytes)
         self.shell_context.clear()
@@ -347,22 +347,22 @@ class Repl:
         from pseudoclaude.tui.running_view import CommandClock
 
         agent = self.agent
-        clock = CommandClock(agent.running_commands if agent is not None else tuple)
+        clock = CommandClock(agent.background.running if agent is not None else tuple)
         view = TurnView(
-            self.console, label=label, show_thinking=self.show_thinking, request_tokens=agent.request_tokens if agent is not None else lambda: 0,
-            blocks=self.blocks, explore_kinds=explore_kinds(agent.tool_traits()) if agent is not None else None,
+            self.console, label=label, show_thinking=self.show_thinking, request_tokens=(lambda: agent.current.request_tokens) if agent is not None else lambda: 0,
+            blocks=self.blocks, explore_kinds=explore_kinds(agent.extensions.tool_traits()) if agent is not None else None,
             elapsed=clock.lines,
         )
         live = LiveArea(view, self.console)
         keys = TurnKeys(
             queue=(lambda text: self._queue_typed(agent, text)) if agent is not None else self.queue.append,
-            queued=(lambda: (*agent.queued_messages(), *self.queue)) if agent is not None else lambda: tuple(self.queue),
+            queued=(lambda: (*agent.queue.pending(), *self.queue)) if agent is not None else lambda: tuple(self.queue),
             on_interrupt=lambda: _cancel(task),
             on_cycle_mode=self.cycle_mode,
             on_change=lambda: _refresh(live),
             on_toggle_thinking=lambda: self._toggle_thinking(view),
             paste=(paste := ImagePaste(self.settings.home)),
-            on_background=agent.send_to_background if agent is not None else lambda: None,
+            on_background=agent.background.detach_foreground if agent is not None else lambda: None,
         )
         view.footer = keys.footer
         task = asyncio.ensure_future(self._consume(events(), view, lambda: self._echo_sent(keys)))
@@ -386,7 +386,7 @@ class Repl:
             self._echo_sent(keys)
             self.draft = keys.buffer.strip()
             if agent is not None:
-                self.queue[:0] = agent.take_queued_messages()
+                self.queue[:0] = agent.queue.take()
         interrupted = task.cancelled()
         if not interrupted and task.exception() is not None:
             error = task.exception()
@@ -407,7 +407,7 @@ class Repl:
         if self.queue or mentions_images(text, self.settings.workspace):
             self.queue.append(text)
         else:
-            agent.queue_message(text)
+            agent.queue.put(text)
 
     def _toggle_thinking(self, view: TurnView) -> None:
         """Ctrl-O in a turn: unfold (or fold) the thought that streams; with none, print the last tool block in full."""

@@ -66,7 +66,7 @@ async def rewind_command(repl: CommandContext, arg: str) -> bool:
     if agent is None:
         repl.console.print("[dim]Nothing to rewind yet.[/]")
         return False
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     turns = list(reversed(user_turns(repl.settings, session_id)))
     if not turns:
         repl.console.print("[dim]Nothing to rewind yet.[/]")

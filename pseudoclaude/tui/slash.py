@@ -43,7 +43,7 @@ async def _help(repl: CommandContext, arg: str) -> bool:
         table.add_row(command.name, command.help)
     for custom in repl.custom_commands.commands:  # issue 20: custom commands
         table.add_row(custom.name, Text(custom.help))
-    for name, about in repl.agent.mcp_prompt_commands() if repl.agent is not None else ():
+    for name, about in repl.agent.mcp.prompt_commands() if repl.agent is not None else ():
         table.add_row(name, Text(about))
     for keys, meaning in KEYS:
         table.add_row(keys, meaning)
@@ -86,7 +86,7 @@ async def _one_report(events: AsyncIterator[Event], summarized: list[Event]) -> 
 
 
 async def _clear(repl: CommandContext, arg: str) -> bool:
-    previous = repl.agent.session_id if repl.agent is not None else None
+    previous = repl.agent.facts.session_id if repl.agent is not None else None
     await repl.close_agent("clear")
     repl.shell_context.clear()
     repl.console.clear()
@@ -100,7 +100,7 @@ async def _resume(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.session import SessionError, list_sessions, resolve_session_id
     from pseudoclaude.tui.picker import pick, session_items
 
-    current = repl.agent.session_id if repl.agent is not None else None
+    current = repl.agent.facts.session_id if repl.agent is not None else None
     choice = arg
     if not choice:
         infos = [i for i in list_sessions(repl.settings.sessions_dir, repl.settings.workspace) if i.id != current and i.turns > 0]
@@ -160,7 +160,7 @@ async def _model(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.llm import provider_for_model, unknown_model_notice
     from pseudoclaude.tui.model_list import provider_models
 
-    current_model = repl.agent.model if repl.agent is not None else repl.settings.model
+    current_model = repl.agent.current.model if repl.agent is not None else repl.settings.model
     if not arg:
         groups = await asyncio.to_thread(provider_models, repl.settings)
         repl.console.print(
@@ -179,7 +179,7 @@ async def _model(repl: CommandContext, arg: str) -> bool:
         repl.console.print(Text(f"! {notice}. Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.", style="yellow"))
     if provider is not None and provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
         return False
-    current = repl.agent.session_id if repl.agent is not None else None
+    current = repl.agent.facts.session_id if repl.agent is not None else None
     if repl.agent is not None:
         repl.agent.set_model(arg, repl.settings.provider)  # recorded in the session: a resume goes on with it
     repl.settings = dataclasses.replace(repl.settings, model=arg)
@@ -290,7 +290,7 @@ async def _memory(repl: CommandContext, arg: str) -> bool:
         scope, _, fact = arg.partition(" ") if arg.startswith("--user ") else ("project", "", arg)
         repl.remember(fact, "user" if scope == "--user" else "project")
         return False
-    for file in agent.memory_files():
+    for file in agent.memory.files():
         state = f"{file.size:,} bytes" if file.exists else "empty"
         repl.console.print(Text(f"{file.scope:8} ", style="bold") + Text(f"{file.path}  ({state})"))
     repl.console.print("[dim]/memory FACT saves to the project memory, /memory --user FACT to yours; a line starting with '# ' too.[/]")
@@ -302,9 +302,9 @@ async def _mcp(repl: CommandContext, arg: str) -> bool:
     agent = await repl.ensure_agent()
     if agent is None:
         return False
-    for line in await agent.start_mcp_servers():
+    for line in await agent.mcp.start():
         repl.console.print(Text(f"! {line}", style="yellow"))
-    servers = agent.mcp_servers()
+    servers = agent.mcp.servers()
     if not servers:
         repl.console.print("No MCP servers. Declare them in .mcp.json (mcpServers), in your settings, or with --mcp-config.")
         return False
@@ -330,13 +330,13 @@ async def _tasks(repl: CommandContext, arg: str) -> bool:
             repl.console.print("[dim]Usage: /tasks kill ID[/]")
             return False
         try:
-            job = await agent.kill_background(job_id)
+            job = await agent.background.kill(job_id)
         except KeyError as error:
             repl.console.print(Text(f"✗ {error.args[0]}", style="red"))
             return False
         repl.console.print(Text(f"Stopped {job.id}: {job.command}", style="magenta"))
         return False
-    jobs = agent.background_jobs() if agent is not None else ()
+    jobs = agent.background.jobs() if agent is not None else ()
     if not jobs:
         repl.console.print("[dim]No background commands in this session.[/]")
         return False

@@ -135,7 +135,7 @@ async def status_command(repl: CommandContext, arg: str) -> bool:
             table.add_row("sandbox", *sandbox_row(repl.status))
         if name == "context engine" and repl.status.context_engine:
             table.add_row("  running", for_terminal(repl.status.context_engine), Text("this session", style="dim"))
-    session = repl.agent.session_id if repl.agent is not None else "none yet (created with the first message)"
+    session = repl.agent.facts.session_id if repl.agent is not None else "none yet (created with the first message)"
     repl.console.print(Text(f"Session {session} · workspace {for_terminal(str(repl.settings.workspace))}", style="bold"))
     repl.console.print(table)
     for line in trust_lines(repl.settings):

@@ -47,7 +47,7 @@ def two_turns(root: Path) -> tuple[Settings, str]:
             await agent.aclose()
 
         asyncio.run(go())
-    return settings, agent.session_id
+    return settings, agent.facts.session_id
 
 
 def test_every_edit_keeps_the_previous_content_privately_with_its_turn(tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ def test_status_and_context_views_follow_a_turn_and_are_frozen(tmp_path: Path) -
         before, context_before = agent.status(), agent.context_breakdown()
         events = await drain(agent.run("Say hello."))
         assert isinstance(events[-1], Stop) and events[-1].final_text == "Hello there."
-        return before, context_before, agent.status(), agent.context_breakdown(), agent.session_id, agent.title
+        return before, context_before, agent.status(), agent.context_breakdown(), agent.facts.session_id, agent.title
 
     (before, context_before, after, context_after, session_id, title), _ = play(
         tmp_path, [Reply(text="Hello there.", input_tokens=1200, output_tokens=7)], scenario
@@ -80,12 +80,12 @@ def test_status_and_context_views_follow_a_turn_and_are_frozen(tmp_path: Path) -
 
 def test_a_queued_message_joins_the_next_model_call(tmp_path: Path) -> None:
     async def scenario(agent: Agent) -> None:
-        agent.queue_message("also check the tests")
-        assert agent.queued_messages() == ("also check the tests",)
+        agent.queue.put("also check the tests")
+        assert agent.queue.pending() == ("also check the tests",)
         await drain(agent.run("Look at the parser."))
-        assert agent.queued_messages() == ()
-        agent.queue_message("left over")
-        assert agent.take_queued_messages() == ("left over",) and agent.queued_messages() == ()
+        assert agent.queue.pending() == ()
+        agent.queue.put("left over")
+        assert agent.queue.take() == ("left over",) and agent.queue.pending() == ()
 
     _, requests = play(tmp_path, [Reply(text="Done.")], scenario)
     texts = [json.dumps(m["content"]) for m in requests[0]["messages"]]
@@ -95,7 +95,7 @@ def test_a_queued_message_joins_the_next_model_call(tmp_path: Path) -> None:
 def test_the_mode_switch_shows_in_the_status_and_permission_views(tmp_path: Path) -> None:
     async def scenario(agent: Agent) -> None:
         agent.set_mode(PermissionMode.PLAN)
-        assert agent.mode is PermissionMode.PLAN and agent.status().mode == "plan"
+        assert agent.current.mode is PermissionMode.PLAN and agent.status().mode == "plan"
         view = agent.permissions()
         assert view.mode is PermissionMode.PLAN and [str(rule) for rule in view.allow] == ["run_command(git status)"]
 
@@ -107,7 +107,7 @@ def test_the_remember_tool_and_the_memory_views_share_one_store(tmp_path: Path) 
 
     async def scenario(agent: Agent) -> None:
         await drain(agent.run("Remember where the API lives."))
-        (project,) = [file for file in agent.memory_files() if file.scope == "project"]
+        (project,) = [file for file in agent.memory.files() if file.scope == "project"]
         assert "- The API lives in services/api." in project.path.read_text()
 
     play(tmp_path, [Reply(calls=(Call("remember", fact),)), Reply(text="Noted.")], scenario, permission_mode="bypass")
@@ -154,7 +154,7 @@ def test_a_runs_model_and_allowed_tools_hold_for_that_run_only(tmp_path: Path) -
 
     async def scenario(agent: Agent) -> tuple[list[Event], list[Event], str, tuple[str, ...]]:
         first = await drain(agent.run("Write the note.", model="claude-fake-2", allowed_tools=("write_file",)))
-        after = agent.model, tuple(str(rule) for rule in agent.permissions().allow)
+        after = agent.current.model, tuple(str(rule) for rule in agent.permissions().allow)
         second = await drain(agent.run("Write it again."))
         return first, second, *after
 
@@ -167,3 +167,23 @@ def test_a_runs_model_and_allowed_tools_hold_for_that_run_only(tmp_path: Path) -
     [refused] = [e for e in second if isinstance(e, ToolCallFinished)]
     assert not allowed.denied and refused.denied
     assert first[-1] == Stop("end_turn", "Written.", 2) and second[-1] == Stop("end_turn", "Refused.", 2)
+
+
+def test_the_facade_keeps_twenty_members_at_most_and_hands_its_parts_out_whole(tmp_path: Path) -> None:
+    """``Agent`` was a 49-member pass-through (then 43); the queue, background commands, MCP servers, memory and what a
+    program adds are now objects their owners hand out, each asked directly."""
+
+    async def scenario(agent: Agent) -> tuple[list[str], tuple[str, ...], tuple[str, ...], tuple[str, ...], list[str], Any, Any]:
+        public = sorted(name for name in dir(agent) if not name.startswith("_"))
+        agent.queue.put("and the tests too")
+        queued, taken = agent.queue.pending(), agent.queue.take()
+        await drain(agent.run("hello"))
+        return public, queued, taken, agent.queue.pending(), list(agent.extensions.tool_traits()), agent.facts, agent.current
+
+    (public, queued, taken, after, traits, facts, current), requests = play(tmp_path, [Reply(text="Done.")], scenario)
+    assert len(public) <= 20, public
+    assert {"run", "compact", "aclose", "queue", "background", "mcp", "memory", "extensions"} <= set(public)
+    assert queued == taken == ("and the tests too",) and after == ()
+    assert [message["content"] for message in requests[0]["messages"] if message["role"] == "user"][-1][-1]["text"] == "hello"
+    assert traits == [tool["name"] for tool in requests[0]["tools"]]
+    assert facts.workspace == tmp_path / "ws" and (current.provider, current.model, current.request_tokens) == ("anthropic", MODEL, 0)

@@ -26,14 +26,14 @@ def switched_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A session started on Claude that switched to gpt-4o (openai) with ``/model``."""
     agent = open_agent(tmp_path, monkeypatch, openai_key=True)
     agent.set_model("gpt-4o", "openai")
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     return session_id
 
 
 def closed(agent: Agent) -> tuple[str, str, tuple[str, ...]]:
     try:
-        return agent.model, agent.provider_name, agent.replay_warnings
+        return agent.current.model, agent.current.provider, agent.facts.replay_warnings
     finally:
         asyncio.run(agent.aclose())
 
@@ -48,7 +48,7 @@ def test_a_resume_goes_on_with_the_recorded_switch_to_another_provider(tmp_path:
 def test_an_explicit_model_on_the_resume_wins_over_the_recorded_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recorded: tuple[str, str]) -> None:
     agent = open_agent(tmp_path, monkeypatch, openai_key=True)
     agent.set_model(*recorded)
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     model, provider, _ = closed(open_agent(tmp_path, monkeypatch, openai_key=True, resume_id=session_id, model="claude-haiku-4-5"))
     assert (model, provider) == ("claude-haiku-4-5", "anthropic")
@@ -65,7 +65,7 @@ def test_a_same_provider_switch_is_kept_and_the_later_switch_wins(tmp_path: Path
     agent = open_agent(tmp_path, monkeypatch, openai_key=False)
     agent.set_model("claude-opus-4-1", "anthropic")
     agent.set_model("claude-haiku-4-5", "anthropic")
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     model, provider, _ = closed(open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id))
     assert (model, provider) == ("claude-haiku-4-5", "anthropic")
@@ -74,7 +74,7 @@ def test_a_same_provider_switch_is_kept_and_the_later_switch_wins(tmp_path: Path
 def test_an_effort_switch_survives_a_resume_unless_the_resume_sets_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     agent = open_agent(tmp_path, monkeypatch, openai_key=False, effort="high")
     agent.set_effort("low")
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
@@ -96,7 +96,7 @@ def test_an_effort_switch_survives_a_resume_unless_the_resume_sets_one(tmp_path:
 
 def test_a_session_that_never_chose_an_effort_resumes_with_the_settings_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     agent = open_agent(tmp_path, monkeypatch, openai_key=False)
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     monkeypatch.setenv("PSEUDOCLAUDE_EFFORT", "medium")
     resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
@@ -111,7 +111,7 @@ def test_a_mode_switch_survives_a_resume_but_bypass_needs_its_flag(tmp_path: Pat
 
     agent = open_agent(tmp_path, monkeypatch, openai_key=False)
     agent.set_mode(PermissionMode.PLAN)
-    session_id = agent.session_id
+    session_id = agent.facts.session_id
     asyncio.run(agent.aclose())
     planning = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:

@@ -38,7 +38,7 @@ def run_plan(tmp_path: Path, approver: Approver | None, script: list[Reply]) -> 
 
         async def go() -> PermissionMode:
             await drain(agent.run("make x two"))
-            mode = agent.mode
+            mode = agent.current.mode
             await agent.aclose()
             return mode
 

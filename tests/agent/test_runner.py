@@ -286,7 +286,7 @@ def test_a_message_queued_during_a_tool_round_joins_before_the_next_model_call(t
             async for event in events:
                 seen.append(event)
                 if isinstance(event, ToolCallStarted):
-                    runner.queue_user_message("also, use tabs")
+                    runner.queue.put("also, use tabs")
         return seen
 
     events = asyncio.run(go())
@@ -306,7 +306,7 @@ def test_a_message_queued_while_the_answer_streams_gets_its_own_answer() -> None
             async for event in events:
                 seen.append(event)
                 if isinstance(event, TextDelta) and len(provider.requests) == 1 and not queued:
-                    runner.queue_user_message("one more thing")
+                    runner.queue.put("one more thing")
                     queued = True
         return seen
 

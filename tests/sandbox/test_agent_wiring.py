@@ -27,8 +27,8 @@ def test_a_session_runs_its_commands_in_bubblewrap_whatever_the_permission_mode(
     real_sandbox(tmp_path)
     agent = agent_for(tmp_path, permission_mode="bypass")
     try:
-        assert agent.sandbox is not None and (agent.sandbox.kind, agent.sandbox.mode) == ("bubblewrap", "workspace-write")
-        assert agent.sandbox_notice is None
+        assert agent.facts.sandbox is not None and (agent.facts.sandbox.kind, agent.facts.sandbox.mode) == ("bubblewrap", "workspace-write")
+        assert agent.facts.sandbox_notice is None
     finally:
         asyncio.run(agent.aclose())
 
@@ -36,7 +36,7 @@ def test_a_session_runs_its_commands_in_bubblewrap_whatever_the_permission_mode(
 def test_sandbox_off_is_no_sandbox_and_no_notice(tmp_path: Path) -> None:
     agent = agent_for(tmp_path, sandbox="off")
     try:
-        assert agent.sandbox is not None and agent.sandbox.kind == "none" and agent.sandbox_notice is None
+        assert agent.facts.sandbox is not None and agent.facts.sandbox.kind == "none" and agent.facts.sandbox_notice is None
     finally:
         asyncio.run(agent.aclose())
 
@@ -45,7 +45,7 @@ def test_with_no_sandbox_available_the_notice_says_why_and_that_approvals_stay(t
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     agent = agent_for(tmp_path)
     try:
-        notice = agent.sandbox_notice or ""
+        notice = agent.facts.sandbox_notice or ""
         assert notice.startswith("no sandbox: bubblewrap (bwrap) is not installed") and "still asks" in notice
     finally:
         asyncio.run(agent.aclose())
