@@ -25,7 +25,7 @@ PUBLIC = {
     "pseudoclaude.agent": {
         "AssistantMessage", "ErrorEvent", "Event", "Progress", "RunConfig", "Runner", "SessionWriteFailed", "Stop", "TextDelta",
         "ToolCallFinished", "ToolCallStarted", "ToolInputStart", "ToolInputDelta", "UsageReport", "event_to_dict", "repair", "ThinkingDelta",
-        "Agent", "AgentDefinition", "sdk_agents", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "NEVER_FIRED", "HookCallback", "HookConfig", "HookReply",
+        "Agent", "AgentFacts", "Current", "BackgroundControl", "Extensions", "McpControl", "Memory", "AgentDefinition", "sdk_agents", "AgentStatus", "ContextBreakdown", "FactRejected", "HOOK_EVENTS", "NEVER_FIRED", "HookCallback", "HookConfig", "HookReply",
         "INIT_PROMPT", "MemoryScope", "PLAIN_CONTEXT_EVENTS", "SessionHooks", "build_agent", "sample_data", "subject_of",
         "AgentSession", "PromptChoice", "CompactionEngine", "ContextEngine", "NoCompaction", "PrepareRequest", "SessionRecorder",
         "CommandSet", "CustomCommand", "Expansion", "load_custom_commands", "workspace_trusted",

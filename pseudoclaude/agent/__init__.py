@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.build import PromptChoice, build_agent
     from pseudoclaude.agent.checkpoints import FileChange, RestoredFile, UserTurn, restore_files, rewind_session, session_changes, user_turns
     from pseudoclaude.agent.facade import Agent
-    from pseudoclaude.agent.views import AgentStatus, ContextBreakdown
+    from pseudoclaude.agent.views import AgentFacts, AgentStatus, ContextBreakdown, Current
+    from pseudoclaude.agent.controls import BackgroundControl, Extensions, McpControl, Memory
     from pseudoclaude.agent.hooks.config import HOOK_EVENTS, NEVER_FIRED, HookConfig
     from pseudoclaude.agent.hooks.run import HookReply
     from pseudoclaude.agent.hooks.session import PLAIN_CONTEXT_EVENTS, HookCallback, SessionHooks, sample_data, subject_of
@@ -70,6 +71,12 @@ _LAZY = {
     "PrepareRequest": "context",
     "SessionRecorder": "recording",
     "AgentStatus": "views",
+    "AgentFacts": "views",
+    "Current": "views",
+    "BackgroundControl": "controls",
+    "Extensions": "controls",
+    "McpControl": "controls",
+    "Memory": "controls",
     "ContextBreakdown": "views",
     "FactRejected": "memory",
     "HOOK_EVENTS": "hooks.config",
@@ -111,6 +118,12 @@ __all__ = [
     "user_turns",
     "Agent",
     "AgentStatus",
+    "AgentFacts",
+    "Current",
+    "BackgroundControl",
+    "Extensions",
+    "McpControl",
+    "Memory",
     "AssistantMessage",
     "ContextBreakdown",
     "ErrorEvent",

@@ -35,8 +35,7 @@ from pseudoclaude.headless.partial import PartialMessage
 from pseudoclaude.llm import Image, Usage, context_window, price_known, request_cost
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent.controls import Extensions, McpControl
-    from pseudoclaude.agent.views import AgentFacts, Current
+    from pseudoclaude.agent import AgentFacts, Current, Extensions, McpControl
 
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
