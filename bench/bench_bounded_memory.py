@@ -91,14 +91,17 @@ def main() -> None:
         ws.mkdir()
         started = time.monotonic()
         grep = child(GREP_CHILD, str(ws), str(options.lines))
-        print(f"grep python engine, {grep['file_mb']:.1f} MB of short lines: peak {grep['peak_mb']:.1f} MB (target < 60), "
-              f"{grep['wall_s']:.1f} s; {grep['said']}")
+        print(
+            f"grep python engine, {grep['file_mb']:.1f} MB of short lines: peak {grep['peak_mb']:.1f} MB (target < 60), {grep['wall_s']:.1f} s; {grep['said']}"
+        )
         (ws / "many.txt").unlink()
         size = int(options.gb * 1e9)
         out = child(OUTPUT_CHILD, str(ws), str(Path(tmp) / "spill"), str(size))
-        print(f"run_command printing {size:,} bytes: RSS growth {out['growth_mb']:.1f} MB (target < 60), total {out['total']:,}, "
-              f"answer {out['answer_bytes']:,} bytes (budget {out['inline_budget']:,}), last line reached: {out['last_line_reached']}, "
-              f"{out['wall_s']:.1f} s")
+        print(
+            f"run_command printing {size:,} bytes: RSS growth {out['growth_mb']:.1f} MB (target < 60), total {out['total']:,}, "
+            f"answer {out['answer_bytes']:,} bytes (budget {out['inline_budget']:,}), last line reached: {out['last_line_reached']}, "
+            f"{out['wall_s']:.1f} s"
+        )
         print(f"({time.monotonic() - started:.1f} s in all)")
 
 

@@ -92,9 +92,24 @@ def run(kind: str) -> list[float]:
             env.update(OPENAI_API_KEY="bench", OPENAI_BASE_URL=server.url, PSEUDOCLAUDE_MODEL="gpt-4.1")
         env["PSEUDOCLAUDE_HOME"] = str(Path(tmp) / "home")
         subprocess.run(
-            [sys.executable, "-m", "pseudoclaude", "-p", "Read files.", "--max-turns", str(TURNS + 5), "--permission-mode", "bypass",
-             "--context-window", "100000"],
-            cwd=ws, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "pseudoclaude",
+                "-p",
+                "Read files.",
+                "--max-turns",
+                str(TURNS + 5),
+                "--permission-mode",
+                "bypass",
+                "--context-window",
+                "100000",
+            ],
+            cwd=ws,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         bodies = [prompt_order(body) for body in server.requests]
     return [common_prefix(prev, cur) / len(prev) for prev, cur in zip(bodies, bodies[1:])]

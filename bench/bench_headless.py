@@ -68,7 +68,9 @@ def responder(client: str, workspace: Path) -> Any:
     def answer(body: Mapping[str, Any]) -> Reply:
         if not body.get("tools"):
             return Reply(text="ok")
-        done = sum(1 for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []) if b.get("type") == "tool_result")
+        done = sum(
+            1 for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []) if b.get("type") == "tool_result"
+        )
         if done >= len(calls):
             return Reply(text="done", thinking="finished")
         name, arguments = calls[done]
@@ -110,7 +112,9 @@ def one_run(client: Client, kind_root: Path) -> Sample:
             env.update(client.env)
             env.setdefault("HOME", str(home))
             if client.name == "claude-code":
-                env.update({"HOME": str(home), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "ANTHROPIC_MODEL": "claude-sonnet-4-5"})
+                env.update(
+                    {"HOME": str(home), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "ANTHROPIC_MODEL": "claude-sonnet-4-5"}
+                )
             stderr = open(Path(folder) / "stderr", "wb")
             start = time.monotonic()
             proc = subprocess.Popen(client.command, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
@@ -149,7 +153,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-headless-"))
     try:
         for round_number in range(args.runs):
-            order = clients[round_number % len(clients):] + clients[: round_number % len(clients)]
+            order = clients[round_number % len(clients) :] + clients[: round_number % len(clients)]
             for client in order:
                 client.samples.append(one_run(client, root))
     finally:

@@ -114,7 +114,12 @@ def measure(root: Path, workspace: Path, steps: list[tuple[str, dict[str, object
     try:
         done = subprocess.run(
             [sys.executable, "-c", CHILD, str(workspace), json.dumps(steps)],
-            env=env, cwd=str(root), capture_output=True, text=True, timeout=timeout, start_new_session=True,
+            env=env,
+            cwd=str(root),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            start_new_session=True,
         )
     except subprocess.TimeoutExpired:
         return {"wall_s": timeout, "rss_mb": float("nan"), "children_mb": float("nan"), "said": f"(still running after {timeout:g} s: killed)"}

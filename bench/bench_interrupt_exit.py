@@ -65,7 +65,9 @@ def workspace(tmp: Path, hooks: dict[str, str]) -> tuple[Path, Path]:
     home.mkdir()
     if hooks:
         (ws / ".pseudoclaude").mkdir()
-        (ws / ".pseudoclaude" / "settings.json").write_text(json.dumps({"hooks": {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in hooks.items()}}))
+        (ws / ".pseudoclaude" / "settings.json").write_text(
+            json.dumps({"hooks": {e: [{"hooks": [{"type": "command", "command": c}]}] for e, c in hooks.items()}})
+        )
         (home / "settings.json").write_text(json.dumps({"trustedWorkspaces": [str(ws)]}))
     return ws, home
 
@@ -81,8 +83,14 @@ def headless(output_format: str, signum: int, sleeper: str) -> tuple[float, bool
         ws, home = workspace(Path(folder), hooks)
         script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": command})),)), Reply(text="done")]
         with fake_server("anthropic", script) as server:
-            proc = subprocess.Popen(cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"), cwd=ws,
-                                    env=cli_env("anthropic", server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(
+                cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"),
+                cwd=ws,
+                env=cli_env("anthropic", server.url, home),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             assert proc.stdout is not None
             if sleeper == "as it starts":
                 for _ in range(2):

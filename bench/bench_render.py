@@ -100,6 +100,7 @@ def area_cpu(text: str, area: str, rounds: int = 5) -> float:
         times.append(time.process_time() - started)
     return statistics.median(times)
 
+
 DELTA_CHARS = 12
 TICK_S = 0.08  # pseudoclaude.tui.repl.TICK_S
 CHARS_PER_S = 400  # about 100 tokens a second
@@ -233,10 +234,7 @@ def main() -> None:
             f"CPU ours {patched_cpu * 1000:5.0f} ms, Rich's {rich_cpu * 1000:5.0f} ms ({patched_cpu / rich_cpu:.2f}x)"
         )
     ratio, t_small, t_cpu, tenths = paired_ratio(small, large, 5)
-    print(
-        f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 5 interleaved rounds -> ratio {ratio:.2f} "
-        "(linear = 10, target <= 11)"
-    )
+    print(f"20 KB renderer {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 5 interleaved rounds -> ratio {ratio:.2f} (linear = 10, target <= 11)")
     print("  200 KB, CPU ms per tenth: " + " ".join(f"{t:.0f}" for t in tenths))
     ratio, t_small, t_cpu, tenths = paired_ratio(deltas(one_line(20_000)), deltas(one_line(200_000)), 3)
     print(f"one-line paragraph: 20 KB {t_small * 1000:.1f} ms vs 200 KB {t_cpu * 1000:.1f} ms CPU, 3 rounds -> ratio {ratio:.2f}")

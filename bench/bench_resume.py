@@ -64,8 +64,7 @@ def generate(folder: Path, target_mb: int) -> tuple[Path, int]:
             sent = _write_turn(session, rng, turn, size, sent)
         if turn in (700, 1400):
             prefix = [Message.user("summary of earlier work"), Message.assistant("ok"), Message.user("re-read files")]
-            session.append_compaction(summary="summary", messages=prefix, trigger="auto", before_tokens=160_000,
-                                      after_tokens=9_000)
+            session.append_compaction(summary="summary", messages=prefix, trigger="auto", before_tokens=160_000, after_tokens=9_000)
             sent = len(prefix)
         session.sync() if turn % 50 == 0 else None
     session.close()
@@ -110,7 +109,9 @@ print(base, high_water_kb())
 def peak_memory_mb(path: Path) -> float:
     output = subprocess.run(
         [sys.executable, "-c", _MEMORY_CHILD, str(ROOT), str(path)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     base, peak = int(output[0]), int(output[1])
     return (peak - base) / 1024

@@ -171,13 +171,17 @@ def run_session(sandbox: str, cli_path: str) -> Outcome:
                 return [m async for m in sdk.query(prompt=prompts(), options=opts)]
 
             asyncio.run(asyncio.wait_for(go(), 300))
-        failed = [what for what, done in (
-            ("build", (ws / "build" / "shop.py").is_file()),
-            ("edit", "(1 + rate)" in (ws / "shop.py").read_text()),
-            ("commit", subprocess.run(["git", "log", "--oneline"], cwd=ws, capture_output=True, text=True).stdout.count("\n") == 2),
-            ("install", (ws / "vendor" / "tinypkg" / "__init__.py").is_file()),
-            ("tests pass", subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ws, capture_output=True).returncode == 0),
-        ) if not done]
+        failed = [
+            what
+            for what, done in (
+                ("build", (ws / "build" / "shop.py").is_file()),
+                ("edit", "(1 + rate)" in (ws / "shop.py").read_text()),
+                ("commit", subprocess.run(["git", "log", "--oneline"], cwd=ws, capture_output=True, text=True).stdout.count("\n") == 2),
+                ("install", (ws / "vendor" / "tinypkg" / "__init__.py").is_file()),
+                ("tests pass", subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ws, capture_output=True).returncode == 0),
+            )
+            if not done
+        ]
         commands = sum(1 for a in asked if a.startswith("Bash"))
         return Outcome(sandbox, commands, len(asked) - commands, asked, failed)
 

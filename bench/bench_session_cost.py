@@ -200,9 +200,19 @@ class RunReport:
         return self.prices.cost(self.input_tokens, self.cached_tokens, self.output_tokens)
 
 
-def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[Mapping[str, Any]], rejections: int,
-            exit_code: int = 0, seconds: float = 0.0, server: ServerView | None = None, engine: str = "pipeline",
-            provider: str = "anthropic", prices: Prices = SONNET) -> RunReport:
+def analyse(
+    session: str,
+    window: int,
+    model: ScriptedModel,
+    accepted: Sequence[Mapping[str, Any]],
+    rejections: int,
+    exit_code: int = 0,
+    seconds: float = 0.0,
+    server: ServerView | None = None,
+    engine: str = "pipeline",
+    provider: str = "anthropic",
+    prices: Prices = SONNET,
+) -> RunReport:
     """The report of one run from the requests the server accepted (in order) and the model's own record.
 
     ``server``: what the model saw under the native engine (the server's edits applied, each compaction a request
@@ -230,24 +240,49 @@ def analyse(session: str, window: int, model: ScriptedModel, accepted: Sequence[
                     first_sent[block["tool_use_id"]] = as_json(block.get("content", ""))
                     first_text[block["tool_use_id"]] = content_text(block.get("content", ""))
     outputs = tuple(
-        OutputReport(out.label, any(out.marker in text for text in seen_texts),
-                     bool(out.call_ids) and out.marker in first_sent.get(out.call_ids[0], ""),
-                     sum(tokens(first_sent.get(i, "")) for i in out.call_ids), len(out.call_ids),
-                     sum(real_tokens(first_text.get(i, "")) for i in out.call_ids))
+        OutputReport(
+            out.label,
+            any(out.marker in text for text in seen_texts),
+            bool(out.call_ids) and out.marker in first_sent.get(out.call_ids[0], ""),
+            sum(tokens(first_sent.get(i, "")) for i in out.call_ids),
+            len(out.call_ids),
+            sum(real_tokens(first_text.get(i, "")) for i in out.call_ids),
+        )
         for out in model.outputs
     )
     words = user_words_kept(accepted, model.requests, model.RULES) if model.requests else ()
     summaries = model.summaries + (server.compactions if server is not None else 0)
     output = model.output_tokens + (server.summary_output if server is not None else 0.0)
     log = server.output_log if server is not None else model.output_log
-    return RunReport(session, window, len(accepted), summaries, rejections, billed, cached, peak,
-                     output, outputs, exit_code, seconds, compaction_reports(accepted, served, model.task),
-                     summary_input, summary_cached, prefix_reuse(accepted, served), words,
-                     request_rows(accepted, served, log, prices), engine, provider, prices, model.summaries)
+    return RunReport(
+        session,
+        window,
+        len(accepted),
+        summaries,
+        rejections,
+        billed,
+        cached,
+        peak,
+        output,
+        outputs,
+        exit_code,
+        seconds,
+        compaction_reports(accepted, served, model.task),
+        summary_input,
+        summary_cached,
+        prefix_reuse(accepted, served),
+        words,
+        request_rows(accepted, served, log, prices),
+        engine,
+        provider,
+        prices,
+        model.summaries,
+    )
 
 
-def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]],
-                 outputs: Sequence[float], prices: Prices = SONNET) -> tuple[RequestRow, ...]:
+def request_rows(
+    accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]], outputs: Sequence[float], prices: Prices = SONNET
+) -> tuple[RequestRow, ...]:
     """Each request's kind (``summary``, ``after`` a summary, ``break`` under ``BREAK_SHARE`` reuse, ``grow``), size, cache hit."""
     rows: list[RequestRow] = []
     for i, (body, (prompt, hit)) in enumerate(zip(accepted, served)):
@@ -265,37 +300,46 @@ def request_rows(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[f
 
 def requests_table(report: RunReport) -> str:
     """The per-request breakdown of one run, then its cost by kind of request (where the money goes)."""
-    rows = [f"{_label(report)} at {_window(report.window)}:", "| # | kind | prompt | cached | uncached | output | cost |",
-            "|---:|---|---:|---:|---:|---:|---:|"]
+    rows = [
+        f"{_label(report)} at {_window(report.window)}:",
+        "| # | kind | prompt | cached | uncached | output | cost |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
     for n, row in enumerate(report.per_request, 1):
-        rows.append(f"| {n} | {row.kind} | {_k(row.prompt)} | {_k(row.cached)} | {_k(row.prompt - row.cached)} | "
-                    f"{_k(row.output)} | ${row.cost:.3f} |")
+        rows.append(f"| {n} | {row.kind} | {_k(row.prompt)} | {_k(row.cached)} | {_k(row.prompt - row.cached)} | {_k(row.output)} | ${row.cost:.3f} |")
     for kind in ("grow", "break", "summary", "after"):
         chosen = [row for row in report.per_request if row.kind == kind]
         if chosen:
             uncached = sum(row.prompt - row.cached for row in chosen)
-            rows.append(f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
-                        f"(uncached {_k(uncached)}: ${uncached * report.prices.uncached / 1e6:.2f})")
+            rows.append(
+                f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
+                f"(uncached {_k(uncached)}: ${uncached * report.prices.uncached / 1e6:.2f})"
+            )
     first_sent = sum(o.inline_tokens for o in report.outputs)
     if first_sent:
-        rows.append(f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * report.prices.uncached / 1e6:.2f} to write them once "
-                    "(no compaction removes this part)")
+        rows.append(
+            f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * report.prices.uncached / 1e6:.2f} to write them once "
+            "(no compaction removes this part)"
+        )
     return "\n".join(rows)
 
 
-def run_session(session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5",
-                provider: str = "anthropic") -> RunReport:
+def run_session(
+    session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5", provider: str = "anthropic"
+) -> RunReport:
     """Play ``session`` through the CLI at ``window`` against the fake server of ``provider`` (Anthropic's, or
     OpenAI's Responses endpoint) enforcing that window, ``--context-engine engine`` on ``model_name``."""
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         model = SESSIONS[session](ws, size)
         env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-        env.update(PSEUDOCLAUDE_MODEL=model_name, PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
-                   PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p))
+        env.update(
+            PSEUDOCLAUDE_MODEL=model_name,
+            PSEUDOCLAUDE_HOME=str(Path(tmp) / "home"),
+            PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p),
+        )
         if provider == "openai":
-            with FakeOpenAIServer(lambda body: model(as_messages(body)), context_window=window,
-                                  summarize=lambda seen: model.summary()) as openai:
+            with FakeOpenAIServer(lambda body: model(as_messages(body)), context_window=window, summarize=lambda seen: model.summary()) as openai:
                 env.update(OPENAI_API_KEY="bench", OPENAI_BASE_URL=openai.url, PSEUDOCLAUDE_OPENAI_API="responses")  # the fake plays OpenAI itself
                 proc, seconds = _play(model, ws, env, window, engine)
                 accepted, rejections = [as_messages(body) for body in openai.accepted], len(openai.rejections)
@@ -324,9 +368,28 @@ def _play(model: ScriptedModel, ws: Path, env: Mapping[str, str], window: int, e
     else:
         prompt, stdin = ["-p", model.task], None
     proc = subprocess.run(
-        [sys.executable, "-m", "pseudoclaude", *prompt, "--output-format", "stream-json",
-         "--permission-mode", "bypass", "--context-window", str(window), "--max-turns", "2000", "--context-engine", engine],
-        cwd=ws, env=dict(env), input=stdin, capture_output=True, text=True, timeout=1800,
+        [
+            sys.executable,
+            "-m",
+            "pseudoclaude",
+            *prompt,
+            "--output-format",
+            "stream-json",
+            "--permission-mode",
+            "bypass",
+            "--context-window",
+            str(window),
+            "--max-turns",
+            "2000",
+            "--context-engine",
+            engine,
+        ],
+        cwd=ws,
+        env=dict(env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     return proc, time.monotonic() - started
 

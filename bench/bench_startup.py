@@ -60,7 +60,10 @@ def headless_peak_rss_mb() -> tuple[float, float]:
         start = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", "pseudoclaude", "-p", "count the lines", "--permission-mode", "bypass"],
-            cwd=workspace, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=workspace,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start

@@ -141,7 +141,7 @@ def outside_summary(body: Mapping[str, Any]) -> tuple[str, bool]:
             continue
         found = True
         end = text.find(SUMMARY_LAST_LINE, start)
-        kept.append(text[:start] + (text[end + len(SUMMARY_LAST_LINE):] if end >= 0 else ""))
+        kept.append(text[:start] + (text[end + len(SUMMARY_LAST_LINE) :] if end >= 0 else ""))
     blocks = (b for m in body.get("messages", []) for b in (m.get("content") if isinstance(m.get("content"), list) else []))
     found = found or any(isinstance(b, dict) and b.get("type") == "compaction" for b in blocks)  # a provider's compaction
     return "\n".join(kept), found
@@ -165,9 +165,7 @@ def _error_mark(text: str) -> str:
     return lines[-1] if lines else text
 
 
-def compaction_reports(
-    accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]], task: str
-) -> tuple[CompactionReport, ...]:
+def compaction_reports(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[float, float]], task: str) -> tuple[CompactionReport, ...]:
     """One report per summary request; ``served`` is each request's (prompt, cached) tokens."""
     accepted = [as_messages(body) for body in accepted]
     touched: dict[str, None] = {}
@@ -186,12 +184,20 @@ def compaction_reports(
         _note_history(accepted[following], touched, errors)
         outside, committed = outside_summary(accepted[following])
         last_error = _error_mark(next(reversed(errors.values()))) if errors else None
-        reports.append(CompactionReport(
-            len(reports) + 1, prompt, cached, committed, task in outside,
-            sum(path_kept(outside, path) for path in touched), len(touched),
-            None if last_error is None else last_error in outside, served[following][0],
-            bool(index + 1 < len(accepted) and accepted[index + 1].get(SERVER_ITERATION)),
-        ))
+        reports.append(
+            CompactionReport(
+                len(reports) + 1,
+                prompt,
+                cached,
+                committed,
+                task in outside,
+                sum(path_kept(outside, path) for path in touched),
+                len(touched),
+                None if last_error is None else last_error in outside,
+                served[following][0],
+                bool(index + 1 < len(accepted) and accepted[index + 1].get(SERVER_ITERATION)),
+            )
+        )
     return tuple(reports)
 
 

@@ -121,7 +121,7 @@ def tail_marker(kind: str, n: int) -> str:
     return f"BENCH-{kind}-TAIL-{n:03d}-END"
 
 
-TEST_SCRIPT = r'''
+TEST_SCRIPT = r"""
 import pathlib, sys
 counter = pathlib.Path(".bench_runs")
 n = int(counter.read_text()) + 1 if counter.exists() else 1
@@ -144,7 +144,7 @@ out += [f"FAILED tests/unit/test_module_0{k}.py::TestParser::test_nested_case_{k
 out.append(f"==== 3 failed, {i} passed in 12.3s ==== BENCH-run-TAIL-{n:03d}-END")
 sys.stdout.write("\n".join(out) + "\n")
 sys.exit(1)
-'''
+"""
 
 
 def _module(k: int, kind: str) -> str:
@@ -177,8 +177,13 @@ class DebugSession(ScriptedModel):
                 (("read_file", {"path": f"tests/test_mod{k}.py"}), None),
                 (("grep", {"pattern": f"parse_level_{run}\\b", "path": "src", "output_mode": "content"}), None),
             ] + [
-                (("edit_file", {"path": f"{folder}/{prefix}mod{k}.py", "old_string": f"FIX_LEVEL_{k} = {edits[k]}",
-                                "new_string": f"FIX_LEVEL_{k} = {edits[k] + 1}"}), None)
+                (
+                    (
+                        "edit_file",
+                        {"path": f"{folder}/{prefix}mod{k}.py", "old_string": f"FIX_LEVEL_{k} = {edits[k]}", "new_string": f"FIX_LEVEL_{k} = {edits[k] + 1}"},
+                    ),
+                    None,
+                )
                 for folder, prefix in (("src", ""), ("tests", "test_"))
             ]
             edits[k] += 1
@@ -299,7 +304,7 @@ def _code_module(n: int, size: int) -> str:
     while written < size:
         block = (
             f"def parse_record_{n}_{i}(tokens, offset):\n"
-            f"    \"\"\"Parse level {i} of a record of module {n}.\"\"\"\n"
+            f'    """Parse level {i} of a record of module {n}."""\n'
             f"    if tokens[offset] != '[':\n"
             f"        raise ValueError(f\"expected '[' at offset {{offset}}\")\n"
             f"    return parse_record_{n}_{i + 1}(tokens, offset + 1)\n"

@@ -64,59 +64,107 @@ def main_command(
         Optional[str],
         typer.Option("--model", "-m", help="Model name (default from PSEUDOCLAUDE_MODEL or the provider's default).", autocompletion=_model_ids),
     ] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted).")] = None,
+    provider: Annotated[
+        Optional[str],
+        typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted)."),
+    ] = None,
     max_turns: Annotated[Optional[int], typer.Option("--max-turns", help="Stop a run after this many model turns (default: no limit).", min=1)] = None,
     max_budget_usd: Annotated[
-        Optional[float], typer.Option("--max-budget-usd", help="Stop a run once its estimated cost reaches this many US dollars (default: no limit).", min=0.000001)
+        Optional[float],
+        typer.Option("--max-budget-usd", help="Stop a run once its estimated cost reaches this many US dollars (default: no limit).", min=0.000001),
     ] = None,
     context_window: Annotated[Optional[int], typer.Option("--context-window", help="Override the model's context window (tokens).", min=1)] = None,
-    context_engine: Annotated[Optional[str], typer.Option("--context-engine", help="pipeline | native (the provider's own compaction where the model takes it) | auto.")] = None,
+    context_engine: Annotated[
+        Optional[str], typer.Option("--context-engine", help="pipeline | native (the provider's own compaction where the model takes it) | auto.")
+    ] = None,
     continue_latest: Annotated[bool, typer.Option("--continue", "-c", help="Continue the latest session of this workspace.")] = False,
     resume: Annotated[Optional[str], typer.Option("--resume", "-r", help="Resume the session with this id.")] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
     permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="default | accept-edits | plan | bypass.")] = None,
-    allowed_tools: Annotated[Optional[list[str]], typer.Option("--allowed-tools", "--allowedTools", help="Allow rules such as 'Bash(git status)' or 'run_command(git status)', comma- or space-separated (repeatable).")] = None,
-    effort: Annotated[Optional[str], typer.Option("--effort", help="How hard the model thinks: low | medium | high | max (models without reasoning ignore it).")] = None,
-    max_thinking_tokens: Annotated[Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)] = None,
-    thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
-    skip_permissions: Annotated[bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")] = False,
-    allow_bypass: Annotated[
-        bool, typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself.")
-    ] = False,
-    replay_user_messages: Annotated[bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")] = False,
-    sandbox: Annotated[
-        Optional[str], typer.Option("--sandbox", metavar="MODE", help="The OS sandbox of the model's commands: workspace-write (default where available) | read-only | off.")
+    allowed_tools: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--allowed-tools",
+            "--allowedTools",
+            help="Allow rules such as 'Bash(git status)' or 'run_command(git status)', comma- or space-separated (repeatable).",
+        ),
     ] = None,
-    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking.")] = False,
+    effort: Annotated[
+        Optional[str], typer.Option("--effort", help="How hard the model thinks: low | medium | high | max (models without reasoning ignore it).")
+    ] = None,
+    max_thinking_tokens: Annotated[
+        Optional[int], typer.Option("--max-thinking-tokens", help="An explicit thinking budget in tokens (at least 1024).", min=1)
+    ] = None,
+    thinking: Annotated[Optional[str], typer.Option("--thinking", help="adaptive | disabled.")] = None,
+    skip_permissions: Annotated[
+        bool, typer.Option("--dangerously-skip-permissions", help="Bypass mode: no approvals (the hard deny list and the workspace sandbox still hold).")
+    ] = False,
+    allow_bypass: Annotated[
+        bool,
+        typer.Option("--allow-dangerously-skip-permissions", help="Let set_permission_mode switch to bypass later (stream-json); changes nothing by itself."),
+    ] = False,
+    replay_user_messages: Annotated[
+        bool, typer.Option("--replay-user-messages", help="stream-json: echo each user message read from stdin when its run starts.")
+    ] = False,
+    sandbox: Annotated[
+        Optional[str],
+        typer.Option("--sandbox", metavar="MODE", help="The OS sandbox of the model's commands: workspace-write (default where available) | read-only | off."),
+    ] = None,
+    trust_workspace: Annotated[
+        bool,
+        typer.Option(
+            "--trust-workspace", help="Apply this folder's project settings and .env base URL (hooks, allow rules, modes) for this run without asking."
+        ),
+    ] = False,
     # --- MCP servers (issue 20) ---
     mcp_config: Annotated[
-        Optional[list[str]], typer.Option("--mcp-config", metavar="FILE|JSON", help="MCP servers from a JSON file or string ({\"mcpServers\": {...}}); repeatable.")
+        Optional[list[str]],
+        typer.Option("--mcp-config", metavar="FILE|JSON", help='MCP servers from a JSON file or string ({"mcpServers": {...}}); repeatable.'),
     ] = None,
-    strict_mcp_config: Annotated[bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")] = False,
+    strict_mcp_config: Annotated[
+        bool, typer.Option("--strict-mcp-config", help="Use only the MCP servers of --mcp-config (not .mcp.json or the user settings).")
+    ] = False,
     # --- end MCP servers ---
     image: Annotated[
-        Optional[list[str]], typer.Option("--image", "-i", metavar="FILE", help="With -p: attach this image (PNG, JPEG, GIF, WebP) to the prompt; repeatable, or comma-separated.")
+        Optional[list[str]],
+        typer.Option("--image", "-i", metavar="FILE", help="With -p: attach this image (PNG, JPEG, GIF, WebP) to the prompt; repeatable, or comma-separated."),
     ] = None,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
     # --- Claude Code's headless flags, with its meanings (headless/flags.py, docs/headless.md) ---
-    disallowed_tools: Annotated[Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")] = None,
+    disallowed_tools: Annotated[
+        Optional[list[str]], typer.Option("--disallowed-tools", "--disallowedTools", help="Deny rules, e.g. 'Bash(rm:*) Write' (repeatable).")
+    ] = None,
     tools: Annotated[Optional[str], typer.Option("--tools", help="Only these tools ('' none, 'default' all), e.g. 'Read,Grep'.")] = None,
-    input_format: Annotated[str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")] = "text",
+    input_format: Annotated[
+        str, typer.Option("--input-format", help="text | stream-json (prompts and control requests as JSON lines on stdin; needs --output-format stream-json).")
+    ] = "text",
     include_partial: Annotated[bool, typer.Option("--include-partial-messages", help="stream-json: also print partial text as stream_event lines.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Accepted for Claude Code compatibility (stream-json always prints every message).")] = False,
     system_prompt: Annotated[Optional[str], typer.Option("--system-prompt", help="Replace the system prompt (empty: keep ours).")] = None,
     system_prompt_file: Annotated[Optional[Path], typer.Option("--system-prompt-file", help="Replace the system prompt with this file's text.")] = None,
     append_system_prompt: Annotated[Optional[str], typer.Option("--append-system-prompt", help="Text appended to the system prompt.")] = None,
-    permission_prompt_tool: Annotated[Optional[str], typer.Option("--permission-prompt-tool", help="'stdio': ask the Agent SDK's can_use_tool callback (with --input-format stream-json).")] = None,
+    permission_prompt_tool: Annotated[
+        Optional[str], typer.Option("--permission-prompt-tool", help="'stdio': ask the Agent SDK's can_use_tool callback (with --input-format stream-json).")
+    ] = None,
     settings_value: Annotated[Optional[str], typer.Option("--settings", help="Extra settings: JSON text or a JSON file (strongest layer).")] = None,
     setting_sources: Annotated[Optional[str], typer.Option("--setting-sources", hidden=True)] = None,
     add_dir: Annotated[Optional[list[str]], typer.Option("--add-dir", hidden=True)] = None,
     session_id: Annotated[Optional[str], typer.Option("--session-id", help="A UUID to name the new session (or the fork) instead of a time-based id.")] = None,
-    fork_session: Annotated[bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")] = False,
+    fork_session: Annotated[
+        bool, typer.Option("--fork-session", help="With --resume/--continue: go on in a copy of that session, leaving it as it was.")
+    ] = False,
     include_hook_events: Annotated[bool, typer.Option("--include-hook-events", hidden=True)] = False,
     fallback_model: Annotated[Optional[str], typer.Option("--fallback-model", hidden=True)] = None,
-    agents: Annotated[Optional[str], typer.Option("--agents", metavar="JSON", help="Sub-agent types for the task tool: {\"name\": {\"description\", \"prompt\", \"tools\", \"model\"}}.")] = None,
-    json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="JSON", help="With -p: the run must end with structured output matching this JSON schema (the result's structured_output).")] = None,
+    agents: Annotated[
+        Optional[str],
+        typer.Option("--agents", metavar="JSON", help='Sub-agent types for the task tool: {"name": {"description", "prompt", "tools", "model"}}.'),
+    ] = None,
+    json_schema: Annotated[
+        Optional[str],
+        typer.Option(
+            "--json-schema", metavar="JSON", help="With -p: the run must end with structured output matching this JSON schema (the result's structured_output)."
+        ),
+    ] = None,
     # --- Agent SDK options we refuse, each with its reason (headless/flags.REFUSED) ---
     task_budget: Annotated[Optional[str], typer.Option("--task-budget", hidden=True)] = None,
     betas: Annotated[Optional[str], typer.Option("--betas", hidden=True)] = None,
@@ -132,7 +180,9 @@ def main_command(
     debug: Annotated[bool, typer.Option("--debug", hidden=True)] = False,
     debug_file: Annotated[Optional[Path], typer.Option("--debug-file", hidden=True)] = None,
     debug_to_stderr: Annotated[bool, typer.Option("--debug-to-stderr", hidden=True)] = False,
-    no_session_persistence: Annotated[bool, typer.Option("--no-session-persistence", help="Keep this run's session in a temporary folder, removed when the run ends (it cannot be resumed).")] = False,
+    no_session_persistence: Annotated[
+        bool, typer.Option("--no-session-persistence", help="Keep this run's session in a temporary folder, removed when the run ends (it cannot be resumed).")
+    ] = False,
 ) -> None:
     workspace = working_folder()
     if ctx.invoked_subcommand is not None:
@@ -148,11 +198,20 @@ def main_command(
     from pseudoclaude.headless import agents_value, refused_flag
 
     resuming = bool(resume or continue_latest)
-    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag({
-        "--task-budget": task_budget, "--betas": betas, "--resume-session-at": resume_session_at, "--resume-drops-turn": resume_drops_turn,
-        "--session-mirror": session_mirror, "--plugin-dir": plugin_dir, "--thinking-display": thinking_display,
-        "--agent": agent_name, "--assistant": assistant, "--proactive": proactive,
-    })
+    problem = _unsupported(input_format, output_format, permission_prompt_tool, session_id, fork_session, resuming) or refused_flag(
+        {
+            "--task-budget": task_budget,
+            "--betas": betas,
+            "--resume-session-at": resume_session_at,
+            "--resume-drops-turn": resume_drops_turn,
+            "--session-mirror": session_mirror,
+            "--plugin-dir": plugin_dir,
+            "--thinking-display": thinking_display,
+            "--agent": agent_name,
+            "--assistant": assistant,
+            "--proactive": proactive,
+        }
+    )
     if problem:
         _error_result(output_format, problem)
         raise fail(problem, EXIT_USAGE)
@@ -215,7 +274,9 @@ def main_command(
         from pseudoclaude.tui import run_repl, settle_workspace_trust
 
         try:
-            settings = settle_workspace_trust(settings, lambda trust_all: with_claude_flags(load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)), claude)[0])
+            settings = settle_workspace_trust(
+                settings, lambda trust_all: with_claude_flags(load_settings(Path.cwd(), replace(flags, trust_workspace=trust_all)), claude)[0]
+            )
         except ConfigError as error:
             raise fail(str(error), EXIT_USAGE) from None
         leave(run_repl(settings, resume_id=resume, continue_latest=continue_latest, prompt=prompt_choice))
@@ -230,8 +291,15 @@ def main_command(
     from pseudoclaude.headless import HeadlessOptions
 
     options = HeadlessOptions(
-        input_format, include_partial, permission_prompt_tool, prompt_choice, fork_session, session_id.lower() if session_id else None,
-        _images(image or [], input_format, prompt, output_format, settings.model), schema, agent_types,
+        input_format,
+        include_partial,
+        permission_prompt_tool,
+        prompt_choice,
+        fork_session,
+        session_id.lower() if session_id else None,
+        _images(image or [], input_format, prompt, output_format, settings.model),
+        schema,
+        agent_types,
     )
     options = replace(options, replay_user_messages=replay_user_messages, allow_bypass=allow_bypass)
     leave(run_print(settings, prompt, output_format, resume_id=resume, continue_latest=continue_latest, options=options))
@@ -296,6 +364,7 @@ def _effort_notice(model: str, effort: str | None, base_url: str | None = None, 
 
 
 # --- Claude Code compatibility helpers (headless/flags.py holds the mapping) ---
+
 
 def _unsupported(input_format: str, output_format: str, prompt_tool: str | None, session_id: str | None, fork: bool, resuming: bool) -> str | None:
     """Why this combination of Claude Code flags cannot run, or None."""

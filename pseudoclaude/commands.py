@@ -51,7 +51,15 @@ def run_print(
     channel = ControlChannel(write) if options.input_format == "stream-json" else None
     approver = StdioApprover(channel) if channel is not None and options.permission_prompt_tool == "stdio" else None
     try:
-        agent = build_agent(settings, resume_id=resume_id, continue_latest=continue_latest, approver=approver, prompt=options.prompt, fork=options.fork, session_id=options.session_id)
+        agent = build_agent(
+            settings,
+            resume_id=resume_id,
+            continue_latest=continue_latest,
+            approver=approver,
+            prompt=options.prompt,
+            fork=options.fork,
+            session_id=options.session_id,
+        )
     except (ConfigError, SessionError) as error:
         _error(str(error))
         if claude_format:
@@ -64,13 +72,13 @@ def run_print(
 
     async def go() -> int:
         if agent.mcp.servers():
-            await sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/providers.py)
+            await sdk_ready()  # the MCP SDK is pydantic-based: never import it beside the warm-up thread (llm/warmup.py)
         try:
             if channel is not None:
                 return await _serve_stream(agent, channel, options, settings)
             stripped = prompt.strip()
             if stripped == "/compact" or stripped.startswith("/compact "):
-                events = agent.compact(stripped[len("/compact"):].strip() or None)
+                events = agent.compact(stripped[len("/compact") :].strip() or None)
             elif (expansion := _custom_command(settings, stripped)) is not None:
                 events = agent.run(expansion.prompt, images=options.images, model=expansion.model, allowed_tools=expansion.allowed_tools)
             else:
@@ -79,7 +87,9 @@ def run_print(
                 if claude_format:
                     code = await _print_claude(agent, stream, output_format, options, settings)
                     return _unsaved(agent.write_failure) if agent.write_failure is not None else code
-                result = await print_events(stream, "stream-json" if output_format == "events" else output_format, agent.facts.session_id, sys.stdout, sys.stderr)
+                result = await print_events(
+                    stream, "stream-json" if output_format == "events" else output_format, agent.facts.session_id, sys.stdout, sys.stderr
+                )
         finally:
             await agent.aclose()
         if not result.ok:
@@ -146,8 +156,12 @@ def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings:
         return slash_commands(settings.workspace, settings.home, prompts)
 
     return ClaudeStream(
-        agent, write, partial=options.include_partial, commands=commands,
-        agents=lambda: [t.name for t in agent.extensions.agent_types()], structured=options.json_schema is not None,
+        agent,
+        write,
+        partial=options.include_partial,
+        commands=commands,
+        agents=lambda: [t.name for t in agent.extensions.agent_types()],
+        structured=options.json_schema is not None,
     )
 
 
@@ -199,8 +213,14 @@ def _sessions_json(sessions: Sequence[SessionInfo]) -> str:
     return json.dumps(
         [
             {
-                "id": info.id, "title": info.title, "created": info.created.isoformat(), "updated": info.updated.isoformat(),
-                "turns": info.turns, "size_bytes": info.size_bytes, "model": info.model, "cwd": info.cwd,
+                "id": info.id,
+                "title": info.title,
+                "created": info.created.isoformat(),
+                "updated": info.updated.isoformat(),
+                "turns": info.turns,
+                "size_bytes": info.size_bytes,
+                "model": info.model,
+                "cwd": info.cwd,
                 "folder": str(info.folder) if info.folder is not None else None,
             }
             for info in sessions
@@ -346,9 +366,15 @@ def describe_reply(event: str, reply: HookReply) -> str:
 
     parts: list[str] = [f"warning: {reply.warning}"] if reply.warning else []
     if reply.blocked:
-        verb = {"PreToolUse": "deny the call", "UserPromptSubmit": "drop the prompt", "Stop": "continue the agent",
-                "PostToolUse": "send the reason to the model", "PostToolUseFailure": "send the reason to the model",
-                "PermissionRequest": "deny the call for the user", "SubagentStop": "continue the sub-agent"}.get(event, "block (ignored for this event)")
+        verb = {
+            "PreToolUse": "deny the call",
+            "UserPromptSubmit": "drop the prompt",
+            "Stop": "continue the agent",
+            "PostToolUse": "send the reason to the model",
+            "PostToolUseFailure": "send the reason to the model",
+            "PermissionRequest": "deny the call for the user",
+            "SubagentStop": "continue the sub-agent",
+        }.get(event, "block (ignored for this event)")
         parts.append(f"{verb}: {reply.reason}")
     elif reply.permission:
         parts.append(f"permission: {reply.permission}")

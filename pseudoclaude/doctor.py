@@ -92,13 +92,24 @@ def run_doctor(
 
 _LATER = ("key", "endpoint", "model", "window", "facts", "tools", "tokenizer")
 
-_SHOWN = (("model", "model"), ("api_key", "key"), ("auth_token", "auth token"), ("extra_headers", "headers"), ("base_url", "base URL"),
-          ("permission_mode", "mode"), ("hooks", "hooks"), ("permission_rules", "rules"), ("env", "env"))
+_SHOWN = (
+    ("model", "model"),
+    ("api_key", "key"),
+    ("auth_token", "auth token"),
+    ("extra_headers", "headers"),
+    ("base_url", "base URL"),
+    ("permission_mode", "mode"),
+    ("hooks", "hooks"),
+    ("permission_rules", "rules"),
+    ("env", "env"),
+)
 
 
 def _settings(settings: Settings) -> Check:
     """Where the settings that decide this setup came from (``Settings.origins``, as resolved), and any trust notice."""
-    parts = [f"{label} from {origin.source}" for name, label in _SHOWN if (origin := settings.origins.get(name)) and origin.source not in ("not set", "default")]
+    parts = [
+        f"{label} from {origin.source}" for name, label in _SHOWN if (origin := settings.origins.get(name)) and origin.source not in ("not set", "default")
+    ]
     notice = settings.trust.ignored_notice()
     detail = "; ".join(parts) or "all defaults"
     return Check("settings", "warn" if notice else "ok", detail + (f"; {notice}" if notice else ""))
@@ -132,8 +143,15 @@ def _model(settings: Settings, models: list[str] | None) -> Check:
 def _facts(settings: Settings, providers: Sequence[ProviderEntry]) -> ModelFacts | None:
     """What the provider's models endpoint says of the model, asked afresh (and recorded for the next run)."""
     lookup = begin_facts_lookup(
-        settings.provider, settings.model, base_url=settings.base_url, api_key=settings.api_key, auth_token=settings.auth_token,
-        headers=settings.extra_headers, refresh=True, timeout=5.0, providers=providers,
+        settings.provider,
+        settings.model,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        auth_token=settings.auth_token,
+        headers=settings.extra_headers,
+        refresh=True,
+        timeout=5.0,
+        providers=providers,
     )
     return lookup.result(wait=5.5) if lookup is not None else None
 

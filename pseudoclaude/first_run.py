@@ -42,10 +42,11 @@ def choose_local_server(message: str, ask: Ask | None, environ: Mapping[str, str
     model = server.models[0]
     if ask is None:
         raise ConfigError(
-            f"{message}; {server.name} answers at {server.base_url} with {models}: "
-            f"run with OPENAI_BASE_URL={server.base_url} --provider openai --model {model}"
+            f"{message}; {server.name} answers at {server.base_url} with {models}: run with OPENAI_BASE_URL={server.base_url} --provider openai --model {model}"
         )
-    answer = ask(f"No model provider is configured, but {server.name} answers at {server.base_url} ({models}).\nUse {model}? [Y/n or another model's name] ").strip()
+    answer = ask(
+        f"No model provider is configured, but {server.name} answers at {server.base_url} ({models}).\nUse {model}? [Y/n or another model's name] "
+    ).strip()
     if answer.lower() in ("", "y", "yes"):
         return LocalChoice(server.base_url, model)
     if answer in server.models:

@@ -72,11 +72,20 @@ def doctor_command(
 
 def acp_command(
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model name for every session.")] = None,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted).")] = None,
-    permission_mode: Annotated[Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")] = None,
+    provider: Annotated[
+        Optional[str],
+        typer.Option("--provider", help="A provider of the table (an unknown name lists them; inferred from the model and the keys when omitted)."),
+    ] = None,
+    permission_mode: Annotated[
+        Optional[str], typer.Option("--permission-mode", help="The mode new sessions start in: default | accept-edits | plan | bypass.")
+    ] = None,
     sessions_dir: Annotated[Optional[Path], typer.Option("--sessions-dir", help="Where sessions are stored.")] = None,
-    trust_workspace: Annotated[bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")] = False,
-    allow_bypass: Annotated[bool, typer.Option("--allow-dangerously-skip-permissions", help="Offer bypass among the editor's modes (it is never the starting mode unless asked).")] = False,
+    trust_workspace: Annotated[
+        bool, typer.Option("--trust-workspace", help="Apply the project settings of the folders the editor opens without asking.")
+    ] = False,
+    allow_bypass: Annotated[
+        bool, typer.Option("--allow-dangerously-skip-permissions", help="Offer bypass among the editor's modes (it is never the starting mode unless asked).")
+    ] = False,
     sandbox: Annotated[Optional[str], typer.Option("--sandbox", metavar="MODE", help="workspace-write (default where available) | read-only | off.")] = None,
 ) -> None:
     """Speak the Agent Client Protocol on stdin/stdout (Zed, JetBrains, Neovim, Emacs): docs/editors.md."""
@@ -142,8 +151,12 @@ def sessions_export(
 @hooks_app.command("test")
 def hooks_test(
     event: Annotated[str, typer.Argument(help="SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, PostCompact or Stop.")],
-    tool: Annotated[str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse (ours or Claude Code's).")] = "run_command",
-    raw_input: Annotated[Optional[str], typer.Option("--input", help='The payload body as JSON, e.g. \'{"tool_name": "Write", "tool_input": {"file_path": ".env"}}\'.')] = None,
+    tool: Annotated[
+        str, typer.Option("--tool", help="The tool name in the sample payload of PreToolUse / PostToolUse (ours or Claude Code's).")
+    ] = "run_command",
+    raw_input: Annotated[
+        Optional[str], typer.Option("--input", help='The payload body as JSON, e.g. \'{"tool_name": "Write", "tool_input": {"file_path": ".env"}}\'.')
+    ] = None,
 ) -> None:
     """Run the configured hooks of EVENT with a sample payload and show what each returned."""
     from pseudoclaude.commands import test_hooks

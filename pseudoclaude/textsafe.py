@@ -55,8 +55,7 @@ _JSON_TABLE: dict[int, str] = {
 }
 
 NAME_QUOTING_NOTE = (
-    "a name shown in double quotes contains control characters and is written as a JSON string; "
-    "pass it exactly so in a tool call to address that file"
+    "a name shown in double quotes contains control characters and is written as a JSON string; pass it exactly so in a tool call to address that file"
 )
 
 

@@ -96,7 +96,17 @@ class WorkspaceTrust:
         )
 
 
-_KIND_WORDS = {"hook": "hooks", "nohooks": "disableAllHooks", "allow": "allow rules", "mode": "permission mode", "sessions": "sessions folder", "endpoint": "base URL", "mcp": "MCP servers", "env": "env variables", "helper": "apiKeyHelper"}
+_KIND_WORDS = {
+    "hook": "hooks",
+    "nohooks": "disableAllHooks",
+    "allow": "allow rules",
+    "mode": "permission mode",
+    "sessions": "sessions folder",
+    "endpoint": "base URL",
+    "mcp": "MCP servers",
+    "env": "env variables",
+    "helper": "apiKeyHelper",
+}
 
 
 def _server_target(declaration: str) -> str:
@@ -226,7 +236,8 @@ def _filtered_hooks(source: str, hooks: Any, approved: frozenset[str]) -> Any:
             if not isinstance(group, Mapping) or not isinstance(group.get("hooks"), list):
                 continue
             commands = [
-                hook for hook in group["hooks"]
+                hook
+                for hook in group["hooks"]
                 if not (isinstance(hook, Mapping) and "command" in hook) or _hook_entry(source, event, group, hook).fingerprint in approved
             ]
             commands = [hook for hook in commands if isinstance(hook, Mapping)]

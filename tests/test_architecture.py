@@ -44,14 +44,41 @@ PACKAGES = (
     "pseudoclaude.tui",
 )
 
-IMPORTABLE_BY_ALL = {"pseudoclaude", "pseudoclaude.config", "pseudoclaude.exitcodes", "pseudoclaude.interrupts", "pseudoclaude.lazy", "pseudoclaude.trust", "pseudoclaude.textsafe", "pseudoclaude.redaction"}
+IMPORTABLE_BY_ALL = {
+    "pseudoclaude",
+    "pseudoclaude.config",
+    "pseudoclaude.exitcodes",
+    "pseudoclaude.interrupts",
+    "pseudoclaude.lazy",
+    "pseudoclaude.trust",
+    "pseudoclaude.textsafe",
+    "pseudoclaude.redaction",
+}
 # These import only what MAY_IMPORT lists (llm is the bottom; config and exitcodes are imported by all).
 FOUNDATION = {"pseudoclaude.llm", *IMPORTABLE_BY_ALL}
 
-_BELOW_AGENT = {"pseudoclaude.sandbox", "pseudoclaude.imaging", "pseudoclaude.mcp_client", "pseudoclaude.compact", "pseudoclaude.session", "pseudoclaude.tools.permissions", "pseudoclaude.tools", "pseudoclaude.llm"}
+_BELOW_AGENT = {
+    "pseudoclaude.sandbox",
+    "pseudoclaude.imaging",
+    "pseudoclaude.mcp_client",
+    "pseudoclaude.compact",
+    "pseudoclaude.session",
+    "pseudoclaude.tools.permissions",
+    "pseudoclaude.tools",
+    "pseudoclaude.llm",
+}
 MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.__main__": {"pseudoclaude.cli"},
-    "pseudoclaude.cli": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.subcommands", "pseudoclaude.headless", "pseudoclaude.tui", "pseudoclaude.agent", "pseudoclaude.first_run", *_BELOW_AGENT},
+    "pseudoclaude.cli": {
+        "pseudoclaude.acp",
+        "pseudoclaude.commands",
+        "pseudoclaude.subcommands",
+        "pseudoclaude.headless",
+        "pseudoclaude.tui",
+        "pseudoclaude.agent",
+        "pseudoclaude.first_run",
+        *_BELOW_AGENT,
+    },
     "pseudoclaude.subcommands": {"pseudoclaude.acp", "pseudoclaude.commands", "pseudoclaude.doctor"},
     "pseudoclaude.doctor": {"pseudoclaude.llm", "pseudoclaude.sandbox"},
     "pseudoclaude.first_run": {"pseudoclaude.llm"},
@@ -107,9 +134,7 @@ def unit_of(module: str) -> str:
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _imports_in(importer: str, node: ast.AST, top_level: bool, typing_only: bool = False) -> list[Import]:
@@ -135,11 +160,7 @@ def _imports_in(importer: str, node: ast.AST, top_level: bool, typing_only: bool
 
 
 def all_imports() -> list[Import]:
-    return [
-        imp
-        for module, path in MODULES.items()
-        for imp in _imports_in(module, ast.parse(path.read_text(), filename=str(path)), True)
-    ]
+    return [imp for module, path in MODULES.items() for imp in _imports_in(module, ast.parse(path.read_text(), filename=str(path)), True)]
 
 
 IMPORTS = all_imports()
@@ -257,7 +278,11 @@ def test_a_cycle_is_caught() -> None:
 
 def test_the_terminal_shows_views_and_runs_nothing_of_compact() -> None:
     """``tui`` reads what the agent's frozen views carry (``AgentStatus.read_page_bytes``), never ``compact`` itself."""
-    reached = [f"{i.importer}:{i.line}" for i in IMPORTS if unit_of(i.importer) == "pseudoclaude.tui" and unit_of(i.target) == "pseudoclaude.compact" and not i.typing_only]
+    reached = [
+        f"{i.importer}:{i.line}"
+        for i in IMPORTS
+        if unit_of(i.importer) == "pseudoclaude.tui" and unit_of(i.target) == "pseudoclaude.compact" and not i.typing_only
+    ]
     assert reached == []
 
 

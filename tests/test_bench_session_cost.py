@@ -84,8 +84,9 @@ def test_each_request_is_classed_by_what_it_read_from_the_cache_and_priced() -> 
 
 def test_rules_and_earlier_requests_count_only_outside_the_summary_text() -> None:
     first, second = "Fix it. Never touch tests/.", "Now add a cache. Keep names."
-    before = working(user({"type": "text", "text": first}), {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
-                     user({"type": "text", "text": second}))
+    before = working(
+        user({"type": "text", "text": first}), {"role": "assistant", "content": [{"type": "text", "text": "done"}]}, user({"type": "text", "text": second})
+    )
     summary = working(user({"type": "text", "text": f"{SUMMARY_PREAMBLE}\nSummarize."}))
     after = working(user({"type": "text", "text": f"Summary of the earlier conversation:\n\n{first}\n{SUMMARY_LAST_LINE}\nPinned: {second}"}))
     (kept,) = user_words_kept([before, summary, after], (first, second), ("Never touch tests/", "Keep names"))
@@ -104,14 +105,24 @@ def test_each_compaction_reports_what_survived_outside_the_summary_text() -> Non
     task = "Fix the parser in src/parse.py"
     first = working(
         user({"type": "text", "text": task}),
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/parse.py"}},
-                                          {"type": "tool_use", "id": "t2", "name": "run_command", "input": {"command": "pytest"}}]},
-        user({"type": "tool_result", "tool_use_id": "t1", "content": "code"},
-             {"type": "tool_result", "tool_use_id": "t2", "content": "[exit code 1 · 9 bytes]\nFAILED BENCH-run-TAIL-001-END"}),
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/parse.py"}},
+                {"type": "tool_use", "id": "t2", "name": "run_command", "input": {"command": "pytest"}},
+            ],
+        },
+        user(
+            {"type": "tool_result", "tool_use_id": "t1", "content": "code"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "[exit code 1 · 9 bytes]\nFAILED BENCH-run-TAIL-001-END"},
+        ),
     )
     summary_text = f"Summary of the earlier conversation:\n\n1. Primary request: {task}\nsrc/parse.py BENCH-run-TAIL-001-END\n{SUMMARY_LAST_LINE}"
-    after = working(user({"type": "text", "text": summary_text}), {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
-                    user({"type": "text", "text": "Pinned: src/parse.py"}))
+    after = working(
+        user({"type": "text", "text": summary_text}),
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        user({"type": "text", "text": "Pinned: src/parse.py"}),
+    )
     instruction = {"type": "text", "text": f"{SUMMARY_PREAMBLE}\nSummarize."}
     in_place = dict(first, messages=[*first["messages"][:-1], user(*first["messages"][-1]["content"], instruction)])
     transcript = {"model": "m", "messages": [user(instruction)]}

@@ -52,8 +52,8 @@ def test_the_compaction_checks_read_input_items_task_paths_last_error_and_rules_
     after = responses({"role": "assistant", "type": "compaction", "content": "the state"}, user(pinned))
     lost = responses({"role": "assistant", "type": "compaction", "content": task}, user("go on"))
     served = [(100.0, 0.0), (120.0, 100.0), (50.0, 0.0)]
-    kept, = compaction_reports([working, summary, after], served, task)
-    gone, = compaction_reports([working, summary, lost], served, task)
+    (kept,) = compaction_reports([working, summary, after], served, task)
+    (gone,) = compaction_reports([working, summary, lost], served, task)
     assert kept.committed and kept.task_kept and (kept.paths_kept, kept.paths_touched) == (1, 1) and kept.error_kept
     assert gone.committed and not gone.task_kept and gone.paths_kept == 0 and gone.error_kept is False, "the summary's own words do not count"
     assert words_kept(after, [(task, ("Do not modify anything under tests/",))]).complete
@@ -63,7 +63,9 @@ def test_the_compaction_checks_read_input_items_task_paths_last_error_and_rules_
 def test_a_session_compacted_by_the_openai_server_keeps_what_the_pinned_block_carries() -> None:
     report = run_session("multi", 28_000, Size(debug_runs=1, explore_files=1, small_results=2, multi_files=2), "native", OPENAI_MODEL, "openai")
     assert report.exit_code == 0 and report.rejections == 0 and report.engine == "native" and report.provider == "openai"
-    assert report.compactions and all(c.by_server and c.committed and c.task_kept and c.paths_kept == c.paths_touched and c.error_kept for c in report.compactions)
+    assert report.compactions and all(
+        c.by_server and c.committed and c.task_kept and c.paths_kept == c.paths_touched and c.error_kept for c in report.compactions
+    )
     assert report.words and all(w.complete for w in report.words)
     assert report.own_summaries == 0 and report.summaries == len(report.compactions), "the server summarized, we did not"
     assert 0 < report.cached_tokens < report.input_tokens and report.cost > 0

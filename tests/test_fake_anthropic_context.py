@@ -25,8 +25,12 @@ COMPACT_EDIT = {"type": "compact_20260112", "trigger": {"type": "input_tokens", 
 
 def body(edits: list[dict[str, Any]], messages: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
     return {
-        "model": MODEL, "max_tokens": 1024, "stream": True, "context_management": {"edits": edits},
-        "messages": messages if messages is not None else [{"role": "user", "content": "hello"}], **extra,
+        "model": MODEL,
+        "max_tokens": 1024,
+        "stream": True,
+        "context_management": {"edits": edits},
+        "messages": messages if messages is not None else [{"role": "user", "content": "hello"}],
+        **extra,
     }
 
 
@@ -38,7 +42,11 @@ def post(server: FakeAnthropicServer, payload: dict[str, Any], headers: dict[str
     ("edits", "headers", "said"),
     [
         ([COMPACT_EDIT], {**HEADERS, "anthropic-beta": EDITING_BETA}, "requires the anthropic-beta header compact-2026-01-12"),
-        ([{"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 3}}], {**HEADERS, "anthropic-beta": COMPACT_BETA}, "context-management-2025-06-27"),
+        (
+            [{"type": "clear_tool_uses_20250919", "keep": {"type": "tool_uses", "value": 3}}],
+            {**HEADERS, "anthropic-beta": COMPACT_BETA},
+            "context-management-2025-06-27",
+        ),
         ([{**COMPACT_EDIT, "trigger": {"type": "input_tokens", "value": 1000}}], HEADERS, "at least 50000"),
         ([{"type": "clear_tool_uses_20250919", "keep": 3}], HEADERS, "keep"),
         ([{**COMPACT_EDIT, "pause": True}], HEADERS, "Extra inputs"),
@@ -62,10 +70,17 @@ def test_a_model_without_the_strategy_is_refused() -> None:
 def test_the_compaction_streams_as_the_sdk_accumulates_it_and_the_usage_counts_it() -> None:
     script = [Reply(text="Carrying on.", calls=(Call("grep", "{}"),), input_tokens=60_000)]
     with FakeAnthropicServer(script) as server:
-        with Anthropic(api_key="sk-test", base_url=server.url, max_retries=0) as client, client.beta.messages.stream(
-            model=MODEL, max_tokens=1024, messages=[{"role": "user", "content": "fix the parser"}], betas=[EDITING_BETA, COMPACT_BETA],
-            context_management={"edits": [COMPACT_EDIT]}, tools=[{"name": "grep", "input_schema": {"type": "object"}}],
-        ) as stream:
+        with (
+            Anthropic(api_key="sk-test", base_url=server.url, max_retries=0) as client,
+            client.beta.messages.stream(
+                model=MODEL,
+                max_tokens=1024,
+                messages=[{"role": "user", "content": "fix the parser"}],
+                betas=[EDITING_BETA, COMPACT_BETA],
+                context_management={"edits": [COMPACT_EDIT]},
+                tools=[{"name": "grep", "input_schema": {"type": "object"}}],
+            ) as stream,
+        ):
             message = stream.get_final_message()
     block = message.content[0]
     assert block.type == "compaction" and block.content and block.signature == compaction_signature(block.content)

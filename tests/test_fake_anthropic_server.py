@@ -71,11 +71,19 @@ def test_reply_streams_the_real_event_sequence() -> None:
     assert response.status_code == 200 and response.headers["content-type"] == "text/event-stream"
     names = [name for name, _ in sse(response)]
     assert names == [
-        "message_start", "ping",
-        "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-        "content_block_start", "content_block_delta", "content_block_delta", "content_block_delta",
+        "message_start",
+        "ping",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
         "content_block_stop",
-        "message_delta", "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
     ]
 
 
@@ -181,38 +189,42 @@ READ_TOOL = {"name": "read", "input_schema": {"type": "object"}}
 INVALID = {
     "missing-max-tokens": ({k: v for k, v in body().items() if k != "max_tokens"}, "max_tokens: Field required"),
     "missing-model": ({k: v for k, v in body().items() if k != "model"}, "model: Field required"),
-    "assistant-first": (body([{"role": "assistant", "content": "hi"}, {"role": "user", "content": "go"}]),
-                        'first message must use the "user" role'),
-    "consecutive-user": (body([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]),
-                         'found multiple "user" roles in a row'),
-    "empty-text": (body([{"role": "user", "content": [{"type": "text", "text": ""}]}]),
-                   "text content blocks must be non-empty"),
-    "orphan-tool-use": (body(tool_turns()[:2] + [{"role": "user", "content": "next"}]),
-                        "messages.1: tool_use ids were found without tool_result blocks immediately after: toolu_1"),
+    "assistant-first": (body([{"role": "assistant", "content": "hi"}, {"role": "user", "content": "go"}]), 'first message must use the "user" role'),
+    "consecutive-user": (body([{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]), 'found multiple "user" roles in a row'),
+    "empty-text": (body([{"role": "user", "content": [{"type": "text", "text": ""}]}]), "text content blocks must be non-empty"),
+    "orphan-tool-use": (
+        body(tool_turns()[:2] + [{"role": "user", "content": "next"}]),
+        "messages.1: tool_use ids were found without tool_result blocks immediately after: toolu_1",
+    ),
     "orphan-tool-result": (
-        body([{"role": "user", "content": "go"}, {"role": "assistant", "content": "hi"},
-              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}]}]),
-        "messages.2.content.0: unexpected tool_use_id found in tool_result blocks: toolu_9"),
+        body(
+            [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": "hi"},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}]},
+            ]
+        ),
+        "messages.2.content.0: unexpected tool_use_id found in tool_result blocks: toolu_9",
+    ),
     "wrong-tool-result": (body(tool_turns("toolu_9")), "tool_result blocks immediately after: toolu_1"),
     "tool-result-not-first": (
-        body(tool_turns()[:2] + [{"role": "user", "content": [
-            {"type": "text", "text": "first"}, {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}]),
-        "tool_result blocks must come first"),
+        body(
+            tool_turns()[:2]
+            + [{"role": "user", "content": [{"type": "text", "text": "first"}, {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}]
+        ),
+        "tool_result blocks must come first",
+    ),
     "bad-tool-use-id": (
-        body([{"role": "user", "content": "go"},
-              {"role": "assistant", "content": [{"type": "tool_use", "id": "bad id!", "name": "g", "input": {}}]}]),
-        "String should match pattern '^[a-zA-Z0-9_-]+$'"),
-    "duplicate-tool-use-id": (
-        body(tool_turns() + [tool_use("toolu_1")]),
-        "`tool_use` ids must be unique"),
+        body([{"role": "user", "content": "go"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "bad id!", "name": "g", "input": {}}]}]),
+        "String should match pattern '^[a-zA-Z0-9_-]+$'",
+    ),
+    "duplicate-tool-use-id": (body(tool_turns() + [tool_use("toolu_1")]), "`tool_use` ids must be unique"),
     "bad-tool-name": (body(tools=[{"name": "read file", "input_schema": {"type": "object"}}]), "tools.0.custom.name"),
     "tool-choice-unknown-type": (body(tools=[READ_TOOL], tool_choice={"type": "never"}), "tool_choice: Input tag 'never'"),
     "tool-choice-not-an-object": (body(tools=[READ_TOOL], tool_choice="none"), "tool_choice: Input should be a valid dictionary"),
     "tool-choice-unknown-tool": (body(tools=[READ_TOOL], tool_choice={"type": "tool", "name": "grep"}), "Tool 'grep' not found"),
     "tool-choice-any-without-tools": (body(tool_choice={"type": "any"}), "may only be specified while providing tools"),
-    "too-many-cache-breakpoints": (
-        body([{"role": "user", "content": cached_texts(5)}]),
-        "A maximum of 4 blocks with cache_control may be provided. Found 5."),
+    "too-many-cache-breakpoints": (body([{"role": "user", "content": cached_texts(5)}]), "A maximum of 4 blocks with cache_control may be provided. Found 5."),
 }
 
 

@@ -181,8 +181,7 @@ def test_chat_refuses_an_image_in_a_tool_message_as_the_service_does() -> None:
     ]
     error = openai_rejected(chat_post(messages)[0])
     assert error["message"] == (
-        "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', "
-        "but this message with role 'tool' contains an image URL."
+        "Invalid 'messages[2]'. Image URLs are only allowed for messages with role 'user', but this message with role 'tool' contains an image URL."
     )
     messages[2]["content"] = [{"type": "text", "text": "shot.png"}]
     assert chat_post([*messages, {"role": "user", "content": image}])[0].status_code == 200

@@ -59,8 +59,9 @@ def test_the_threshold_is_honoured_and_the_compaction_item_comes_first_then_the_
 
 
 def test_after_a_compaction_the_window_counts_only_from_the_latest_item_as_the_state_it_carries() -> None:
-    with FakeOpenAIServer([Reply(text="compacted"), Reply(text="on"), Reply(text="never")], context_window=12_000,
-                          summarize=lambda body: "s" * 8_000) as server:
+    with FakeOpenAIServer(
+        [Reply(text="compacted"), Reply(text="on"), Reply(text="never")], context_window=12_000, summarize=lambda body: "s" * 8_000
+    ) as server:
         _, events = _post(server, _body([LONG], threshold=9_000))
         item = {"type": "compaction", "encrypted_content": _completed(events).output[0].encrypted_content}
         carried, _ = _post(server, _body([LONG, LONG, item, {"role": "user", "content": "go on"}]))

@@ -19,6 +19,7 @@ from tests.fakes.script import Call, Reply, StreamError
 KEY = {"authorization": "Bearer sk-test"}
 TOOL = {"type": "function", "name": "read", "description": "Read", "parameters": {"type": "object", "properties": {}}, "strict": False}
 
+
 def _event_models() -> dict[str, Any]:
     union = typing.get_args(ResponseStreamEvent)[0]
     return {typing.get_args(model.model_fields["type"].annotation)[0]: model for model in typing.get_args(union)}
@@ -69,7 +70,9 @@ def test_every_event_parses_as_the_sdk_models_in_the_real_order() -> None:
     assert kinds[:3] == ["response.created", "response.in_progress", "response.output_item.added"]
     assert kinds[-1] == "response.completed"
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
-    assert kinds.index("response.reasoning_summary_text.delta") < kinds.index("response.output_text.delta") < kinds.index("response.function_call_arguments.delta")
+    assert (
+        kinds.index("response.reasoning_summary_text.delta") < kinds.index("response.output_text.delta") < kinds.index("response.function_call_arguments.delta")
+    )
     usage = events[-1]["response"]["usage"]
     assert usage["output_tokens_details"]["reasoning_tokens"] == 12 and usage["output_tokens"] == 32
     assert usage["input_tokens_details"]["cached_tokens"] == 5
@@ -129,7 +132,11 @@ def test_the_chat_endpoint_refuses_responses_fields() -> None:
 
 
 def test_failed_error_and_incomplete_endings_parse_as_the_sdk_models() -> None:
-    steps = [StreamError(Reply(text="partial"), after_deltas=1), StreamError(Reply(text="x"), error_type="rate_limit_error"), Reply(thinking="t", stop_reason="max_tokens")]
+    steps = [
+        StreamError(Reply(text="partial"), after_deltas=1),
+        StreamError(Reply(text="x"), error_type="rate_limit_error"),
+        Reply(thinking="t", stop_reason="max_tokens"),
+    ]
     with FakeOpenAIServer(steps) as server:
         endings = []
         for _ in steps:

@@ -91,7 +91,9 @@ def test_a_last_wins_row_takes_the_strongest_file_of_its_families(row: Setting) 
     low, high = samples(row)
     readable = [index for index, file in enumerate(FILES) if file.family in row.families]
     unread = [index for index, file in enumerate(FILES) if file.family not in row.families]
-    files = files_with({readable[0]: layer_for(row, low), readable[-1]: layer_for(row, high), **{index: layer_for(row, low) for index in unread if index > readable[-1]}})
+    files = files_with(
+        {readable[0]: layer_for(row, low), readable[-1]: layer_for(row, high), **{index: layer_for(row, low) for index in unread if index > readable[-1]}}
+    )
     found = resolve(row, Flags(), Variables({}), files)
     assert found.value == parsed(row, high)
     assert found.source == describe(FILES[readable[-1]])

@@ -24,7 +24,9 @@ from pseudoclaude.tools.permissions import ApprovalAnswer, ApprovalRequest
 class PermissionClient(Protocol):
     """What the approver needs of the connection to the editor (the SDK's ``Client`` has it)."""
 
-    async def request_permission(self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any) -> RequestPermissionResponse: ...
+    async def request_permission(
+        self, options: list[PermissionOption], session_id: str, tool_call: ToolCallUpdate, **kwargs: Any
+    ) -> RequestPermissionResponse: ...
 
 
 _CHOICES: dict[str, tuple[tuple[str, str, str], ...]] = {
@@ -89,5 +91,11 @@ def _question(view: CallView, request: ApprovalRequest) -> ToolCallUpdate:
     if detail:
         content.append(helpers.tool_content(helpers.text_block(detail)))
     return ToolCallUpdate(
-        tool_call_id=view.call_id, title=view.title, kind=start.kind, status="pending", content=content or None, locations=start.locations, raw_input=dict(request.args),
+        tool_call_id=view.call_id,
+        title=view.title,
+        kind=start.kind,
+        status="pending",
+        content=content or None,
+        locations=start.locations,
+        raw_input=dict(request.args),
     )

@@ -58,8 +58,13 @@ class CallView:
 
     def start(self) -> ToolCallStart:
         return helpers.start_tool_call(
-            self.call_id, self.title, kind=self.kind, status="pending", content=list(self.diff) or None,  # type: ignore[arg-type]
-            locations=[ToolCallLocation(path=path) for path in self.locations] or None, raw_input=dict(self.arguments),
+            self.call_id,
+            self.title,
+            kind=self.kind,  # type: ignore[arg-type]
+            status="pending",
+            content=list(self.diff) or None,
+            locations=[ToolCallLocation(path=path) for path in self.locations] or None,
+            raw_input=dict(self.arguments),
         )
 
 
@@ -133,7 +138,10 @@ class EventMapper:
         if text and not (content and not event.is_error):
             content.append(helpers.tool_content(helpers.text_block(text)))
         update: ToolCallProgress = helpers.update_tool_call(
-            event.call_id, status="failed" if event.is_error else "completed", content=content or None, raw_output={"summary": event.summary, **dict(event.display)},
+            event.call_id,
+            status="failed" if event.is_error else "completed",
+            content=content or None,
+            raw_output={"summary": event.summary, **dict(event.display)},
         )
         return [update]
 
@@ -165,7 +173,11 @@ def plan_update(arguments: Mapping[str, Any]) -> AgentPlanUpdate | None:
     items = arguments.get("items")
     if not isinstance(items, list):
         return None
-    entries = [PlanEntry(content=str(item.get("content", "")), priority="medium", status=_STATUSES.get(item.get("status"), "pending")) for item in items if isinstance(item, dict)]
+    entries = [
+        PlanEntry(content=str(item.get("content", "")), priority="medium", status=_STATUSES.get(item.get("status"), "pending"))
+        for item in items
+        if isinstance(item, dict)
+    ]
     return helpers.update_plan(entries)
 
 

@@ -152,7 +152,9 @@ class PseudoClaudeAcp:
         infos = list_sessions(resolve_sessions_dir(folder, self.options.sessions_dir), folder.resolve())
         return ListSessionsResponse(
             sessions=[
-                SessionInfo(session_id=info.id, cwd=info.cwd or str(folder), title=info.title or None, updated_at=info.updated.astimezone(timezone.utc).isoformat())
+                SessionInfo(
+                    session_id=info.id, cwd=info.cwd or str(folder), title=info.title or None, updated_at=info.updated.astimezone(timezone.utc).isoformat()
+                )
                 for info in infos
             ]
         )
@@ -219,7 +221,7 @@ class PseudoClaudeAcp:
         session_id = session.agent.facts.session_id
         command = text.strip()
         if not images and (command == "/compact" or command.startswith("/compact ")):
-            run = session.agent.compact(command[len("/compact"):].strip() or None)
+            run = session.agent.compact(command[len("/compact") :].strip() or None)
         else:
             run = session.agent.run(text, images=images)
         async with aclosing(run) as events:
@@ -255,8 +257,13 @@ class PseudoClaudeAcp:
             raise RequestError.invalid_params({"message": f"cwd must be an existing absolute folder, not {cwd!r}"})
         options = self.options
         flags = Flags(
-            model=options.model, provider=options.provider, permission_mode=options.permission_mode, sessions_dir=options.sessions_dir,
-            trust_workspace=options.trust_workspace, sandbox=options.sandbox, mcp_config=mcp_config(mcp_servers or ()),
+            model=options.model,
+            provider=options.provider,
+            permission_mode=options.permission_mode,
+            sessions_dir=options.sessions_dir,
+            trust_workspace=options.trust_workspace,
+            sandbox=options.sandbox,
+            mcp_config=mcp_config(mcp_servers or ()),
         )
         try:
             settings = load_settings(workspace, flags)
@@ -287,7 +294,11 @@ class PseudoClaudeAcp:
         """The slash commands, once the editor has the session's id (sent just after the response, as Zed's adapter does)."""
         update = AvailableCommandsUpdate(
             session_update="available_commands_update",
-            available_commands=[AvailableCommand(name="compact", description="Summarize the conversation now", input=AvailableCommandInput(root=UnstructuredCommandInput(hint="[focus]")))],
+            available_commands=[
+                AvailableCommand(
+                    name="compact", description="Summarize the conversation now", input=AvailableCommandInput(root=UnstructuredCommandInput(hint="[focus]"))
+                )
+            ],
         )
 
         async def announce() -> None:

@@ -56,7 +56,19 @@ from pseudoclaude.sandbox import CommandSandbox, SandboxStatus, detect_sandbox
 from pseudoclaude.session import Replay
 from pseudoclaude.agent.subagents import SubagentHost, Subagents, load_agents, subrun_usage
 from pseudoclaude.redaction import Redactor
-from pseudoclaude.tools import BackgroundJobs, ChildEnvironment, CommandOutputTool, KillCommandTool, TaskTool, Tool, ToolContext, ToolRegistry, background_recap, default_tools, spec_of
+from pseudoclaude.tools import (
+    BackgroundJobs,
+    ChildEnvironment,
+    CommandOutputTool,
+    KillCommandTool,
+    TaskTool,
+    Tool,
+    ToolContext,
+    ToolRegistry,
+    background_recap,
+    default_tools,
+    spec_of,
+)
 from pseudoclaude.tools.permissions import Approver, PermissionMode, PermissionPolicy, RuleSyntaxError, Rules, local_rule_sink
 
 if TYPE_CHECKING:
@@ -132,8 +144,12 @@ def child_environment(settings: Settings) -> ChildEnvironment:
     own variables) and the redactor of this run's secrets."""
     shell = settings.shell_environment
     return ChildEnvironment.of(
-        {**settings.session_env, **os.environ}, include=shell.include, exclude=shell.exclude, api_key=settings.api_key,
-        secrets=(settings.auth_token,), headers=settings.extra_headers,
+        {**settings.session_env, **os.environ},
+        include=shell.include,
+        exclude=shell.exclude,
+        api_key=settings.api_key,
+        secrets=(settings.auth_token,),
+        headers=settings.extra_headers,
     )
 
 
@@ -182,14 +198,24 @@ def _with_recorded_model(settings: Settings, replay: Replay | None) -> tuple[Set
         warning = f"this session had switched to {replay.model} ({provider}), but {error}; going on with {settings.model} ({settings.provider})"
         return settings, dataclasses.replace(replay, warnings=(*replay.warnings, warning))
     switched = dataclasses.replace(
-        settings, provider=other.provider, model=replay.model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api,
-        auth_token=other.auth_token, extra_headers=other.extra_headers,
+        settings,
+        provider=other.provider,
+        model=replay.model,
+        api_key=other.api_key,
+        base_url=other.base_url,
+        openai_api=other.openai_api,
+        auth_token=other.auth_token,
+        extra_headers=other.extra_headers,
     )
     return switched, replay
 
 
 def _open_session(
-    settings: Settings, resume_id: str | None, continue_latest: bool, fork: bool = False, new_id: str | None = None,
+    settings: Settings,
+    resume_id: str | None,
+    continue_latest: bool,
+    fork: bool = False,
+    new_id: str | None = None,
     redactor: Redactor | None = None,
 ) -> tuple[AgentSession, Replay | None]:
     from pseudoclaude.session import (
@@ -231,8 +257,13 @@ def _assemble(
 ) -> Agent:
     """Wire provider, tools, permissions, prompt, hooks and context governance around an open session."""
     provider = build_provider(
-        settings.provider, model=settings.model, api_key=settings.api_key, base_url=settings.base_url, api=settings.openai_api,
-        auth_token=settings.auth_token, headers=settings.extra_headers,
+        settings.provider,
+        model=settings.model,
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        api=settings.openai_api,
+        auth_token=settings.auth_token,
+        headers=settings.extra_headers,
     )
     child_env = child_env if child_env is not None else child_environment(settings)
     hook_config = checked.hooks
@@ -261,7 +292,11 @@ def _assemble(
         session_id=session.id,
         transcript_path=session.jsonl_path,
         source="resume" if replay is not None else "startup",
-        notices=(*hook_config.problems, *(f"instructions: {problem}" for problem in instructions.problems), *(subagents.problems if subagents is not None else ())),
+        notices=(
+            *hook_config.problems,
+            *(f"instructions: {problem}" for problem in instructions.problems),
+            *(subagents.problems if subagents is not None else ()),
+        ),
         permission_mode=lambda: policy.mode.claude_name,
         approver=approver,
         redactor=child_env.redactor,
@@ -277,18 +312,28 @@ def _assemble(
     pinned = pinned_tools(tools)
     source = WorkspaceSource(settings.workspace, settings.home, instructions, planning=lambda: policy.mode is PermissionMode.PLAN)
     working_set = WorkingSet.replayed(replay.transcript, replay.conversation, pinned, source) if replay is not None else WorkingSet(pinned, source)
-    state = _context_state(settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set, facts=facts)
+    state = _context_state(
+        settings, session, replay, overhead=(system, tools_text(tools)), clearable=tools.clearable_names(), working_set=working_set, facts=facts
+    )
     engine, loop_provider = context_engine(
-        settings.context_engine, CompactionEngine(state, provider, memory=standing, retry=config.retry), provider,
-        exclude_tools=[tool.name for tool in tools if tool.name not in tools.clearable_names()], memory=standing,
+        settings.context_engine,
+        CompactionEngine(state, provider, memory=standing, retry=config.retry),
+        provider,
+        exclude_tools=[tool.name for tool in tools if tool.name not in tools.clearable_names()],
+        memory=standing,
     )
     runner = Runner(
         provider=loop_provider,
         tools=checkpointed(tools, session) if isinstance(session, CheckpointStore) else tools,
         tool_context=ToolContext(
-            workspace=settings.workspace, spill_dir=session.spill_dir, memory=memory, history=SessionHistory(session.jsonl_path, session.spill_dir),
-            file_stamps=replayed_stamps(replay), stamp_sink=stamp_recorder(session),
-            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"), child_env=child_env,
+            workspace=settings.workspace,
+            spill_dir=session.spill_dir,
+            memory=memory,
+            history=SessionHistory(session.jsonl_path, session.spill_dir),
+            file_stamps=replayed_stamps(replay),
+            stamp_sink=stamp_recorder(session),
+            background=BackgroundJobs(session.spill_dir, session.jsonl_path.parent / "background.json"),
+            child_env=child_env,
             sandbox=sandbox.sandbox if sandbox is not None else None,
             read_guard=DeniedReads.of(policy),
         ),
@@ -307,9 +352,15 @@ def _assemble(
         subagents.bind(host)
     warnings = (*replay.warnings, *background_recap(session.jsonl_path.parent)) if replay is not None else ()
     return Agent(
-        runner=runner, session=session, policy=policy, replay_warnings=warnings, instructions=instructions, memory=memory,
+        runner=runner,
+        session=session,
+        policy=policy,
+        replay_warnings=warnings,
+        instructions=instructions,
+        memory=memory,
         mcp=mcp_servers(settings, elicitor),
-        sandbox=sandbox.status if sandbox is not None else None, sandbox_notice=sandbox.notice if sandbox is not None else None,
+        sandbox=sandbox.status if sandbox is not None else None,
+        sandbox_notice=sandbox.notice if sandbox is not None else None,
     )
 
 
@@ -323,12 +374,22 @@ def mcp_servers(settings: Settings, elicitor: Elicitor | None = None) -> McpServ
 
     startup, call = timeouts(os.environ)
     return McpServers(
-        server_specs(settings.mcp_servers, os.environ), settings.workspace, startup_timeout_s=startup, call_timeout_s=call, elicitor=elicitor,
+        server_specs(settings.mcp_servers, os.environ),
+        settings.workspace,
+        startup_timeout_s=startup,
+        call_timeout_s=call,
+        elicitor=elicitor,
     )
 
 
 def _context_state(
-    settings: Settings, session: AgentSession, replay: Replay | None, *, overhead: Sequence[str], clearable: frozenset[str], working_set: WorkingSet,
+    settings: Settings,
+    session: AgentSession,
+    replay: Replay | None,
+    *,
+    overhead: Sequence[str],
+    clearable: frozenset[str],
+    working_set: WorkingSet,
     facts: FactsLookup | None = None,
 ) -> ContextState:
     """The session's context state; a resumed one gets back its decisions, anchor, learned window, estimator calibration and clock.
@@ -360,7 +421,11 @@ def _context_state(
 def facts_lookup(settings: Settings) -> FactsLookup | None:
     """Start asking the provider's models endpoint for ``settings.model``'s facts (None: it has none to give)."""
     return begin_facts_lookup(
-        settings.provider, settings.model, base_url=settings.base_url, api_key=settings.api_key, auth_token=settings.auth_token,
+        settings.provider,
+        settings.model,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        auth_token=settings.auth_token,
         headers=settings.extra_headers,
     )
 

@@ -215,7 +215,9 @@ def _change(checkpoint: Checkpoint, workspace: Path, max_lines: int) -> FileChan
     if before == now:
         return None
     old, new = _lines(before), _lines(now)
-    lines = list(difflib.unified_diff(old, new, fromfile=f"a/{shown}" if before is not None else "/dev/null", tofile=f"b/{shown}" if now is not None else "/dev/null"))
+    lines = list(
+        difflib.unified_diff(old, new, fromfile=f"a/{shown}" if before is not None else "/dev/null", tofile=f"b/{shown}" if now is not None else "/dev/null")
+    )
     added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
     shown_lines = [line if line.endswith("\n") else line + "\n" for line in lines[:max_lines]]

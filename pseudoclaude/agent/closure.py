@@ -28,6 +28,8 @@ from typing import Sequence
 from pseudoclaude.llm import Message, ToolCall
 
 INTERRUPTED_RESULT = "Tool call interrupted by the user before it finished; it may not have run."
+
+
 def interrupted_result(cause: str = "user") -> str:
     """The result of a call cut off by ``cause``: "user" (Esc, Ctrl-C) or what ended the process ("the process received SIGTERM")."""
     if cause == "user":
@@ -101,4 +103,3 @@ def _append(out: list[Message], message: Message) -> None:
         out[-1] = replace(message, text="\n\n".join(t for t in (previous.text, message.text) if t))
         return
     out.append(message)
-

@@ -30,6 +30,7 @@ from pseudoclaude.compact import (
 from pseudoclaude.compact import Budget
 from pseudoclaude.llm import Message, PromptTruncated, Provider, RetryPolicy, Usage, WindowProber
 
+
 @dataclass(frozen=True)
 class PrepareRequest:
     """What the runner asks before a model call.
@@ -124,14 +125,27 @@ class CompactionEngine:
         notice = await self._probe_window()
         if request.forced:
             outcome = await force_compact(
-                request.conversation, self.state, self.provider, instructions=request.instructions, memory=memory,
-                before_summary=request.before_summary, retry=self.retry, shape=request.shape, trigger=request.trigger,
+                request.conversation,
+                self.state,
+                self.provider,
+                instructions=request.instructions,
+                memory=memory,
+                before_summary=request.before_summary,
+                retry=self.retry,
+                shape=request.shape,
+                trigger=request.trigger,
                 local_server=self._local,
             )
         else:
             outcome = await manage_context(
-                request.conversation, self.state, self.provider, memory=memory, before_summary=request.before_summary,
-                retry=self.retry, shape=request.shape, local_server=self._local,
+                request.conversation,
+                self.state,
+                self.provider,
+                memory=memory,
+                before_summary=request.before_summary,
+                retry=self.retry,
+                shape=request.shape,
+                local_server=self._local,
             )
         self._sent = outcome.conversation
         return replace(outcome, warnings=(notice, *outcome.warnings)) if notice else outcome

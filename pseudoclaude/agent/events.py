@@ -179,7 +179,18 @@ class Stop:
 
 
 Event = Union[
-    TextDelta, ThinkingDelta, ToolInputStart, ToolInputDelta, AssistantMessage, ToolCallStarted, ToolCallFinished, UsageReport, Progress, ErrorEvent, SessionWriteFailed, Stop
+    TextDelta,
+    ThinkingDelta,
+    ToolInputStart,
+    ToolInputDelta,
+    AssistantMessage,
+    ToolCallStarted,
+    ToolCallFinished,
+    UsageReport,
+    Progress,
+    ErrorEvent,
+    SessionWriteFailed,
+    Stop,
 ]
 
 

@@ -172,7 +172,10 @@ class Agent:
     def status(self) -> AgentStatus:
         runner = self._runner
         return AgentStatus.of(
-            runner.snapshot(), runner.context.status(runner.conversation), mode=self._policy.mode.value, session_id=self._session.id,
+            runner.snapshot(),
+            runner.context.status(runner.conversation),
+            mode=self._policy.mode.value,
+            session_id=self._session.id,
             sandbox=self._sandbox_status(),
         )
 
@@ -207,9 +210,7 @@ class Agent:
             self._recorded_mode = self._policy.mode
             self._session.append_mode(self._policy.mode.value)
 
-    async def _turn(
-        self, prompt: str | None, images: Sequence[Image], model: str | None, allowed_tools: Sequence[str], emit: Emit
-    ) -> Stop:
+    async def _turn(self, prompt: str | None, images: Sequence[Image], model: str | None, allowed_tools: Sequence[str], emit: Emit) -> Stop:
         """One run: the MCP servers started and the prompt prepared by them, then the runner's turn.
 
         ``/mcp__server__prompt`` runs the server's prompt, ``@server:uri``

@@ -136,9 +136,7 @@ class NativeEngine:
         """``request`` with what the provider is asked to manage (unchanged when the engine is not active)."""
         if not self.active():
             return request
-        context = server_context(
-            request.messages, self.state, instructions=self.instructions, exclude=self.exclude_tools, thinking=request.wants_thinking
-        )
+        context = server_context(request.messages, self.state, instructions=self.instructions, exclude=self.exclude_tools, thinking=request.wants_thinking)
         return replace(request, server_context=context)
 
     def refuse(self, reason: str) -> None:
@@ -193,7 +191,9 @@ class NativeEngine:
         actions = []
         for kind, tokens in work.edits:
             if tokens and kind.startswith("clear_tool_uses"):
-                actions.append(LayerAction("clear", 1, f"the provider cleared old tool results ({tokens} tokens)", {"cleared_tokens": tokens, "engine": "native"}))
+                actions.append(
+                    LayerAction("clear", 1, f"the provider cleared old tool results ({tokens} tokens)", {"cleared_tokens": tokens, "engine": "native"})
+                )
         return actions
 
     def _record(self, summary: str, messages: Sequence[Message], before: int, after: int, warnings: list[str]) -> None:

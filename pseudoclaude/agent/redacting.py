@@ -23,9 +23,7 @@ def redacted_output(output: ToolOutput, redactor: Redactor) -> ToolOutput:
     """``output`` with every secret in its content, summary and display replaced by ``***``."""
     if not redactor:
         return output
-    return dataclasses.replace(
-        output, content=redactor.text(output.content), summary=redactor.text(output.summary), display=redactor.value(output.display)
-    )
+    return dataclasses.replace(output, content=redactor.text(output.content), summary=redactor.text(output.summary), display=redactor.value(output.display))
 
 
 def redacted_run(run: HookRun, redactor: Redactor) -> HookRun:

@@ -40,14 +40,33 @@ from pseudoclaude.agent.message_queue import MessageQueue
 from pseudoclaude.agent.recording import SessionRecorder
 from pseudoclaude.agent.runconfig import RunConfig, limit_stop, limit_warnings, run_cost_usd
 from pseudoclaude.agent.streaming import (
-    CHARS_PER_TOKEN, INTERRUPTED_BY_USER, Emit, RunFailed, discard, event_stream, interrupt_cause, stream_event, streamed_chars,
+    INTERRUPTED_BY_USER,
+    Emit,
+    ReplyInFlight,
+    RunFailed,
+    discard,
+    event_stream,
+    interrupt_cause,
 )
 from pseudoclaude.agent.toolexec import Permissions, ToolRound
 from pseudoclaude.agent.views import RunnerSnapshot
 from pseudoclaude.compact import ContextOutcome, Trigger
 from pseudoclaude.llm import (
-    Completed, Effort, Image, Message, PromptTooLong, PromptTruncated, Provider, ProviderError, Request,
-    Retrying, StreamCut, TextChunk, ToolSpec, Usage, UsageSoFar, explained, stream_with_retry, supports_vision,
+    Completed,
+    Effort,
+    Image,
+    Message,
+    PromptTooLong,
+    PromptTruncated,
+    Provider,
+    ProviderError,
+    Request,
+    StreamCut,
+    ToolSpec,
+    Usage,
+    explained,
+    stream_with_retry,
+    supports_vision,
 )
 from pseudoclaude.tools import OutputBudget, Tool, ToolContext, ToolRegistry, spec_of
 
@@ -87,9 +106,7 @@ class Runner:
         self._run_usage = Usage()
         self._seen_ids = {c.id for m in self._conversation for c in m.tool_calls}
         self._queue = MessageQueue()
-        self._partial: list[str] = []
-        self._streamed = 0
-        self._reported: Usage | None = None
+        self._reply = ReplyInFlight()
 
     # --- What others read (never write). ---
 
@@ -149,8 +166,15 @@ class Runner:
     def snapshot(self) -> RunnerSnapshot:
         config = self.config
         return RunnerSnapshot(
-            config.model, config.effort, config.system, config.system_suffix, tuple(self._conversation), self._tool_specs,
-            self._usage_total, self._spent, self._request_tokens,
+            config.model,
+            config.effort,
+            config.system,
+            config.system_suffix,
+            tuple(self._conversation),
+            self._tool_specs,
+            self._usage_total,
+            self._spent,
+            self._request_tokens,
         )
 
     # --- What others may change. ---
@@ -226,12 +250,9 @@ class Runner:
         result), then a user-side note naming the cause, so the next prompt is
         not merged into the interrupted one and the model knows what happened.
         """
-        partial_text, self._partial = "".join(self._partial), []
-        spoken, self._streamed = self._streamed // CHARS_PER_TOKEN, 0
-        if self._reported is not None or spoken:
-            used = self._reported or Usage(input_tokens=self._request_tokens)
-            self._count_usage(dataclasses.replace(used, output_tokens=max(used.output_tokens, spoken)))
-            self._reported = None
+        partial_text, used = self._reply.take(self._request_tokens)
+        if used is not None:
+            self._count_usage(used)
         if partial_text.strip():
             self._append(Message.assistant(partial_text))
         self._append(Message.user(INTERRUPTED_BY_USER if cause == "user" else f"[Request interrupted: {cause}]"))
@@ -376,26 +397,20 @@ class Runner:
     async def _stream(self, emit: Emit) -> Message:
         """One model call through the retry policy; the assistant message is appended, recorded and returned."""
         done: Completed | None = None
-        self._partial, self._streamed = [], 0
+        self._reply.reset()
         try:
             async with aclosing(stream_with_retry(self._provider, self.build_request(), self.config.retry)) as items:
                 async for item in items:
                     if isinstance(item, Completed):
                         done = item
-                    elif isinstance(item, UsageSoFar):
-                        self._reported = item.usage
-                    elif (event := stream_event(item)) is not None:
-                        self._streamed += streamed_chars(item)
-                        if isinstance(item, Retrying):
-                            self._partial, self._reported, self._streamed = [], None, 0
-                        elif isinstance(item, TextChunk):
-                            self._partial.append(item.text)
+                    elif (event := self._reply.see(item)) is not None:
                         await emit(event)
         except ProviderError as error:
             raise RunFailed(explained(error, model=self.config.model, provider=self._provider.name), "error") from None
         if done is None:
             raise RunFailed(StreamCut("the provider's stream ended without a complete message"), "error")
-        self._partial, self._request_tokens, self._reported, self._streamed = [], 0, None, 0
+        self._reply.reset()
+        self._request_tokens = 0
         message, usage = normalize_call_ids(done.message, self._seen_ids), done.usage
         self._count_usage(usage)
         try:
@@ -403,13 +418,17 @@ class Runner:
         except PromptTooLong as truncated:  # a server that cut the prompt silently: its answer is never used
             raise RunFailed(truncated, "error") from None
         self._append(message)
-        await emit(ev.AssistantMessage(
-            message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)
-        ))
-        await emit(ev.UsageReport(
-            usage.input_tokens, usage.output_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
-            self._usage_total.to_dict(), usage.reasoning_tokens,
-        ))
+        await emit(ev.AssistantMessage(message.text, tuple(call.to_dict() for call in message.tool_calls), tuple(t.to_dict() for t in message.thinking)))
+        await emit(
+            ev.UsageReport(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                self._usage_total.to_dict(),
+                usage.reasoning_tokens,
+            )
+        )
         return message
 
     async def _tool_round(self, message: Message, emit: Emit) -> int:

@@ -16,10 +16,11 @@ from the user's Esc, so the record says which.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any, AsyncGenerator, Awaitable, Callable
 
 from pseudoclaude.agent import events as ev
-from pseudoclaude.llm import ProviderError, Retrying, StreamEvent, TextChunk, ThinkingChunk, ToolArgsChunk, ToolCallStart
+from pseudoclaude.llm import ProviderError, Retrying, StreamEvent, TextChunk, ThinkingChunk, ToolArgsChunk, ToolCallStart, Usage, UsageSoFar
 
 
 INTERRUPTED_BY_USER = "[Request interrupted by user]"
@@ -100,6 +101,45 @@ def streamed_chars(item: object) -> int:
     if isinstance(item, (TextChunk, ThinkingChunk)):
         return len(item.text)
     return len(item.fragment) if isinstance(item, ToolArgsChunk) else 0
+
+
+class ReplyInFlight:
+    """What the model call in flight has said so far: its text, how much it streamed, the usage the provider reported.
+
+    An interrupt keeps it and bills it (the provider charges a call cut off);
+    a retry starts it over, and so does a completed message.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self._text: list[str] = []
+        self._chars = 0
+        self._reported: Usage | None = None
+
+    def see(self, item: StreamEvent | Retrying | UsageSoFar) -> ev.Event | None:
+        """Take one stream item in; the event to show for it (None: nothing to show)."""
+        if isinstance(item, UsageSoFar):
+            self._reported = item.usage
+            return None
+        event = stream_event(item)
+        if event is not None:
+            self._chars += streamed_chars(item)
+            if isinstance(item, Retrying):
+                self.reset()
+            elif isinstance(item, TextChunk):
+                self._text.append(item.text)
+        return event
+
+    def take(self, request_tokens: int) -> tuple[str, Usage | None]:
+        """The text said, and the usage to bill (None: nothing said or reported; the output at least what streamed); starts over."""
+        text, spoken, reported = "".join(self._text), self._chars // CHARS_PER_TOKEN, self._reported
+        self.reset()
+        if reported is None and not spoken:
+            return text, None
+        used = reported or Usage(input_tokens=request_tokens)
+        return text, dataclasses.replace(used, output_tokens=max(used.output_tokens, spoken))
 
 
 class RunFailed(Exception):

@@ -228,8 +228,14 @@ class Subagents:
         recorder = None
         if host.session_folder is not None:
             recorder = SubrunRecorder(
-                host.session_folder, call_id or "task", agent=definition.name, description=description,
-                model=model, provider=host.provider_name, workspace=self.workspace, redactor=parent.tool_context.child_env.redactor,
+                host.session_folder,
+                call_id or "task",
+                agent=definition.name,
+                description=description,
+                model=model,
+                provider=host.provider_name,
+                workspace=self.workspace,
+                redactor=parent.tool_context.child_env.redactor,
             )
         started = await parent.hooks.subagent_start(call_id, definition.name)
         if started.context:
@@ -239,15 +245,20 @@ class Subagents:
             provider=host.provider,
             tools=self._tools(definition, host.tools),
             tool_context=ToolContext(
-                workspace=self.workspace, spill_dir=recorder.spill_dir if recorder else None,
-                extra_dirs=parent.tool_context.extra_dirs, now=TurnFacts(budget=parent.tool_context.budget), background=parent.tool_context.background,
+                workspace=self.workspace,
+                spill_dir=recorder.spill_dir if recorder else None,
+                extra_dirs=parent.tool_context.extra_dirs,
+                now=TurnFacts(budget=parent.tool_context.budget),
+                background=parent.tool_context.background,
                 child_env=parent.tool_context.child_env,
                 sandbox=parent.tool_context.sandbox,
                 read_guard=parent.tool_context.read_guard,
             ),
             config=RunConfig(
-                model=model, system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,
-                system_suffix=environment_suffix(self.workspace), max_turns=MAX_SUBAGENT_TURNS,
+                model=model,
+                system=_PREAMBLE.format(workspace=self.workspace) + "\n\n" + definition.prompt,
+                system_suffix=environment_suffix(self.workspace),
+                max_turns=MAX_SUBAGENT_TURNS,
             ),
             session=recorder,
             permissions=_SerialGate(host.policy, self._lock),

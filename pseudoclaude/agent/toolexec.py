@@ -47,7 +47,6 @@ class Permissions(PermissionGate, Protocol):
     def mode_instructions(self) -> str: ...
 
 
-
 def _parse_arguments(call: ToolCall) -> dict[str, Any]:
     try:
         return call.parsed_arguments()
@@ -211,9 +210,7 @@ class ToolRound:
         """One result per call, in call order; calls that did not finish are "interrupted" by ``cause``."""
         finished = self._finished
         return [
-            _result_message(call.id, finished[call.id])
-            if call.id in finished
-            else Message.tool(call.id, interrupted_result(cause), is_error=True)
+            _result_message(call.id, finished[call.id]) if call.id in finished else Message.tool(call.id, interrupted_result(cause), is_error=True)
             for call in self.calls
         ]
 

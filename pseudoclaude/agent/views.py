@@ -100,9 +100,7 @@ class AgentStatus:
     """Which context engine runs ("pipeline", or the provider's own: ``agent/native.py``); "" before a session exists."""
 
     @classmethod
-    def of(
-        cls, runner: RunnerSnapshot, context: ContextStatus | None, *, mode: str, session_id: str, sandbox: SandboxStatus | None
-    ) -> AgentStatus:
+    def of(cls, runner: RunnerSnapshot, context: ContextStatus | None, *, mode: str, session_id: str, sandbox: SandboxStatus | None) -> AgentStatus:
         """The status line from the runner's snapshot and the context engine's status."""
         usage, spent = runner.usage_total, runner.spent
         return cls(

@@ -150,6 +150,13 @@ def batch_price(conversation: Sequence[Message], state: ContextState, tokens: in
         prefix = state.overhead_tokens + state.estimator.count(conversation[:first])
     summary_cost, after_summary = summary_price(state, tokens)
     return BatchPrice(
-        tokens, prefix, min(removed, tokens), growth_per_round(conversation, state), state.auto_threshold, prices,
-        summary_cost, after_summary, cold,
+        tokens,
+        prefix,
+        min(removed, tokens),
+        growth_per_round(conversation, state),
+        state.auto_threshold,
+        prices,
+        summary_cost,
+        after_summary,
+        cold,
     )

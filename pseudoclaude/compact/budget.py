@@ -140,9 +140,7 @@ class Budget:
             recent_keep_tokens=min(RECENT_KEEP_TOKENS, int(window * tail_fraction)),
             recent_max_tokens=None if size_scale >= 1.0 else int(window * tail_fraction),
             summary_max_output_tokens=min(SUMMARY_MAX_OUTPUT_TOKENS, summary_reserve),
-            inline_output_bytes=_clamp(
-                int(window * OUTPUT_INLINE_WINDOW_FRACTION * OUTPUT_BYTES_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES
-            ),
+            inline_output_bytes=_clamp(int(window * OUTPUT_INLINE_WINDOW_FRACTION * OUTPUT_BYTES_PER_TOKEN), OUTPUT_INLINE_MIN_BYTES, OUTPUT_INLINE_MAX_BYTES),
             read_page_bytes=max(READ_PAGE_MIN_BYTES, int(READ_PAGE_MAX_BYTES * size_scale**READ_PAGE_SHRINK_EXPONENT)),
             pinned_max_tokens=max(PINNED_MIN_TOKENS, int(PINNED_MAX_TOKENS * size_scale)),
         )

@@ -41,8 +41,7 @@ from pseudoclaude.llm import Message
 COLD_CACHE_SECONDS = 30 * 60
 KEEP_RECENT_TOOL_RESULTS = 5
 CLEARED_RESULT = (
-    "[Old tool result content cleared] This result was cleared to keep the context small after a long pause. "
-    "Run the tool again if you need its output."
+    "[Old tool result content cleared] This result was cleared to keep the context small after a long pause. Run the tool again if you need its output."
 )
 
 
@@ -56,9 +55,7 @@ def clear_stale_tool_results(conversation: Sequence[Message], state: ContextStat
         return conversation, 0
     out = list(conversation)
     names = {call.id: call.name for message in out for call in message.tool_calls}
-    clearable = [
-        i for i, m in enumerate(out) if m.tool_result is not None and names.get(m.tool_result.call_id) in state.clearable_tools
-    ]
+    clearable = [i for i, m in enumerate(out) if m.tool_result is not None and names.get(m.tool_result.call_id) in state.clearable_tools]
     cleared = 0
     for i in clearable[: max(0, len(clearable) - max(1, KEEP_RECENT_TOOL_RESULTS))]:
         message = out[i]

@@ -74,10 +74,7 @@ SUMMARY_REMINDER = (
     "relying on the summary. The most recent messages follow verbatim."
     " The recall tool searches the summarized conversation (messages and tool results) for its exact text."
 )
-TRIPPED_WARNING = (
-    "automatic context compaction is paused after {failures} consecutive failures; "
-    "run /compact to compact the conversation manually"
-)
+TRIPPED_WARNING = "automatic context compaction is paused after {failures} consecutive failures; run /compact to compact the conversation manually"
 
 
 @dataclass(frozen=True)
@@ -288,9 +285,7 @@ def pinned_block(state: ContextState, tail: Sequence[Message]) -> str:
 def nothing_to_summarize(conversation: Sequence[Message], state: ContextState) -> bool:
     """Whether Layer 2 would keep every message verbatim anyway (a short history)."""
     history = history_after_meta(conversation)
-    tail = select_recent(
-        history, keep_tokens=state.budget.recent_keep_tokens, max_tokens=state.budget.recent_max_tokens, count=state.estimator.count
-    )
+    tail = select_recent(history, keep_tokens=state.budget.recent_keep_tokens, max_tokens=state.budget.recent_max_tokens, count=state.estimator.count)
     return len(tail) == len(history)
 
 
@@ -348,9 +343,7 @@ async def manage_context(
     def finish(messages: Sequence[Message], after: int, summary: str | None = None, error: ProviderError | None = None) -> ContextOutcome:
         state.note_sent(messages)
         state.working_set.mark(messages)
-        return ContextOutcome(
-            tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget
-        )
+        return ContextOutcome(tuple(messages), before, after, tuple(actions), tuple(warnings), state.tripped, summary, error, state.budget)
 
     reason = _skip_reason(current, tokens, state, trigger)
     if reason is not None:
@@ -361,8 +354,16 @@ async def manage_context(
         await before_summary(tokens)
     try:
         compacted, summary = await compact_conversation(
-            current, state, provider, trigger=trigger, instructions=instructions, memory=memory, retry=retry, shape=shape,
-            warnings=warnings, local_server=local_server,
+            current,
+            state,
+            provider,
+            trigger=trigger,
+            instructions=instructions,
+            memory=memory,
+            retry=retry,
+            shape=shape,
+            warnings=warnings,
+            local_server=local_server,
         )
     except ProviderError as error:
         _count_failure(state, trigger, warnings, f"context compaction failed: {error.message}", announce_trip=True)
@@ -372,9 +373,7 @@ async def manage_context(
     if after < state.auto_threshold:
         state.failures = 0
     else:
-        _count_failure(
-            state, trigger, warnings, "the conversation is still over the compaction threshold after compacting", announce_trip=True
-        )
+        _count_failure(state, trigger, warnings, "the conversation is still over the compaction threshold after compacting", announce_trip=True)
     _record_compaction(state, summary, compacted, trigger, before, after, warnings)
     data = {"trigger": trigger, "before_tokens": before, "after_tokens": after}
     actions.append(LayerAction("compact", 1, f"context compacted: {before} -> {after}", data))
@@ -391,9 +390,7 @@ def _count_failure(state: ContextState, trigger: Trigger, warnings: list[str], w
         warnings.append(TRIPPED_WARNING.format(failures=state.failures))
 
 
-def _record_compaction(
-    state: ContextState, summary: str, compacted: Sequence[Message], trigger: Trigger, before: int, after: int, warnings: list[str]
-) -> None:
+def _record_compaction(state: ContextState, summary: str, compacted: Sequence[Message], trigger: Trigger, before: int, after: int, warnings: list[str]) -> None:
     if state.session is None:
         return
     try:
@@ -418,6 +415,14 @@ async def force_compact(
     """``/compact`` (``manual``) or overflow recovery (``overflow``): the same pipeline now, manual margin, no breaker
     check; ``memory`` informs the summary."""
     return await manage_context(
-        conversation, state, provider, trigger=trigger, instructions=instructions, memory=memory, before_summary=before_summary, retry=retry,
-        shape=shape, local_server=local_server,
+        conversation,
+        state,
+        provider,
+        trigger=trigger,
+        instructions=instructions,
+        memory=memory,
+        before_summary=before_summary,
+        retry=retry,
+        shape=shape,
+        local_server=local_server,
     )

@@ -71,9 +71,7 @@ def native_instructions(memory: str | None = None) -> str:
     return NATIVE_INSTRUCTIONS
 
 
-def server_context(
-    conversation: Sequence[Message], state: ContextState, *, instructions: str, exclude: Sequence[str], thinking: bool
-) -> ServerContext:
+def server_context(conversation: Sequence[Message], state: ContextState, *, instructions: str, exclude: Sequence[str], thinking: bool) -> ServerContext:
     """What the next request asks the provider to manage (see the module docstring)."""
     budget = state.budget
     clear_trigger = budget.shrink_threshold
@@ -155,4 +153,3 @@ def adopt_compaction(conversation: Sequence[Message], state: ContextState) -> li
     pinned = pinned_block(state, kept[after:])
     note = f"{pinned}\n\n{SUMMARY_REMINDER}" if pinned else SUMMARY_REMINDER
     return [*kept[:after], Message.user(note), *kept[after:]]
-

@@ -159,9 +159,7 @@ def _kept_size(message: Message, index: int, state: ContextState) -> int:
     return 0 if decided is not None and decided[0] == "replace" else utf8_len(message.tool_result.content)
 
 
-def _remember(
-    state: ContextState, out: list[Message], replaced: list[tuple[int, Message]], failed: set[int], undecided: dict[int, str]
-) -> None:
+def _remember(state: ContextState, out: list[Message], replaced: list[tuple[int, Message]], failed: set[int], undecided: dict[int, str]) -> None:
     pending = [i for i in undecided if state.decision(undecided[i]) is None]
     length = min((round_start(out, i) for i in (*failed, *pending)), default=len(out))
     if length == 0:

@@ -212,7 +212,7 @@ class WorkingSet:
                 record.searched(pattern if isinstance(pattern, str) else "")
             else:
                 record.read = True
-                if (found := _READ_RANGE.findall(result.content[-200:])):
+                if found := _READ_RANGE.findall(result.content[-200:]):
                     first, last, total = (int(n) for n in found[-1])
                     record.ranges.append((first, last))
                     record.total = total

@@ -44,8 +44,7 @@ FILES_HEADER = (
     "(line numbers as read_file shows them; newer than anything the summary says about them):"
 )
 INSTRUCTIONS_HEADER = (
-    "The instruction files changed on disk since this session started. Their current text follows; "
-    "it replaces the version loaded into the system prompt:"
+    "The instruction files changed on disk since this session started. Their current text follows; it replaces the version loaded into the system prompt:"
 )
 PLAN_OPEN = '<plan note="the latest plan written in plan mode, verbatim">\n'
 PLAN_CLOSE = "\n</plan>"

@@ -53,8 +53,11 @@ _IMPERATIVE = frozenset(
     "replace raise log put test check support stop prefer limit cap do don't never always only delete drop skip create "
     "document bump pin split merge convert migrate validate reject accept print emit store cache retry wrap mark".split()
 )
-_RULE_HEADING = re.compile(r"^\W*(constraints?|requirements?|acceptance( criteria| notes| tests)?|rules?|definition of done|"
-                           r"notes?|must[- ]haves?|do(?:n't| not)s?|guidelines?|restrictions?|out of scope|non[- ]goals?|scope|limits?)\b", re.IGNORECASE)
+_RULE_HEADING = re.compile(
+    r"^\W*(constraints?|requirements?|acceptance( criteria| notes| tests)?|rules?|definition of done|"
+    r"notes?|must[- ]haves?|do(?:n't| not)s?|guidelines?|restrictions?|out of scope|non[- ]goals?|scope|limits?)\b",
+    re.IGNORECASE,
+)
 _ITEM = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\[[ xX]\]|[A-Z]{1,4}-?\d+[:.)])\s+")
 _BULLET = re.compile(r"^(?:[-*•+]\s+)?(?:\[[ xX]\]\s+)?")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -142,9 +142,7 @@ def _candidates(conversation: Sequence[Message], state: ContextState) -> list[Ca
     return out
 
 
-def shrink_older_results(
-    conversation: Sequence[Message], state: ContextState, tokens: int
-) -> tuple[Sequence[Message], int, tuple[str, ...]]:
+def shrink_older_results(conversation: Sequence[Message], state: ContextState, tokens: int) -> tuple[Sequence[Message], int, tuple[str, ...]]:
     """The conversation (estimated at ``tokens``) with older large results shrunk when a batch is due (else itself); how many; warnings."""
     budget = state.budget
     if tokens < budget.shrink_threshold:
@@ -219,8 +217,13 @@ def _shrink_one(out: list[Message], index: int, candidate: Candidate | None, ima
     original = saved.original_bytes if saved is not None else utf8_len(result.content) + sum(len(i.data) for i in result.images)
     try:
         session.append_replacement(
-            call_id, content, layer="shrink", original_bytes=original, path=saved.path if saved is not None else None,
-            resets_anchor=True, drops_images=dropped,
+            call_id,
+            content,
+            layer="shrink",
+            original_bytes=original,
+            path=saved.path if saved is not None else None,
+            resets_anchor=True,
+            drops_images=dropped,
         )
     except OSError as error:
         warnings.append(f"could not record the shrinking of {call_id} in the session ({error})")

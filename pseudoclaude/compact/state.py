@@ -44,6 +44,7 @@ from pseudoclaude.compact.pinnedview import PinnedParts, pinned_parts
 from pseudoclaude.compact.seam import CompactSession, LedgerDecision
 from pseudoclaude.llm import Message
 
+
 @dataclass(frozen=True)
 class ContextStatus:
     """What ``/context`` shows; ``estimated_tokens`` already counts ``images.tokens`` (or the provider counted them)."""

@@ -106,13 +106,16 @@ SUMMARY_SECTIONS = """1. Primary Request and Intent: every explicit request and 
 """
 """The nine sections every summary has (the pipeline's and the native engine's instructions share them)."""
 
-SUMMARY_INSTRUCTIONS = """Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and to your previous actions. The summary must capture the technical details, code patterns and decisions needed to continue the work without losing context.
+SUMMARY_INSTRUCTIONS = (
+    """Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests and to your previous actions. The summary must capture the technical details, code patterns and decisions needed to continue the work without losing context.
 
 First, inside <analysis> tags, go through the conversation chronologically and identify for each part: the user's explicit requests and intent, how you handled them, the key decisions, technical concepts and code patterns, and the specific details (file names, full code snippets, function signatures, edits). Note the errors you met and how they were fixed, and any feedback the user gave.
 
 Then write the summary inside <summary> tags, with exactly these nine sections:
 
-""" + SUMMARY_SECTIONS
+"""
+    + SUMMARY_SECTIONS
+)
 
 
 MEMORY_CONTEXT_NOTE = (

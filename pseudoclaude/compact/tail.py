@@ -36,9 +36,7 @@ class TailPreview:
     saved: Saved
 
 
-def preview_older_results(
-    tail: Sequence[Message], state: ContextState, names: dict[str, str]
-) -> tuple[list[Message], list[TailPreview], list[str]]:
+def preview_older_results(tail: Sequence[Message], state: ContextState, names: dict[str, str]) -> tuple[list[Message], list[TailPreview], list[str]]:
     """``tail`` with its older large results as previews (module docstring), what to record, warnings.
 
     ``names`` maps call ids to tool names (the tail may not hold the calls of its first results).

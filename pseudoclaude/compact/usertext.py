@@ -153,7 +153,9 @@ def _heading(total: int, verbatim: int, by_rules: int, summarized: int, rules: i
     if verbatim == total:
         return f"{HEADING} ({total}, all verbatim; oldest first{tail}):"
     extra = (f", {bare} without their rules" if bare else "") + (f", {collapsed} collapsed" if collapsed else "")
-    return f"{HEADING} ({total}: {verbatim} verbatim, {by_rules} by their instructions, {summarized} summarized, {rules} rules pinned{extra}; oldest first{tail}):"
+    return (
+        f"{HEADING} ({total}: {verbatim} verbatim, {by_rules} by their instructions, {summarized} summarized, {rules} rules pinned{extra}; oldest first{tail}):"
+    )
 
 
 def _show(message: _Message, form: Form) -> str:
@@ -167,8 +169,10 @@ def _show(message: _Message, form: Form) -> str:
     if len(opening) > limit:
         cut = opening[:limit]
         opening = cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut
-    head = f'[{message.number}] "{opening}…" ({len(text):,} chars; recall the quoted words for the whole text)' if opening else (
-        f"[{message.number}] ({len(text):,} chars, whole in the session: recall finds it by its words)"
+    head = (
+        f'[{message.number}] "{opening}…" ({len(text):,} chars; recall the quoted words for the whole text)'
+        if opening
+        else (f"[{message.number}] ({len(text):,} chars, whole in the session: recall finds it by its words)")
     )
     if form == "gist" or not message.rules:
         return head

@@ -95,7 +95,11 @@ def settings_files(workspace: Path, home: Path, environ: Mapping[str, str] | Non
     claude_home = claude_config_dir(environ)
     found: list[SettingsFile] = []
     for scope, ours in zip(SCOPES, settings_paths(workspace, home)):
-        claude = {"user": claude_home / "settings.json", "project": workspace / ".claude" / "settings.json", "local": workspace / ".claude" / "settings.local.json"}[scope]
+        claude = {
+            "user": claude_home / "settings.json",
+            "project": workspace / ".claude" / "settings.json",
+            "local": workspace / ".claude" / "settings.local.json",
+        }[scope]
         if scope in claude_scopes and not (scope != "user" and _same(claude, claude_home / "settings.json")):
             found.append(SettingsFile(scope, "claude", claude))
         found.append(SettingsFile(scope, "ours", ours))

@@ -79,7 +79,8 @@ def load_settings(
     if api_key is None and auth_token is None and not (entry.keyless_server and base_url):
         untrusted = (
             f"; this folder's .env names the server {dotenv[entry.base_url_variable]}, used only once you trust the folder (--trust-workspace)"
-            if was_rerouted else ""
+            if was_rerouted
+            else ""
         )
         raise ConfigError(f"the {entry.name} provider needs {entry.key_variable} (in the environment or in .env){visible(untrusted)}")
 
@@ -243,10 +244,11 @@ def _shell_environment(files: SettingsFiles) -> tuple[ShellEnvironment, tuple[st
                 raise ConfigError(f"{path}: `shellEnvironment.include` takes exact variable names, not patterns ({patterns[0]})")
             include = names
         elif names:
-            notices.append(visible(
-                f"ignoring `shellEnvironment.include` in {path}: only your own settings ({user_path}) "
-                "can pass a secret variable to the model's commands"
-            ))
+            notices.append(
+                visible(
+                    f"ignoring `shellEnvironment.include` in {path}: only your own settings ({user_path}) can pass a secret variable to the model's commands"
+                )
+            )
         exclude.extend(_names(setting.get("exclude"), f"{path}: `shellEnvironment.exclude`"))
     return ShellEnvironment(include, tuple(dict.fromkeys(exclude))), tuple(notices)
 
@@ -257,4 +259,3 @@ def _names(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(name, str) and name for name in value):
         raise ConfigError(f"{where} must be a list of variable names")
     return tuple(value)
-

@@ -25,9 +25,7 @@ def read_mcp_json(workspace: Path) -> dict[str, Any]:
     return mcp_servers(read_settings_file(workspace / MCP_JSON), workspace / MCP_JSON)
 
 
-def mcp_declarations(
-    workspace: Path, user: Mapping[str, Any], flags: Flags, trust: WorkspaceTrust, disabled: Iterable[str] = ()
-) -> McpDeclarations:
+def mcp_declarations(workspace: Path, user: Mapping[str, Any], flags: Flags, trust: WorkspaceTrust, disabled: Iterable[str] = ()) -> McpDeclarations:
     """The MCP servers of this run: the user's settings, then the trusted ``.mcp.json`` servers (less the
     ``disabledMcpjsonServers``), then ``--mcp-config`` (a later one with the same name wins); with
     ``--strict-mcp-config`` only the last."""

@@ -60,9 +60,7 @@ def run_key_helper(command: str, where: str, cwd: str) -> str:
     return lines[-1]
 
 
-def choose_provider(
-    named: str | None, model: str | None, env: Mapping[str, str], providers: Sequence[ProviderEntry], helper: bool = False
-) -> ProviderEntry:
+def choose_provider(named: str | None, model: str | None, env: Mapping[str, str], providers: Sequence[ProviderEntry], helper: bool = False) -> ProviderEntry:
     """The provider named, else the one the model name belongs to, else the first the environment configures."""
     if named:
         try:
@@ -76,7 +74,8 @@ def choose_provider(
     if found:
         return found[0]
     choices = ", or ".join(
-        entry.key_variable + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
+        entry.key_variable
+        + (f" (or {entry.base_url_variable} for {entry.keyless_server})" if entry.keyless_server else "")
         + (f" (or {entry.token_variable} for a gateway)" if entry.token_variable else "")
         for entry in providers
     )
@@ -137,8 +136,7 @@ def loopback(url: str) -> bool:
 def rerouted(entry: ProviderEntry, url: str, users_key: bool) -> str:
     what = f"your {entry.key_variable}" if users_key else "this conversation"
     return visible(
-        f"not sending {what} to {url} ({entry.base_url_variable} in this folder's .env): "
-        f"using the default {entry.name} endpoint until you trust this folder"
+        f"not sending {what} to {url} ({entry.base_url_variable} in this folder's .env): using the default {entry.name} endpoint until you trust this folder"
     )
 
 

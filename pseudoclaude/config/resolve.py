@@ -125,4 +125,3 @@ def from_files(row: Setting, files: SettingsFiles) -> Resolved:
     else:
         file, value = pairs[-1]
     return Resolved(value, describe(file))
-

@@ -52,8 +52,7 @@ def trusted_settings_files(
     ignored = tuple(_unique(entry for entry in entries if entry.fingerprint not in approved))
     pending = tuple(entry for entry in ignored if entry.fingerprint not in declined)
     layers = tuple(
-        layer if file.scope == "user" else filter_layer(shown(file.path, workspace), layer, approved)
-        for file, layer in zip(files.files, files.layers)
+        layer if file.scope == "user" else filter_layer(shown(file.path, workspace), layer, approved) for file, layer in zip(files.files, files.layers)
     )
     trust = WorkspaceTrust(workspace, entries, ignored, pending, trusted_by)
     return SettingsFiles(files.files, layers), trust

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from pseudoclaude.headless.flags import ClaudeFlags, agents_value, refused_flag, split_tool_rules, with_claude_flags
     from pseudoclaude.headless.printer import print_events
     from pseudoclaude.headless.run import print_claude
-    from pseudoclaude.headless.stream import ClaudeStream, HeadlessOptions, error_result, json_line_writer
+    from pseudoclaude.headless.stream import ClaudeStream, HeadlessOptions
+    from pseudoclaude.headless.wire import error_result, json_line_writer
 
 _LAZY = {
     "SlashCommand": "catalog",
@@ -33,8 +34,8 @@ _LAZY = {
     "HeadlessOptions": "stream",
     "StdioApprover": "driver",
     "StreamDriver": "driver",
-    "error_result": "stream",
-    "json_line_writer": "stream",
+    "error_result": "wire",
+    "json_line_writer": "wire",
     "print_claude": "run",
     "print_events": "printer",
 }

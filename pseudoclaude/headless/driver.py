@@ -42,7 +42,8 @@ from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, 
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, Write, mcp_statuses
+from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, mcp_statuses
+from pseudoclaude.headless.wire import Write
 from pseudoclaude.headless.run import feed_until_structured
 
 Expand = Callable[[str], "Expansion | None"]
@@ -166,8 +167,13 @@ class StdioApprover:
         name = traits.claude_name(request.tool) if traits is not None else request.tool
         arguments = traits.to_claude(request.args) if traits is not None else dict(request.args)
         body: dict[str, object] = {
-            "subtype": "can_use_tool", "tool_name": name, "input": arguments, "permission_suggestions": [],
-            "description": request.summary, "tool_use_id": CURRENT_CALL.get() or None, "display_name": name,
+            "subtype": "can_use_tool",
+            "tool_name": name,
+            "input": arguments,
+            "permission_suggestions": [],
+            "description": request.summary,
+            "tool_use_id": CURRENT_CALL.get() or None,
+            "display_name": name,
             **({"decision_reason": request.reason} if request.reason else {}),
         }
         try:
@@ -237,9 +243,7 @@ def _builtin_traits(name: str) -> ToolTraits | None:
 class StreamDriver:
     """Reads stdin lines, answers control requests, runs the prompts one after another."""
 
-    def __init__(
-        self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, expand: Expand | None = None
-    ) -> None:
+    def __init__(self, agent: DrivenAgent, claude: ClaudeStream, channel: ControlChannel, err: TextIO, expand: Expand | None = None) -> None:
         self.agent = agent
         self.expand = expand
         """A custom command's expansion (``/review src``), or None when the line is no custom command."""
@@ -386,7 +390,9 @@ class StreamDriver:
 
     def _callback(self, callback_id: str) -> HookCallback:
         async def call(payload: Mapping[str, object]) -> Mapping[str, object]:
-            return await self.channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None})
+            return await self.channel.request(
+                {"subtype": "hook_callback", "callback_id": callback_id, "input": dict(payload), "tool_use_id": CURRENT_CALL.get() or None}
+            )
 
         return call
 
@@ -423,7 +429,9 @@ class StreamDriver:
     def _state(self, state: str) -> None:
         """Claude Code's ``session_state_changed`` when the caller opts in (Zed's adapter ends a prompt's turn at ``idle``)."""
         if os.environ.get("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS", "").lower() in ("1", "true", "yes", "on"):
-            self.claude.emit({"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.facts.session_id})
+            self.claude.emit(
+                {"type": "system", "subtype": "session_state_changed", "state": state, "uuid": str(uuid.uuid4()), "session_id": self.agent.facts.session_id}
+            )
 
     async def _run_prompt(self, prompt: Prompt) -> None:
         self.claude.begin()
@@ -447,7 +455,7 @@ class StreamDriver:
             return
         stripped = prompt.text.strip()
         if not prompt.images and (stripped == "/compact" or stripped.startswith("/compact ")):
-            events = self.agent.compact(stripped[len("/compact"):].strip() or None)
+            events = self.agent.compact(stripped[len("/compact") :].strip() or None)
         elif (expansion := self.expand(stripped) if self.expand is not None and stripped.startswith("/") else None) is not None:
             events = self.agent.run(expansion.prompt, images=prompt.images, model=expansion.model, allowed_tools=expansion.allowed_tools)
         else:

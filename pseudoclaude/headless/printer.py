@@ -38,8 +38,6 @@ def json_line(value: object) -> str:
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)) + "\n"
 
 
-
-
 @dataclass
 class HeadlessResult:
     stop: Stop | None = None
@@ -53,9 +51,7 @@ class HeadlessResult:
         return self.stop is not None and self.stop.reason == "end_turn"
 
 
-async def print_events(
-    events: AsyncIterator[Event], output_format: str, session_id: str, out: TextIO, err: TextIO
-) -> HeadlessResult:
+async def print_events(events: AsyncIterator[Event], output_format: str, session_id: str, out: TextIO, err: TextIO) -> HeadlessResult:
     """Consume ``events``, printing as ``output_format`` says; return what the run ended with."""
     result = HeadlessResult()
     async for event in events:

@@ -52,7 +52,11 @@ StartServers = Callable[[], Awaitable[tuple[str, ...]]]
 
 
 async def print_claude(
-    events: AsyncIterator[Event], claude: ClaudeStream, out: TextIO, err: TextIO | None = None, again: Again | None = None,
+    events: AsyncIterator[Event],
+    claude: ClaudeStream,
+    out: TextIO,
+    err: TextIO | None = None,
+    again: Again | None = None,
     start: StartServers | None = None,
 ) -> dict[str, object]:
     """Consume one prompt's events; the result object (printed here when ``claude`` prints no events, i.e. ``json``).

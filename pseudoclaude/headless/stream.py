@@ -18,21 +18,40 @@ result object. It never raises on an event it does not know: it skips it.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import (
-    AssistantMessage, ErrorEvent, Event, Progress, PromptChoice, SessionWriteFailed, Stop, TextDelta, ThinkingDelta, ToolCallFinished, ToolCallStarted,
-    ToolInputDelta, ToolInputStart, UsageReport,
+    AssistantMessage,
+    ErrorEvent,
+    Event,
+    Progress,
+    PromptChoice,
+    SessionWriteFailed,
+    Stop,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolInputDelta,
+    ToolInputStart,
+    UsageReport,
 )
-from pseudoclaude.headless.printer import json_line
+from pseudoclaude.headless.wire import (
+    Write,
+    call_arguments,
+    claude_usage,
+    result_content,
+    thinking_block,
+    usage_cost,
+    usage_dict,
+)
 from pseudoclaude.headless.catalog import COMPACT, SlashCommand
 from pseudoclaude.headless.partial import PartialMessage
-from pseudoclaude.llm import Image, Usage, context_window, price_known, request_cost
+from pseudoclaude.llm import Image, context_window, price_known
 
 if TYPE_CHECKING:
     from pseudoclaude.agent import AgentFacts, Current, Extensions, McpControl
@@ -64,8 +83,6 @@ RESULT_SUBTYPES: Mapping[str, str] = {
     "context_overflow": "error_during_execution",
     "structured_output": "error_max_structured_output_retries",
 }
-
-Write = Callable[[Mapping[str, object]], None]
 
 
 @dataclass(frozen=True)
@@ -109,48 +126,6 @@ def mcp_statuses(agent: StreamAgent) -> list[dict[str, str]]:
     return [{"name": view.name, "status": status.get(view.state, "failed")} for view in agent.mcp.servers()]
 
 
-def claude_usage(usage: Mapping[str, int]) -> dict[str, int]:
-    """Our usage counters under Anthropic's / Claude Code's key names."""
-    return {
-        "input_tokens": int(usage.get("input_tokens", 0)),
-        "cache_creation_input_tokens": int(usage.get("cache_write_tokens", 0)),
-        "cache_read_input_tokens": int(usage.get("cache_read_tokens", 0)),
-        "output_tokens": int(usage.get("output_tokens", 0)),
-    }
-
-
-def usage_cost(model: str, usage: Mapping[str, int]) -> float:
-    """One call's price from the model table, its long-prompt surcharge included (0.0 for a model without prices:
-    the result's ``cost_unknown_models`` and each ``modelUsage`` entry's ``costKnown`` say which, so 0.0 is not read
-    as free)."""
-    call = Usage(
-        input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0),
-        cache_read_tokens=usage.get("cache_read_tokens", 0), cache_write_tokens=usage.get("cache_write_tokens", 0),
-    )
-    return request_cost(model, call) or 0.0
-
-
-def error_result(message: str, session_id: str = "", subtype: str = "error_during_execution") -> dict[str, object]:
-    """The result object of a run that could not start (bad configuration, an unknown session)."""
-    return {
-        "type": "result",
-        "subtype": subtype,
-        "is_error": True,
-        "duration_ms": 0,
-        "duration_api_ms": 0,
-        "num_turns": 0,
-        "result": message,
-        "session_id": session_id,
-        "total_cost_usd": 0.0,
-        "usage": claude_usage({}),
-        "modelUsage": {},
-        "permission_denials": [],
-        "errors": [message],
-        "terminal_reason": "turn_setup_failed",
-        "uuid": str(uuid.uuid4()),
-    }
-
-
 @dataclass
 class _Run:
     """One prompt's run, as far as the events told it."""
@@ -179,8 +154,14 @@ class ClaudeStream:
     """
 
     def __init__(
-        self, agent: StreamAgent, write: Write | None, *, partial: bool = False, commands: Callable[[], Sequence[SlashCommand]] | None = None,
-        agents: Callable[[], Sequence[str]] | None = None, structured: bool = False,
+        self,
+        agent: StreamAgent,
+        write: Write | None,
+        *,
+        partial: bool = False,
+        commands: Callable[[], Sequence[SlashCommand]] | None = None,
+        agents: Callable[[], Sequence[str]] | None = None,
+        structured: bool = False,
     ) -> None:
         self.agent = agent
         self.write = write
@@ -204,23 +185,25 @@ class ClaudeStream:
     def init_event(self) -> dict[str, object]:
         """The ``system``/``init`` line: who answers, where, with which tools and mode."""
         traits = self.agent.extensions.tool_traits()
-        return self._stamp({
-            "type": "system",
-            "subtype": "init",
-            "cwd": str(self.agent.facts.workspace),
-            "tools": [t.claude_name(name) for name, t in traits.items()],
-            "mcp_servers": mcp_statuses(self.agent),
-            "model": self.agent.current.model,
-            "permissionMode": self.agent.current.mode.claude_name,
-            "slash_commands": [command.name for command in self.commands()],
-            "apiKeySource": "none",
-            "output_style": "default",
-            "agents": list(self.agents()),
-            "skills": [],
-            "plugins": [],
-            "claude_code_version": CLAUDE_CODE_PROTOCOL,
-            "pseudoclaude_version": __version__,
-        })
+        return self._stamp(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": str(self.agent.facts.workspace),
+                "tools": [t.claude_name(name) for name, t in traits.items()],
+                "mcp_servers": mcp_statuses(self.agent),
+                "model": self.agent.current.model,
+                "permissionMode": self.agent.current.mode.claude_name,
+                "slash_commands": [command.name for command in self.commands()],
+                "apiKeySource": "none",
+                "output_style": "default",
+                "agents": list(self.agents()),
+                "skills": [],
+                "plugins": [],
+                "claude_code_version": CLAUDE_CODE_PROTOCOL,
+                "pseudoclaude_version": __version__,
+            }
+        )
 
     def begin(self) -> None:
         """A new prompt's run starts: its counters start at zero."""
@@ -313,11 +296,11 @@ class ClaudeStream:
 
     def _assistant(self, event: AssistantMessage, usage: UsageReport | None) -> None:
         self.run.pending = None
-        blocks: list[dict[str, object]] = [block for part in event.thinking if (block := _thinking_block(part))]
+        blocks: list[dict[str, object]] = [block for part in event.thinking if (block := thinking_block(part))]
         blocks += [{"type": "text", "text": event.text}] if event.text else []
         for call in event.tool_calls:
-            self.run.calls.setdefault(str(call.get("id", "")), (str(call.get("name", "")), _arguments(call)))
-            name, arguments = self._claude_call(str(call.get("name", "")), _arguments(call))
+            self.run.calls.setdefault(str(call.get("id", "")), (str(call.get("name", "")), call_arguments(call)))
+            name, arguments = self._claude_call(str(call.get("name", "")), call_arguments(call))
             blocks.append({"type": "tool_use", "id": str(call.get("id", "")), "name": name, "input": arguments})
         stop_reason = "tool_use" if event.tool_calls else "end_turn"
         if self.run.streaming is not None:
@@ -331,12 +314,12 @@ class ClaudeStream:
             "content": blocks,
             "stop_reason": stop_reason,
             "stop_sequence": None,
-            "usage": claude_usage(_usage_dict(usage)),
+            "usage": claude_usage(usage_dict(usage)),
         }
         self.emit(self._stamp({"type": "assistant", "message": message, "parent_tool_use_id": None}))
 
     def _usage(self, event: UsageReport) -> None:
-        run, counts = self.run, _usage_dict(event)
+        run, counts = self.run, usage_dict(event)
         for key, value in counts.items():
             run.usage[key] = run.usage.get(key, 0) + value
         model = self.agent.current.model
@@ -355,10 +338,16 @@ class ClaudeStream:
         """The ``tool_result`` of a call an interrupt cut off (the runner records its own "interrupted" result in the session)."""
         self.run.finished.add(call_id)
         block = {"type": "tool_result", "tool_use_id": call_id, "content": ABORTED_TOOL_RESULT, "is_error": True}
-        self.emit(self._stamp({
-            "type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": None,
-            "tool_use_result": {"summary": "interrupted", "interrupted": True},
-        }))
+        self.emit(
+            self._stamp(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": [block]},
+                    "parent_tool_use_id": None,
+                    "tool_use_result": {"summary": "interrupted", "interrupted": True},
+                }
+            )
+        )
 
     def needs_structured_output(self) -> bool:
         """The run ended well but without the structured output the caller asked for (the driver nudges the model)."""
@@ -374,14 +363,18 @@ class ClaudeStream:
         if event.denied:
             claude_name, claude_input = self._claude_call(name, arguments)
             run.denials.append({"tool_name": claude_name, "tool_use_id": event.call_id, "tool_input": claude_input})
-        block = {"type": "tool_result", "tool_use_id": event.call_id, "content": _result_content(event), "is_error": event.is_error}
+        block = {"type": "tool_result", "tool_use_id": event.call_id, "content": result_content(event), "is_error": event.is_error}
         extra = {"images": [asdict(image) for image in event.images]} if event.images else {}
-        self.emit(self._stamp({
-            "type": "user",
-            "message": {"role": "user", "content": [block]},
-            "parent_tool_use_id": None,
-            "tool_use_result": {"summary": event.summary, **dict(event.display), **extra},
-        }))
+        self.emit(
+            self._stamp(
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": [block]},
+                    "parent_tool_use_id": None,
+                    "tool_use_result": {"summary": event.summary, **dict(event.display), **extra},
+                }
+            )
+        )
         run.mark = time.monotonic()
 
     def _progress(self, event: Progress) -> None:
@@ -438,57 +431,3 @@ class ClaudeStream:
     def emit(self, data: Mapping[str, object]) -> None:
         if self.write is not None:
             self.write(data)
-
-
-def _result_content(event: ToolCallFinished) -> str | list[dict[str, str]]:
-    """A tool result's content: its text, and with images, a text block describing each.
-
-    Claude Code puts an ``image`` block (base64 source) there; the events carry
-    no image bytes (they stay in the conversation and the session's
-    ``images/`` folder), so each image is described instead, and
-    ``tool_use_result.images`` lists them as data.
-    """
-    text = event.content or event.summary
-    if not event.images:
-        return text
-    return [{"type": "text", "text": text}] + [{"type": "text", "text": f"[image {image.line()}]"} for image in event.images]
-
-
-def _arguments(call: Mapping[str, object]) -> dict[str, object]:
-    raw = call.get("arguments", "{}")
-    try:
-        value = json.loads(raw) if isinstance(raw, str) else raw
-    except json.JSONDecodeError:
-        return {"_raw": str(raw)[:200]}
-    return dict(value) if isinstance(value, dict) else {"_raw": str(raw)[:200]}
-
-
-def _usage_dict(event: UsageReport | None) -> dict[str, int]:
-    if event is None:
-        return {}
-    return {
-        "input_tokens": event.input_tokens,
-        "output_tokens": event.output_tokens,
-        "cache_read_tokens": event.cache_read_tokens,
-        "cache_write_tokens": event.cache_write_tokens,
-    }
-
-
-def _thinking_block(part: Mapping[str, object]) -> dict[str, object] | None:
-    """Claude Code's content block for one reasoning part: Anthropic's as they are, OpenAI's summary as plain thinking."""
-    kind, text, opaque = part.get("kind"), str(part.get("text") or ""), str(part.get("opaque") or "")
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": opaque}
-    if part.get("provider") == "anthropic":
-        return {"type": "thinking", "thinking": text, "signature": opaque}
-    return {"type": "thinking", "thinking": text, "signature": ""} if text else None
-
-
-def json_line_writer(out: TextIO) -> Write:
-    """A ``Write`` that prints each object as one JSON line and flushes (a reader sees it at once)."""
-
-    def write(data: Mapping[str, object]) -> None:
-        out.write(json_line(data))
-        out.flush()
-
-    return write

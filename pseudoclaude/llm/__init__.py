@@ -71,11 +71,8 @@ from pseudoclaude.llm.providers import (
     build_provider,
     provider_entry,
     table_model_ids,
-    warm_up,
-    parser_ready,
-    sdk_ready,
-    start_warm_up,
 )
+from pseudoclaude.llm.warmup import parser_ready, sdk_ready, start_warm_up, warm_up
 from pseudoclaude.llm.probe import LocalServer, WindowProbe, WindowProber, fetch_models, find_local_servers, probe_window
 from pseudoclaude.llm.vision import images_for_model
 from pseudoclaude.llm.retry import Retrying, RetryPolicy, stream_with_retry

@@ -39,7 +39,8 @@ from pseudoclaude.llm.errors import (
 )
 from pseudoclaude.llm.gateway import Headers
 from pseudoclaude.llm.provider import Request, StreamEvent
-from pseudoclaude.llm.providers import ANTHROPIC, sdk_ready
+from pseudoclaude.llm.providers import ANTHROPIC
+from pseudoclaude.llm.warmup import sdk_ready
 
 __all__ = ["AnthropicProvider", "build"]
 
@@ -76,7 +77,7 @@ class AnthropicProvider:
 
     async def _sdk_client(self) -> Any:
         if self._client is None:
-            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
+            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (warmup.py)
             from anthropic import AsyncAnthropic
 
             credential = {"auth_token": self._auth_token} if self._auth_token else {"api_key": self._api_key}

@@ -141,9 +141,7 @@ def _wire_system(request: Request) -> list[dict[str, Any]]:
 
 
 def _wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [
-        {"name": t.name, "description": t.description, "input_schema": _plain(t.input_schema)} for t in tools
-    ]
+    out: list[dict[str, Any]] = [{"name": t.name, "description": t.description, "input_schema": _plain(t.input_schema)} for t in tools]
     if out:
         out[-1]["cache_control"] = _ephemeral()
     return out
@@ -224,9 +222,7 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def error_from_body(
-    status: int | None, error: Mapping[str, Any] | None, *, retry_after: float | None = None, credential: str = ""
-) -> ProviderError:
+def error_from_body(status: int | None, error: Mapping[str, Any] | None, *, retry_after: float | None = None, credential: str = "") -> ProviderError:
     """The normalized error for an HTTP status (None: an ``error`` event inside an open stream) and its error object.
 
     ``credential``: the variable whose value was sent (``ANTHROPIC_API_KEY`` unless said), named by an auth error.
@@ -383,10 +379,7 @@ class StreamAssembler:
         """The closing ``Completed``; ``StreamCut`` if ``message_stop`` never came."""
         if not self.done:
             raise StreamCut("the response stream ended before message_stop")
-        calls = tuple(
-            ToolCall(id=t.id, name=t.name, arguments="".join(t.pieces) or "{}")
-            for t in sorted(self.tools.values(), key=lambda t: t.ordinal)
-        )
+        calls = tuple(ToolCall(id=t.id, name=t.name, arguments="".join(t.pieces) or "{}") for t in sorted(self.tools.values(), key=lambda t: t.ordinal))
         usage = self._usage()
         thinking = tuple(self.thinking[i].part() for i in sorted(self.thinking))
         summarized = [fields for _, fields in sorted(self.compaction.items()) if fields.get("content")]  # a null one failed: a no-op

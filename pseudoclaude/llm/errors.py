@@ -85,9 +85,7 @@ def explained(error: ProviderError, *, model: str, provider: str) -> ProviderErr
         return error
     detail = error.message.strip()
     said = f" (the provider said: {detail})" if detail and detail.lower() not in (f"model: {model}".lower(), "not found") else ""
-    return ModelNotFound(
-        f"model {model} not found at {provider}{said}; choose another with /model (or --model)", status=404
-    )
+    return ModelNotFound(f"model {model} not found at {provider}{said}; choose another with /model (or --model)", status=404)
 
 
 class RateLimited(ProviderError):

@@ -24,7 +24,7 @@ When it is asked, and how long anything waits:
 * A failure of any kind means "the table": the lookup never fails a run.
 * The lookup thread imports nothing: what ``urlopen`` would load on first use
   (``encodings.idna``) is imported with this module, by the main thread, so the
-  thread can run beside the SDK warm-up (``providers.start_warm_up``) without
+  thread can run beside the SDK warm-up (``warmup.start_warm_up``) without
   two threads ever importing one module at once.
 * ``doctor`` asks afresh (``refresh``) and waits for the answer.
 

@@ -249,12 +249,7 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, cache_read: int 
         return 0.0
     per_in = info.input_per_mtok / 1_000_000
     prices = cache_prices(model)
-    return (
-        input_tokens * per_in
-        + cache_read * per_in * prices.read
-        + cache_write * per_in * prices.write
-        + output_tokens * info.output_per_mtok / 1_000_000
-    )
+    return input_tokens * per_in + cache_read * per_in * prices.read + cache_write * per_in * prices.write + output_tokens * info.output_per_mtok / 1_000_000
 
 
 def request_cost(model: str, usage: Usage) -> float | None:

@@ -76,7 +76,8 @@ from pseudoclaude.llm.openai_wire import (
 )
 from pseudoclaude.llm.probe import WindowProbe, probe_window
 from pseudoclaude.llm.provider import Completed, Request, StreamEvent
-from pseudoclaude.llm.providers import OPENAI, sdk_ready
+from pseudoclaude.llm.providers import OPENAI
+from pseudoclaude.llm.warmup import sdk_ready
 from pseudoclaude.llm.text_tool_calls import recover
 
 __all__ = ["OpenAIProvider", "build"]
@@ -118,7 +119,7 @@ class OpenAIProvider:
 
     async def _sdk_client(self) -> Any:
         if self._client is None:
-            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (providers.py)
+            await sdk_ready()  # a warm-up thread may be importing it: join it rather than import beside it (warmup.py)
             sdk = importlib.import_module("openai")
             key = self._api_key
             if not key and self._base_url:
@@ -161,6 +162,7 @@ class OpenAIProvider:
                     event = Completed(found.message, event.usage, "tool_use")
             out.append(event)
         return out
+
     # --- end local servers ---
 
     def takes_responses(self, model: str) -> bool:
@@ -361,9 +363,7 @@ def _retry_after(milliseconds: str | None, seconds: str | None) -> float | None:
     return ms / 1000.0 if ms is not None else parse_retry_after(seconds)
 
 
-def build(
-    *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
-) -> OpenAIProvider:
+def build(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()) -> OpenAIProvider:
     """The table's adapter factory (``providers.NamedAdapter``). OpenAI takes no separate token: a gateway's token is its
     key (``OPENAI_API_KEY``), sent as Bearer either way."""
     key = api_key or auth_token

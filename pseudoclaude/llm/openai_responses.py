@@ -360,7 +360,7 @@ class ResponsesAssembler:
     def _rest_of_arguments(self, call: _PendingCall, whole: str) -> list[StreamEvent]:
         """The arguments the deltas did not carry (all of them when the server sent none), as one last piece."""
         if whole.startswith(call.arguments) and len(whole) > len(call.arguments):
-            return [ToolArgsChunk(self._order(call), call.call_id, whole[len(call.arguments):])]
+            return [ToolArgsChunk(self._order(call), call.call_id, whole[len(call.arguments) :])]
         return []
 
     def finish(self) -> list[StreamEvent]:

@@ -158,9 +158,7 @@ def refuses_images(error: ProviderError, messages: Sequence[Message]) -> bool:
     """Whether ``error`` is a server refusing the images ``messages`` carry (a text-only model), not another fault."""
     if isinstance(error, PromptTooLong) or error.status not in (400, 422, 500):
         return False
-    return any(image.available for message in messages for image in message.all_images()) and bool(
-        _REFUSES_IMAGES.search(error.message)
-    )
+    return any(image.available for message in messages for image in message.all_images()) and bool(_REFUSES_IMAGES.search(error.message))
 
 
 def data_url(image: Image) -> str:

@@ -94,8 +94,14 @@ _DIALECTS: tuple[tuple[str, Callable[[Fetch, str, str, str], "WindowProbe | None
 
 
 def probe_window(
-    base_url: str, model: str, *, api_key: str | None = None, timeout: float = PROBE_TIMEOUT,
-    deadline: float = PROBE_DEADLINE, cache: Path | None | Literal["home"] = "home", refresh: bool = False,
+    base_url: str,
+    model: str,
+    *,
+    api_key: str | None = None,
+    timeout: float = PROBE_TIMEOUT,
+    deadline: float = PROBE_DEADLINE,
+    cache: Path | None | Literal["home"] = "home",
+    refresh: bool = False,
 ) -> WindowProbe | None:
     """The window the server at ``base_url`` runs ``model`` with, or None when it does not say (never raises).
 
@@ -187,9 +193,7 @@ def local_ports(environ: Mapping[str, str] | None = None) -> tuple[tuple[int, st
     return tuple(ports)
 
 
-def find_local_servers(
-    environ: Mapping[str, str] | None = None, timeout: float = DISCOVERY_TIMEOUT
-) -> tuple[tuple[LocalServer, ...], str]:
+def find_local_servers(environ: Mapping[str, str] | None = None, timeout: float = DISCOVERY_TIMEOUT) -> tuple[tuple[LocalServer, ...], str]:
     """The servers answering on the usual loopback ports, and a phrase naming what was tried."""
     ports = local_ports(environ)
     found = []
@@ -243,8 +247,10 @@ def _ollama(fetch: Fetch, root: str, base: str, model: str) -> WindowProbe | Non
     tools = "tools" in show["capabilities"] if isinstance(show.get("capabilities"), list) else None
     loaded = _loaded_context(fetch, root, model)
     configured = _num_ctx(str(show.get("parameters") or ""))
-    runs, source = (loaded, "Ollama /api/ps (the loaded model)") if loaded else (
-        (configured, "Ollama /api/show num_ctx") if configured else (OLLAMA_DEFAULT_WINDOW, "Ollama's default")
+    runs, source = (
+        (loaded, "Ollama /api/ps (the loaded model)")
+        if loaded
+        else ((configured, "Ollama /api/show num_ctx") if configured else (OLLAMA_DEFAULT_WINDOW, "Ollama's default"))
     )
     tokens = min(runs, own) if own else runs
     notice = None

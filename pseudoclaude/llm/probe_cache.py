@@ -38,8 +38,11 @@ def cached(path: Path, base_url: str, model: str, *, now: float | None = None) -
             return None
         answer = entry["answer"]
         probe = WindowProbe(
-            tokens=int(answer["tokens"]), source=str(answer["source"]), notice=answer.get("notice"),
-            tools=answer.get("tools"), server=str(answer.get("server", "")),
+            tokens=int(answer["tokens"]),
+            source=str(answer["source"]),
+            notice=answer.get("notice"),
+            tools=answer.get("tools"),
+            server=str(answer.get("server", "")),
         )
         return str(entry["dialect"]), probe
     except (KeyError, TypeError, ValueError):

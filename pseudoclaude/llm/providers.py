@@ -15,10 +15,7 @@ called, so ``config.py`` reads the table on the start-up path for free.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import os
-import threading
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Protocol, Sequence
 
@@ -197,9 +194,7 @@ class ProviderEntry:
             return True
         return bool(self.keyless_server and environ.get(self.base_url_variable))
 
-    def models_query(
-        self, base_url: str | None, api_key: str | None, auth_token: str | None = None, headers: Headers = ()
-    ) -> ModelsQuery | None:
+    def models_query(self, base_url: str | None, api_key: str | None, auth_token: str | None = None, headers: Headers = ()) -> ModelsQuery | None:
         """How to list this provider's models at ``base_url`` (else ``default_endpoint``); None when it has neither."""
         url = (base_url or self.default_endpoint).rstrip("/")
         if not url:
@@ -263,7 +258,9 @@ ANTHROPIC = ProviderEntry(
         ModelRow("claude-fable-5-2", _1M, 8.0, 40.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-2",)),
         ModelRow("claude-mythos-5-2", _1M, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-2",)),
         ModelRow("claude-fable-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5-1",), cache_read_per_mtok=0.25),
-        ModelRow("claude-mythos-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-1",), cache_read_per_mtok=0.25),
+        ModelRow(
+            "claude-mythos-5-1", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5-1",), cache_read_per_mtok=0.25
+        ),
         ModelRow("claude-fable-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-fable-5",)),
         ModelRow("claude-mythos-5", _1M, 10.0, 50.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-mythos-5",)),
         ModelRow("claude-opus-5-5", _1M, 4.0, 20.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-5-5",), cache_read_per_mtok=0.2),
@@ -272,9 +269,22 @@ ANTHROPIC = ProviderEntry(
         ModelRow("claude-sonnet-5", _1M, 2.0, 10.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-sonnet-5",)),
         ModelRow("claude-haiku-5-5", _1M, 0.1, 0.5, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-haiku-5-5",)),
         ModelRow("claude-opus-4-8", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=_128K, ids=("claude-opus-4-8",)),
-        ModelRow("claude-opus-4-7", 200_000, 5.0, 25.0, reasoning="adaptive_only", max_output_tokens=128_000, ids=("claude-opus-4-7",), context_management=_COMPACTING),
-        ModelRow("claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",), context_management=_COMPACTING),
-        ModelRow("claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",), context_management=_COMPACTING),
+        ModelRow(
+            "claude-opus-4-7",
+            200_000,
+            5.0,
+            25.0,
+            reasoning="adaptive_only",
+            max_output_tokens=128_000,
+            ids=("claude-opus-4-7",),
+            context_management=_COMPACTING,
+        ),
+        ModelRow(
+            "claude-opus-4-6", 200_000, 5.0, 25.0, reasoning="adaptive", max_output_tokens=128_000, ids=("claude-opus-4-6",), context_management=_COMPACTING
+        ),
+        ModelRow(
+            "claude-sonnet-4-6", 200_000, 3.0, 15.0, reasoning="adaptive", max_output_tokens=64_000, ids=("claude-sonnet-4-6",), context_management=_COMPACTING
+        ),
         ModelRow("claude-opus-4-5", 200_000, 5.0, 25.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-opus-4-5",), context_management=_EDITING),
         ModelRow("claude-opus-4", 200_000, 15.0, 75.0, reasoning="budget", max_output_tokens=32_000, ids=("claude-opus-4-1", "claude-opus-4-0")),
         ModelRow("claude-sonnet-4", 200_000, 3.0, 15.0, reasoning="budget", max_output_tokens=64_000, ids=("claude-sonnet-4-5", "claude-sonnet-4-0")),
@@ -300,14 +310,37 @@ OPENAI = ProviderEntry(
     keyless_server="an OpenAI-compatible server such as Ollama",
     models=(
         ModelRow("gpt-6.2-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-astra",)),
-        ModelRow("gpt-6.2-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.2-sol",), cache_read_per_mtok=0.1, cache_write_per_mtok=2.5, long_prompt=_OPENAI_LONG),
+        ModelRow(
+            "gpt-6.2-sol",
+            _1050K,
+            2.0,
+            10.0,
+            _O200K,
+            reasoning="effort_max",
+            max_output_tokens=_128K,
+            ids=("gpt-6.2-sol",),
+            cache_read_per_mtok=0.1,
+            cache_write_per_mtok=2.5,
+            long_prompt=_OPENAI_LONG,
+        ),
         ModelRow("gpt-6.1-sol", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-sol",)),
         ModelRow("gpt-6.1-terra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6.1-terra",)),
         ModelRow("gpt-6-astra", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-astra",)),
         ModelRow("gpt-6-sol", _1050K, 2.0, 10.0, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-sol",), cache_write_per_mtok=2.5),
         ModelRow("gpt-6-luna", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-6-luna",)),
         ModelRow("gpt-6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K),
-        ModelRow("gpt-5.6-luna", _1050K, 0.2, 1.2, _O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-luna",), cache_write_per_mtok=0.25, long_prompt=_OPENAI_LONG),
+        ModelRow(
+            "gpt-5.6-luna",
+            _1050K,
+            0.2,
+            1.2,
+            _O200K,
+            reasoning="effort_max",
+            max_output_tokens=_128K,
+            ids=("gpt-5.6-luna",),
+            cache_write_per_mtok=0.25,
+            long_prompt=_OPENAI_LONG,
+        ),
         ModelRow("gpt-5.6", _1050K, encoding=_O200K, reasoning="effort_max", max_output_tokens=_128K, ids=("gpt-5.6-sol", "gpt-5.6-terra")),
         ModelRow("gpt-5.5", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.5", "gpt-5.5-pro")),
         ModelRow("gpt-5.4", 400_000, encoding=_O200K, reasoning="effort_xhigh", max_output_tokens=_128K, ids=("gpt-5.4", "gpt-5.4-mini", "gpt-5.4-nano")),
@@ -387,112 +420,3 @@ def build_provider(
     if headers:
         extra["headers"] = headers
     return adapter(model=model, api_key=api_key, base_url=base_url, **extra)
-
-
-def warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
-    """Import the SDK of provider ``name`` now (the REPL calls this off the event loop)."""
-    module = provider_entry(name, providers).sdk_module
-    if module:
-        importlib.import_module(module)
-
-
-# --- the headless warm-up (issue 30) ---
-#
-# ``import anthropic`` is about 1.2 s of pydantic building model classes, and a
-# headless run used to pay it at its first request, after everything else. So
-# ``commands.run_print`` calls ``start_warm_up`` once its own modules are
-# imported: a thread imports the SDK, then the shell parser (bashlex, pure
-# Python, needed at the first permission check), while the main thread builds
-# the agent: session fsyncs, ``git``, the sandbox probe, files.
-#
-# What overlaps is only what the main thread spends *waiting* (system calls,
-# children): both threads run Python under one GIL, so two cores do not make
-# two imports faster. Starting earlier (right after the settings) made runs
-# slower on a loaded machine: every small system call of the main thread's own
-# imports handed the GIL to the warm-up and waited up to the 5 ms switch
-# interval to get it back (bench/README.md, "Headless start-up").
-#
-# Why this cannot produce a partially initialized module. Python's import locks
-# are per module; a thread importing a module another thread is initializing
-# waits for it (``_initializing``), and only a *cycle* of such waits (each thread
-# inside a module the other needs next) is "resolved" by handing out a partial
-# module. A cycle needs both threads to be importing modules of the same package
-# graph at once. Here they are not:
-#   - the main thread already imported what the two share before the thread
-#     starts (``SHARED_FIRST``: the stdlib packages the SDKs pull in; pydantic's
-#     core came with the settings);
-#   - after that, until it joins, the main thread imports only pseudoclaude
-#     modules and stdlib ones the SDK does not load, and the SDK never imports
-#     pseudoclaude;
-#   - every place the main thread needs the SDK or a pydantic-based package
-#     joins first: the provider's first request (``sdk_ready`` in the adapters),
-#     the MCP servers' start (``commands.run_print``), the first shell parse
-#     (``parser_ready`` in ``shell_parse``). A join happens outside any import
-#     (in a function body), so the main thread holds no import lock while it waits.
-# ``PSEUDOCLAUDE_NO_WARMUP=1`` turns it off (the benchmark's "before").
-
-SHARED_FIRST = ("asyncio", "concurrent.futures", "json", "email.utils", "ssl", "typing_extensions", "pydantic")
-"""Imported by the main thread before the warm-up starts: what both threads would otherwise load at once."""
-
-PARSER_MODULE = "bashlex"
-SDK_POLL_SECONDS = 0.005
-
-
-@dataclass(frozen=True)
-class _WarmUp:
-    thread: threading.Thread
-    sdk_done: threading.Event
-
-
-_running: list[_WarmUp] = []
-
-
-def start_warm_up(name: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> None:
-    """Import provider ``name``'s SDK, then the shell parser, in a daemon thread (once per process; a failure is left for the
-    main thread's own import to report). Leaving early never waits for it: the process ends with ``os._exit``."""
-    if _running or os.environ.get("PSEUDOCLAUDE_NO_WARMUP"):
-        return
-    module = provider_entry(name, providers).sdk_module
-    for shared in SHARED_FIRST:
-        try:
-            importlib.import_module(shared)
-        except ImportError:
-            pass
-    sdk_done = threading.Event()
-
-    def run() -> None:
-        for index, target in enumerate((module, PARSER_MODULE)):
-            try:
-                if target:
-                    importlib.import_module(target)
-            except Exception:  # noqa: BLE001 - the main thread imports it again and reports
-                pass
-            if index == 0:
-                sdk_done.set()
-
-    thread = threading.Thread(target=run, name="pseudoclaude-warm-up", daemon=True)
-    _running.append(_WarmUp(thread, sdk_done))
-    thread.start()
-
-
-async def sdk_ready() -> None:
-    """Wait until a running warm-up has imported the provider SDK (and what it needs: pydantic, httpx); no-op without one.
-
-    It polls rather than blocking on the event: a blocking wait held the event loop for the rest of the import (seconds
-    on a loaded machine), so Ctrl-C, SIGTERM and cancellation waited with it."""
-    for warm in _running:
-        if threading.current_thread() is not warm.thread:
-            while not warm.sdk_done.is_set():
-                await asyncio.sleep(SDK_POLL_SECONDS)
-
-
-def parser_ready() -> None:
-    """Wait until a running warm-up has finished (the shell parser comes last); no-op without one."""
-    for warm in _running:
-        if threading.current_thread() is not warm.thread:
-            warm.thread.join()
-
-
-def warm_up_running() -> bool:
-    """Whether a warm-up thread is still importing (tests, benchmarks)."""
-    return any(warm.thread.is_alive() for warm in _running)

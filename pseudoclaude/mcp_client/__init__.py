@@ -17,6 +17,17 @@ from pseudoclaude.mcp_client.sdk_transport import install as install_sdk_bridge
 from pseudoclaude.mcp_client.spec import ServerSpec, expand, input_schema, server_specs, tool_name
 
 __all__ = [
-    "ElicitAnswer", "ElicitRequest", "install_sdk_bridge", "Elicitor", "McpServers", "Prepared", "ServerSpec", "ServerView", "expand", "input_schema",
-    "server_specs", "timeouts", "tool_name",
+    "ElicitAnswer",
+    "ElicitRequest",
+    "install_sdk_bridge",
+    "Elicitor",
+    "McpServers",
+    "Prepared",
+    "ServerSpec",
+    "ServerView",
+    "expand",
+    "input_schema",
+    "server_specs",
+    "timeouts",
+    "tool_name",
 ]

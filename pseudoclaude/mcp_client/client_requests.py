@@ -76,8 +76,10 @@ def elicitation_callback(server: str, elicitor: Elicitor) -> Any:
             required = schema.get("required")
             required = required if isinstance(required, list) else []
             request = ElicitRequest(
-                server, str(params.message),
-                {str(k): v for k, v in properties.items() if isinstance(v, Mapping)}, tuple(str(r) for r in required),
+                server,
+                str(params.message),
+                {str(k): v for k, v in properties.items() if isinstance(v, Mapping)},
+                tuple(str(r) for r in required),
             )
         answer = await elicitor(request)
         return types.ElicitResult(action=answer.action, content=dict(answer.content) if answer.action == "accept" else None)

@@ -68,8 +68,14 @@ class ServerGone(Exception):
 
 class ServerConnection:
     def __init__(
-        self, spec: ServerSpec, workspace: Path, *, call_timeout_s: float, elicitor: Elicitor | None = None,
-        notice: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None,
+        self,
+        spec: ServerSpec,
+        workspace: Path,
+        *,
+        call_timeout_s: float,
+        elicitor: Elicitor | None = None,
+        notice: Callable[[str], None] | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.spec = spec
         self.workspace = workspace
@@ -230,7 +236,9 @@ class ServerConnection:
 
                 session = await stack.enter_async_context(
                     ClientSession(
-                        read, write, list_roots_callback=roots_callback(self.workspace),
+                        read,
+                        write,
+                        list_roots_callback=roots_callback(self.workspace),
                         elicitation_callback=elicitation_callback(self.spec.name, self.elicitor),
                     )
                 )
@@ -339,4 +347,3 @@ def _describe(error: BaseException) -> str:
         return f"cannot start it: {error.filename or error} not found"
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return f"{type(error).__name__}: {text}"[:300] if text else type(error).__name__
-

@@ -72,15 +72,20 @@ class Prepared:
 
 class McpServers:
     def __init__(
-        self, specs: Sequence[ServerSpec], workspace: Path, *, startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
-        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S, elicitor: Elicitor | None = None, environ: Mapping[str, str] | None = None,
+        self,
+        specs: Sequence[ServerSpec],
+        workspace: Path,
+        *,
+        startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        elicitor: Elicitor | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         """``elicitor`` answers the servers' questions (None: declined, with a notice); ``environ`` is what a stdio
         server inherits below its own ``env`` (None: this process's environment, as Claude Code passes it)."""
         self._notes: list[str] = []
         self._connections = [
-            ServerConnection(spec, workspace, call_timeout_s=call_timeout_s, elicitor=elicitor, notice=self._notes.append, environ=environ)
-            for spec in specs
+            ServerConnection(spec, workspace, call_timeout_s=call_timeout_s, elicitor=elicitor, notice=self._notes.append, environ=environ) for spec in specs
         ]
         self._startup_timeout_s = startup_timeout_s
         self._starting: asyncio.Task[None] | None = None
@@ -148,7 +153,12 @@ class McpServers:
     def views(self) -> tuple[ServerView, ...]:
         return tuple(
             ServerView(
-                c.spec.name, c.spec.source, c.spec.transport, c.spec.target, c.state, c.error,
+                c.spec.name,
+                c.spec.source,
+                c.spec.transport,
+                c.spec.target,
+                c.state,
+                c.error,
                 tuple(McpTool(c, t.name, t.description, t.input_schema).name for t in c.tools) if c.state == "ready" else (),
             )
             for c in self._connections

@@ -69,8 +69,13 @@ class ListMcpResourcesTool:
             except (ServerGone, ValueError) as error:
                 raise ToolError(f"the MCP server {connection.spec.name!r} could not list its resources: {error}") from None
             listed.extend(
-                {"server": connection.spec.name, "uri": r.uri, "name": r.name, **({"mimeType": r.mime_type} if r.mime_type else {}),
-                 **({"description": r.description} if r.description else {})}
+                {
+                    "server": connection.spec.name,
+                    "uri": r.uri,
+                    "name": r.name,
+                    **({"mimeType": r.mime_type} if r.mime_type else {}),
+                    **({"description": r.description} if r.description else {}),
+                }
                 for r in resources
             )
         text = json.dumps(listed, ensure_ascii=False, indent=1) if listed else "No resources."

@@ -38,7 +38,7 @@ class NoSdk(Exception):
 async def sdk_streams(server: str) -> AsyncIterator[tuple[Any, Any]]:
     """(read, write) streams for ``ClientSession``, carried by ``mcp_message`` control requests."""
     if not _bridge:
-        raise NoSdk("an SDK server (\"type\": \"sdk\") lives in the Agent SDK's process: it needs --input-format stream-json")
+        raise NoSdk('an SDK server ("type": "sdk") lives in the Agent SDK\'s process: it needs --input-format stream-json')
     request = _bridge[0]
     import anyio
     import mcp_types as types

@@ -109,7 +109,11 @@ def _parse(name: str, source: str, raw: Mapping[str, Any], environ: Mapping[str,
         args = _strings(raw.get("args", []), "args")
         env = _string_map(raw.get("env", {}), "env")
         return ServerSpec(
-            name, source, "stdio", expand(command, environ), tuple(expand(a, environ) for a in args),
+            name,
+            source,
+            "stdio",
+            expand(command, environ),
+            tuple(expand(a, environ) for a in args),
             {k: expand(v, environ) for k, v in env.items()},
         )
     url = raw.get("url")

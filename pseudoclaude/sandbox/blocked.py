@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pseudoclaude.sandbox.seam import NetworkMode
 
-_QUOTED = re.compile("[\'\"\u2018\u2019`]([^\'\"\u2018\u2019`\n]+)[\'\"\u2018\u2019`]")
+_QUOTED = re.compile("['\"\u2018\u2019`]([^'\"\u2018\u2019`\n]+)['\"\u2018\u2019`]")
 _BARE = re.compile(r"([^\s:]+):\s*Read-only file system")
 _NETWORK = (
     "Could not resolve host",
@@ -34,9 +34,7 @@ _NETWORK = (
 )
 
 
-def blocked_line(
-    output: str, exit_code: int | None, *, cwd: Path, writable: tuple[Path, ...], protected: tuple[Path, ...], network: NetworkMode
-) -> str | None:
+def blocked_line(output: str, exit_code: int | None, *, cwd: Path, writable: tuple[Path, ...], protected: tuple[Path, ...], network: NetworkMode) -> str | None:
     """One line when ``output`` looks like a sandbox refusal (see the module docstring), else None."""
     if exit_code is None or exit_code == 0:
         return None
@@ -50,7 +48,7 @@ def blocked_line(
         if not any(real == root or real.is_relative_to(root) for root in writable):
             return f"sandbox: {path} is outside the writable folders (the workspace, the temp folder and writableRoots)"
     if network == "off" and any(marker in output for marker in _NETWORK):
-        return "sandbox: the network is off inside the sandbox (the setting sandbox.network: \"all\" or allowedDomains turns it on)"
+        return 'sandbox: the network is off inside the sandbox (the setting sandbox.network: "all" or allowedDomains turns it on)'
     return None
 
 

@@ -111,9 +111,7 @@ class BubblewrapSandbox:
         self._last = layout
         return layout
 
-    def argv(
-        self, layout: Layout, cwd: Path, *, seccomp: bool = False, extra: tuple[str, ...] = (), own_network: bool = True
-    ) -> tuple[str, ...]:
+    def argv(self, layout: Layout, cwd: Path, *, seccomp: bool = False, extra: tuple[str, ...] = (), own_network: bool = True) -> tuple[str, ...]:
         """The bwrap command line (without the command) for ``layout``; see the module docstring
         (``seccomp``: apply the filter the launcher opened on descriptor 9; ``extra``: more mounts, last;
         ``own_network``: a network namespace of its own, unless it already runs in the session's)."""
@@ -170,7 +168,7 @@ def _with_fd_9(prefix: tuple[str, ...], path: str | None) -> tuple[str, ...]:
     shell, flag, script, *rest = prefix
     tail = 'exec "$@"'
     if not script.endswith(tail):
-        raise RuntimeError("the limits prefix no longer ends in exec \"$@\"")
+        raise RuntimeError('the limits prefix no longer ends in exec "$@"')
     return (shell, flag, script[: -len(tail)] + f"exec 9< {shlex.quote(path)} && {tail}", *rest)
 
 

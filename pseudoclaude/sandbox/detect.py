@@ -49,8 +49,25 @@ def detect_sandbox(config: SandboxConfig, workspace: Path, *, home: Path | None 
 @functools.lru_cache(maxsize=4)
 def probe(bwrap: str) -> str:
     """Empty when a bwrap with the namespaces we use runs ``true``; else its first line of complaint."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc", "--unshare-net",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--", "true"]
+    argv = [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-net",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--",
+        "true",
+    ]
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as error:

@@ -74,9 +74,7 @@ def plan_layout(config: SandboxConfig, workspace: Path, *, temp_dir: Path, home:
         writable += linked_worktree(workspace)
     read_only = [path for path in read_only if any(_inside(path, root) for root in writable)]
     masks, truncated = expand_masks(config.masked_patterns, workspace, home, refused, tree)
-    return Layout(
-        workspace, tuple(dict.fromkeys(writable)), tuple(dict.fromkeys(pinned)), tuple(dict.fromkeys(read_only)), masks, tuple(refused), truncated
-    )
+    return Layout(workspace, tuple(dict.fromkeys(writable)), tuple(dict.fromkeys(pinned)), tuple(dict.fromkeys(read_only)), masks, tuple(refused), truncated)
 
 
 def _writable_root(root: Path, workspace: Path, refused: list[str]) -> Path | None:
@@ -109,7 +107,7 @@ def linked_worktree(workspace: Path) -> list[Path]:
         named = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if not named.startswith("gitdir:"):
             return []
-        gitdir = Path(os.path.realpath(workspace / named[len("gitdir:"):].strip()))
+        gitdir = Path(os.path.realpath(workspace / named[len("gitdir:") :].strip()))
         backlink = Path(os.path.realpath((gitdir / "gitdir").read_text(encoding="utf-8").strip()))
         common = Path(os.path.realpath(gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()))
     except (OSError, ValueError):
@@ -159,9 +157,7 @@ def _protected(config: SandboxConfig, workspace: Path, refused: list[str]) -> tu
     return pinned, found + extra
 
 
-def expand_masks(
-    patterns: tuple[str, ...], workspace: Path, home: Path, refused: list[str], tree: TreeCache | None = None
-) -> tuple[tuple[Mask, ...], bool]:
+def expand_masks(patterns: tuple[str, ...], workspace: Path, home: Path, refused: list[str], tree: TreeCache | None = None) -> tuple[tuple[Mask, ...], bool]:
     """Every existing path the deny patterns match, as masks (see the module docstring)."""
     masks: dict[Path, Mask] = {}
     budget = [MAX_WALK_ENTRIES]
@@ -275,7 +271,7 @@ def _matches(matcher: _Matcher, base: Path, start: Path, budget: list[int], tree
     stack = [str(start)]
     while stack and budget[0] > 0:
         folder = stack.pop()
-        relative = folder[len(base_text):] if folder.startswith(base_text) else ""
+        relative = folder[len(base_text) :] if folder.startswith(base_text) else ""
         if relative and matcher.folder(relative):
             yield Path(folder), True
             continue

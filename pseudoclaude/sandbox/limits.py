@@ -231,7 +231,7 @@ def _own_cgroup(controller: str) -> Path | None:
             continue
         root, point, kind, options = parts[3], parts[4], tail[0], tail[2].split(",")
         if (controller == "" and kind == "cgroup2") or (controller and kind == "cgroup" and controller in options):
-            relative = wanted[len(root):] if root != "/" and wanted.startswith(root) else wanted
+            relative = wanted[len(root) :] if root != "/" and wanted.startswith(root) else wanted
             return Path(point.replace("\\040", " ")) / relative.lstrip("/")
     return None
 

@@ -59,11 +59,25 @@ class SharedNetwork:
     def _start(self) -> str | None:
         self.close()
         read, write = os.pipe()
-        argv = [self.bwrap, "--ro-bind", "/", "/", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL",
-                "--info-fd", str(write), "--", "sleep", "infinity"]
+        argv = [
+            self.bwrap,
+            "--ro-bind",
+            "/",
+            "/",
+            "--unshare-net",
+            "--die-with-parent",
+            "--cap-drop",
+            "ALL",
+            "--info-fd",
+            str(write),
+            "--",
+            "sleep",
+            "infinity",
+        ]
         try:
-            self._holder = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                            pass_fds=(write,), start_new_session=True)
+            self._holder = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write,), start_new_session=True
+            )
             weakref.finalize(self, _stop, self._holder)
         except OSError:
             os.close(read)

@@ -59,7 +59,7 @@ def seatbelt_profile(layout: Layout, config: SandboxConfig, *, temp_dirs: Iterab
     if config.network == "all":
         lines.append("(allow network*)")
     else:
-        lines.append('(allow network* (remote unix-socket) (local unix-socket))')
+        lines.append("(allow network* (remote unix-socket) (local unix-socket))")
         if config.network == "allowed" and proxy_port is not None:
             lines.append(f'(allow network-outbound (remote tcp "localhost:{proxy_port}"))')
     return "\n".join(lines) + "\n"

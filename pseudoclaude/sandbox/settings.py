@@ -160,5 +160,5 @@ def _size(value: Any, where: str) -> int:
         return value
     match = _SIZE.match(value) if isinstance(value, str) else None
     if match is None or int(match.group(1)) <= 0:
-        raise SandboxSettingsError(f"{where} must be a size in bytes or with K, M, G or T (\"512M\"), not {value!r}")
+        raise SandboxSettingsError(f'{where} must be a size in bytes or with K, M, G or T ("512M"), not {value!r}')
     return int(match.group(1)) << (10 * " KMGT".index(match.group(2).upper() or " "))

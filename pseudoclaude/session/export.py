@@ -75,8 +75,14 @@ def export_json(replay: Replay) -> str:
     if len(replay.transcript) in boundaries:
         entries.append({"type": "compaction"})
     document = {
-        "session_id": meta.id, "title": meta.title, "provider": meta.provider, "model": meta.model, "cwd": meta.cwd,
-        "created": format_ts(meta.created), "usage": replay.usage_total.to_dict(), "entries": entries,
+        "session_id": meta.id,
+        "title": meta.title,
+        "provider": meta.provider,
+        "model": meta.model,
+        "cwd": meta.cwd,
+        "created": format_ts(meta.created),
+        "usage": replay.usage_total.to_dict(),
+        "entries": entries,
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

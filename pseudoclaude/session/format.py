@@ -142,8 +142,7 @@ def check_version(version: object, line_number: int) -> None:
     if major != FORMAT_MAJOR:
         hint = "upgrade pseudoclaude to resume this session" if major > FORMAT_MAJOR else "it predates format 1"
         raise SessionFormatError(
-            f"session format {version} at line {line_number} is not supported: this pseudoclaude reads "
-            f"format {FORMAT_MAJOR}.x only ({hint})"
+            f"session format {version} at line {line_number} is not supported: this pseudoclaude reads format {FORMAT_MAJOR}.x only ({hint})"
         )
 
 

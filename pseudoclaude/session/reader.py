@@ -196,10 +196,7 @@ def replay_lines(lines: Iterable[bytes], *, folder: Path) -> Replay:
 def _unparsable(raw: bytes) -> str:
     """Why a line that is not JSON was skipped: a torn write says what it lost."""
     if not raw.endswith(b"\n"):
-        return (
-            f"the last {len(raw)} bytes are an incomplete entry (the process stopped or the disk filled while "
-            "writing it); what it held was never saved"
-        )
+        return f"the last {len(raw)} bytes are an incomplete entry (the process stopped or the disk filled while writing it); what it held was never saved"
     if raw.startswith(_ENTRY_START) and not raw.rstrip().endswith(b"}"):
         return f"an incomplete entry of {len(raw) - 1} bytes (a write that did not finish); what it held was never saved"
     return "not valid JSON"

@@ -169,9 +169,7 @@ class Session:
         """The absolute path of ``image``'s bytes in ``images/`` (saved there if they were not); ``OSError``."""
         return self._images.save(image)
 
-    def append_compaction(
-        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
-    ) -> None:
+    def append_compaction(self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int) -> None:
         self._save_images(messages)
         self._append(
             fmt.COMPACTION,
@@ -287,7 +285,13 @@ def session_folder(sessions_dir: Path, workspace: Path, session_id: str) -> Path
 
 
 def create_session(
-    sessions_dir: Path, workspace: Path, *, model: str, provider: str, ops: FileOps | None = None, session_id: str | None = None,
+    sessions_dir: Path,
+    workspace: Path,
+    *,
+    model: str,
+    provider: str,
+    ops: FileOps | None = None,
+    session_id: str | None = None,
     redactor: Redactor | None = None,
 ) -> Session:
     """A new, locked session with its ``meta`` entry written; ``session_id`` chooses its id (a UUID, refused if taken)."""

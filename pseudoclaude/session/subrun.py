@@ -29,7 +29,15 @@ class SubrunRecorder:
     """The recorder a sub-agent's runner writes to (the runner's ``SessionRecorder``)."""
 
     def __init__(
-        self, session_folder: Path, call_id: str, *, agent: str, description: str, model: str, provider: str, workspace: Path,
+        self,
+        session_folder: Path,
+        call_id: str,
+        *,
+        agent: str,
+        description: str,
+        model: str,
+        provider: str,
+        workspace: Path,
         redactor: Redactor | None = None,
     ) -> None:
         folder = session_folder / SUBRUNS_DIR
@@ -43,9 +51,7 @@ class SubrunRecorder:
             self.spill_dir.mkdir(mode=0o700, exist_ok=True)
         except OSError as error:
             self.write_failure = WriteFailure("mkdir", folder, error.strerror or str(error))
-        meta = fmt.SessionMeta(
-            id=call_id, cwd=str(workspace), model=model, provider=provider, created=fmt.now(), pseudoclaude_version=__version__
-        )
+        meta = fmt.SessionMeta(id=call_id, cwd=str(workspace), model=model, provider=provider, created=fmt.now(), pseudoclaude_version=__version__)
         self._append(fmt.META, meta.payload())
         self._append(fmt.TITLE, {"title": fmt.normalize_title(f"{agent}: {description}")})
 

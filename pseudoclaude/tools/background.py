@@ -167,8 +167,13 @@ class BackgroundJobs:
         try:
             argv, environment = await prepared(confinement, command, cwd, env.environ(), sandbox)
             proc = await start_group(
-                *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT, limit=READ_CHUNK, env=environment,
+                *argv,
+                cwd=str(cwd),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                limit=READ_CHUNK,
+                env=environment,
             )
         except BaseException:
             await confinement.aclose()
@@ -178,8 +183,16 @@ class BackgroundJobs:
         return self._add(job)
 
     def adopt(
-        self, command: str, proc: asyncio.subprocess.Process, confinement: AsyncExitStack, env: ChildEnvironment, *,
-        printed: bytes = b"", dropped: int = 0, log: Path | None = None, running_for: float = 0.0,
+        self,
+        command: str,
+        proc: asyncio.subprocess.Process,
+        confinement: AsyncExitStack,
+        env: ChildEnvironment,
+        *,
+        printed: bytes = b"",
+        dropped: int = 0,
+        log: Path | None = None,
+        running_for: float = 0.0,
     ) -> JobView:
         """A foreground command's process (and its sandbox context) goes on as a job.
 
@@ -290,8 +303,17 @@ class BackgroundJobs:
         if self.state_path is None:
             return
         rows: list[dict[str, Any]] = [
-            {"id": v.id, "command": v.command, "pid": v.pid, "running": v.running, "exit_code": v.exit_code, "killed": v.killed,
-             "stopped_at_close": job.stopped_at_close, "started": v.started, "log": v.log}
+            {
+                "id": v.id,
+                "command": v.command,
+                "pid": v.pid,
+                "running": v.running,
+                "exit_code": v.exit_code,
+                "killed": v.killed,
+                "stopped_at_close": job.stopped_at_close,
+                "started": v.started,
+                "log": v.log,
+            }
             for job in self._jobs.values()
             for v in (job.view(),)
         ]

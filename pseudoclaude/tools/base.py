@@ -328,8 +328,7 @@ class Tool(Protocol):
     input_schema: Mapping[str, Any]
     traits: ToolTraits
 
-    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
-        ...
+    async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput: ...
 
 
 def spec_of(tool: Tool) -> ToolSpec:

@@ -62,8 +62,4 @@ def fit(text: str, limit: int, log: str | None) -> str:
     head, tail = data[: limit // 4], data[-(limit - limit // 4) :]
     where = f"; see {log}" if log else ""
     omitted = len(data) - len(head) - len(tail)
-    return (
-        head.decode("utf-8", errors="ignore")
-        + f"\n[... {omitted:,} bytes of new output omitted{where} ...]\n"
-        + tail.decode("utf-8", errors="ignore")
-    )
+    return head.decode("utf-8", errors="ignore") + f"\n[... {omitted:,} bytes of new output omitted{where} ...]\n" + tail.decode("utf-8", errors="ignore")

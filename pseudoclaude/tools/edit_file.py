@@ -67,7 +67,11 @@ class EditFileTool:
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(
-        kind="edit", clearable=True, claude_names=("Edit", "MultiEdit"), key_argument="path", path_arguments=("path",),
+        kind="edit",
+        clearable=True,
+        claude_names=("Edit", "MultiEdit"),
+        key_argument="path",
+        path_arguments=("path",),
         claude_arguments=(("path", "file_path"),),
     )
 
@@ -130,10 +134,7 @@ class EditFileTool:
             count = text.count(old_string)
         if count == 0:
             hint = not_found_hint(text, old_string) or "Read the file again and copy the text from it."
-            raise ToolError(
-                f"old_string was not found in {shown}. It must match exactly, including whitespace and "
-                f"indentation. {hint}"
-            )
+            raise ToolError(f"old_string was not found in {shown}. It must match exactly, including whitespace and indentation. {hint}")
         if count > 1 and not replace_all:
             raise ToolError(
                 f"old_string occurs {count} times in {shown}. {occurrences_hint(text, old_string)} Add surrounding "

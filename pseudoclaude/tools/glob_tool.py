@@ -76,7 +76,9 @@ class GlobTool:
         f".gitignore and .pseudoclaudeignore matches and .git; at most {MAX_RESULTS} paths."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".", explores="pattern")
+    traits = ToolTraits(
+        kind="read", clearable=True, claude_names=("Glob",), key_argument="pattern", path_arguments=("path",), default_path=".", explores="pattern"
+    )
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:
         self.rg_path: str | None = find_rg() if rg_path == "auto" else rg_path
@@ -139,9 +141,7 @@ def _find(ctx: ToolContext, root: Path, guard: GuardedRoot, pattern: str, rg_pat
     return _newest(walked, literal, regex, guard, stop, listing)
 
 
-def _newest(
-    files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], guard: GuardedRoot, stop: threading.Event, listing: _Listing
-) -> _Listing:
+def _newest(files: Iterator[tuple[str, str]], literal: str, regex: re.Pattern[str], guard: GuardedRoot, stop: threading.Event, listing: _Listing) -> _Listing:
     """Keep the ``MAX_RESULTS`` newest: a list sorted and cut whenever it grows past a few times that (a heap with a
     key function per file cost more than the ``lstat``)."""
     fullmatch, lstat, is_regular = regex.fullmatch, os.lstat, stat.S_ISREG
@@ -227,7 +227,11 @@ def _rg_files(rg_path: str, start: Path, workspace: Path, pattern: str, stop: th
     argv += ["--", target]
     try:
         proc = subprocess.Popen(
-            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             preexec_fn=PREEXEC,
         )
     except OSError:

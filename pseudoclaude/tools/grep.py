@@ -67,8 +67,14 @@ class GrepTool:
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(
-        kind="read", clearable=True, claude_names=("Grep",), key_argument="pattern", path_arguments=("path",), default_path=".",
-        claude_arguments=(("case_insensitive", "-i"), ("context", "-C")), explores="pattern",
+        kind="read",
+        clearable=True,
+        claude_names=("Grep",),
+        key_argument="pattern",
+        path_arguments=("path",),
+        default_path=".",
+        claude_arguments=(("case_insensitive", "-i"), ("context", "-C")),
+        explores="pattern",
     )
 
     def __init__(self, rg_path: str | None | Literal["auto"] = "auto") -> None:

@@ -125,15 +125,15 @@ class _Run:
         """Files found and ripgrep's first 64 KiB of errors; -1 found when the search stopped early (full, cut,
         stopped). ``EngineFailed`` when ripgrep stalls (``rg_limits``), ``ToolError`` past ``RG_TIMEOUT_S``."""
         query = self._query
-        parser = Records(self._cwd, self._target, query.root.is_file(), query.context) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
+        parser = (
+            Records(self._cwd, self._target, query.root.is_file(), query.context) if query.mode == "content" else Names(self._cwd, self._target, query.mode)
+        )
         _widen(out)
         os.set_blocking(out, False)
         with _exit_watch(proc.pid) as exited:
             return self._loop(out, err, results, parser, RgProgress(proc.pid), exited)
 
-    def _loop(
-        self, out: int, err: int, results: Results, parser: Records | Names, progress: RgProgress, exited: int | None
-    ) -> tuple[int, bytes]:
+    def _loop(self, out: int, err: int, results: Results, parser: Records | Names, progress: RgProgress, exited: int | None) -> tuple[int, bytes]:
         """``_read``'s loop; ``exited`` is readable once ripgrep exits (see ``_exit_watch``)."""
         guard = self._query.guard if self._query.guard is not None and self._query.guard.guard.patterns else None
         idle, deadline = 0.0, time.monotonic() + RG_TIMEOUT_S

@@ -136,7 +136,10 @@ def python_search(query: Query, notice: Notice | None = None) -> Iterator[FileHi
         files: Iterator[tuple[str, str]] = iter([(str(query.root), query.root.name)])
     else:
         files = walk_files(
-            query.root, boundary=Path(query.root.anchor), override=make_override(query.glob), ignore_base=query.ignore_base,
+            query.root,
+            boundary=Path(query.root.anchor),
+            override=make_override(query.glob),
+            ignore_base=query.ignore_base,
             notice=notice,
         )
     for path, _ in files:

@@ -52,7 +52,9 @@ class ListDirTool:
         f"{MAX_ENTRIES} entries. Use glob to search recursively."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("LS",), key_argument="path", path_arguments=("path",), default_path=".", explores="directory")
+    traits = ToolTraits(
+        kind="read", clearable=True, claude_names=("LS",), key_argument="path", path_arguments=("path",), default_path=".", explores="directory"
+    )
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

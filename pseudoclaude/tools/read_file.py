@@ -90,7 +90,15 @@ class ReadFileTool:
         "devices refused. Rereading unchanged lines returns a note pointing at the earlier result."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="read", clearable=True, claude_names=("Read",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),), explores="file")
+    traits = ToolTraits(
+        kind="read",
+        clearable=True,
+        claude_names=("Read",),
+        key_argument="path",
+        path_arguments=("path",),
+        claude_arguments=(("path", "file_path"),),
+        explores="file",
+    )
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutput:
         checked = check_args(self.name, args, self.input_schema)

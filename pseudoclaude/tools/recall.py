@@ -109,7 +109,7 @@ def _names_path(arguments: Mapping[str, Any], path: str, workspace: Path) -> boo
             if not token:
                 continue
             candidate = PurePosixPath(token.replace("\\", "/"))
-            if candidate.parts[-len(wanted.parts):] == wanted.parts or _resolve(token, workspace) == resolved:
+            if candidate.parts[-len(wanted.parts) :] == wanted.parts or _resolve(token, workspace) == resolved:
                 return True
     return False
 

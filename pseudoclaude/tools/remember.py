@@ -33,7 +33,7 @@ class RememberTool:
     name = "remember"
     description = (
         "Save a fact to long-term memory for future sessions, only when the user asks you to remember something or "
-        "states a lasting preference (\"always...\", \"from now on...\")."
+        'states a lasting preference ("always...", "from now on...").'
     )
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="write", clearable=False)

@@ -33,4 +33,3 @@ def _find_rg(executable: str, path_env: str) -> str | None:
     if executable and candidate.is_file() and os.access(candidate, os.X_OK):
         return str(candidate)
     return shutil.which("rg", path=path_env or None)
-

@@ -49,8 +49,7 @@ _SCHEMA: dict[str, Any] = {
         },
         "background": {
             "type": "boolean",
-            "description": "For servers, watchers, long builds: returns at once with an id for command_output and "
-            "kill_command; no timeout.",
+            "description": "For servers, watchers, long builds: returns at once with an id for command_output and kill_command; no timeout.",
         },
     },
     "required": ["command"],
@@ -123,8 +122,14 @@ def _moved_to_background(command: str, ctx: ToolContext, result: CommandResult, 
     kept = bytes(capture.head) + bytes(capture.tail) if whole else bytes(capture.tail)
     log = capture.spill_path if capture.spill_complete else None
     job = ctx.background.adopt(
-        command, detached.proc, detached.confinement, ctx.child_env,
-        printed=kept, dropped=capture.total_bytes - len(kept), log=log, running_for=result.duration_s,
+        command,
+        detached.proc,
+        detached.confinement,
+        ctx.child_env,
+        printed=kept,
+        dropped=capture.total_bytes - len(kept),
+        log=log,
+        running_for=result.duration_s,
     )
     first = command.strip().splitlines()[0] if command.strip() else command
     earlier = "" if whole else f"; the first {capture.total_bytes - len(kept):,} are only in {log}" if log else "; only the last part was kept"

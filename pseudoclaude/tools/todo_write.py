@@ -41,9 +41,7 @@ _SCHEMA: dict[str, Any] = {
 
 class TodoWriteTool:
     name = "todo_write"
-    description = (
-        "Replace the session's task list: send the whole list each time; keep one item in_progress while you work on it."
-    )
+    description = "Replace the session's task list: send the whole list each time; keep one item in_progress while you work on it."
     input_schema: Mapping[str, Any] = _SCHEMA
     traits = ToolTraits(kind="read", clearable=False, claude_names=("TodoWrite",), claude_arguments=(("items", "todos"),))
 

@@ -171,7 +171,9 @@ def _render(page: Page, ctx: ToolContext) -> ToolOutput:
     title = ""
     if page.content_type in _HTML or (not page.content_type and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))):
         title, text = html_to_markdown(text)
-    header = f"{'# ' + title + chr(10) if title else ''}[{page.url} · HTTP {page.status} · {page.content_type or 'unknown type'} · {len(page.body):,} bytes]\n\n"
+    header = (
+        f"{'# ' + title + chr(10) if title else ''}[{page.url} · HTTP {page.status} · {page.content_type or 'unknown type'} · {len(page.body):,} bytes]\n\n"
+    )
     error = page.status >= 400
     summary = f"{page.url} (HTTP {page.status}, {len(page.body):,} bytes)"
     return budgeted_output(header + text.strip() + "\n", ctx, label="web_fetch", limit=ctx.budget.read_bytes, is_error=error, summary=summary)

@@ -44,7 +44,9 @@ class WriteFileTool:
         "session, unchanged since. Prefer edit_file for changing part of a file."
     )
     input_schema: Mapping[str, Any] = _SCHEMA
-    traits = ToolTraits(kind="edit", clearable=True, claude_names=("Write",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),))
+    traits = ToolTraits(
+        kind="edit", clearable=True, claude_names=("Write",), key_argument="path", path_arguments=("path",), claude_arguments=(("path", "file_path"),)
+    )
 
     def preview(self, args: Mapping[str, Any], ctx: ToolContext) -> str:
         """The diff this call would make, without writing; raises ``ToolError`` when ``run`` would refuse it."""

@@ -67,7 +67,7 @@ def editable_rule(request: ApprovalRequest) -> str | None:
 
 
 def edited_answer(request: ApprovalRequest, text: str) -> ApprovalAnswer:
-    """"Always" with the edited pattern (Enter); an empty or multi-line edit keeps the suggestion."""
+    """ "Always" with the edited pattern (Enter); an empty or multi-line edit keeps the suggestion."""
     pattern = text.strip()
     if not pattern or "\n" in pattern:
         return ApprovalAnswer("always")
@@ -99,7 +99,9 @@ def question_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
     if editing_rule:
-        lines.append(Text(f"  Don't ask again for {request.tool}(…) (Enter saves the rule) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
+        lines.append(
+            Text(f"  Don't ask again for {request.tool}(…) (Enter saves the rule) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim")
+        )
         return lines
     lines.append(Choices((ONCE, _always(request), *_edit(request), DENY, STOP)))
     return lines
@@ -180,6 +182,10 @@ def _outside_lines(request: ApprovalRequest, *, typing_reason: bool, reason: str
         lines.append(Text("  Why not? (Enter sends the reason to the model) › ", style="yellow") + Text(for_terminal(reason)) + Text("▌", style="dim"))
         return lines
     pattern = request.suggested_rule.pattern if request.suggested_rule is not None else None
-    always = Choice(f"[a] always for {for_terminal(pattern)} (this session)", "[a] always", f"for {for_terminal(pattern)} (this session)") if pattern else Choice("[a] always (this session)")
+    always = (
+        Choice(f"[a] always for {for_terminal(pattern)} (this session)", "[a] always", f"for {for_terminal(pattern)} (this session)")
+        if pattern
+        else Choice("[a] always (this session)")
+    )
     lines.append(Choices((ONCE, always, DENY, STOP)))
     return lines

@@ -31,7 +31,11 @@ def render_context(console: Console, b: ContextBreakdown) -> None:
     if b.images or b.image_notes:
         table.add_row("  images", f"{b.image_tokens:,}", f"tokens of them: {_images(b)}")
     table.add_row("offloaded", f"{b.offloaded_bytes:,}", _offloaded(b))
-    table.add_row("estimated total", f"{b.estimated_tokens:,}", f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""))
+    table.add_row(
+        "estimated total",
+        f"{b.estimated_tokens:,}",
+        f"tokens = {100 * b.estimated_tokens / window:.1f}% of {b.context_window:,}" + (f" (window: {b.window_source})" if b.window_source else ""),
+    )
     table.add_row("auto-compaction at", f"{b.auto_threshold:,}", f"tokens = {100 * b.auto_threshold / window:.0f}% (estimator: {b.estimator})")
     if b.engine:
         table.add_row("context engine", "", b.engine)
@@ -63,7 +67,11 @@ def _images(b: ContextBreakdown) -> str:
         seen = f"{b.images} image{plural}, each sent as a short note (the model has no vision)"
     else:
         seen = f"{b.images} image{plural} the model sees ({IMAGE_RULES.get(b.image_rule, b.image_rule)})"
-    return seen + (f", {b.image_notes} older one{'' if b.image_notes == 1 else 's'} replaced by a note naming {'its' if b.image_notes == 1 else 'their'} file" if b.image_notes else "")
+    return seen + (
+        f", {b.image_notes} older one{'' if b.image_notes == 1 else 's'} replaced by a note naming {'its' if b.image_notes == 1 else 'their'} file"
+        if b.image_notes
+        else ""
+    )
 
 
 def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
@@ -73,7 +81,9 @@ def _pinned_rows(p: PinnedParts) -> list[tuple[str, str, str]]:
     rows = [("    user messages", f"{p.user_tokens:,}", f"tokens: {shown} message{'' if shown == 1 else 's'}, {p.verbatim} verbatim{tail}")]
     reduced = p.by_rules + p.summarized
     if reduced:
-        rows.append(("    rules extracted", f"{p.rules:,}", f"instructions pinned verbatim from {reduced} message{'' if reduced == 1 else 's'} not carried whole"))
+        rows.append(
+            ("    rules extracted", f"{p.rules:,}", f"instructions pinned verbatim from {reduced} message{'' if reduced == 1 else 's'} not carried whole")
+        )
     rows.append(("    files touched", f"{p.files_tokens:,}", f"tokens: {p.files} path{'' if p.files == 1 else 's'}, grouped by directory"))
     if p.failure_tokens:
         rows.append(("    last failure", f"{p.failure_tokens:,}", "tokens"))

@@ -73,9 +73,7 @@ def history_path(home: Path, workspace: Path) -> Path:
 class ReplCompleter(Completer):
     """Slash commands at the start of the line, then their arguments; ``@path`` file mentions anywhere."""
 
-    def __init__(
-        self, commands: Sequence[tuple[str, str]], workspace: Path, arguments: Mapping[str, Choices] | None = None
-    ) -> None:
+    def __init__(self, commands: Sequence[tuple[str, str]], workspace: Path, arguments: Mapping[str, Choices] | None = None) -> None:
         self.commands = commands
         self.arguments = arguments or {}
         self.paths = PathCompleter(get_paths=lambda: [str(workspace)], expanduser=False)

@@ -174,9 +174,7 @@ class TurnKeys:
             self.on_change()
 
     def footer(self) -> list[RenderableType]:
-        lines: list[RenderableType] = [
-            Text(f"  queued: {self.pastes.fold_known(message)}", style="dim italic") for message in self.queued()
-        ]
+        lines: list[RenderableType] = [Text(f"  queued: {self.pastes.fold_known(message)}", style="dim italic") for message in self.queued()]
         if self.approval is not None:
             lines.extend(approval_lines(self.approval))
         elif self.buffer:

@@ -42,9 +42,7 @@ _asking: set[tuple[str, str, str]] = set()
 _lock = threading.Lock()
 
 
-def provider_models(
-    settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True
-) -> list[ProviderModels]:
+def provider_models(settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True) -> list[ProviderModels]:
     """Every provider's ids: the endpoint's for the configured ones, the table's otherwise (also while an unwaited question runs)."""
     env = os.environ if environ is None else environ
     found: list[ProviderModels] = []
@@ -58,9 +56,7 @@ def provider_models(
     return found
 
 
-def model_ids(
-    settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True
-) -> tuple[str, ...]:
+def model_ids(settings: Settings, environ: Mapping[str, str] | None = None, timeout: float = FETCH_TIMEOUT, *, wait: bool = True) -> tuple[str, ...]:
     """Every id ``/model`` offers, the current provider's first (what Tab completes, with ``wait=False``)."""
     groups = sorted(provider_models(settings, environ, timeout, wait=wait), key=lambda group: group.provider != settings.provider)
     return tuple(dict.fromkeys(model for group in groups for model in group.ids))

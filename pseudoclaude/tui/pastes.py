@@ -77,6 +77,7 @@ class PasteStore:
 
     def expand(self, text: str) -> str:
         """``text`` with each placeholder of a kept paste replaced by the pasted text (one pass: a paste's own text is not expanded again)."""
+
         def replace(match: re.Match[str]) -> str:
             paste = self._known(match)
             return paste.text if paste is not None else match.group(0)

@@ -45,7 +45,11 @@ def plan_lines(pending: PendingApproval, max_lines: int = PLAN_LINES) -> list[Re
         Text("? ", style="bold yellow") + Text("Approve this plan and leave plan mode?", style="bold"),
     ]
     if pending.typing_reason:
-        lines.append(Text("  What should change? (Enter sends your comments; plan mode stays) › ", style="yellow") + Text(pending.reason) + Text("▌", style="dim"))
+        lines.append(
+            Text("  What should change? (Enter sends your comments; plan mode stays) › ", style="yellow") + Text(pending.reason) + Text("▌", style="dim")
+        )
     else:
-        lines.append(Text("  [a] yes, and accept edits   [y] yes, ask before each edit   [n] no, keep planning (say what to change)   [esc] stop", style="yellow"))
+        lines.append(
+            Text("  [a] yes, and accept edits   [y] yes, ask before each edit   [n] no, keep planning (say what to change)   [esc] stop", style="yellow")
+        )
     return lines

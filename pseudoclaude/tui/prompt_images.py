@@ -81,7 +81,7 @@ def find_path_refs(text: str) -> list[PathRef]:
             end -= len(raw) - len(kept)
             raw = re.sub(r"\\(.)", r"\1", kept)
         if raw.startswith("file://"):
-            raw = unquote(raw[len("file://"):].removeprefix("localhost"))
+            raw = unquote(raw[len("file://") :].removeprefix("localhost"))
         if raw:
             refs.append(PathRef(match.start(), end, raw, group in ("mq", "ms", "mention")))
     return refs
@@ -113,7 +113,7 @@ def attach_prompt_images(text: str, workspace: Path) -> PromptImages:
             except ImageError as error:
                 return PromptImages(text, error=str(error))
         number, image = loaded[path]
-        pieces += [text[cursor:ref.start], f"[image {number}: {image.name}]"]
+        pieces += [text[cursor : ref.start], f"[image {number}: {image.name}]"]
         cursor = ref.end
     pieces.append(text[cursor:])
     return PromptImages("".join(pieces), tuple(image for _, image in loaded.values()))

@@ -297,4 +297,3 @@ def labelled(label: str, message: str) -> str:
     if not message or message.strip().lower().startswith(label.strip().lower()):
         return message or label
     return f"{label}: {message}"
-

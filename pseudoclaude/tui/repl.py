@@ -223,8 +223,13 @@ class Repl:
         await self.close_agent()
         try:
             agent = await asyncio.to_thread(
-                build_agent, self.settings, resume_id=resume_id, continue_latest=continue_latest, approver=self.approver,
-                prompt=self.prompt_choice or PromptChoice(), elicitor=TerminalElicitor(self.approver),
+                build_agent,
+                self.settings,
+                resume_id=resume_id,
+                continue_latest=continue_latest,
+                approver=self.approver,
+                prompt=self.prompt_choice or PromptChoice(),
+                elicitor=TerminalElicitor(self.approver),
             )
         except (ConfigError, SessionError) as error:
             self.console.print(Text(f"✗ {error}", style="red"))
@@ -349,8 +354,12 @@ class Repl:
         agent = self.agent
         clock = CommandClock(agent.background.running if agent is not None else tuple)
         view = TurnView(
-            self.console, label=label, show_thinking=self.show_thinking, request_tokens=(lambda: agent.current.request_tokens) if agent is not None else lambda: 0,
-            blocks=self.blocks, explore_kinds=explore_kinds(agent.extensions.tool_traits()) if agent is not None else None,
+            self.console,
+            label=label,
+            show_thinking=self.show_thinking,
+            request_tokens=(lambda: agent.current.request_tokens) if agent is not None else lambda: 0,
+            blocks=self.blocks,
+            explore_kinds=explore_kinds(agent.extensions.tool_traits()) if agent is not None else None,
             elapsed=clock.lines,
         )
         live = LiveArea(view, self.console)

@@ -26,9 +26,7 @@ from pseudoclaude.textsafe import for_terminal
 _ARGUMENT_LIMIT = 120
 
 
-def render_session_list(
-    console: Console, sessions: Sequence[SessionInfo], *, now: datetime | None = None, workspaces: bool = False
-) -> None:
+def render_session_list(console: Console, sessions: Sequence[SessionInfo], *, now: datetime | None = None, workspaces: bool = False) -> None:
     """A table of sessions, as ``list_sessions`` returns them (most recent first).
 
     The id is what a user copies for ``--resume``, so it is never cut: the
@@ -42,8 +40,12 @@ def render_session_list(
     headers = ("ID", "Updated", "Turns", "Size", *(("Workspace",) if workspaces else ()), "Title")
     rows = [
         (
-            info.id, relative_time(info.updated, moment), str(info.turns), human_size(info.size_bytes),
-            *((for_terminal(info.cwd),) if workspaces else ()), for_terminal(info.title) or "(untitled)",
+            info.id,
+            relative_time(info.updated, moment),
+            str(info.turns),
+            human_size(info.size_bytes),
+            *((for_terminal(info.cwd),) if workspaces else ()),
+            for_terminal(info.title) or "(untitled)",
         )
         for info in sessions
     ]
@@ -92,9 +94,7 @@ def render_transcript(console: Console, replay: Replay, *, max_result_lines: int
     if len(replay.transcript) in boundaries:
         console.print(Rule("context compacted here", style="yellow"))
     total = replay.usage_total
-    console.print(
-        Text(f"tokens: {total.prompt_tokens:,} prompt, {total.output_tokens:,} output", style="dim")
-    )
+    console.print(Text(f"tokens: {total.prompt_tokens:,} prompt, {total.output_tokens:,} output", style="dim"))
     for warning in replay.warnings:
         console.print(Text(f"warning: {warning}", style="yellow"))
     for subrun in subruns:
@@ -130,9 +130,7 @@ def _render_message(console: Console, message: Message, replay: Replay, max_resu
         console.print(Text(f"    … +{len(lines) - len(shown)} lines", style="dim"))
     replacement = replay.replacements.get(result.call_id)
     if replacement is not None:
-        console.print(
-            Text(f"    offloaded ({human_size(replacement.original_bytes)}) to {replacement.path}", style="yellow")
-        )
+        console.print(Text(f"    offloaded ({human_size(replacement.original_bytes)}) to {replacement.path}", style="yellow"))
 
 
 def relative_time(moment: datetime, now: datetime) -> str:

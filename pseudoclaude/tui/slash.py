@@ -143,6 +143,8 @@ async def _status(repl: CommandContext, arg: str) -> bool:
     from pseudoclaude.tui.status_view import status_command
 
     return await status_command(repl, arg)
+
+
 # --- end h16features ---
 
 
@@ -164,7 +166,8 @@ async def _model(repl: CommandContext, arg: str) -> bool:
     if not arg:
         groups = await asyncio.to_thread(provider_models, repl.settings)
         repl.console.print(
-            Text("Model: ") + Text(for_terminal(current_model), style="bold")
+            Text("Model: ")
+            + Text(for_terminal(current_model), style="bold")
             + Text(f" ({repl.settings.provider}). Switch with /model NAME (Tab completes). Models:")
         )
         for group in groups:
@@ -176,7 +179,9 @@ async def _model(repl: CommandContext, arg: str) -> bool:
     provider = provider_for_model(arg)
     notice = unknown_model_notice(arg)
     if notice is not None:
-        repl.console.print(Text(f"! {notice}. Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.", style="yellow"))
+        repl.console.print(
+            Text(f"! {notice}. Using it with {repl.settings.provider}; if the provider does not know it either, the next request says so.", style="yellow")
+        )
     if provider is not None and provider != repl.settings.provider and not _switch_provider(repl, provider, arg):
         return False
     current = repl.agent.facts.session_id if repl.agent is not None else None
@@ -209,8 +214,14 @@ def with_provider(settings: Settings, provider: str, model: str) -> Settings:
 
     other = load_settings(settings.workspace, Flags(model=model, provider=provider))
     return dataclasses.replace(
-        settings, provider=other.provider, model=model, api_key=other.api_key, base_url=other.base_url, openai_api=other.openai_api,
-        auth_token=other.auth_token, extra_headers=other.extra_headers,
+        settings,
+        provider=other.provider,
+        model=model,
+        api_key=other.api_key,
+        base_url=other.base_url,
+        openai_api=other.openai_api,
+        auth_token=other.auth_token,
+        extra_headers=other.extra_headers,
     )
 
 
@@ -325,7 +336,7 @@ async def _tasks(repl: CommandContext, arg: str) -> bool:
 
     agent = repl.agent
     if arg.startswith("kill"):
-        job_id = arg[len("kill"):].strip()
+        job_id = arg[len("kill") :].strip()
         if agent is None or not job_id:
             repl.console.print("[dim]Usage: /tasks kill ID[/]")
             return False
@@ -429,4 +440,3 @@ async def dispatch(repl: CommandContext, line: str) -> bool:
     hint = suggest(name)
     repl.console.print(f"[yellow]Unknown command {name}.[/]" + (f" Did you mean [bold]{hint}[/]?" if hint else " Try /help."))
     return False
-

@@ -55,8 +55,11 @@ def format_status(info: AgentStatus, width: int | None = None) -> str:
     model = info.model + (f" · effort {info.effort}" if info.effort else "")
     fields = [
         (model, 9),
-        (f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)"
-         + (f" of {compact_number(info.context_window)} from {info.window_source}" if info.window_source not in ("", "model table", "default") else ""), 9),
+        (
+            f"ctx {info.context_percent}% (compacts at {info.threshold_percent}%)"
+            + (f" of {compact_number(info.context_window)} from {info.window_source}" if info.window_source not in ("", "model table", "default") else ""),
+            9,
+        ),
         (f"↑ {compact_number(info.tokens_in)} ↓ {compact_number(info.tokens_out)}", 2),
         (f"${info.cost_usd:.3f}" if info.cost_usd is not None else "cost unknown", 3),
         (info.session_id or "new session", 1),

@@ -67,7 +67,11 @@ def status_rows(settings: Settings, mode: str) -> list[tuple[str, str, str]]:
         ("context window", str(settings.context_window or "the model's"), origin_of(settings, "context_window", settings.context_window)),
         ("context engine", settings.context_engine, origin_of(settings, "context_engine", settings.context_engine)),
         ("max turns", str(settings.max_turns or "no limit"), origin_of(settings, "max_turns", settings.max_turns)),
-        ("max budget", f"${settings.max_budget_usd:.2f}" if settings.max_budget_usd else "no limit", origin_of(settings, "max_budget_usd", settings.max_budget_usd)),
+        (
+            "max budget",
+            f"${settings.max_budget_usd:.2f}" if settings.max_budget_usd else "no limit",
+            origin_of(settings, "max_budget_usd", settings.max_budget_usd),
+        ),
         ("allowed tools", ", ".join(settings.allowed_tools) or "none", "command line" if settings.allowed_tools else "not set"),
         ("sessions folder", _home_relative(settings.sessions_dir), origin_of(settings, "sessions_dir", settings.sessions_dir)),
         ("hooks", "from settings files" if recorded("hooks") != "not set" else "none", recorded("hooks")),

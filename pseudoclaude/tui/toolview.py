@@ -104,9 +104,7 @@ def tool_block(
         body += diff_lines(diff)
     elif isinstance(display.get("tail"), str) and display["tail"]:
         path = display.get("output_path")
-        body += output_tail(
-            display["tail"], total_lines=int(display.get("output_lines") or 0), full_output=path if isinstance(path, str) else None
-        )
+        body += output_tail(display["tail"], total_lines=int(display.get("output_lines") or 0), full_output=path if isinstance(path, str) else None)
     elif isinstance(display.get("todos"), list):
         body += [_todo_line(item) for item in display["todos"] if isinstance(item, Mapping)]
     if isinstance(display.get("rule_saved"), str):

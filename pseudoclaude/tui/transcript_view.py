@@ -47,9 +47,7 @@ class _Collector(Console):
         self.printed.extend(objects)
 
 
-def render_transcript(
-    console: Console, session_id: str, conversation: Sequence[Message], *, summarized: bool = False, rows: int | None = None
-) -> None:
+def render_transcript(console: Console, session_id: str, conversation: Sequence[Message], *, summarized: bool = False, rows: int | None = None) -> None:
     """Print the end of ``conversation`` (``Agent.transcript``) that fits in ``rows`` rows (two screens by default).
 
     Messages are rendered from the last one back and only until the budget is
@@ -92,9 +90,7 @@ def shown_in_transcript(message: Message) -> bool:
     return message.role == "assistant" and (bool(message.text.strip()) or bool(message.tool_calls))
 
 
-def message_view(
-    message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False, expanded: bool = False
-) -> RenderableType:
+def message_view(message: Message, results: Mapping[str, ToolResult], *, width: int = 80, first: bool = False, expanded: bool = False) -> RenderableType:
     """One message as the live REPL drew it: the user's echoed with ``❯`` (a blank line above), an answer with its calls' blocks.
 
     ``expanded``: each block is followed by its call's whole result, under the block's indent.

@@ -78,7 +78,7 @@ def test_an_allowed_edit_writes_the_file_and_the_editor_sees_the_call(workspace:
     assert [location.path for location in started.locations] == [str(workspace / "hello.txt")]
     (diff,) = started.content
     assert diff.type == "diff" and diff.path == str(workspace / "hello.txt") and diff.new_text == "hello\n" and diff.old_text is None
-    (question, options), = client.permissions
+    ((question, options),) = client.permissions
     assert question.tool_call_id == started.tool_call_id
     assert {option.kind for option in options} >= {"allow_once", "reject_once"}
     (finished,) = client.of("tool_call_update")
@@ -223,7 +223,7 @@ def test_leaving_plan_mode_is_asked_and_the_new_mode_reaches_the_editor(workspac
         reply = drive(client, server.url, workspace, body, "--permission-mode", "plan")
         assert server.rejections == []
     assert reply.stop_reason == "end_turn" and (workspace / "hello.txt").read_text() == "hello\n"
-    (question, options), = client.permissions
+    ((question, options),) = client.permissions
     assert question.kind == "switch_mode" and plan in question.content[-1].content.text
     assert [option.name for option in options] == ["Yes, and accept edits", "Yes, and ask before each edit", "No, keep planning"]
     assert [update.current_mode_id for update in client.of("current_mode_update")] == ["accept-edits"]

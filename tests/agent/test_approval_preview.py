@@ -50,11 +50,13 @@ def test_the_edit_question_carries_the_diff_and_a_folder_rule(tmp_path: Path) ->
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("x = 1\ny = 2\n")
     approver = ScriptedApprover([ApprovalAnswer("once")])
-    provider = ScriptedProvider([
-        Reply(calls=(call("read_file", path="src/app.py"),)),
-        Reply(calls=(call("edit_file", path="src/app.py", old_string="x = 1", new_string="x = 42"),)),
-        Reply(text="done"),
-    ])
+    provider = ScriptedProvider(
+        [
+            Reply(calls=(call("read_file", path="src/app.py"),)),
+            Reply(calls=(call("edit_file", path="src/app.py", old_string="x = 1", new_string="x = 42"),)),
+            Reply(text="done"),
+        ]
+    )
     runner = Runner(
         provider=provider,
         tools=list(builtin_registry().by_name().values()),
@@ -109,7 +111,10 @@ def test_a_denied_call_shows_the_reason_in_the_transcript() -> None:
     from pseudoclaude.tui.toolview import tool_block
 
     block = tool_block(
-        "run_command", {"command": "gcc x.c"}, is_error=True, summary="denied",
+        "run_command",
+        {"command": "gcc x.c"},
+        is_error=True,
+        summary="denied",
         display={"denied": "The user denied this call: use the Makefile target instead"},
     )
     text = render([block])

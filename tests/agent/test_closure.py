@@ -60,4 +60,3 @@ def test_hostile_empty_and_duplicate_ids_are_normalized_stably() -> None:
     ids = [c.id for c in fixed.tool_calls]
     assert ids[3] == "ok_1"
     assert all(i.startswith("call_") for i in ids[:3]) and len(set(ids)) == 4
-

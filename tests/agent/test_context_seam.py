@@ -41,7 +41,6 @@ class FakeEngine(NoCompaction):
         return ContextOutcome(messages, 5_000, 900, actions=(action,), summary="s")
 
 
-
 def test_context_management_runs_before_every_model_call(tmp_path: Path) -> None:
     engine = FakeEngine()
     script = [Reply(calls=(call("echo", text="a"),)), Reply(calls=(call("echo", text="b"),)), Reply(text="done")]

@@ -24,6 +24,7 @@ from tests.fakes.script import Call, Reply, Script, Step, is_summary_request
 T = TypeVar("T")
 MODEL = provider_entry("anthropic").default_model  # priced in the table, and not on the SDK's deprecation list (warnings are errors)
 
+
 def agent_for(tmp_path: Path, url: str, **flags: Any) -> Agent:
     flags.setdefault("model", MODEL)
     env = {"ANTHROPIC_API_KEY": KEYS["anthropic"], "ANTHROPIC_BASE_URL": url, "PSEUDOCLAUDE_HOME": str(tmp_path / "home")}

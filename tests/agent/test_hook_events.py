@@ -113,10 +113,14 @@ def test_permission_request_deny_with_interrupt_ends_the_run_after_the_round(tmp
 
 def test_with_a_user_to_ask_no_decision_asks_them_with_a_notification_and_a_decision_does_not(tmp_path: Path) -> None:
     decide = f"tail -n 1 '{tmp_path}/PermissionRequest.jsonl' | grep -q '\"tag\": \"hooked\"' && " + permission_json("allow") + "; exit 0"
-    layers = [{"hooks": {
-        "PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", decide))],
-        "Notification": [entry(recorder(tmp_path, "Notification"), "permission_prompt")],
-    }}]
+    layers = [
+        {
+            "hooks": {
+                "PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", decide))],
+                "Notification": [entry(recorder(tmp_path, "Notification"), "permission_prompt")],
+            }
+        }
+    ]
     user = RecordingApprover("deny")
     policy = PermissionPolicy(mode="default", workspace=tmp_path, approver=HookAwareApprover(user))
     writer = WriterTool()
@@ -131,7 +135,9 @@ def test_with_a_user_to_ask_no_decision_asks_them_with_a_notification_and_a_deci
 
 def test_a_pre_tool_use_ask_goes_to_permission_request_before_the_user(tmp_path: Path) -> None:
     ask = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}})
-    layers = [{"hooks": {"PreToolUse": [entry(f"echo '{ask}'")], "PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", permission_json("allow")))]}}]
+    layers = [
+        {"hooks": {"PreToolUse": [entry(f"echo '{ask}'")], "PermissionRequest": [entry(recorder(tmp_path, "PermissionRequest", permission_json("allow")))]}}
+    ]
     writer = WriterTool()
     provider = ScriptedProvider([Reply(calls=(call("write", tag="a"),)), Reply(text="ok")])
     collect(make_runner(provider, hooks_for(tmp_path, layers), tmp_path, [writer], permissions=PermissionPolicy(mode="bypass", workspace=tmp_path)), "go")
@@ -187,7 +193,7 @@ def test_a_prompt_hook_answer_without_its_json_is_a_warning_and_the_run_goes_on(
     hooks = hooks_for(tmp_path, [prompt_layer("Stop", "Done? $ARGUMENTS")], asker=ScriptedAsker("Looks fine to me."))
     provider = ScriptedProvider([Reply(text="done")])
     events = collect(make_runner(provider, hooks, tmp_path), "go")
-    assert "got no {\"ok\": ...} JSON from the model" in progress(events, "warning")[0].message
+    assert 'got no {"ok": ...} JSON from the model' in progress(events, "warning")[0].message
     assert stop_of(events) == ev.Stop("end_turn", "done", 1)
 
 
@@ -226,13 +232,20 @@ def test_structured_patch_has_jsdiffs_hunks_with_three_lines_of_context() -> Non
 
 
 def test_a_last_line_without_a_newline_is_marked_as_jsdiff_marks_it() -> None:
-    assert structured_patch("a\nb", "a\nc") == [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": [" a", "-b", NO_NEWLINE, "+c", NO_NEWLINE]}]
+    assert structured_patch("a\nb", "a\nc") == [
+        {"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": [" a", "-b", NO_NEWLINE, "+c", NO_NEWLINE]}
+    ]
 
 
 def test_permission_suggestions_name_the_rule_always_would_save() -> None:
     assert permission_suggestions("run_command(git status:*)", "Bash") == [
-        {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "git status:*"}], "behavior": "allow",
-         "destination": "localSettings", "pseudoclaude_rule": "run_command(git status:*)"}
+        {
+            "type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": "git status:*"}],
+            "behavior": "allow",
+            "destination": "localSettings",
+            "pseudoclaude_rule": "run_command(git status:*)",
+        }
     ]
     assert permission_suggestions(None, "Bash") == []
 
@@ -243,5 +256,10 @@ def test_edit_and_write_responses_have_claude_codes_keys(tmp_path: Path) -> None
     update = write_response(tmp_path / "f", "new\n", "old\n")
     assert update["type"] == "update" and update["originalFile"] == "old\n" and update["structuredPatch"][0]["lines"] == ["-old", "+new"]
     assert write_response(tmp_path / "f", "x", None) == {
-        "type": "create", "filePath": str(tmp_path / "f"), "content": "x", "structuredPatch": [], "originalFile": None, "userModified": False,
+        "type": "create",
+        "filePath": str(tmp_path / "f"),
+        "content": "x",
+        "structuredPatch": [],
+        "originalFile": None,
+        "userModified": False,
     }

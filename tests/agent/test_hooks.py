@@ -59,9 +59,7 @@ def entry(command: str, matcher: str | None = None, timeout: float | None = None
     return group
 
 
-def make_runner(
-    provider: ScriptedProvider, hooks: SessionHooks, tmp: Path, tools: Sequence[Tool] = (), **kwargs: Any
-) -> Runner:
+def make_runner(provider: ScriptedProvider, hooks: SessionHooks, tmp: Path, tools: Sequence[Tool] = (), **kwargs: Any) -> Runner:
     return Runner(
         provider=provider,
         tools=list(tools) or [EchoTool(), WriterTool()],

@@ -47,8 +47,12 @@ def test_files_load_from_user_level_then_root_down_to_the_workspace_then_local(t
     positions = [loaded.text.index(rule) for rule in order]
     assert positions == sorted(positions)
     assert [(f.path.name, f.scope) for f in loaded.files] == [
-        ("PSEUDOCLAUDE.md", "user"), ("PSEUDOCLAUDE.md", "project"), ("AGENTS.md", "project"),
-        ("CLAUDE.md", "project"), ("PSEUDOCLAUDE.md", "project"), ("PSEUDOCLAUDE.local.md", "local"),
+        ("PSEUDOCLAUDE.md", "user"),
+        ("PSEUDOCLAUDE.md", "project"),
+        ("AGENTS.md", "project"),
+        ("CLAUDE.md", "project"),
+        ("PSEUDOCLAUDE.md", "project"),
+        ("PSEUDOCLAUDE.local.md", "local"),
     ]
     assert loaded.files[0].size == len("USER RULE") and loaded.problems == ()
 

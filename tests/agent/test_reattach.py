@@ -138,7 +138,7 @@ def test_the_edited_file_s_current_text_follows_the_summary_numbered_as_read_fil
     files = _attached(after)
     assert "     3\tFIXED line 3\n" in files["parser.py"] and "    40\tparser line 40" in files["parser.py"]
     assert "parser line 3\n" not in files["parser.py"]
-    assert "<file path=\"m3.py\"" not in after, "a file the kept tail shows whole is not attached twice"
+    assert '<file path="m3.py"' not in after, "a file the kept tail shows whole is not attached twice"
     assert _system(requests[-1]) == _system(requests[0])
 
 
@@ -146,7 +146,11 @@ def test_deleted_fifo_binary_and_escaping_files_are_skipped_and_still_named(tmp_
     workspace = _workspace(tmp_path, {"keep.py": _lines("keep", 10)})
     (tmp_path / "secret.txt").write_text("TOP SECRET\n")
     names = ("gone.py", "pipe.py", "blob.py", "link.py")
-    steps = [*(_call("write_file", path=name, content=f"{name}\n") for name in names), _call("read_file", path="keep.py"), _call("edit_file", path="keep.py", old_string="keep line 1\n", new_string="kept line 1\n")]
+    steps = [
+        *(_call("write_file", path=name, content=f"{name}\n") for name in names),
+        _call("read_file", path="keep.py"),
+        _call("edit_file", path="keep.py", old_string="keep line 1\n", new_string="kept line 1\n"),
+    ]
 
     def vandalize() -> None:
         (workspace / "gone.py").unlink()

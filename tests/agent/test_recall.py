@@ -32,8 +32,13 @@ def test_recall_finds_tool_results_from_before_two_compactions_by_text_and_by_pa
         Reply(calls=(Call("run_command", json.dumps({"command": COMMAND})),)),
         Reply(text="Read it."),
         *[Reply(text=f"Filler answer {n}, a long explanation of the topic. " * 80) for n in range(8)],
-        Reply(calls=(Call("recall", json.dumps({"query": "zebra-7731"})), Call("recall", json.dumps({"path": "src/calc.py"})),
-                     Call("recall", json.dumps({"query": "QUOKKA-\\d+", "regex": True})))),
+        Reply(
+            calls=(
+                Call("recall", json.dumps({"query": "zebra-7731"})),
+                Call("recall", json.dumps({"path": "src/calc.py"})),
+                Call("recall", json.dumps({"query": "QUOKKA-\\d+", "regex": True})),
+            )
+        ),
         Reply(text="Found it again."),
     ]
 

@@ -23,8 +23,12 @@ READ = call("read_file", path="a.txt")
 def make_runner(provider: ScriptedProvider, workspace: Path, context: ContextEngine, conversation: Sequence[Message] = ()) -> Runner:
     (workspace / "a.txt").write_text("".join(f"line {i} of a.txt\n" for i in range(1, 41)))
     return Runner(
-        provider=provider, tools=[ReadFileTool()], tool_context=ToolContext(workspace=workspace),
-        config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY), context=context, conversation=conversation,
+        provider=provider,
+        tools=[ReadFileTool()],
+        tool_context=ToolContext(workspace=workspace),
+        config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
+        context=context,
+        conversation=conversation,
     )
 
 
@@ -44,11 +48,16 @@ def results(provider: ScriptedProvider) -> list[str]:
 
 def test_a_repeated_read_is_a_note_until_a_compaction_changed_the_context(tmp_path: Path) -> None:
     history = [Message.user(f"request {n} " * 300) if n % 2 == 0 else Message.assistant(f"answer {n} " * 300) for n in range(20)]
-    provider = ScriptedProvider([
-        Reply(calls=(READ,)), Reply(calls=(READ,)), Reply(text="read it"),
-        Reply(text="<summary>We read a.txt.</summary>"),
-        Reply(calls=(READ,)), Reply(text="read it again"),
-    ])
+    provider = ScriptedProvider(
+        [
+            Reply(calls=(READ,)),
+            Reply(calls=(READ,)),
+            Reply(text="read it"),
+            Reply(text="<summary>We read a.txt.</summary>"),
+            Reply(calls=(READ,)),
+            Reply(text="read it again"),
+        ]
+    )
     engine = CompactionEngine(ContextState(model="scripted-model", context_window=60_000), provider, retry=FAST_RETRY)
     runner = make_runner(provider, tmp_path, engine, history)
     collect(runner, "read a.txt twice")

@@ -96,7 +96,11 @@ def test_the_cli_budget_stop_is_a_failed_run_with_its_reason(kind: str, tmp_path
     ws.mkdir()
     loop = [Reply(text=f"step {n}", calls=(Call("list_dir", "{}"),), input_tokens=300_000) for n in range(10)]
     with fake_server(kind, loop) as server:
-        proc = run_cli(["-p", "loop", "--output-format", "json", "--max-budget-usd", "1.5", "--permission-mode", "bypass"], ws, cli_env(kind, server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "loop", "--output-format", "json", "--max-budget-usd", "1.5", "--permission-mode", "bypass"],
+            ws,
+            cli_env(kind, server.url, tmp_path / "home"),
+        )
     assert proc.returncode == 1, proc.stderr
     result = json_lines(proc.stdout)[-1]
     assert result["stop_reason"] == "max_budget" and result["is_error"] is True

@@ -167,9 +167,7 @@ def test_hostile_tool_call_ids_are_replaced_before_they_reach_history() -> None:
 
 
 def test_cancelling_during_a_tool_round_answers_every_call_in_order(tmp_path: Path) -> None:
-    provider = ScriptedProvider(
-        [Reply(calls=(call("slow", seconds=0.01), call("slow", seconds=30), call("slow", seconds=30))), Reply(text="after")]
-    )
+    provider = ScriptedProvider([Reply(calls=(call("slow", seconds=0.01), call("slow", seconds=30), call("slow", seconds=30))), Reply(text="after")])
     runner = make_runner(provider, [SlowTool()], tmp_path)
 
     async def go() -> None:
@@ -241,6 +239,28 @@ def test_an_interrupted_answer_is_billed_for_what_it_streamed_as_the_working_lin
     assert runner.snapshot().usage_total == runner.usage_total
 
 
+def test_an_answer_interrupted_after_a_retry_keeps_and_bills_only_the_retried_attempt() -> None:
+    provider = ScriptedProvider([StreamError(Reply(text="stale " * 40, text_chunks=10), after_deltas=6), Reply(text="fresh " * 40, text_chunks=10)], delay=0.01)
+    runner = make_runner(provider)
+    seen: list[str] = []
+
+    async def go() -> None:
+        async def consume() -> None:
+            async with aclosing(runner.run("go")) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta) and "fresh" in event.text:
+                        seen.append(event.text)
+                        if len(seen) == 2:
+                            asyncio.current_task().cancel()  # type: ignore[union-attr]
+
+        await asyncio.gather(asyncio.ensure_future(consume()), return_exceptions=True)
+
+    asyncio.run(go())
+    kept = [message.text for message in runner.conversation if message.role == "assistant"]
+    assert kept == ["".join(seen)], kept  # the failed attempt's words were shown, then dropped with it
+    assert runner.usage_total.output_tokens == len("".join(seen)) // 4
+
+
 def test_a_cancel_that_names_its_cause_is_recorded_as_that_cause() -> None:
     provider = ScriptedProvider([Reply(text="a long answer in many pieces", text_chunks=8)], delay=0.05)
     runner = make_runner(provider)
@@ -262,8 +282,11 @@ def test_repair_runs_on_every_request_so_orphans_never_reach_the_provider() -> N
     provider = ScriptedProvider([Reply(text="fine")])
     history = [Message.user("first"), Message.assistant("", [call_obj("c1")]), Message.tool("zz", "orphan")]
     runner = Runner(
-        provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=Path(".")),
-        config=RunConfig(model="scripted-model", system="You are a test.", retry=FAST_RETRY), conversation=history,
+        provider=provider,
+        tools=[EchoTool()],
+        tool_context=ToolContext(workspace=Path(".")),
+        config=RunConfig(model="scripted-model", system="You are a test.", retry=FAST_RETRY),
+        conversation=history,
     )
     events = collect(runner, "second")
     assert events[-1].reason == "end_turn"
@@ -329,8 +352,13 @@ class ModeGate:
 def test_switching_permission_mode_changes_only_the_suffix_after_the_cached_prefix() -> None:
     provider = ScriptedProvider([Reply(text="a"), Reply(text="b")])
     gate = ModeGate()
-    runner = Runner(provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=Path(".")),
-                    config=RunConfig(model="m", system="STABLE", system_suffix="ENV", retry=FAST_RETRY), permissions=gate)
+    runner = Runner(
+        provider=provider,
+        tools=[EchoTool()],
+        tool_context=ToolContext(workspace=Path(".")),
+        config=RunConfig(model="m", system="STABLE", system_suffix="ENV", retry=FAST_RETRY),
+        permissions=gate,
+    )
     collect(runner, "one")
     gate.mode = "plan"
     collect(runner, "two")
@@ -345,7 +373,9 @@ def test_an_overflow_that_compaction_cannot_shrink_stops_without_a_pointless_ret
 
     provider = ScriptedProvider([HttpError(400, "context_length", "prompt is too long: 9000 tokens > 8000 maximum"), Reply(text="never")])
     runner = Runner(
-        provider=provider, tools=[EchoTool()], tool_context=ToolContext(workspace=tmp_path),
+        provider=provider,
+        tools=[EchoTool()],
+        tool_context=ToolContext(workspace=tmp_path),
         config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
         context=CompactionEngine(ContextState(model="scripted-model", context_window=100_000), provider, retry=FAST_RETRY),
     )
@@ -372,7 +402,9 @@ def test_tools_page_under_the_limit_of_the_window_the_engine_budgets_for(tmp_pat
 
     provider = ScriptedProvider([Reply(calls=[call("probe")]), Reply(text="done")])
     runner = Runner(
-        provider=provider, tools=[LimitProbe()], tool_context=ToolContext(workspace=tmp_path),
+        provider=provider,
+        tools=[LimitProbe()],
+        tool_context=ToolContext(workspace=tmp_path),
         config=RunConfig(model="scripted-model", system="s", retry=FAST_RETRY),
         context=CompactionEngine(ContextState(model="scripted-model", context_window=32_000), provider),
     )

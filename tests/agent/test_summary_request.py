@@ -81,9 +81,7 @@ def test_the_summary_request_is_the_main_request_plus_the_instruction_and_nothin
     requests = provider.requests
     index = next(i for i, r in enumerate(requests) if is_summary_request(_body(r)))
     summary, previous = requests[index], requests[index - 1]
-    assert (summary.model, summary.system, summary.system_suffix, summary.tools) == (
-        previous.model, previous.system, previous.system_suffix, previous.tools
-    )
+    assert (summary.model, summary.system, summary.system_suffix, summary.tools) == (previous.model, previous.system, previous.system_suffix, previous.tools)
     assert summary.tools and summary.tool_choice == previous.tool_choice == "auto"
     assert tuple(summary.messages[:-1]) == tuple(previous.messages)
     assert tuple(repair(summary.messages[:-1])) == tuple(summary.messages[:-1])

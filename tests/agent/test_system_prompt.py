@@ -88,7 +88,9 @@ def test_the_cached_prefix_bytes_do_not_change_between_turns(kind: str, tmp_path
 
 def shaped_output(window: int, tmp_path: Path, command: str) -> str:
     budget = Budget.for_window(window)
-    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "spill").at(budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes))
+    ctx = ToolContext(workspace=tmp_path, spill_dir=tmp_path / "spill").at(
+        budget=OutputBudget(budget.inline_output_bytes, budget.read_page_bytes, budget.single_limit_bytes)
+    )
     return asyncio.run(RunCommandTool().run({"command": command}, ctx)).content
 
 
@@ -109,7 +111,7 @@ def test_run_command_output_is_what_its_description_says_at_every_window(window:
 def test_each_run_command_call_is_a_fresh_shell(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     shaped_output(128_000, tmp_path, "cd sub && export LEFT_OVER=1")
-    assert shaped_output(128_000, tmp_path, "pwd; echo \"[$LEFT_OVER]\"").splitlines()[:2] == [str(tmp_path), "[]"]
+    assert shaped_output(128_000, tmp_path, 'pwd; echo "[$LEFT_OVER]"').splitlines()[:2] == [str(tmp_path), "[]"]
 
 
 @pytest.mark.slow

@@ -56,7 +56,9 @@ class FakeCommand:
         return ToolOutput("added 1 package\n[exit code 0]")
 
 
-def play(tmp_path: Path, commands: list[str], approver: Any, sandbox: SandboxConfig = SandboxConfig(), **runner: Any) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
+def play(
+    tmp_path: Path, commands: list[str], approver: Any, sandbox: SandboxConfig = SandboxConfig(), **runner: Any
+) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
     """One run in which the model calls ``run_command`` with each of ``commands`` in turn, confined by a fake sandbox."""
     tool = FakeCommand()
     provider = ScriptedProvider([*(Reply(calls=(call("run_command", command=command),)) for command in commands), Reply(text="done")])
@@ -76,7 +78,9 @@ def play(tmp_path: Path, commands: list[str], approver: Any, sandbox: SandboxCon
     return tool, asyncio.run(go()), provider
 
 
-def session(command: str, approver: ScriptedApprover | None, tmp_path: Path, sandbox: SandboxConfig = SandboxConfig()) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
+def session(
+    command: str, approver: ScriptedApprover | None, tmp_path: Path, sandbox: SandboxConfig = SandboxConfig()
+) -> tuple[FakeCommand, list[Event], ScriptedProvider]:
     return play(tmp_path, [command], approver, sandbox)
 
 

@@ -72,8 +72,13 @@ class RecordingSession:
             (
                 "replacement",
                 {
-                    "call_id": call_id, "path": path or "", "preview": preview, "original_bytes": original_bytes, "layer": layer,
-                    "resets_anchor": resets_anchor, "drops_images": drops_images,
+                    "call_id": call_id,
+                    "path": path or "",
+                    "preview": preview,
+                    "original_bytes": original_bytes,
+                    "layer": layer,
+                    "resets_anchor": resets_anchor,
+                    "drops_images": drops_images,
                 },
             )
         )
@@ -86,12 +91,8 @@ class RecordingSession:
         save_image(self.spill_dir.parent, image)
         return (self.spill_dir.parent / "images" / image.file_name).absolute()
 
-    def append_compaction(
-        self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int
-    ) -> None:
-        self.events.append(
-            ("compaction", {"summary": summary, "messages": list(messages), "trigger": trigger, "before": before_tokens, "after": after_tokens})
-        )
+    def append_compaction(self, *, summary: str, messages: Sequence[Message], trigger: str, before_tokens: int, after_tokens: int) -> None:
+        self.events.append(("compaction", {"summary": summary, "messages": list(messages), "trigger": trigger, "before": before_tokens, "after": after_tokens}))
 
     def append_window(self, context_window: int) -> None:
         self.events.append(("window", {"context_window": context_window}))
@@ -104,4 +105,3 @@ def tool_round(call_ids_and_contents: Sequence[tuple[str, str]], text: str = "")
     """An assistant message calling one tool per id, followed by the results."""
     calls = [ToolCall(id=call_id, name="read_file", arguments='{"path": "x"}') for call_id, _ in call_ids_and_contents]
     return [Message.assistant(text, calls)] + [Message.tool(call_id, content) for call_id, content in call_ids_and_contents]
-

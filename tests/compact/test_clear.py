@@ -102,7 +102,11 @@ def test_a_resumed_session_sends_the_cleared_text(tmp_path: Path) -> None:
     clock.now += COLD_CACHE_SECONDS
     first = asyncio.run(manage_context(history(8), runtime, SummaryProvider()))
     restored = ContextState(
-        model="m", context_window=200_000, replacements=runtime.replacements, clock=clock, last_call_at=clock.now,
+        model="m",
+        context_window=200_000,
+        replacements=runtime.replacements,
+        clock=clock,
+        last_call_at=clock.now,
         clearable_tools=CLEARABLE,
     )
     again = asyncio.run(manage_context(history(8), restored, SummaryProvider()))

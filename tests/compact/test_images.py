@@ -52,8 +52,12 @@ def history(rounds: int, attachment: Image | None = None) -> list[Message]:
 
 def state_for(session: object, model: str = "claude-sonnet-4-5", window: int = WINDOW, **kwargs: object) -> ContextState:
     return ContextState(
-        model=model, context_window=window, session=session, estimator=BytesEstimator(provider=image_rule(model)),  # type: ignore[arg-type]
-        clearable_tools=CLEARABLE, **kwargs,  # type: ignore[arg-type]
+        model=model,
+        context_window=window,
+        session=session,
+        estimator=BytesEstimator(provider=image_rule(model)),  # type: ignore[arg-type]
+        clearable_tools=CLEARABLE,
+        **kwargs,  # type: ignore[arg-type]
     )
 
 

@@ -12,7 +12,7 @@ from pseudoclaude.compact import Budget
 from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.tools import OutputBudget, RunCommandTool, ToolContext
 
-PYTEST_RUN = r'''
+PYTEST_RUN = r"""
 import random
 random.seed(4)
 out = ["============================= test session starts ==============================",
@@ -36,7 +36,7 @@ out += [f"FAILED tests/test_parser.py::test_nested_record_{k} - AssertionError: 
 out.append("================= 22 failed, 2118 passed, 4 warnings in 31.42s =================")
 print("\n".join(out))
 raise SystemExit(1)
-'''
+"""
 
 
 def _shaped(tmp_path: Path, budget: Budget) -> str:

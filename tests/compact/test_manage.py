@@ -84,7 +84,7 @@ def test_compaction_resets_the_anchor_and_is_recorded() -> None:
     runtime = _runtime(None, session=session, anchor=(50_000, 3))
     result = _manage(_long_history(), runtime, SummaryProvider())
     assert runtime.anchor is None
-    (kind, entry), = session.events
+    ((kind, entry),) = session.events
     assert kind == "compaction" and entry["messages"] == list(result.conversation) and entry["trigger"] == "auto"
     assert entry["before"] == result.before_tokens and entry["after"] == result.after_tokens
 

@@ -128,7 +128,7 @@ def test_kept_decision_is_never_revisited(tmp_path: Path) -> None:
 def test_replacement_is_recorded_after_the_file_exists(tmp_path: Path) -> None:
     session = RecordingSession()
     result = offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(tmp_path, session=session))
-    (kind, entry), = session.events
+    ((kind, entry),) = session.events
     assert kind == "replacement"
     assert entry["call_id"] == "call_1" and entry["original_bytes"] == len(BIG)
     assert entry["layer"] == "offload" and entry["resets_anchor"] is False, "an offload only replaces results after the anchor"

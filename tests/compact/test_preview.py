@@ -52,7 +52,7 @@ def test_an_aggregate_replaced_shaped_result_names_the_complete_output_and_write
     assert preview.startswith("[content offloaded] original size: 320000 bytes\n")
     assert f"[saved to] {full}\n" in preview and "[replaced result] 45004 bytes" in preview
     assert not (tmp_path / "spill").exists(), "no new spill file when the tool saved the complete output"
-    (kind, entry), = session.events
+    ((kind, entry),) = session.events
     assert entry["path"] == str(full) and entry["original_bytes"] == 320_000 and entry["layer"] == "offload"
 
 

@@ -46,7 +46,12 @@ def _history(rounds: int, tools: dict[int, str] = {}) -> list[Message]:
 
 def _state(recorder: RecordingSession | None, **kwargs: object) -> ContextState:
     return ContextState(
-        model="m", context_window=WINDOW, session=recorder, estimator=BytesEstimator(), clearable_tools=CLEARABLE, **kwargs  # type: ignore[arg-type]
+        model="m",
+        context_window=WINDOW,
+        session=recorder,
+        estimator=BytesEstimator(),
+        clearable_tools=CLEARABLE,
+        **kwargs,  # type: ignore[arg-type]
     )
 
 
@@ -84,9 +89,7 @@ def test_at_half_the_window_older_results_shrink_in_one_batch(tmp_path: Path) ->
 
 def test_state_carrying_tools_are_never_shrunk(tmp_path: Path) -> None:
     """Priced as OpenAI's cache (no write premium, the whole common prefix served), where 15 of 18 rounds pay clearly."""
-    state = ContextState(
-        model="gpt-4.1", context_window=WINDOW, session=RecordingSession(tmp_path), estimator=BytesEstimator(), clearable_tools=CLEARABLE
-    )
+    state = ContextState(model="gpt-4.1", context_window=WINDOW, session=RecordingSession(tmp_path), estimator=BytesEstimator(), clearable_tools=CLEARABLE)
     outcome = _manage(_history(ROUNDS + 2, {0: "todo_write", 1: "remember"}), state)
     contents = _contents(outcome.conversation)
     assert outcome.count("shrink") == 15 and not outcome.summarized
@@ -156,9 +159,7 @@ def _simulate(window: int, spill_dir: Path, clearable: frozenset[str]) -> tuple[
     The cost (``_cost`` per request) counts a summary request as reading the previous prompt from the cache.
     """
     rng = random.Random(window)
-    state = ContextState(
-        model="sim-model", context_window=window, session=RecordingSession(spill_dir), overhead=OVERHEAD_TOKENS, clearable_tools=clearable
-    )
+    state = ContextState(model="sim-model", context_window=window, session=RecordingSession(spill_dir), overhead=OVERHEAD_TOKENS, clearable_tools=clearable)
     budget = state.budget
     provider = SummaryProvider(answers=["<analysis>notes</analysis><summary>" + "summary line\n" * 100 + "</summary>"])
     conversation = [Message.user("start the task")]

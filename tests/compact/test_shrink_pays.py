@@ -51,7 +51,10 @@ def _screenshots(rounds: int) -> list[Message]:
 
 def _state(tmp_path: Path, window: int) -> ContextState:
     return ContextState(
-        model=SONNET, context_window=window, session=RecordingSession(tmp_path), estimator=BytesEstimator(provider=image_rule(SONNET)),
+        model=SONNET,
+        context_window=window,
+        session=RecordingSession(tmp_path),
+        estimator=BytesEstimator(provider=image_rule(SONNET)),
         clearable_tools=CLEARABLE,
     )
 

@@ -45,9 +45,7 @@ def _reads(state: ContextState, *cut: bool) -> Callable[[Request], int]:
 
 
 def _compact(conversation: list[Message], state: ContextState, provider: SummaryProvider, *, local: bool = True) -> ContextOutcome:
-    return asyncio.run(
-        force_compact(conversation, state, provider, retry=RetryPolicy(max_attempts=1), trigger="manual", local_server=local)
-    )
+    return asyncio.run(force_compact(conversation, state, provider, retry=RetryPolicy(max_attempts=1), trigger="manual", local_server=local))
 
 
 def _recorded(state: ContextState) -> list[dict[str, object]]:

@@ -44,7 +44,9 @@ def _work(prefix: str, files: int) -> list[Message]:
     return [*out, Message.assistant(f"done with {prefix}")]
 
 
-def _run_until_compacted(conversation: list[Message], state: ContextState, provider: SummaryProvider, rounds: Sequence[list[Message]]) -> list[tuple[Message, ...]]:
+def _run_until_compacted(
+    conversation: list[Message], state: ContextState, provider: SummaryProvider, rounds: Sequence[list[Message]]
+) -> list[tuple[Message, ...]]:
     """Append each round, govern the context before the next call as the runner does; the conversations after each summary."""
     compacted: list[tuple[Message, ...]] = []
     for messages in rounds:

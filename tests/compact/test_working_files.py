@@ -86,16 +86,18 @@ def test_when_room_is_short_the_list_names_each_path_in_a_third_of_the_room_one_
 def test_edited_files_and_those_the_last_failure_names_come_first_then_the_rest_most_recent_last() -> None:
     working = WorkingSet(TOOLS)
     failure = "Traceback:\n  src/shop/tax.py:12 in rate\nAssertionError\n[exit code 1]"
-    working.ingest([
-        Message.user("fix it"),
-        *_read("r1", "src/shop/cart.py"),
-        *_read("r2", "src/shop/tax.py"),
-        *_read("r3", "lib/util.py"),
-        *_call("e1", "edit_file", "edited", path="src/shop/cart.py", old_string="a", new_string="b"),
-        *_read("r4", "src/shop/models.py"),
-        *_read("r5", "lib/util.py", 60),
-        *_call("c1", "run_command", failure, command="pytest tests/"),
-    ])
+    working.ingest(
+        [
+            Message.user("fix it"),
+            *_read("r1", "src/shop/cart.py"),
+            *_read("r2", "src/shop/tax.py"),
+            *_read("r3", "lib/util.py"),
+            *_call("e1", "edit_file", "edited", path="src/shop/cart.py", old_string="a", new_string="b"),
+            *_read("r4", "src/shop/models.py"),
+            *_read("r5", "lib/util.py", 60),
+            *_call("c1", "run_command", failure, command="pytest tests/"),
+        ]
+    )
     block = working.render(2_000, lambda text: BytesEstimator().count([Message.user(text)]))
     files = block[block.index("Files edited") : block.index("Last failing command")]
     assert files == (

@@ -19,17 +19,10 @@ CONSTRAINT_DEPS = "You must not add new dependencies to pyproject.toml."
 
 TICKET_4K = (
     "SHOP-1432: cart totals off by one cent with discount codes\n\n"
-    "## Background\n"
-    + BACKGROUND * 3
-    + "\n\n## What we want\n"
-    "The totals should be computed in exactly one place. "
-    + CONSTRAINT_TESTS + " "
-    + CONSTRAINT_NAMES + " "
-    + CONSTRAINT_DEPS + " "
+    "## Background\n" + BACKGROUND * 3 + "\n\n## What we want\n"
+    "The totals should be computed in exactly one place. " + CONSTRAINT_TESTS + " " + CONSTRAINT_NAMES + " " + CONSTRAINT_DEPS + " "
     "Rounding happens once, at the end, with Decimal and ROUND_HALF_EVEN.\n\n"
-    "## More context\n"
-    + BACKGROUND
-    + "\n\n## Acceptance notes\n"
+    "## More context\n" + BACKGROUND + "\n\n## Acceptance notes\n"
     "1. The existing test suite passes unchanged.\n"
     "2. A new order with code SAVE10 and two addresses totals 89.91, not 89.92.\n"
     "3. The API and the template show the same total for the same cart.\n"

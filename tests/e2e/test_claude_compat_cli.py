@@ -20,7 +20,7 @@ from tests.fakes.script import Call, Reply
 pytestmark = pytest.mark.slow
 
 # A Claude Code guard hook as it is shared, unchanged: it knows nothing of PseudoClaude.
-GUARD = '''import json, sys
+GUARD = """import json, sys
 data = json.load(sys.stdin)
 name, tool_input = data.get("tool_name", ""), data.get("tool_input", {})
 if name in ("Read", "Write", "Edit") and tool_input.get("file_path", "").endswith(".env"):
@@ -29,7 +29,7 @@ if name in ("Read", "Write", "Edit") and tool_input.get("file_path", "").endswit
 if name == "Bash" and "rm -rf" in tool_input.get("command", ""):
     print("Blocked: rm -rf is not allowed", file=sys.stderr)
     sys.exit(2)
-'''
+"""
 
 
 @pytest.fixture
@@ -89,7 +89,9 @@ def test_headless_default_mode_lists_denials_in_the_result_and_on_stderr(workspa
     call = Call("run_command", json.dumps({"command": "touch made"}))
     for output_format in ("json", "text"):
         with fake_server("anthropic", [Reply(calls=(call,)), Reply(text="Could not.")]) as server:
-            proc = run_cli(["-p", "make it", "--output-format", output_format, "--sandbox", "off"], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
+            proc = run_cli(
+                ["-p", "make it", "--output-format", output_format, "--sandbox", "off"], workspace, cli_env("anthropic", server.url, tmp_path / "home")
+            )
         assert proc.returncode == 0 and not (workspace / "made").exists()
         if output_format == "json":
             (denial,) = json.loads(proc.stdout)["permission_denials"]
@@ -103,16 +105,35 @@ def test_claude_code_flags_are_accepted_with_its_meanings(workspace: Path, tmp_p
     grep = Call("grep", json.dumps({"pattern": "x", "case_insensitive": True}))
     with fake_server("anthropic", [Reply(text="Both.", calls=(write, grep)), Reply(text="Done.")]) as server:
         proc = run_cli(
-            ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--disallowedTools", "Grep",
-             "--append-system-prompt", "Be brief.", "--include-partial-messages", "--mcp-config", '{"mcpServers": {"docs": {"command": "x"}}}'],
-            workspace, cli_env("anthropic", server.url, tmp_path / "home"),
+            [
+                "-p",
+                "go",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "acceptEdits",
+                "--disallowedTools",
+                "Grep",
+                "--append-system-prompt",
+                "Be brief.",
+                "--include-partial-messages",
+                "--mcp-config",
+                '{"mcpServers": {"docs": {"command": "x"}}}',
+            ],
+            workspace,
+            cli_env("anthropic", server.url, tmp_path / "home"),
         )
         system = json.dumps(server.requests[0]["system"])
     assert proc.returncode == 0, proc.stderr
     assert "Be brief." in system and "docs" in proc.stderr, "the MCP server that cannot start is named on stderr"
     lines = json_lines(proc.stdout)
     init = lines[0]
-    assert init["type"] == "system" and init["permissionMode"] == "acceptEdits" and init["mcp_servers"] in ([{"name": "docs", "status": "failed"}], [{"name": "docs", "status": "pending"}])
+    assert (
+        init["type"] == "system"
+        and init["permissionMode"] == "acceptEdits"
+        and init["mcp_servers"] in ([{"name": "docs", "status": "failed"}], [{"name": "docs", "status": "pending"}])
+    )
     assert all(line["session_id"] == init["session_id"] for line in lines)
     assistant = next(line for line in lines if line["type"] == "assistant")
     assert [b["name"] for b in assistant["message"]["content"] if b["type"] == "tool_use"] == ["Write", "Grep"]
@@ -156,13 +177,21 @@ def test_stream_json_input_runs_prompts_in_one_session_without_the_sdk(workspace
     ]
     stdin = "".join(json.dumps(line) + "\n" for line in lines)
     with fake_server("anthropic", [Reply(text="one"), Reply(text="two")]) as server:
-        proc = run_cli(["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"], workspace,
-                       cli_env("anthropic", server.url, tmp_path / "home"), stdin=stdin)
+        proc = run_cli(
+            ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"],
+            workspace,
+            cli_env("anthropic", server.url, tmp_path / "home"),
+            stdin=stdin,
+        )
         assert "first" in json.dumps(server.requests[1])
     assert proc.returncode == 0, proc.stderr
     out = json_lines(proc.stdout)
     responses = {o["response"]["request_id"]: o["response"] for o in out if o["type"] == "control_response"}
-    assert responses["r1"]["subtype"] == "success" and responses["r2"] == {"subtype": "error", "request_id": "r2", "error": "unsupported control request subtype: teleport"}
+    assert responses["r1"]["subtype"] == "success" and responses["r2"] == {
+        "subtype": "error",
+        "request_id": "r2",
+        "error": "unsupported control request subtype: teleport",
+    }
     results = [o for o in out if o["type"] == "result"]
     assert [r["result"] for r in results] == ["one", "two"] and results[0]["session_id"] == results[1]["session_id"]
 
@@ -198,7 +227,9 @@ def test_session_id_names_a_new_session_that_resume_finds(workspace: Path, tmp_p
 
 
 @pytest.mark.parametrize("moment", ["as_the_command_starts", "while_the_command_runs"])
-def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(processes: list[subprocess.Popen[str]], moment: str, workspace: Path, tmp_path: Path) -> None:
+def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(
+    processes: list[subprocess.Popen[str]], moment: str, workspace: Path, tmp_path: Path
+) -> None:
     """Whenever Ctrl-C lands, before the command's process group exists or after, the run ends within moments.
 
     It used to flake: a SIGINT that came while the command was still starting
@@ -208,8 +239,14 @@ def test_sigint_during_a_stream_json_run_prints_the_result_and_exits_at_once(pro
     marker = f"pseudoclaude-h15-sigint-marker-{moment}-{uuid.uuid4().hex}"
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker}"})),))]
     with fake_server("anthropic", script) as server:
-        proc = subprocess.Popen(cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"), cwd=workspace,
-                                env=cli_env("anthropic", server.url, tmp_path / "home"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cli_command("-p", "go", "--output-format", "stream-json", "--permission-mode", "bypassPermissions"),
+            cwd=workspace,
+            env=cli_env("anthropic", server.url, tmp_path / "home"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         processes.append(proc)
         assert proc.stdout is not None
         lines = [json.loads(proc.stdout.readline()) for _ in range(2)]

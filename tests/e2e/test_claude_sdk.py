@@ -167,6 +167,7 @@ def test_default_mode_denials_are_listed_and_can_use_tool_decides(cli_path: str,
 
     calls = (Call("write_file", json.dumps({"path": "ok.txt", "content": "yes"})), Call("write_file", json.dumps({"path": "no.txt", "content": "no"})))
     with fake_server("anthropic", [Reply(calls=calls), Reply(text="One written.")]) as server:
+
         async def go() -> list[Any]:
             opts = options(cli_path, "anthropic", server.url, workspace, can_use_tool=decide)
             return [m async for m in sdk.query(prompt=prompts(), options=opts)]
@@ -244,9 +245,15 @@ def test_sdk_options_become_flags_we_honour(cli_path: str, workspace: Path) -> N
     read = Call("read_file", json.dumps({"path": "notes.txt"}))
     with fake_server("anthropic", [Reply(text="Two things.", calls=(bash, read)), Reply(text="Done.")]) as server:
         opts = options(
-            cli_path, "anthropic", server.url, workspace,
+            cli_path,
+            "anthropic",
+            server.url,
+            workspace,
             system_prompt={"type": "preset", "preset": "claude_code", "append": "Always answer in haiku."},
-            allowed_tools=["Bash(echo:*)"], disallowed_tools=["Read"], max_turns=4, include_partial_messages=True,
+            allowed_tools=["Bash(echo:*)"],
+            disallowed_tools=["Read"],
+            max_turns=4,
+            include_partial_messages=True,
         )
         messages = collect("go", opts)
         assert "Always answer in haiku." in json.dumps(server.requests[0]["system"])

@@ -72,7 +72,11 @@ def one_command(command: str) -> list[Reply]:
 def test_a_checked_in_guard_hook_blocks_rm_rf_in_a_trusted_folder(workspace: Path, tmp_path: Path) -> None:
     claude_project(workspace, guard_settings(tmp_path))
     with FakeAnthropicServer(one_command("rm -rf junk")) as server:
-        proc = run_cli(["-p", "clean up", "--output-format", "json", "--sandbox", "off", "--trust-workspace", "--permission-mode", "bypass"], workspace, env_for(server, tmp_path))
+        proc = run_cli(
+            ["-p", "clean up", "--output-format", "json", "--sandbox", "off", "--trust-workspace", "--permission-mode", "bypass"],
+            workspace,
+            env_for(server, tmp_path),
+        )
     assert proc.returncode == 0, proc.stderr
     assert (workspace / "junk" / "file.txt").exists()
     assert any("blocked by the team guard" in result for result in tool_results(server))
@@ -83,7 +87,9 @@ def test_a_checked_in_deny_rule_holds_before_and_after_trust(workspace: Path, tm
     claude_project(workspace, {"permissions": {"deny": ["Bash(touch:*)"]}})
     flags = ["--trust-workspace"] if trusted else []
     with FakeAnthropicServer(one_command("touch secret.txt")) as server:
-        proc = run_cli(["-p", "make it", "--output-format", "json", "--sandbox", "off", "--permission-mode", "bypass", *flags], workspace, env_for(server, tmp_path))
+        proc = run_cli(
+            ["-p", "make it", "--output-format", "json", "--sandbox", "off", "--permission-mode", "bypass", *flags], workspace, env_for(server, tmp_path)
+        )
     assert proc.returncode == 0, proc.stderr
     assert not (workspace / "secret.txt").exists()
     assert tool_results(server) and "touch" in tool_results(server)[-1]
@@ -92,7 +98,9 @@ def test_a_checked_in_deny_rule_holds_before_and_after_trust(workspace: Path, tm
 def test_a_user_claude_settings_hook_runs(workspace: Path, tmp_path: Path) -> None:
     marker = tmp_path / "user-hook-ran"
     (tmp_path / "claude-home").mkdir()
-    (tmp_path / "claude-home" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}))
+    (tmp_path / "claude-home" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}})
+    )
     with FakeAnthropicServer([Reply(text="Hello.")]) as server:
         proc = run_cli(["-p", "hi", "--output-format", "json"], workspace, env_for(server, tmp_path))
     assert proc.returncode == 0, proc.stderr
@@ -102,7 +110,9 @@ def test_a_user_claude_settings_hook_runs(workspace: Path, tmp_path: Path) -> No
 def test_claude_home_defaults_to_the_home_folders_dot_claude(workspace: Path, tmp_path: Path) -> None:
     marker = tmp_path / "home-hook-ran"
     (tmp_path / "fake-home" / ".claude").mkdir(parents=True)
-    (tmp_path / "fake-home" / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}))
+    (tmp_path / "fake-home" / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}})
+    )
     with FakeAnthropicServer([Reply(text="Hello.")]) as server:
         env = env_for(server, tmp_path, HOME=str(tmp_path / "fake-home"))
         del env["CLAUDE_CONFIG_DIR"]

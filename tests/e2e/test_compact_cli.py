@@ -41,8 +41,11 @@ def test_reading_a_spilled_result_is_never_spilled_again(window: int, tmp_path: 
     (ws / "big.txt").write_text("".join(f"{i:06d} " + "z" * 90 + "\n" for i in range(1200)))
     script = ReadSpill()
     with fake_server("anthropic", script) as server:
-        proc = run_cli(["-p", "look", "--output-format", "events", "--permission-mode", "bypass", "--context-window", str(window)],
-                       ws, cli_env("anthropic", server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "look", "--output-format", "events", "--permission-mode", "bypass", "--context-window", str(window)],
+            ws,
+            cli_env("anthropic", server.url, tmp_path / "home"),
+        )
         assert proc.returncode == 0, proc.stderr
         last_results = [b for b in server.requests[2]["messages"][-1]["content"] if b.get("type") == "tool_result"]
     events = [json.loads(line) for line in proc.stdout.splitlines()]

@@ -47,8 +47,6 @@ def make_workspace(root: Path) -> Path:
     return ws
 
 
-
-
 @pytest.mark.parametrize("window", [60_000, 32_000, 16_000])
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, tmp_path: Path) -> None:
@@ -57,9 +55,23 @@ def test_a_hundred_turns_of_20kb_results_never_overflow(kind: str, window: int, 
     session = LongSession()
     with fake_server(kind, session, context_window=window) as server:
         proc = subprocess.run(
-            cli_command("-p", "Read the files again and again.", "--output-format", "events",
-             "--context-window", str(window), "--max-turns", str(TURNS + 5), "--permission-mode", "bypass"),
-            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+            cli_command(
+                "-p",
+                "Read the files again and again.",
+                "--output-format",
+                "events",
+                "--context-window",
+                str(window),
+                "--max-turns",
+                str(TURNS + 5),
+                "--permission-mode",
+                "bypass",
+            ),
+            cwd=ws,
+            env=cli_env(kind, server.url, tmp_path / "home"),
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         events = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -80,7 +92,11 @@ def test_an_overflow_the_window_table_did_not_foresee_is_recovered_by_one_compac
     with fake_server(kind, session, context_window=12_000) as server:
         proc = subprocess.run(
             cli_command("-p", "Read the files.", "--output-format", "events", "--max-turns", "200", "--permission-mode", "bypass"),
-            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=300,
+            cwd=ws,
+            env=cli_env(kind, server.url, tmp_path / "home"),
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     overflows = [e for e in events if e["type"] == "progress" and e["kind"] == "overflow"]
@@ -97,12 +113,24 @@ def test_a_resumed_session_keeps_budgeting_against_the_window_the_provider_state
     home = tmp_path / "home"
     with fake_server(kind, LongSession(), context_window=12_000) as server:
         env = cli_env(kind, server.url, home)
-        first = subprocess.run(cli_command("-p", "Read the files.", "--max-turns", "6", "--permission-mode", "bypass"),
-                               cwd=ws, env=env, capture_output=True, text=True, timeout=300)
+        first = subprocess.run(
+            cli_command("-p", "Read the files.", "--max-turns", "6", "--permission-mode", "bypass"),
+            cwd=ws,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert "too long" in first.stderr
         refused = len(server.rejections)
-        resumed = subprocess.run(cli_command("--continue", "-p", "Keep reading.", "--max-turns", "30", "--output-format", "events", "--permission-mode", "bypass"),
-                                 cwd=ws, env=env, capture_output=True, text=True, timeout=300)
+        resumed = subprocess.run(
+            cli_command("--continue", "-p", "Keep reading.", "--max-turns", "30", "--output-format", "events", "--permission-mode", "bypass"),
+            cwd=ws,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert len(server.rejections) == refused, "the resumed session forgot the window and overflowed again"
     events = json_lines(resumed.stdout)
     assert any(e["type"] == "progress" and e["kind"] == "compact" for e in events)
@@ -114,7 +142,11 @@ def test_an_overflow_compaction_cannot_fix_stops_with_a_clear_error_and_no_loop(
     with fake_server(kind, LongSession(), context_window=1_500) as server:
         proc = subprocess.run(
             cli_command("-p", "Read the files.", "--output-format", "json", "--permission-mode", "bypass"),
-            cwd=ws, env=cli_env(kind, server.url, tmp_path / "home"), capture_output=True, text=True, timeout=120,
+            cwd=ws,
+            env=cli_env(kind, server.url, tmp_path / "home"),
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     result = json.loads(proc.stdout)
     assert proc.returncode == 1

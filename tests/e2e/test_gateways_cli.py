@@ -59,7 +59,9 @@ def test_the_models_commands_get_neither_the_token_nor_the_headers(tmp_path: Pat
     with fake_server("anthropic", script, **GATEWAY) as server:
         proc = run_cli(["-p", "look", "--permission-mode", "bypass"], ws, gateway_env(server.url, tmp_path / "home"))
     assert proc.returncode == 0, proc.stderr
-    results = [block for message in server.requests[1]["messages"] for block in message["content"] if isinstance(block, dict) and block.get("type") == "tool_result"]
+    results = [
+        block for message in server.requests[1]["messages"] for block in message["content"] if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
     shown = json.dumps(results)
     assert "PATH=" in shown
     assert TOKEN not in shown and "team-core-7f3a" not in shown and "ANTHROPIC_CUSTOM_HEADERS" not in shown
@@ -91,7 +93,9 @@ def test_gpt_5_behind_a_base_url_gets_reasoning_effort_and_max_completion_tokens
     assert server.rejections == [] and set(server.paths) == {"/v1/chat/completions"} and len(server.requests) == 2
     assert all(body["reasoning_effort"] == "high" and "max_tokens" not in body and body["max_completion_tokens"] > 32_768 for body in server.requests)
     said = notices(proc.stderr)
-    assert len(said) == 1 and said[0].startswith(f"pseudoclaude: gpt-5: the server at {server.url} gets effort high as Chat Completions' reasoning_effort"), proc.stderr
+    assert len(said) == 1 and said[0].startswith(f"pseudoclaude: gpt-5: the server at {server.url} gets effort high as Chat Completions' reasoning_effort"), (
+        proc.stderr
+    )
 
 
 def test_effort_max_where_high_is_the_most_is_said_once_and_sent_as_high(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from tests.fakes.script import Call, CutStream, HttpError, Reply, StreamError
 pytestmark = pytest.mark.slow
 
 
-
 def three_turn_script() -> list[Any]:
     return [
         Reply(text="Let me read the notes.", calls=(Call("read_file", json.dumps({"path": "notes.txt"}), chunks=4),)),
@@ -31,13 +30,14 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-
-
-
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_three_turn_tool_task_in_stream_json(kind: str, workspace: Path, tmp_path: Path) -> None:
     with fake_server(kind, three_turn_script()) as server:
-        proc = run_cli(["-p", "How many lines do my notes have?", "--output-format", "events", "--permission-mode", "bypass"], workspace, cli_env(kind, server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "How many lines do my notes have?", "--output-format", "events", "--permission-mode", "bypass"],
+            workspace,
+            cli_env(kind, server.url, tmp_path / "home"),
+        )
     assert proc.returncode == 0, proc.stderr
     events = json_lines(proc.stdout)
     types = [e["type"] for e in events]

@@ -1,7 +1,7 @@
 """How a headless run starts (issue 30, issue 27): the provider SDK imported in a warm-up thread, joined before
 the first request; MCP servers started before the ``system``/``init`` line of a plain ``-p`` run.
 
-The warm-up's safety argument is in ``pseudoclaude/llm/providers.py``: the main thread never imports an SDK-side
+The warm-up's safety argument is in ``pseudoclaude/llm/warmup.py``: the main thread never imports an SDK-side
 package (pydantic, httpx, anyio, the SDK, mcp, bashlex) while the thread runs. The run here records every module
 load with its thread through an audit hook (``import`` events fire once per module actually loaded) and checks it.
 """
@@ -36,7 +36,9 @@ main()
 """
 
 
-def recorded_run(tmp_path: Path, args: list[str], env_extra: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], list[tuple[str, str, float]], list[float]]:
+def recorded_run(
+    tmp_path: Path, args: list[str], env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[tuple[str, str, float]], list[float]]:
     ws, record = tmp_path / "ws", tmp_path / "loads.json"
     ws.mkdir()
     script = [Reply(text="Listing.", calls=(Call("run_command", json.dumps({"command": "ls"})),)), Reply(text="done")]
@@ -89,7 +91,11 @@ def test_plain_print_starts_mcp_servers_before_init_so_init_says_connected_and_l
         started = time.monotonic()
         proc = subprocess.run(
             [sys.executable, "-m", "pseudoclaude", "-p", "hi", "--output-format", "stream-json", "--verbose", "--mcp-config", CONFIG],
-            cwd=ws, env=env, capture_output=True, text=True, timeout=120,
+            cwd=ws,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert proc.returncode == 0, proc.stderr
     lines = json_lines(proc.stdout)
@@ -98,4 +104,3 @@ def test_plain_print_starts_mcp_servers_before_init_so_init_says_connected_and_l
     assert "mcp__demo__greet" in init["slash_commands"]
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"] is False
     assert time.monotonic() - started < 60
-

@@ -48,14 +48,15 @@ def user_hooks(tmp_path: Path, hooks: dict[str, Any]) -> Path:
     return home
 
 
-def test_the_edit_tools_tool_response_carries_claude_codes_fields_and_a_failure_fires_post_tool_use_failure(
-    workspace: Path, tmp_path: Path
-) -> None:
+def test_the_edit_tools_tool_response_carries_claude_codes_fields_and_a_failure_fires_post_tool_use_failure(workspace: Path, tmp_path: Path) -> None:
     context = """echo '{"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "lint: read the file first"}}'"""
-    home = user_hooks(tmp_path, {
-        "PostToolUse": [{"matcher": "Edit|Write", "hooks": [hook(tmp_path, "post")]}],
-        "PostToolUseFailure": [{"hooks": [hook(tmp_path, "failure", context)]}],
-    })
+    home = user_hooks(
+        tmp_path,
+        {
+            "PostToolUse": [{"matcher": "Edit|Write", "hooks": [hook(tmp_path, "post")]}],
+            "PostToolUseFailure": [{"hooks": [hook(tmp_path, "failure", context)]}],
+        },
+    )
     calls = [
         Call("read_file", json.dumps({"path": "notes.txt"})),
         Call("edit_file", json.dumps({"path": "notes.txt", "old_string": "omega", "new_string": "x"})),
@@ -84,11 +85,19 @@ def test_the_edit_tools_tool_response_carries_claude_codes_fields_and_a_failure_
 
 def test_permission_request_decides_for_the_user_in_a_headless_run(workspace: Path, tmp_path: Path) -> None:
     rewritten = {"command": "echo from-the-hook > shell.txt"}
-    allow = f"""echo '{json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": rewritten}}})}'"""
+    allow = (
+        f"""echo '{json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": rewritten}}})}'"""
+    )
     deny = """echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no writes on Fridays"}}}'"""
-    home = user_hooks(tmp_path, {
-        "PermissionRequest": [{"matcher": "Bash", "hooks": [hook(tmp_path, "bash", allow)]}, {"matcher": "Write", "hooks": [hook(tmp_path, "write", deny)]}],
-    })
+    home = user_hooks(
+        tmp_path,
+        {
+            "PermissionRequest": [
+                {"matcher": "Bash", "hooks": [hook(tmp_path, "bash", allow)]},
+                {"matcher": "Write", "hooks": [hook(tmp_path, "write", deny)]},
+            ],
+        },
+    )
     calls = (Call("run_command", json.dumps({"command": "echo from-the-model > shell.txt"})),)
     write = (Call("write_file", json.dumps({"path": "out.txt", "content": "x"})),)
     script = [Reply(calls=calls), Reply(calls=write), Reply(text="Done.")]
@@ -109,16 +118,22 @@ def test_permission_request_decides_for_the_user_in_a_headless_run(workspace: Pa
 def test_subagent_start_adds_context_and_subagent_stop_sends_the_sub_agent_back_once(workspace: Path, tmp_path: Path) -> None:
     start = """echo '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "Cite line numbers."}}'"""
     again = """printf '%s' "$input" | grep -q '"stop_hook_active": *false' && { echo 'check the notes twice' >&2; exit 2; }; exit 0"""
-    home = user_hooks(tmp_path, {
-        "SubagentStart": [{"matcher": "general-purpose", "hooks": [hook(tmp_path, "start", start)]}],
-        "SubagentStop": [{"hooks": [hook(tmp_path, "stop", again)]}],
-        "Stop": [{"hooks": [hook(tmp_path, "main-stop")]}],
-        "PreToolUse": [{"hooks": [hook(tmp_path, "pre")]}],
-    })
+    home = user_hooks(
+        tmp_path,
+        {
+            "SubagentStart": [{"matcher": "general-purpose", "hooks": [hook(tmp_path, "start", start)]}],
+            "SubagentStop": [{"hooks": [hook(tmp_path, "stop", again)]}],
+            "Stop": [{"hooks": [hook(tmp_path, "main-stop")]}],
+            "PreToolUse": [{"hooks": [hook(tmp_path, "pre")]}],
+        },
+    )
     task = Call("task", json.dumps({"description": "read notes", "prompt": "What do the notes say?", "subagent_type": "general-purpose"}))
     read = Call("read_file", json.dumps({"path": "notes.txt"}))
     script = [
-        Reply(calls=(task,)), Reply(calls=(read,)), Reply(text="They say alpha."), Reply(text="Checked twice: alpha, line 1."),
+        Reply(calls=(task,)),
+        Reply(calls=(read,)),
+        Reply(text="They say alpha."),
+        Reply(text="Checked twice: alpha, line 1."),
         Reply(text="The notes say alpha."),
     ]
     with FakeOpenAIServer(script) as server:
@@ -181,10 +196,13 @@ def test_permission_request_answers_before_the_user_is_asked_and_notification_fi
 
     sdk = pytest.importorskip("claude_agent_sdk")
     allow_ok = """printf '%s' "$input" | grep -q '"file_path": "ok.txt"' && echo '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}'; exit 0"""
-    user_hooks(tmp_path, {
-        "PermissionRequest": [{"matcher": "Write", "hooks": [hook(tmp_path, "permission", allow_ok)]}],
-        "Notification": [{"matcher": "permission_prompt", "hooks": [hook(tmp_path, "notification")]}],
-    })
+    user_hooks(
+        tmp_path,
+        {
+            "PermissionRequest": [{"matcher": "Write", "hooks": [hook(tmp_path, "permission", allow_ok)]}],
+            "Notification": [{"matcher": "permission_prompt", "hooks": [hook(tmp_path, "notification")]}],
+        },
+    )
     wrapper = tmp_path / "pseudoclaude"
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pseudoclaude "$@"\n')
     wrapper.chmod(0o755)

@@ -18,7 +18,6 @@ pytestmark = pytest.mark.slow
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd")
 
 
-
 def write_hook(folder: Path, name: str, body: str) -> str:
     path = folder / f"{name}.sh"
     path.write_text("#!/bin/bash\n" + body + "\n")
@@ -103,10 +102,14 @@ def test_instructions_and_memory_reach_the_system_prompt(workspace: Path, tmp_pa
 
 def test_hooks_test_runs_the_configured_hooks_with_a_sample_payload(workspace: Path, tmp_path: Path) -> None:
     deny = write_hook(tmp_path, "guard", """grep -q '"tool_name": "Bash"' && { echo 'no shell today' >&2; exit 2; }; exit 0""")
-    configure(workspace, {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": deny}, {"type": "command", "command": "echo '{oops'"}]}]})
+    configure(
+        workspace, {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": deny}, {"type": "command", "command": "echo '{oops'"}]}]}
+    )
     proc = run_cli(["hooks", "test", "PreToolUse"], workspace, bare_env(tmp_path / "home"))
     assert proc.returncode == 1, proc.stderr
-    assert '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "Bash"' in proc.stdout and '"pseudoclaude_tool_name": "run_command"' in proc.stdout
+    assert (
+        '"hook_event_name": "PreToolUse"' in proc.stdout and '"tool_name": "Bash"' in proc.stdout and '"pseudoclaude_tool_name": "run_command"' in proc.stdout
+    )
     assert "exit 2" in proc.stdout and "=> deny the call: no shell today" in proc.stdout
     assert "=> warning: hook `echo '{oops'` printed invalid JSON" in proc.stdout
     other = run_cli(["hooks", "test", "PreToolUse", "--tool", "read_file"], workspace, bare_env(tmp_path / "home"))

@@ -27,8 +27,9 @@ def test_sigint_during_a_command_kills_it_and_the_session_resumes(processes: lis
     ]
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
-        proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):
@@ -62,8 +63,9 @@ def test_sigterm_or_sighup_stops_like_ctrl_c_and_leaves_no_command_behind(proces
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": f"sleep 30; echo {marker} > done.txt"})),))]
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
-        proc = subprocess.Popen(cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cli_command("-p", "go", "--permission-mode", "bypass"), cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):
@@ -115,8 +117,14 @@ def test_a_signal_ends_the_process_at_once_in_every_format_with_the_command_or_h
         _trusted_hooks(ws, home, {"PreToolUse": hung})
     script = [Reply(text="Starting.", calls=(Call("run_command", json.dumps({"command": command})),)), Reply(text="done")]
     with fake_server("anthropic", script) as server:
-        proc = subprocess.Popen(cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"), cwd=ws,
-                                env=cli_env("anthropic", server.url, home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cli_command("-p", "go", "--output-format", output_format, "--permission-mode", "bypass"),
+            cwd=ws,
+            env=cli_env("anthropic", server.url, home),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         processes.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not _sleeping(marker):

@@ -59,8 +59,7 @@ def _setup(tmp_path: Path, kind: str) -> tuple[Path, Path, str, int]:
     script = tmp_path / "record.py"
     script.write_text(RECORDER)
     hooks = {
-        event: [{"hooks": [{"type": "command", "command": f"{sys.executable} {script} {tmp_path / event}.jsonl"}]}]
-        for event in ("PreCompact", "PostCompact")
+        event: [{"hooks": [{"type": "command", "command": f"{sys.executable} {script} {tmp_path / event}.jsonl"}]}] for event in ("PreCompact", "PostCompact")
     }
     (home / "settings.json").write_text(json.dumps({"hooks": hooks}))
     return ws, home, model, info.context_window

@@ -19,7 +19,7 @@ from tests.fakes.script import Call, Reply
 
 pytestmark = pytest.mark.slow
 
-WRITE = Call("write_file", json.dumps({"path": "notes/new.txt", "content": "line one\nline \"two\"\n"}), chunks=5)
+WRITE = Call("write_file", json.dumps({"path": "notes/new.txt", "content": 'line one\nline "two"\n'}), chunks=5)
 GREP = Call("grep", json.dumps({"pattern": "line", "case_insensitive": True, "path": "notes"}), chunks=4)
 LIST = Call("list_dir", "{}", chunks=1)
 
@@ -85,7 +85,7 @@ def test_tool_arguments_stream_in_pieces_that_add_up_to_the_final_input(setup: s
     assert [comparable(b) for b in assembled(first)] == [comparable(b) for b in first_message["content"]]
     tool_uses = [b for b in first_message["content"] if b["type"] == "tool_use"]
     assert [b["name"] for b in tool_uses] == ["Write", "Grep", "LS"]
-    assert tool_uses[0]["input"] == {"file_path": "notes/new.txt", "content": "line one\nline \"two\"\n"}
+    assert tool_uses[0]["input"] == {"file_path": "notes/new.txt", "content": 'line one\nline "two"\n'}
     assert tool_uses[1]["input"]["-i"] is True
     pieces = [e for e in first if e["type"] == "content_block_delta" and e["index"] == first_message["content"].index(tool_uses[0])]
     assert len(pieces) > 1, "the arguments arrive in pieces, not whole"
@@ -94,7 +94,7 @@ def test_tool_arguments_stream_in_pieces_that_add_up_to_the_final_input(setup: s
     assert assembled(second) == second_message["content"]
     session = next((tmp_path / "home").rglob("session.jsonl")).read_text()
     assert "tool_input" not in session and "partial_json" not in session and "input_json_delta" not in session
-    assert (workspace / "notes" / "new.txt").read_text() == "line one\nline \"two\"\n"
+    assert (workspace / "notes" / "new.txt").read_text() == 'line one\nline "two"\n'
 
 
 @pytest.mark.parametrize("output_format", ["text", "json"])
@@ -102,7 +102,9 @@ def test_the_pieces_stay_out_of_the_text_and_json_formats(output_format: str, tm
     workspace = tmp_path / "ws"
     (workspace / "notes").mkdir(parents=True)
     with fake_server("anthropic", [Reply(text="Writing.", calls=(WRITE,)), Reply(text="Done.")]) as server:
-        proc = run_cli(["-p", "go", "--output-format", output_format, "--permission-mode", "acceptEdits"], workspace, cli_env("anthropic", server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "go", "--output-format", output_format, "--permission-mode", "acceptEdits"], workspace, cli_env("anthropic", server.url, tmp_path / "home")
+        )
     assert proc.returncode == 0, proc.stderr
     assert "tool_input" not in proc.stdout and "partial_json" not in proc.stdout and "notes/new.txt" not in proc.stdout
     assert proc.stdout.strip().endswith("Done.") or json.loads(proc.stdout)["result"] == "Done."
@@ -112,7 +114,9 @@ def test_the_events_format_shows_the_pieces_as_events(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     (workspace / "notes").mkdir(parents=True)
     with fake_server("openai", [Reply(text="Writing.", calls=(WRITE,)), Reply(text="Done.")]) as server:
-        proc = run_cli(["-p", "go", "--output-format", "events", "--permission-mode", "acceptEdits"], workspace, cli_env("openai", server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "go", "--output-format", "events", "--permission-mode", "acceptEdits"], workspace, cli_env("openai", server.url, tmp_path / "home")
+        )
     assert proc.returncode == 0, proc.stderr
     lines = json_lines(proc.stdout)
     [start] = [line for line in lines if line["type"] == "tool_input_start"]

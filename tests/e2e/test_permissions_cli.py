@@ -60,7 +60,9 @@ def test_plan_mode_refuses_writes_and_tells_the_model_to_plan(tmp_path: Path) ->
 
 
 def test_bypass_still_refuses_the_hard_deny_list(tmp_path: Path) -> None:
-    result, _, _ = run_one_call(tmp_path, Call("run_command", json.dumps({"command": "echo hi; sudo rm -rf --no-preserve-root /"})), "--dangerously-skip-permissions")
+    result, _, _ = run_one_call(
+        tmp_path, Call("run_command", json.dumps({"command": "echo hi; sudo rm -rf --no-preserve-root /"})), "--dangerously-skip-permissions"
+    )
     assert result.get("is_error") is True and "rm" in text_of(result)
 
 
@@ -83,7 +85,9 @@ def test_a_prefix_rule_does_not_run_a_hidden_substitution(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("path", [".git/hooks/pre-commit", ".pseudoclaude/settings.local.json"])
 def test_accept_edits_does_not_write_a_protected_path_headless(tmp_path: Path, path: str) -> None:
-    result, _, ws = run_one_call(tmp_path, Call("write_file", json.dumps({"path": path, "content": "#!/bin/sh\ntouch pwned\n"})), "--permission-mode", "accept-edits")
+    result, _, ws = run_one_call(
+        tmp_path, Call("write_file", json.dumps({"path": path, "content": "#!/bin/sh\ntouch pwned\n"})), "--permission-mode", "accept-edits"
+    )
     assert result.get("is_error") is True and "protected" in text_of(result)
     assert not (ws / path).exists()
 

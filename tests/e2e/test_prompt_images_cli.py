@@ -71,9 +71,7 @@ def test_image_options_ride_on_the_prompt_and_are_kept_in_the_session(workspace:
         (lambda ws: (ws / "a.png").write_bytes(png()), ["-p", "", "-i", "a.png"], "no prompt given"),
     ],
 )
-def test_an_image_option_that_cannot_be_sent_exits_2_before_any_request(
-    workspace: Path, tmp_path: Path, setup: Any, args: list[str], message: str
-) -> None:
+def test_an_image_option_that_cannot_be_sent_exits_2_before_any_request(workspace: Path, tmp_path: Path, setup: Any, args: list[str], message: str) -> None:
     setup(workspace)
     with fake_server("anthropic", [Reply(text="never")]) as server:
         proc = run_cli(args, workspace, cli_env("anthropic", server.url, tmp_path / "home"), stdin="")
@@ -110,7 +108,9 @@ def test_stream_json_image_blocks_are_attached_and_a_bad_one_is_an_error_result(
     )
     home = tmp_path / "home"
     with fake_server("anthropic", [Reply(text="Green."), Reply(text="Yes.")]) as server:
-        proc = run_cli(["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"], workspace, cli_env("anthropic", server.url, home), stdin=stdin)
+        proc = run_cli(
+            ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"], workspace, cli_env("anthropic", server.url, home), stdin=stdin
+        )
         assert server.rejections == [] and len(server.requests) == 2
     results = [line for line in json_lines(proc.stdout) if line["type"] == "result"]
     assert [r["is_error"] for r in results] == [False, True, False]

@@ -42,7 +42,13 @@ def test_a_workspace_wide_grep_never_shows_a_denied_env_file(tmp_path: Path) -> 
     session = "".join(path.read_text(errors="replace") for path in home.rglob("*") if path.is_file())
     for where in (proc.stdout, proc.stderr, sent, session):
         assert SECRET not in where
-    results = [b for m in server.requests[1]["messages"] if m["role"] == "user" and isinstance(m["content"], list) for b in m["content"] if b.get("type") == "tool_result"]
+    results = [
+        b
+        for m in server.requests[1]["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
     texts = [r["content"] if isinstance(r["content"], str) else "".join(b.get("text", "") for b in r["content"]) for r in results]
     assert texts[0] == "1 matching line in 1 file:\napp/main.py:1:print('CANARY-public')\n"
     assert texts[1].startswith("No matches for 'CANARY'")

@@ -25,8 +25,15 @@ pytestmark = pytest.mark.slow
 
 def script() -> list[Any]:
     return [
-        Reply(text="Let me read the notes.", thinking="The notes are in notes.txt.", reasoning_tokens=40, calls=(Call("read_file", json.dumps({"path": "notes.txt"})),)),
-        Reply(text="Now count.", thinking="Counting needs wc.", reasoning_tokens=30, calls=(Call("run_command", json.dumps({"command": "wc -l < notes.txt"})),)),
+        Reply(
+            text="Let me read the notes.",
+            thinking="The notes are in notes.txt.",
+            reasoning_tokens=40,
+            calls=(Call("read_file", json.dumps({"path": "notes.txt"})),),
+        ),
+        Reply(
+            text="Now count.", thinking="Counting needs wc.", reasoning_tokens=30, calls=(Call("run_command", json.dumps({"command": "wc -l < notes.txt"})),)
+        ),
         Reply(text="The notes have 3 lines.", thinking="Three.", reasoning_tokens=10),
     ]
 

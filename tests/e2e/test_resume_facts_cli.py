@@ -40,7 +40,9 @@ def read_then_edit() -> list[Step]:
 
 
 def last_tool_result(request: dict[str, Any]) -> dict[str, Any]:
-    results = [block for message in request["messages"] if isinstance(message["content"], list) for block in message["content"] if block.get("type") == "tool_result"]
+    results = [
+        block for message in request["messages"] if isinstance(message["content"], list) for block in message["content"] if block.get("type") == "tool_result"
+    ]
     return results[-1]
 
 

@@ -70,8 +70,6 @@ def steps() -> list[Step]:
     return [big] + [Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in reads] + [Reply(text="Read them all.")]
 
 
-
-
 def entry_types(home: Path) -> list[str]:
     files = list((home / "sessions").rglob("session.jsonl"))
     assert len(files) == 1
@@ -102,7 +100,11 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
         assert scenario.summaries >= 1
         resumed = subprocess.run(
             cli_command("--continue", "-p", "", "--context-window", str(WINDOW), "--permission-mode", "bypass"),
-            cwd=ws, env=cli_env(kind, server.url, home), capture_output=True, text=True, timeout=90,
+            cwd=ws,
+            env=cli_env(kind, server.url, home),
+            capture_output=True,
+            text=True,
+            timeout=90,
         )
         assert resumed.returncode == 0, resumed.stderr
         assert scenario.hang_body_index is not None

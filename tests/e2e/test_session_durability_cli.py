@@ -144,7 +144,9 @@ def test_a_really_full_disk_leaves_a_valid_prefix_and_says_so_in_stream_json(wor
         ]
         with fake_server("anthropic", script) as server:
             env = cli_env("anthropic", server.url, tmp_path / "home")
-            proc = run_cli(["-p", "Count my notes", "--output-format", "stream-json", "--permission-mode", "bypass", "--sessions-dir", str(disk)], workspace, env)
+            proc = run_cli(
+                ["-p", "Count my notes", "--output-format", "stream-json", "--permission-mode", "bypass", "--sessions-dir", str(disk)], workspace, env
+            )
         assert proc.returncode == 3, proc.stderr
         lines = json_lines(proc.stdout)
         failed = [line for line in lines if line.get("subtype") == "session_write_failed"]
@@ -257,7 +259,9 @@ def test_an_unreadable_working_folder_is_one_line_and_exit_2(args: list[str], tm
     finally:
         closed.chmod(0o700)
     assert proc.returncode == 2
-    assert proc.stderr.splitlines() == [f"pseudoclaude: the working folder {closed} cannot be read (Permission denied): cd to a folder you can read and run again"]
+    assert proc.stderr.splitlines() == [
+        f"pseudoclaude: the working folder {closed} cannot be read (Permission denied): cd to a folder you can read and run again"
+    ]
 
 
 def test_a_read_only_sessions_folder_refuses_a_new_session_in_one_line(workspace: Path, tmp_path: Path) -> None:

@@ -75,8 +75,7 @@ def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Pat
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, home)
         assert run_cli(["-p", "start"], ws, env).returncode == 0
-        holder = subprocess.Popen(cli_command("--continue", "-p", "long one"), cwd=ws, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        holder = subprocess.Popen(cli_command("--continue", "-p", "long one"), cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             assert script.entered.wait(30)
             second = run_cli(["--continue", "-p", "intruder"], ws, env)

@@ -60,7 +60,9 @@ def test_export_to_a_terminal_spells_out_a_tool_s_escape_sequences(tmp_path: Pat
         session.append_message(Message.assistant("", [ToolCall("c1", "run_command", '{"command": "cat log"}')]))
         session.append_message(Message.tool("c1", "before \x1b]52;c;ZXZpbA==\x07 after"))
         session_id = session.id
-    term = Terminal(["sessions", "export", session_id, "--sessions-dir", str(sessions)], workspace, cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home"))
+    term = Terminal(
+        ["sessions", "export", session_id, "--sessions-dir", str(sessions)], workspace, cli_env("anthropic", "http://127.0.0.1:9", tmp_path / "home")
+    )
     terminals.append(term)
     term.expect(re.escape("before ^[]52;c;ZXZpbA==^G after"))
     assert term.exit_code() == 0

@@ -54,8 +54,8 @@ def test_bash_running_the_shown_completion_script_completes_the_model(tmp_path: 
     launcher.chmod(0o755)
     (tmp_path / "completion.bash").write_text(shown.stdout)
     session = (
-        'source completion.bash\n'
-        'COMP_WORDS=(pseudoclaude --model claude-s)\nCOMP_CWORD=2\n'
+        "source completion.bash\n"
+        "COMP_WORDS=(pseudoclaude --model claude-s)\nCOMP_CWORD=2\n"
         '_pseudoclaude_completion pseudoclaude\nprintf "%s\\n" "${COMPREPLY[@]}"\n'
     )
     env = {**env, "PATH": f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"}

@@ -49,7 +49,9 @@ def test_a_tool_round_with_thinking_sends_the_signed_block_back_and_reports_it(t
     ws, home = workspace(tmp_path), tmp_path / "home"
     with fake_server("anthropic", two_rounds()) as server:
         env = cli_env("anthropic", server.url, home)
-        done = run_cli(["-p", "What does a.txt say?", "--model", MODEL, "--effort", "medium", "--output-format", "events", "--permission-mode", "bypass"], ws, env)
+        done = run_cli(
+            ["-p", "What does a.txt say?", "--model", MODEL, "--effort", "medium", "--output-format", "events", "--permission-mode", "bypass"], ws, env
+        )
     assert done.returncode == 0, done.stderr
     assert server.rejections == []
     first, second = server.requests
@@ -105,8 +107,13 @@ def test_resume_of_a_session_with_thinking_sends_the_same_bytes(tmp_path: Path) 
     scenario = HangAt(two_rounds(), index=1)
     with fake_server("anthropic", scenario) as server:
         env = cli_env("anthropic", server.url, home)
-        proc = subprocess.Popen(cli_command("-p", "What does a.txt say?", "--model", MODEL, "--effort", "high", "--permission-mode", "bypass"),
-                                cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            cli_command("-p", "What does a.txt say?", "--model", MODEL, "--effort", "high", "--permission-mode", "bypass"),
+            cwd=ws,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             assert scenario.hung.wait(60), "the second request never came"
             os.kill(proc.pid, signal.SIGKILL)
@@ -125,8 +132,14 @@ def test_interrupting_while_the_model_thinks_leaves_a_session_that_resumes(tmp_p
     script: list[Step] = [StallStream(Reply(thinking="a long chain of thought " * 20, text="never"), after_deltas=2), Reply(text="Back.")]
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, home)
-        proc = subprocess.Popen(cli_command("-p", "think hard", "--model", MODEL, "--effort", "max", "--output-format", "events"),
-                                cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cli_command("-p", "think hard", "--model", MODEL, "--effort", "max", "--output-format", "events"),
+            cwd=ws,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert server.stalled.wait(60), "the thinking stream never started"
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)

@@ -73,9 +73,7 @@ def test_committed_hooks_run_only_in_a_trusted_folder(workspace: Path, tmp_path:
     assert proc.stdout.strip() == "It says alpha."
 
 
-@pytest.mark.parametrize(
-    "permissions", [{"defaultMode": "bypass"}, {"allow": ["run_command"]}, {"defaultMode": "accept-edits", "allow": ["Bash(touch:*)"]}]
-)
+@pytest.mark.parametrize("permissions", [{"defaultMode": "bypass"}, {"allow": ["run_command"]}, {"defaultMode": "accept-edits", "allow": ["Bash(touch:*)"]}])
 @pytest.mark.parametrize("trusted", [False, True])
 def test_committed_permissions_loosen_nothing_until_trusted(workspace: Path, tmp_path: Path, permissions: dict[str, Any], trusted: bool) -> None:
     commit_settings(workspace, {"permissions": permissions})

@@ -59,7 +59,10 @@ def adapter_env(url: str, tmp_path: Path) -> dict[str, str]:
     home.mkdir(exist_ok=True)
     return {
         **cli_env("anthropic", url, home / ".pseudoclaude"),
-        "HOME": str(home), "PYTHONPATH": str(REPO), "CLAUDE_CODE_EXECUTABLE": str(launcher(tmp_path)), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "HOME": str(home),
+        "PYTHONPATH": str(REPO),
+        "CLAUDE_CODE_EXECUTABLE": str(launcher(tmp_path)),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
     }
 
 
@@ -111,7 +114,10 @@ def test_zed_adapter_edits_a_file_after_the_editor_allows_it(adapter: tuple[str,
     with fake_server("anthropic", script) as server:
         env = {
             **cli_env("anthropic", server.url, home / ".pseudoclaude"),
-            "HOME": str(home), "PYTHONPATH": str(REPO), "CLAUDE_CODE_EXECUTABLE": str(launcher(tmp_path)), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "HOME": str(home),
+            "PYTHONPATH": str(REPO),
+            "CLAUDE_CODE_EXECUTABLE": str(launcher(tmp_path)),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         }
 
         async def go() -> str:
@@ -126,7 +132,7 @@ def test_zed_adapter_edits_a_file_after_the_editor_allows_it(adapter: tuple[str,
     assert stop == "end_turn"
     assert client.permissions, "the editor was never asked: the adapter refuses a can_use_tool request without Claude Code's tool_use_id"
     assert (workspace / "hello.txt").read_text() == "hello from zed\n"
-    (tool_call, options), = client.permissions
+    ((tool_call, options),) = client.permissions
     assert tool_call.tool_call_id and {option.kind for option in options} >= {"allow_once", "reject_once"}
     assert "Done: hello.txt is written." in client.text()
     started = client.of("tool_call")

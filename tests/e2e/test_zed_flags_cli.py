@@ -28,7 +28,13 @@ def lines(*objects: object) -> str:
 
 
 def user(text: str, uuid: str) -> dict[str, object]:
-    return {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}, "session_id": "", "parent_tool_use_id": None, "uuid": uuid}
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+        "session_id": "",
+        "parent_tool_use_id": None,
+        "uuid": uuid,
+    }
 
 
 def mode_request(request_id: str, mode: str) -> dict[str, object]:
@@ -52,7 +58,9 @@ def test_replay_echoes_each_user_message_with_its_uuid_after_the_init(tmp_path: 
 
 def test_without_replay_no_user_message_is_echoed(tmp_path: Path) -> None:
     with fake_server("anthropic", [Reply(text="one")]) as server:
-        proc = run_cli(STREAM, tmp_path, cli_env("anthropic", server.url, tmp_path / "home"), stdin=lines(user("first", "0b7d3c1e-1111-4aaa-8bbb-000000000001")))
+        proc = run_cli(
+            STREAM, tmp_path, cli_env("anthropic", server.url, tmp_path / "home"), stdin=lines(user("first", "0b7d3c1e-1111-4aaa-8bbb-000000000001"))
+        )
     assert proc.returncode == 0, proc.stderr
     assert not [o for o in json_lines(proc.stdout) if o["type"] == "user" and o.get("isReplay")]
 
@@ -82,6 +90,8 @@ def test_bypass_is_switched_on_later_only_when_allowed(allow: bool, tmp_path: Pa
 def test_allowing_bypass_loosens_nothing_by_itself(tmp_path: Path) -> None:
     script = [Reply(text="Writing.", calls=(Call("write_file", json.dumps({"path": "out.txt", "content": "x\n"})),)), Reply(text="Refused.")]
     with fake_server("anthropic", script) as server:
-        proc = run_cli(["-p", "write it", "--output-format", "json", "--allow-dangerously-skip-permissions"], tmp_path, cli_env("anthropic", server.url, tmp_path / "home"))
+        proc = run_cli(
+            ["-p", "write it", "--output-format", "json", "--allow-dangerously-skip-permissions"], tmp_path, cli_env("anthropic", server.url, tmp_path / "home")
+        )
     result = json.loads(proc.stdout)
     assert not (tmp_path / "out.txt").exists() and [d["tool_name"] for d in result["permission_denials"]] == ["Write"]

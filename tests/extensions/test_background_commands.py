@@ -35,7 +35,8 @@ def alive(pgid: int) -> bool:
     return any(
         Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2] == str(pgid)
         and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-        for pid in os.listdir("/proc") if pid.isdigit() and Path(f"/proc/{pid}/stat").exists()
+        for pid in os.listdir("/proc")
+        if pid.isdigit() and Path(f"/proc/{pid}/stat").exists()
     )
 
 
@@ -51,10 +52,13 @@ def test_a_background_server_is_read_killed_and_nothing_survives_the_session(tmp
     server_cmd = f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1"
     fetch = f"{sys.executable} -c \"import urllib.request,time; time.sleep(0.5); print(urllib.request.urlopen('http://127.0.0.1:{port}/index.html').read())\""
     steps = [
-        Reply(text="Starting.", calls=(
-            Call("run_command", json.dumps({"command": server_cmd, "background": True})),
-            Call("run_command", json.dumps({"command": f"{sys.executable} -u -m http.server {other} --bind 127.0.0.1", "background": True})),
-        )),
+        Reply(
+            text="Starting.",
+            calls=(
+                Call("run_command", json.dumps({"command": server_cmd, "background": True})),
+                Call("run_command", json.dumps({"command": f"{sys.executable} -u -m http.server {other} --bind 127.0.0.1", "background": True})),
+            ),
+        ),
         Reply(calls=(Call("run_command", json.dumps({"command": fetch})),)),
         Reply(calls=(Call("command_output", json.dumps({"id": "bg1"})),)),
         Reply(calls=(Call("kill_command", json.dumps({"id": "bg1"})),)),

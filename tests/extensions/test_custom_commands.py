@@ -44,8 +44,7 @@ def test_front_matter_placeholders_and_namespaces(dirs: tuple[Path, Path, Path])
     assert [c.name for c in commands.commands] == ["/frontend:review", "/plain"]
     review = commands.find("/frontend:review")
     assert review is not None
-    assert (review.description, review.argument_hint, review.model, review.scope) == (
-        "Review a file for bugs", "<file> [focus]", "claude-haiku-4-5", "project")
+    assert (review.description, review.argument_hint, review.model, review.scope) == ("Review a file for bugs", "<file> [focus]", "claude-haiku-4-5", "project")
     assert review.allowed_tools == ("Bash(git diff:*)", "Bash(git log:*)")
     assert review.expand('src/app.py "error handling"') == 'Review src/app.py carefully; focus on error handling.\nAll arguments: src/app.py "error handling"'
     plain = commands.find("/plain")
@@ -65,7 +64,7 @@ def test_project_pseudoclaude_folder_wins_over_claude_and_user(dirs: tuple[Path,
 def test_allowed_tools_of_a_project_command_needs_trust(dirs: tuple[Path, Path, Path]) -> None:
     ws, home, user = dirs
     write(ws / ".claude" / "commands" / "review.md", REVIEW)
-    write(home / "commands" / "mine.md", "---\nallowed-tools: [\"Bash(make:*)\", \"Bash(oops\"]\n---\nbuild\n")
+    write(home / "commands" / "mine.md", '---\nallowed-tools: ["Bash(make:*)", "Bash(oops"]\n---\nbuild\n')
     commands = load_custom_commands(ws, home, user)
     untrusted = commands.expand("/review a.py", trusted=False, provider="anthropic")
     assert untrusted is not None and untrusted.allowed_tools == ()
@@ -95,9 +94,7 @@ def test_a_claude_command_expands_in_print_mode(kind: str, dirs: tuple[Path, Pat
 
 
 @pytest.mark.slow
-def test_a_claude_command_expands_in_the_repl_and_shows_in_help_and_completion(
-    dirs: tuple[Path, Path, Path], terminals: list[Terminal]
-) -> None:
+def test_a_claude_command_expands_in_the_repl_and_shows_in_help_and_completion(dirs: tuple[Path, Path, Path], terminals: list[Terminal]) -> None:
     ws, home, user = dirs
     write(ws / ".claude" / "commands" / "xray.md", "---\ndescription: inspect deeply\n---\nInspect $ARGUMENTS now.\n")
     with fake_server("anthropic", [Reply(text="Inspected it.")]) as server:

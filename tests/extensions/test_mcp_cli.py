@@ -136,7 +136,9 @@ def test_mcp_config_brings_a_server_and_strict_leaves_the_others_out(tmp_path: P
 
 
 def test_a_server_that_cannot_start_is_one_line_and_the_run_goes_on(tmp_path: Path, ws: Path) -> None:
-    config = json.dumps({"mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}, "unset": {"command": "x", "args": ["${PC_NOT_SET_ANYWHERE}"]}}})
+    config = json.dumps(
+        {"mcpServers": {"broken": {"command": str(tmp_path / "no-such-server")}, "unset": {"command": "x", "args": ["${PC_NOT_SET_ANYWHERE}"]}}}
+    )
     proc, requests, _ = run(tmp_path, [Reply(text="Done.")], "--mcp-config", config)
     assert proc.returncode == 0, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "MCP server" in line]

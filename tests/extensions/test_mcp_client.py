@@ -37,7 +37,9 @@ def test_tool_names_are_claude_codes_and_safe_for_both_providers() -> None:
 
 def test_schemas_become_plain_object_schemas() -> None:
     assert input_schema({"$schema": "x", "anyOf": [{}], "properties": {"a": {"type": "string"}}, "required": ["a"]}) == {
-        "type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "required": ["a"],
     }
     assert input_schema(None) == {"type": "object", "properties": {}}
 
@@ -89,7 +91,8 @@ def test_the_user_settings_and_the_flag_declare_servers_the_flag_winning(tmp_pat
     flag = json.dumps({"mcpServers": {"b": {"command": "three"}}})
     settings = load_settings(tmp_path, Flags(mcp_config=(flag,)), environ={**ENV, "PSEUDOCLAUDE_HOME": str(home)})
     assert {name: (source, raw["command"]) for name, (source, raw) in settings.mcp_servers.items()} == {
-        "a": ("user settings", "one"), "b": ("--mcp-config", "three"),
+        "a": ("user settings", "one"),
+        "b": ("--mcp-config", "three"),
     }
     strict = load_settings(tmp_path, Flags(mcp_config=(flag,), strict_mcp_config=True), environ={**ENV, "PSEUDOCLAUDE_HOME": str(home)})
     assert list(strict.mcp_servers) == ["b"]
@@ -161,8 +164,18 @@ def test_a_streamable_http_server_serves_its_tools(http_server: str, tmp_path: P
 
     names, text, notices = asyncio.run(go())
     assert names == [
-        "list_mcp_resources", "mcp__web__ask", "mcp__web__big", "mcp__web__crash", "mcp__web__echo", "mcp__web__env_var", "mcp__web__exit_soon",
-        "mcp__web__picture", "mcp__web__roots", "mcp__web__snapshot", "mcp__web__token", "read_mcp_resource",
+        "list_mcp_resources",
+        "mcp__web__ask",
+        "mcp__web__big",
+        "mcp__web__crash",
+        "mcp__web__echo",
+        "mcp__web__env_var",
+        "mcp__web__exit_soon",
+        "mcp__web__picture",
+        "mcp__web__roots",
+        "mcp__web__snapshot",
+        "mcp__web__token",
+        "read_mcp_resource",
     ]
     assert text == "echo: over http" and notices == []
 

@@ -60,7 +60,12 @@ SHARED_ENV = {"PC_USERS_OWN": "proxy.example:3128", "DEMO_TOKEN": "overridden by
 SHARED_SCRIPT = [
     Reply(calls=(Call("mcp__demo__env_var", json.dumps({"name": "PC_USERS_OWN"})), Call("mcp__demo__env_var", json.dumps({"name": "DEMO_TOKEN"})))),
     Reply(calls=(Call("list_mcp_resources"),)),
-    Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://notes/today"})), Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://pixel.png"})))),
+    Reply(
+        calls=(
+            Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://notes/today"})),
+            Call("read_mcp_resource", json.dumps({"server": "demo", "uri": "demo://pixel.png"})),
+        )
+    ),
     Reply(calls=(Call("read_mcp_resource", json.dumps({"server": "nowhere", "uri": "x://y"})),)),
     Reply(calls=(Call("mcp__demo__roots"),)),
     Reply(calls=(Call("mcp__demo__ask"),)),

@@ -29,7 +29,9 @@ def test_structured_content_alone_is_sent_without_its_base64_data() -> None:
 
 
 def test_text_parts_are_joined_and_a_short_base64_looking_word_is_kept() -> None:
-    result = call_result(CallToolResult(content=[TextContent(type="text", text="one"), TextContent(type="text", text="two")], structured_content={"id": "abc123"}))
+    result = call_result(
+        CallToolResult(content=[TextContent(type="text", text="one"), TextContent(type="text", text="two")], structured_content={"id": "abc123"})
+    )
     assert result.text == "one\ntwo"
     assert "abc123" in call_result(CallToolResult(content=[], structured_content={"id": "abc123"})).text
 

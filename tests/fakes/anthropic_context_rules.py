@@ -182,9 +182,7 @@ class Applied:
     """The body the compaction summarized (after any clearing)."""
 
 
-def apply(
-    body: dict[str, Any], count: Callable[[Any], int], summarize: Callable[[Mapping[str, Any]], str], prompt_tokens: int | None = None
-) -> Applied:
+def apply(body: dict[str, Any], count: Callable[[Any], int], summarize: Callable[[Mapping[str, Any]], str], prompt_tokens: int | None = None) -> Applied:
     """The request as the model sees it after the server's edits (see the module docstring).
 
     ``prompt_tokens``: the size the script says the prompt has (a scenario reaches a trigger without sending

@@ -41,10 +41,13 @@ def model_entry(
     if thinking is not None:
         strategies = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
         entry["capabilities"] = {
-            "batch": _support(True), "citations": _support(True), "code_execution": _support(True),
+            "batch": _support(True),
+            "citations": _support(True),
+            "code_execution": _support(True),
             "context_management": {"supported": bool(context_management), **{name: _support(name in context_management) for name in strategies}},
             "effort": {"supported": bool(efforts), **{level: _support(level in efforts) for level in ("low", "medium", "high", "max", "xhigh")}},
-            "image_input": _support(image_input), "pdf_input": _support(True),
+            "image_input": _support(image_input),
+            "pdf_input": _support(True),
             "server_tools": {"supported": True, "code_execution": _support(True), "web_search": _support(True)},
             "structured_outputs": _support(True),
             "thinking": {
@@ -78,7 +81,7 @@ class ModelCatalogue:
             return 200, {"data": self.infos, "has_more": False, "first_id": ids[0] if ids else None, "last_id": ids[-1] if ids else None}
         if not route.startswith("/v1/models/"):
             return None
-        model = urllib.parse.unquote(route[len("/v1/models/"):])
+        model = urllib.parse.unquote(route[len("/v1/models/") :])
         self.lookups.append((model, dict(headers)))
         if self.delay_s:
             time.sleep(self.delay_s)

@@ -188,7 +188,11 @@ class FakeAnthropicServer:
             return
         refused = self._refused_betas(ex.headers)
         if refused:
-            self._reject(ex, 400, f"Unexpected value(s) `{refused}` for the `anthropic-beta` header. Please consult our documentation at docs.claude.com or try again without the header.")
+            self._reject(
+                ex,
+                400,
+                f"Unexpected value(s) `{refused}` for the `anthropic-beta` header. Please consult our documentation at docs.claude.com or try again without the header.",
+            )
             return
         problem = first_problem(body) or next(edit_problems(body, ex.headers, self._strategies(str(body.get("model", "")))), None)
         if problem is not None:
@@ -472,11 +476,17 @@ def _iterations(usage: Mapping[str, Any], applied: Applied, cached: int) -> list
     full = applied.full_tokens
     summary = approx_tokens(str((applied.compaction or {}).get("content", "")))
     compaction = {
-        "type": "compaction", "input_tokens": max(0, full - cached), "cache_read_input_tokens": cached,
-        "cache_creation_input_tokens": 0, "output_tokens": summary,
+        "type": "compaction",
+        "input_tokens": max(0, full - cached),
+        "cache_read_input_tokens": cached,
+        "cache_creation_input_tokens": 0,
+        "output_tokens": summary,
     }
     message = {
-        "type": "message", "input_tokens": usage.get("input_tokens", 0), "cache_read_input_tokens": usage.get("cache_read_input_tokens", 0),
-        "cache_creation_input_tokens": usage.get("cache_creation_input_tokens", 0), "output_tokens": usage.get("output_tokens", 0),
+        "type": "message",
+        "input_tokens": usage.get("input_tokens", 0),
+        "cache_read_input_tokens": usage.get("cache_read_input_tokens", 0),
+        "cache_creation_input_tokens": usage.get("cache_creation_input_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
     }
     return [compaction, message]

@@ -146,18 +146,12 @@ def _message_problems(messages: Any, budget_mode: bool, max_side: int = ANTHROPI
             yield 'messages: first message must use the "user" role'
             return
         if i > 0 and messages[i - 1].get("role") == role:
-            yield (
-                'messages: roles must alternate between "user" and "assistant", '
-                f'but found multiple "{role}" roles in a row'
-            )
+            yield (f'messages: roles must alternate between "user" and "assistant", but found multiple "{role}" roles in a row')
             return
         blocks = _blocks(message)
         last = i == len(messages) - 1
         if not blocks and not (last and role == "assistant"):
-            yield (
-                f"messages.{i}: all messages must have non-empty content "
-                "except for the optional final assistant message"
-            )
+            yield (f"messages.{i}: all messages must have non-empty content except for the optional final assistant message")
             return
         yield from _block_problems(i, role, blocks, seen_ids, budget_mode, max_side, compactions)
         if role == "assistant":
@@ -171,9 +165,7 @@ def _opens_with_compaction(message: Mapping[str, Any]) -> bool:
     return bool(blocks) and isinstance(blocks[0], dict) and blocks[0].get("type") == "compaction"
 
 
-def _block_problems(
-    i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool, max_side: int, compactions: list[int]
-) -> Iterator[str]:
+def _block_problems(i: int, role: str, blocks: list[Any], seen_ids: set[str], budget_mode: bool, max_side: int, compactions: list[int]) -> Iterator[str]:
     after_other = False
     for j, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
@@ -238,10 +230,7 @@ def _tool_result_content_problems(where: str, content: Any, max_side: int) -> It
             if problem:
                 yield problem
         else:
-            yield (
-                f"{where}.{k}: Input tag {kind!r} found using 'type' does not match any of the expected tags: "
-                "'text', 'image', 'search_result', 'document'"
-            )
+            yield (f"{where}.{k}: Input tag {kind!r} found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'")
 
 
 def _pairing_after(i: int, blocks: list[Any], following: Any, last: bool) -> Iterator[str]:
@@ -249,9 +238,7 @@ def _pairing_after(i: int, blocks: list[Any], following: Any, last: bool) -> Ite
     if not use_ids or last:
         return
     answered = {
-        b.get("tool_use_id")
-        for b in (_blocks(following) if isinstance(following, dict) else [])
-        if isinstance(b, dict) and b.get("type") == "tool_result"
+        b.get("tool_use_id") for b in (_blocks(following) if isinstance(following, dict) else []) if isinstance(b, dict) and b.get("type") == "tool_result"
     }
     missing = [u for u in use_ids if u not in answered]
     if missing:

@@ -112,10 +112,7 @@ def anthropic_image_problem(where: str, block: Any, max_side: int) -> str | None
     if not isinstance(source, dict):
         return f"{where}.image.source: Field required"
     if source.get("type") != "base64":
-        return (
-            f"{where}.image.source: Input tag {source.get('type')!r} found using 'type' does not match any of the "
-            "expected tags: 'base64', 'url', 'file'"
-        )
+        return f"{where}.image.source: Input tag {source.get('type')!r} found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'"
     media_type, data = source.get("media_type"), source.get("data")
     if media_type not in MEDIA_TYPES:
         return f"{where}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
@@ -162,10 +159,7 @@ def openai_data_url_problem(url: Any) -> tuple[str, str] | None:
 
 
 def _unsupported() -> str:
-    return (
-        "You uploaded an unsupported image. Please make sure your image has of one the following formats: "
-        "['png', 'jpeg', 'gif', 'webp']."
-    )
+    return "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp']."
 
 
 def anthropic_tokens(width: int, height: int) -> int:

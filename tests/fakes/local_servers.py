@@ -111,7 +111,11 @@ class FakeLocalServer:
                 return None
             parameters = f"num_ctx {self.num_ctx_parameter}\nstop <|im_end|>" if self.num_ctx_parameter else "stop <|im_end|>"
             capabilities = ["completion", "tools"] if self.tools_capable else ["completion"]
-            return {"parameters": parameters, "model_info": {"general.architecture": "qwen2", "qwen2.context_length": self.model_window}, "capabilities": capabilities}
+            return {
+                "parameters": parameters,
+                "model_info": {"general.architecture": "qwen2", "qwen2.context_length": self.model_window},
+                "capabilities": capabilities,
+            }
         if self.kind == "ollama" and method == "GET" and path == "/api/ps":
             running = [{"name": self.model, "model": self.model, "context_length": self.reports_window}] if self.loaded else []
             return {"models": running}
@@ -175,8 +179,12 @@ class FakeLocalServer:
             delta: dict[str, Any] = {"role": "assistant", "content": reply}
             finish = "stop"
         else:
-            call = {"index": 0, "id": f"call_local_{len(self.requests):04d}", "type": "function",
-                    "function": {"name": reply["name"], "arguments": json.dumps(reply.get("arguments", {}))}}
+            call = {
+                "index": 0,
+                "id": f"call_local_{len(self.requests):04d}",
+                "type": "function",
+                "function": {"name": reply["name"], "arguments": json.dumps(reply.get("arguments", {}))},
+            }
             delta, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
         exchange.send_event(None, {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
         exchange.send_event(None, {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})

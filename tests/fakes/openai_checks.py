@@ -18,9 +18,7 @@ from tests.fakes.image_checks import openai_data_url_problem
 
 ROLES = ("system", "assistant", "user", "function", "tool", "developer")
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-ORPHAN_TOOL_MESSAGE = (
-    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
-)
+ORPHAN_TOOL_MESSAGE = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
 
 
 CHAT_PARAMETERS = frozenset(
@@ -62,9 +60,7 @@ def check_body(body: Any) -> Invalid | None:
             "empty_array",
         )
     if body.get("stream_options") is not None and body.get("stream") is not True:
-        return Invalid(
-            "The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options", None
-        )
+        return Invalid("The 'stream_options' parameter is only allowed when 'stream' is enabled.", "stream_options", None)
     return (
         check_reasoning_parameters(body)
         or check_messages(messages)
@@ -234,8 +230,7 @@ def check_tools(tools: Any) -> Invalid | None:
         name = (tool.get("function") or {}).get("name")
         if not isinstance(name, str) or not TOOL_NAME.match(name):
             return Invalid(
-                f"Invalid 'tools[{k}].function.name': string does not match pattern. "
-                "Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+                f"Invalid 'tools[{k}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
                 f"tools[{k}].function.name",
                 "invalid_value",
             )
@@ -251,17 +246,13 @@ def check_tool_choice(choice: Any, tools: Any) -> Invalid | None:
     if isinstance(choice, str):
         if choice in ("none", "auto", "required"):
             return None
-        return Invalid(
-            f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and 'required'.", "tool_choice", "invalid_value"
-        )
+        return Invalid(f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and 'required'.", "tool_choice", "invalid_value")
     function = choice.get("function") if isinstance(choice, Mapping) else None
     if not isinstance(choice, Mapping) or choice.get("type") != "function" or not isinstance(function, Mapping):
         return Invalid("Invalid type for 'tool_choice': expected one of a string or an object.", "tool_choice", "invalid_type")
     names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
     if function.get("name") not in names:
-        return Invalid(
-            f"Invalid value for 'tool_choice': function '{function.get('name')}' is not among the provided tools.", "tool_choice", None
-        )
+        return Invalid(f"Invalid value for 'tool_choice': function '{function.get('name')}' is not among the provided tools.", "tool_choice", None)
     return None
 
 

@@ -59,9 +59,7 @@ _HTTP_ERRORS: dict[str, tuple[str, str | None, str]] = {
 }
 
 
-def error_payload(
-    message: str, type_: str = "invalid_request_error", param: str | None = None, code: str | None = None
-) -> dict[str, Any]:
+def error_payload(message: str, type_: str = "invalid_request_error", param: str | None = None, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 

@@ -28,9 +28,7 @@ def picture_bytes(width: int = 64, height: int = 48, fmt: str = "PNG", *, noisy:
 MEDIA = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 
 
-def picture(
-    name: str = "shot.png", width: int = 64, height: int = 48, fmt: str = "PNG", *, noisy: bool = False, seed: int = 7
-) -> Image:
+def picture(name: str = "shot.png", width: int = 64, height: int = 48, fmt: str = "PNG", *, noisy: bool = False, seed: int = 7) -> Image:
     """An ``Image`` as the product sends it: real bytes of ``fmt``, named, with its dimensions."""
     data = picture_bytes(width, height, fmt, noisy=noisy, seed=seed)
     return Image(MEDIA[fmt], data, name, width, height)

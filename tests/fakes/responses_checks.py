@@ -109,9 +109,7 @@ def check_reasoning(model: str, reasoning: Any) -> Invalid | None:
     if not isinstance(reasoning, Mapping):
         return Invalid("Invalid type for 'reasoning': expected an object.", "reasoning", "invalid_type")
     if not is_reasoning_model(model):
-        return Invalid(
-            "Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter"
-        )
+        return Invalid("Unsupported parameter: 'reasoning.effort' is not supported with this model.", "reasoning.effort", "unsupported_parameter")
     for key in reasoning:
         if key not in ("effort", "summary", "generate_summary"):
             return Invalid(f"Unknown parameter: 'reasoning.{key}'.", f"reasoning.{key}", "unknown_parameter")
@@ -132,9 +130,7 @@ def check_include(include: Any, store: Any) -> Invalid | None:
     if not isinstance(include, list) or any(value not in INCLUDABLE for value in include):
         return Invalid(f"Invalid value for 'include': {include!r}.", "include", "invalid_value")
     if "reasoning.encrypted_content" in include and store is not False:
-        return Invalid(
-            "Encrypted reasoning content is only returned to stateless requests: set 'store' to false.", "include", None
-        )
+        return Invalid("Encrypted reasoning content is only returned to stateless requests: set 'store' to false.", "include", None)
     return None
 
 
@@ -220,7 +216,9 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
         )
     if kind == "message":
         if item.get("role") not in ("user", "assistant", "system", "developer"):
-            return Invalid(f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.", f"{where}.role", "invalid_value")
+            return Invalid(
+                f"Invalid value: '{item.get('role')}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.", f"{where}.role", "invalid_value"
+            )
         if not isinstance(item.get("content"), (str, list)):
             return Invalid(f"Missing required parameter: '{where}.content'.", f"{where}.content", "missing_required_parameter")
         allowed = {"user": INPUT_PARTS, "assistant": OUTPUT_PARTS}.get(item["role"], ("input_text",))
@@ -244,7 +242,11 @@ def _check_item(i: int, item: Any, items: list[Any], store: Any, issued: Mapping
         if any(_kind(other) == "compaction" for other in items[:i]):
             return Invalid("Only the latest compaction item may be sent; drop the items it replaced.", where, None)
         return None
-    return Invalid(f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.", f"{where}.type", "invalid_value")
+    return Invalid(
+        f"Invalid value: '{kind}'. Supported values are: 'message', 'function_call', 'function_call_output', 'reasoning' and 'compaction'.",
+        f"{where}.type",
+        "invalid_value",
+    )
 
 
 INPUT_PARTS = ("input_text", "input_image", "input_file")
@@ -265,7 +267,9 @@ def _check_parts(where: str, content: Any, allowed: tuple[str, ...]) -> Invalid 
         if kind == "input_image":
             detail = part.get("detail", "auto")
             if detail not in ("auto", "low", "high", "original"):
-                return Invalid(f"Invalid value: '{detail}'. Supported values are: 'auto', 'low', 'high', and 'original'.", f"{where}[{j}].detail", "invalid_value")
+                return Invalid(
+                    f"Invalid value: '{detail}'. Supported values are: 'auto', 'low', 'high', and 'original'.", f"{where}[{j}].detail", "invalid_value"
+                )
             problem = openai_data_url_problem(part.get("image_url"))
             if problem:
                 return Invalid(problem[0], f"{where}[{j}].image_url", problem[1])

@@ -38,9 +38,15 @@ def test_json_prints_one_result_object() -> None:
     out, _, _ = render("json")
     result = json.loads(out)
     assert result == {
-        "type": "result", "is_error": False, "stop_reason": "end_turn", "result": "Hello", "session_id": "sess-1", "turns": 1,
+        "type": "result",
+        "is_error": False,
+        "stop_reason": "end_turn",
+        "result": "Hello",
+        "session_id": "sess-1",
+        "turns": 1,
         "usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 5, "cache_write_tokens": 0},
-        "session_usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 5, "cache_write_tokens": 0}, "error": None,
+        "session_usage": {"input_tokens": 10, "output_tokens": 2, "cache_read_tokens": 5, "cache_write_tokens": 0},
+        "error": None,
         "session_error": None,
     }
 
@@ -58,7 +64,15 @@ def test_a_failed_run_is_not_ok() -> None:
 
 
 IMAGE_RUN: list[Event] = [
-    ToolCallFinished("c1", "read_file", False, "Read image shot.png (64x48)", {}, "Image shot.png (64x48 PNG, 2 KB)\n", images=(ImageShown("shot.png", "image/png", 64, 48, 2048, "ab" * 32),)),
+    ToolCallFinished(
+        "c1",
+        "read_file",
+        False,
+        "Read image shot.png (64x48)",
+        {},
+        "Image shot.png (64x48 PNG, 2 KB)\n",
+        images=(ImageShown("shot.png", "image/png", 64, 48, 2048, "ab" * 32),),
+    ),
     Stop("end_turn", "A red square.", 2),
 ]
 

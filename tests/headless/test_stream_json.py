@@ -68,7 +68,10 @@ def test_a_tool_turn_reads_as_claude_code_messages() -> None:
         {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"file_path": "src/app.py", "content": "x = 1\n"}},
     ]
     assert assistant["message"]["stop_reason"] == "tool_use" and assistant["message"]["usage"] == {
-        "input_tokens": 100, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 50, "output_tokens": 20,
+        "input_tokens": 100,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 50,
+        "output_tokens": 20,
     }
     assert user["message"]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "Wrote src/app.py", "is_error": False}]
     assert last["message"]["stop_reason"] == "end_turn"
@@ -114,7 +117,15 @@ def test_partial_messages_stream_text_then_close_the_message() -> None:
     claude.feed(AssistantMessage("Hello"))
     claude.feed(UsageReport(1, 1, 0, 0, {}))
     kinds = [line["event"]["type"] for line in lines.items if line["type"] == "stream_event"]
-    assert kinds == ["message_start", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop"]
+    assert kinds == [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
     assert lines.items[-1]["type"] == "assistant"
 
 
@@ -153,8 +164,8 @@ def test_reasoning_parts_lead_the_message_as_claude_code_thinking_blocks() -> No
     thinking = (
         {"provider": "anthropic", "kind": "thinking", "text": "Check the file first.", "opaque": "sig-1"},
         {"provider": "anthropic", "kind": "redacted_thinking", "opaque": "c2VjcmV0"},
-        {"provider": "openai", "kind": "reasoning", "text": "**Plan** read it", "opaque": "{\"encrypted_content\": \"x\"}"},
-        {"provider": "openai", "kind": "reasoning", "opaque": "{\"encrypted_content\": \"y\"}"},
+        {"provider": "openai", "kind": "reasoning", "text": "**Plan** read it", "opaque": '{"encrypted_content": "x"}'},
+        {"provider": "openai", "kind": "reasoning", "opaque": '{"encrypted_content": "y"}'},
     )
     claude.feed(AssistantMessage("Reading.", (), thinking))
     claude.feed(UsageReport(10, 5, 0, 0, {}))
@@ -175,15 +186,21 @@ def test_an_image_result_is_described_in_text_blocks_and_listed_in_tool_use_resu
     claude.feed(UsageReport(100, 20, 0, 0, {}))
     claude.feed(ToolCallStarted("toolu_1", "read_file", {"path": "shot.png"}))
     shot = ImageShown("shot.png", "image/png", 1280, 720, 84 * 1024, "ab" * 32)
-    claude.feed(ToolCallFinished("toolu_1", "read_file", False, "Read image shot.png", {"path": "shot.png"}, "Image shot.png (1280x720 PNG, 84 KB)\n", images=(shot,)))
+    claude.feed(
+        ToolCallFinished("toolu_1", "read_file", False, "Read image shot.png", {"path": "shot.png"}, "Image shot.png (1280x720 PNG, 84 KB)\n", images=(shot,))
+    )
     _, user = lines.items
-    assert user["message"]["content"] == [{
-        "type": "tool_result",
-        "tool_use_id": "toolu_1",
-        "content": [{"type": "text", "text": "Image shot.png (1280x720 PNG, 84 KB)\n"}, {"type": "text", "text": "[image shot.png 1280x720 PNG 84 KB]"}],
-        "is_error": False,
-    }]
-    assert user["tool_use_result"]["images"] == [{"name": "shot.png", "media_type": "image/png", "width": 1280, "height": 720, "bytes": 86016, "sha256": "ab" * 32}]
+    assert user["message"]["content"] == [
+        {
+            "type": "tool_result",
+            "tool_use_id": "toolu_1",
+            "content": [{"type": "text", "text": "Image shot.png (1280x720 PNG, 84 KB)\n"}, {"type": "text", "text": "[image shot.png 1280x720 PNG 84 KB]"}],
+            "is_error": False,
+        }
+    ]
+    assert user["tool_use_result"]["images"] == [
+        {"name": "shot.png", "media_type": "image/png", "width": 1280, "height": 720, "bytes": 86016, "sha256": "ab" * 32}
+    ]
 
 
 def test_a_model_without_a_known_price_is_named_in_the_result_not_shown_as_free() -> None:

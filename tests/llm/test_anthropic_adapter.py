@@ -50,9 +50,7 @@ def make_request(messages: Sequence[Message] = (Message.user("hello"),), **kwarg
     return Request(model=MODEL, messages=list(messages), **defaults)
 
 
-def run(
-    base_url: str, request: Request, api_key: str = API_KEY, timeout: float = 10.0
-) -> tuple[list[StreamEvent], ProviderError | None]:
+def run(base_url: str, request: Request, api_key: str = API_KEY, timeout: float = 10.0) -> tuple[list[StreamEvent], ProviderError | None]:
     """Everything the provider yielded but the early usage report, and the error it raised (if any)."""
     events, error = collect_stream(AnthropicProvider(model=MODEL, api_key=api_key, base_url=base_url, timeout=timeout), request)
     return [e for e in events if not isinstance(e, UsageSoFar)], error
@@ -65,9 +63,7 @@ def test_the_input_usage_is_reported_as_soon_as_the_message_starts() -> None:
     assert isinstance(events[1], TextChunk)
 
 
-def serve(
-    steps: Sequence[Step], request: Request | None = None, **kwargs: Any
-) -> tuple[FakeAnthropicServer, list[StreamEvent], ProviderError | None]:
+def serve(steps: Sequence[Step], request: Request | None = None, **kwargs: Any) -> tuple[FakeAnthropicServer, list[StreamEvent], ProviderError | None]:
     with FakeAnthropicServer(list(steps), **kwargs) as server:
         events, error = run(server.url, request or make_request())
     return server, events, error
@@ -200,9 +196,7 @@ def test_malformed_stored_arguments_are_sent_as_empty_object() -> None:
     ]
     server, _, error = serve([Reply(text="ok")], make_request(history))
     assert error is None
-    assert server.requests[0]["messages"][1]["content"] == [
-        {"type": "tool_use", "id": "toolu_m", "name": "grep", "input": {}}
-    ]
+    assert server.requests[0]["messages"][1]["content"] == [{"type": "tool_use", "id": "toolu_m", "name": "grep", "input": {}}]
 
 
 def test_empty_assistant_text_is_not_sent_as_a_block() -> None:
@@ -272,8 +266,16 @@ def test_cut_right_after_tool_name_raises_stream_cut() -> None:
 def test_stream_that_ends_before_message_stop_is_a_stream_cut() -> None:
     def handler(ex: Exchange) -> None:
         ex.start_stream()
-        start = {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": MODEL,
-                 "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 1}}
+        start = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "model": MODEL,
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 3, "output_tokens": 1},
+        }
         ex.send_event("message_start", {"type": "message_start", "message": start})
         block = {"type": "text", "text": ""}
         ex.send_event("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block})
@@ -291,9 +293,22 @@ def stalling_server(release: threading.Event, *, after_start: bool) -> FakeHTTPS
     def handler(ex: Exchange) -> None:
         if after_start:
             ex.start_stream()
-            ex.send_event("message_start", {"type": "message_start", "message": {
-                "id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": MODEL,
-                "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 3, "output_tokens": 1}}})
+            ex.send_event(
+                "message_start",
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_1",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [],
+                        "model": MODEL,
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 3, "output_tokens": 1},
+                    },
+                },
+            )
         release.wait(5)
 
     return FakeHTTPServer(handler)
@@ -423,10 +438,11 @@ def test_unreachable_server_becomes_connection_failed() -> None:
 @pytest.mark.parametrize(
     "history, fragment",
     [
-        ([Message.user("go"), Message.assistant("", [ToolCall("toolu_o", "grep", "{}")]), Message.user("next")],
-         "tool_use ids were found without tool_result blocks immediately after: toolu_o"),
-        ([Message.user("go"), Message.assistant("hi"), Message.tool("toolu_ghost", "x")],
-         "unexpected tool_use_id found in tool_result blocks: toolu_ghost"),
+        (
+            [Message.user("go"), Message.assistant("", [ToolCall("toolu_o", "grep", "{}")]), Message.user("next")],
+            "tool_use ids were found without tool_result blocks immediately after: toolu_o",
+        ),
+        ([Message.user("go"), Message.assistant("hi"), Message.tool("toolu_ghost", "x")], "unexpected tool_use_id found in tool_result blocks: toolu_ghost"),
         ([Message.assistant("I speak first"), Message.user("go")], 'first message must use the "user" role'),
     ],
     ids=["orphan-tool-use", "orphan-tool-result", "assistant-first"],

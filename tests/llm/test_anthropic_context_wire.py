@@ -12,7 +12,9 @@ from tests.fakes.script import Reply, approx_tokens
 
 MODEL = "claude-sonnet-4-6"
 GREP = ToolSpec("grep", "Search", {"type": "object", "properties": {"pattern": {"type": "string"}}})
-ASKED = ServerContext(compact_trigger=60_000, compact_instructions="nine sections", clear_trigger=30_000, clear_at_least=5_000, clear_exclude=("grep",), clear_thinking=True)
+ASKED = ServerContext(
+    compact_trigger=60_000, compact_instructions="nine sections", clear_trigger=30_000, clear_at_least=5_000, clear_exclude=("grep",), clear_thinking=True
+)
 
 
 def request(messages: tuple[Message, ...] = (Message.user("hello"),), **kwargs: object) -> Request:
@@ -30,7 +32,9 @@ def test_a_thinking_request_clears_thinking_first_and_keeps_it_all() -> None:
         completed(server, request(effort="high"))
     edits = server.requests[0]["context_management"]["edits"]
     supported = model_info(MODEL)
-    assert supported is not None and [e["type"] for e in edits] == [s for s in ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112") if s in supported.context_management]
+    assert supported is not None and [e["type"] for e in edits] == [
+        s for s in ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112") if s in supported.context_management
+    ]
     assert edits[0]["keep"] == "all" and edits[1]["exclude_tools"] == ["grep"] and edits[1]["clear_at_least"] == {"type": "input_tokens", "value": 5_000}
 
 
@@ -60,7 +64,14 @@ def test_a_model_that_takes_none_of_it_gets_none_of_it() -> None:
 
 def test_usage_without_server_work_is_unchanged() -> None:
     with FakeAnthropicServer([Reply(text="hi", input_tokens=100, output_tokens=7)]) as server:
-        done = completed(server, replace(request(), server_context=None, messages=(Message.user("a"), Message.assistant("b", (ToolCall("t1", "grep"),)), Message.tool("t1", "r"), Message.user("c"))))
+        done = completed(
+            server,
+            replace(
+                request(),
+                server_context=None,
+                messages=(Message.user("a"), Message.assistant("b", (ToolCall("t1", "grep"),)), Message.tool("t1", "r"), Message.user("c")),
+            ),
+        )
     assert done.server is None and done.usage == Usage(input_tokens=100, output_tokens=7)
 
 

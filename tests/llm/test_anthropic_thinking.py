@@ -35,9 +35,7 @@ def request(messages: Sequence[Message], **kwargs: Any) -> Request:
 
 def serve(steps: Sequence[Step], *requests: Request) -> tuple[FakeAnthropicServer, list[tuple[list[StreamEvent], ProviderError | None]]]:
     with FakeAnthropicServer(list(steps)) as server:
-        results = [
-            collect_stream(AnthropicProvider(model=r.model, api_key=API_KEY, base_url=server.url), r) for r in requests
-        ]
+        results = [collect_stream(AnthropicProvider(model=r.model, api_key=API_KEY, base_url=server.url), r) for r in requests]
     return server, results
 
 

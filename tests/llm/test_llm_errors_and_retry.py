@@ -43,8 +43,16 @@ def test_the_stated_window_is_read_from_overflow_messages(message: str, limit: i
 
 @pytest.mark.parametrize(
     "status, kind, retryable",
-    [(401, AuthError, False), (403, AuthError, False), (413, PromptTooLong, False), (429, RateLimited, True),
-     (529, Overloaded, True), (500, ServerError, True), (503, ServerError, True), (400, BadRequest, False)],
+    [
+        (401, AuthError, False),
+        (403, AuthError, False),
+        (413, PromptTooLong, False),
+        (429, RateLimited, True),
+        (529, Overloaded, True),
+        (500, ServerError, True),
+        (503, ServerError, True),
+        (400, BadRequest, False),
+    ],
 )
 def test_status_codes_map_to_the_tree_with_retryability_as_data(status: int, kind: type, retryable: bool) -> None:
     error = error_for_status(status, "x")

@@ -23,8 +23,13 @@ from pseudoclaude.llm import forget_facts, model_info, unknown_model_notice
 from tests.fakes.anthropic_models import model_entry
 from tests.fakes.anthropic_server import FakeAnthropicServer
 
-SONNET = model_entry("claude-sonnet-4-5", max_input_tokens=1_000_000, max_tokens=128_000, thinking=("adaptive", "enabled"),
-                     context_management=("clear_tool_uses_20250919", "compact_20260112"))
+SONNET = model_entry(
+    "claude-sonnet-4-5",
+    max_input_tokens=1_000_000,
+    max_tokens=128_000,
+    thinking=("adaptive", "enabled"),
+    context_management=("clear_tool_uses_20250919", "compact_20260112"),
+)
 
 
 @pytest.fixture(autouse=True)

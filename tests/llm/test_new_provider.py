@@ -23,9 +23,7 @@ MODEL = "acme-coder-1"
 
 
 def acme_table(endpoint: str) -> tuple[ProviderEntry, ...]:
-    def adapter(
-        *, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()
-    ) -> Provider:
+    def adapter(*, model: str, api_key: str | None, base_url: str | None, api: str = "auto", auth_token: str | None = None, headers: Headers = ()) -> Provider:
         return OpenAIProvider(model=model, api_key=api_key, base_url=base_url or endpoint, api="chat", headers=headers)
 
     acme = ProviderEntry(

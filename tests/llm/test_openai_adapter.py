@@ -48,9 +48,7 @@ def _collect(url: str, request: Request, api_key: str | None = KEY) -> tuple[lis
     return collect_stream(OpenAIProvider(model=request.model, api_key=api_key, base_url=url, timeout=10), request)
 
 
-def _serve(
-    steps: list[Step], request: Request | None = None, **options: Any
-) -> tuple[list[StreamEvent], ProviderError | None, FakeOpenAIServer]:
+def _serve(steps: list[Step], request: Request | None = None, **options: Any) -> tuple[list[StreamEvent], ProviderError | None, FakeOpenAIServer]:
     with FakeOpenAIServer(steps, **options) as server:
         events, error = _collect(server.url, request or _request())
     return events, error, server
@@ -357,9 +355,7 @@ def test_tool_choice_is_never_sent_without_tools_nor_when_auto() -> None:
         ("gpt-5-mini", None, None, 8192 + 16_384),
     ],
 )
-def test_a_reasoning_model_at_a_base_url_gets_reasoning_effort_and_max_completion_tokens(
-    model: str, effort: Any, sent: str | None, cap: int
-) -> None:
+def test_a_reasoning_model_at_a_base_url_gets_reasoning_effort_and_max_completion_tokens(model: str, effort: Any, sent: str | None, cap: int) -> None:
     events, error, server = _serve([Reply(text="reasoned")], _request(model=model, effort=effort))
     assert error is None and _completed(events).message.text == "reasoned"
     body = server.requests[0]

@@ -207,8 +207,13 @@ def test_the_output_cap_completes_as_max_tokens_and_drops_a_dangling_reasoning_i
 def test_a_stream_that_ends_without_response_completed_is_stream_cut() -> None:
     def handler(exchange: Exchange) -> None:
         exchange.start_stream()
-        exchange.send_event("response.created", {"type": "response.created", "sequence_number": 0, "response": {"id": "r", "status": "in_progress", "output": []}})
-        exchange.send_event("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 1, "item_id": "m", "output_index": 0, "content_index": 0, "delta": "Hel"})
+        exchange.send_event(
+            "response.created", {"type": "response.created", "sequence_number": 0, "response": {"id": "r", "status": "in_progress", "output": []}}
+        )
+        exchange.send_event(
+            "response.output_text.delta",
+            {"type": "response.output_text.delta", "sequence_number": 1, "item_id": "m", "output_index": 0, "content_index": 0, "delta": "Hel"},
+        )
         exchange.end_stream()
 
     with FakeHTTPServer(handler) as http:
@@ -283,15 +288,22 @@ def test_a_server_that_answers_a_whole_response_as_json_still_completes() -> Non
     done = _completed(events)
     assert (done.message.text, done.message.tool_calls, done.stop_reason) == ("Reading.", (ToolCall("call_1", "read", "{}"),), "tool_use")
     assert done.message.thinking[0].text == "Think." and done.usage.reasoning_tokens == 3
-    assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "ToolArgsChunk", "Completed"], "the arguments no delta carried arrive as one piece"
+    assert [type(e).__name__ for e in events] == ["TextChunk", "ToolCallStart", "ToolArgsChunk", "Completed"], (
+        "the arguments no delta carried arrive as one piece"
+    )
 
 
 def test_two_message_items_in_one_response_read_as_two_paragraphs() -> None:
     def handler(exchange: Exchange) -> None:
         exchange.start_stream()
         for n, (item, delta) in enumerate([("msg_a", "First."), ("msg_b", "Second.")]):
-            exchange.send_event("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": n, "item_id": item, "output_index": n, "content_index": 0, "delta": delta})
-        exchange.send_event("response.completed", {"type": "response.completed", "sequence_number": 2, "response": {"id": "r", "status": "completed", "output": []}})
+            exchange.send_event(
+                "response.output_text.delta",
+                {"type": "response.output_text.delta", "sequence_number": n, "item_id": item, "output_index": n, "content_index": 0, "delta": delta},
+            )
+        exchange.send_event(
+            "response.completed", {"type": "response.completed", "sequence_number": 2, "response": {"id": "r", "status": "completed", "output": []}}
+        )
         exchange.end_stream()
 
     with FakeHTTPServer(handler) as http:

@@ -14,7 +14,7 @@ from pseudoclaude.llm import PROVIDERS, ModelRow, ProviderEntry, build_provider,
 from pseudoclaude.llm.messages import Message
 from pseudoclaude.llm.models import cost_usd, encoding_for, provider_for_model
 from pseudoclaude.llm.provider import Completed, Provider, Request
-from pseudoclaude.llm.providers import warm_up
+from pseudoclaude.llm.warmup import warm_up
 from tests.fakes.script import Reply
 from tests.fakes.scripted import ScriptedProvider
 
@@ -100,9 +100,7 @@ def test_a_new_entry_is_picked_up_by_settings_inference_and_build(tmp_path: Path
 
     with pytest.raises(ConfigError, match="ACME_API_KEY"):
         load_settings(tmp_path, environ=settings_env(tmp_path), providers=table)
-    by_model = load_settings(
-        tmp_path, Flags(model="acme-small"), environ=settings_env(tmp_path, ANTHROPIC_API_KEY="a", ACME_API_KEY="k"), providers=table
-    )
+    by_model = load_settings(tmp_path, Flags(model="acme-small"), environ=settings_env(tmp_path, ANTHROPIC_API_KEY="a", ACME_API_KEY="k"), providers=table)
     assert (by_model.provider, by_model.api_key) == ("acme", "k")
     by_key = load_settings(tmp_path, environ=settings_env(tmp_path, ACME_API_KEY="k"), providers=table)
     assert (by_key.provider, by_key.model) == ("acme", "acme-large")
@@ -141,7 +139,7 @@ def test_the_table_and_the_version_flag_import_no_sdk() -> None:
 
 @pytest.mark.parametrize("entry", [pytest.param(entry, id=entry.name) for entry in PROVIDERS if entry.sdk_module])
 def test_warm_up_imports_the_entrys_sdk(entry: ProviderEntry) -> None:
-    code = f"import sys; from pseudoclaude.llm.providers import warm_up; warm_up({entry.name!r}); print({entry.sdk_module!r} in sys.modules)"
+    code = f"import sys; from pseudoclaude.llm.warmup import warm_up; warm_up({entry.name!r}); print({entry.sdk_module!r} in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
 
@@ -154,8 +152,15 @@ def test_an_entrys_token_variable_configures_it_and_reaches_its_adapter_with_the
         return ScriptedProvider([Reply(text="ok")], model=str(given["model"]), name="acme")
 
     acme = ProviderEntry(
-        name="acme", key_variable="ACME_API_KEY", base_url_variable="ACME_BASE_URL", default_model="acme-large", adapter=adapter,
-        sdk_module="json", models=(ModelRow("acme-", 32_000),), token_variable="ACME_TOKEN", headers_variable="ACME_HEADERS",
+        name="acme",
+        key_variable="ACME_API_KEY",
+        base_url_variable="ACME_BASE_URL",
+        default_model="acme-large",
+        adapter=adapter,
+        sdk_module="json",
+        models=(ModelRow("acme-", 32_000),),
+        token_variable="ACME_TOKEN",
+        headers_variable="ACME_HEADERS",
     )
     table = (*PROVIDERS, acme)
     assert acme.configured_in({"ACME_TOKEN": "t"}) and not acme.configured_in({"ACME_HEADERS": "X-A: b"})

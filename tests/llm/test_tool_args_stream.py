@@ -25,7 +25,7 @@ from tests.fakes.script import Call, Reply
 
 READ = ToolSpec("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
 CALLS = (
-    Call("read", json.dumps({"path": "src/a \"quoted\" name.py", "lines": [1, 2, 3]}), chunks=6),
+    Call("read", json.dumps({"path": 'src/a "quoted" name.py', "lines": [1, 2, 3]}), chunks=6),
     Call("read", json.dumps({"path": "b.py"}), chunks=2),
     Call("read", "{}", chunks=1),
 )

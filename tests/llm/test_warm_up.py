@@ -10,20 +10,20 @@ from pathlib import Path
 SCRIPT = """
 import asyncio, dataclasses, sys
 from pathlib import Path
-from pseudoclaude.llm import providers
+from pseudoclaude.llm import providers, warmup
 
 gate = Path(sys.argv[1])
 entry = dataclasses.replace(providers.provider_entry("anthropic"), sdk_module="gated_sdk")
-providers.start_warm_up("anthropic", [entry])
+warmup.start_warm_up("anthropic", [entry])
 
 async def main() -> None:
-    waiting = asyncio.ensure_future(providers.sdk_ready())
+    waiting = asyncio.ensure_future(warmup.sdk_ready())
     await asyncio.sleep(0.05)
     waiting.cancel()
     try:
         await waiting
     except asyncio.CancelledError:
-        print("cancelled while importing:", providers.warm_up_running(), flush=True)
+        print("cancelled while importing:", warmup.warm_up_running(), flush=True)
     gate.write_text("open")
 
 asyncio.run(main())
@@ -41,7 +41,8 @@ def test_a_cancelled_wait_for_the_sdk_returns_while_the_warm_up_still_imports(tm
     """The import here ends only after the waiter was cancelled: a wait that blocked the loop would never return."""
     gate = tmp_path / "gate"
     (tmp_path / "gated_sdk.py").write_text(f"GATE = {str(gate)!r}\n" + GATED_SDK)
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(gate)], capture_output=True, text=True, timeout=20,
-                          env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(gate)], capture_output=True, text=True, timeout=20, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "cancelled while importing: True\n"

@@ -21,7 +21,16 @@ def test_a_working_ollama_setup(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     assert out.returncode == 0, out.stdout
     assert [line.split()[:2] for line in lines] == [
-        ["ok", "provider"], ["ok", "key"], ["ok", "endpoint"], ["ok", "model"], ["ok", "window"], ["ok", "facts"], ["ok", "tools"], ["ok", "tokenizer"], ["ok", "sandbox"], ["ok", "settings"]
+        ["ok", "provider"],
+        ["ok", "key"],
+        ["ok", "endpoint"],
+        ["ok", "model"],
+        ["ok", "window"],
+        ["ok", "facts"],
+        ["ok", "tools"],
+        ["ok", "tokenizer"],
+        ["ok", "sandbox"],
+        ["ok", "settings"],
     ]
     assert "32,768 tokens (Ollama /api/ps (the loaded model))" in lines[4]
     assert not server.requests  # no model request: no tokens spent

@@ -22,7 +22,9 @@ def metadata(tmp_path_factory: pytest.TempPathFactory) -> tuple[Message, list[st
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True, timeout=120,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     (wheel,) = out.glob("pseudoclaude-*.whl")
     with zipfile.ZipFile(wheel) as archive:

@@ -43,7 +43,7 @@ def embed_bare_repository(folder: Path, config: str) -> None:
     (folder / "config").write_text(config)
 
 
-EVIL_BARE = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch pwned; false\"\n"
+EVIL_BARE = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch pwned; false"\n'
 
 
 @pytest.mark.parametrize("command", ["git -C vendor/lib status", "cd vendor/lib && git status", "cd vendor/lib/refs && git log -1"])
@@ -157,7 +157,20 @@ def test_in_place_edits_of_protected_files_ask_under_a_broad_rule(command: str) 
 
 @pytest.mark.parametrize(
     "command",
-    ["taskset 1 rm x", "taskset -c 0 rm x", "chrt -f 10 rm x", "coproc rm x", "ls; coproc NAME { rm x; }", "coproc { rm x; }", "pkexec rm x", "runuser -u root -- rm x", "fd -x rm", "fd . --exec-batch rm {} ;", "rg --pre rm x", "rg --pre=rm x"],
+    [
+        "taskset 1 rm x",
+        "taskset -c 0 rm x",
+        "chrt -f 10 rm x",
+        "coproc rm x",
+        "ls; coproc NAME { rm x; }",
+        "coproc { rm x; }",
+        "pkexec rm x",
+        "runuser -u root -- rm x",
+        "fd -x rm",
+        "fd . --exec-batch rm {} ;",
+        "rg --pre rm x",
+        "rg --pre=rm x",
+    ],
 )
 def test_deny_rules_see_through_more_wrappers(command: str) -> None:
     from pseudoclaude.tools.permissions import Rules
@@ -211,7 +224,16 @@ def test_git_status_really_runs_post_index_change(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [".g\u200cit/hooks/pre-commit", ".GIT\ufeff/config", ".pseudo\u200bclaude/settings.local.json", "/home/u/.local/bin/ls", "/home/u/bin/git", "/home/u/.config/autostart/x.desktop", "/home/u/.config/systemd/user/x.service", "/home/u/.bash_aliases"],
+    [
+        ".g\u200cit/hooks/pre-commit",
+        ".GIT\ufeff/config",
+        ".pseudo\u200bclaude/settings.local.json",
+        "/home/u/.local/bin/ls",
+        "/home/u/bin/git",
+        "/home/u/.config/autostart/x.desktop",
+        "/home/u/.config/systemd/user/x.service",
+        "/home/u/.bash_aliases",
+    ],
 )
 def test_protected_names_survive_invisible_characters_and_cover_later_run_folders(path: str) -> None:
     from pseudoclaude.tools.permissions import ApprovalAnswer
@@ -329,7 +351,19 @@ def test_a_very_long_line_is_still_judged() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["grep -R SECRET .", "grep -rRn SECRET", "grep --dereference-recursive SECRET .", "rg -L SECRET", "rg --follow SECRET", "fd -L id", "find -L . -name id", "find . -follow -name id", "tree -l", "ls -LR", "du -L"],
+    [
+        "grep -R SECRET .",
+        "grep -rRn SECRET",
+        "grep --dereference-recursive SECRET .",
+        "rg -L SECRET",
+        "rg --follow SECRET",
+        "fd -L id",
+        "find -L . -name id",
+        "find . -follow -name id",
+        "tree -l",
+        "ls -LR",
+        "du -L",
+    ],
 )
 def test_walking_a_tree_through_its_symlinks_asks(tmp_path: Path, command: str) -> None:
     """A repository ships ``docs -> ~/.ssh``: a recursive read that follows links reads the user's keys."""

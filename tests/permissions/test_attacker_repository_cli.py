@@ -18,7 +18,7 @@ from tests.fakes.script import Call, Reply
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
 
-EVIL = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch {marker}; false\"\n"
+EVIL = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch {marker}; false"\n'
 
 
 def hostile_clone(tmp_path: Path) -> Path:

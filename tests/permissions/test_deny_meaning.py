@@ -77,7 +77,9 @@ def test_the_readme_git_push_example_holds_for_reordered_flags(command: str) -> 
     assert denied(command, "git push:*"), command
 
 
-@pytest.mark.parametrize("command", ["git push -f origin", "git push origin +main", "git push --force origin main", "git -C . push -uf origin", "git push origin main --force"])
+@pytest.mark.parametrize(
+    "command", ["git push -f origin", "git push origin +main", "git push --force origin main", "git -C . push -uf origin", "git push origin main --force"]
+)
 def test_a_deny_on_force_push_catches_short_long_and_plus_refspec(command: str) -> None:
     assert denied(command, "git push --force:*"), command
 
@@ -107,7 +109,9 @@ def test_order_matters_where_it_changes_meaning() -> None:
     assert not denied("mv v2 v1", "mv v1 v2")
 
 
-@pytest.mark.parametrize(("allow", "command"), [("rm -rf build", "rm -fr build"), ("git push origin main", "git push --force origin main"), ("rm -rf build:*", "rm -rf ./build")])
+@pytest.mark.parametrize(
+    ("allow", "command"), [("rm -rf build", "rm -fr build"), ("git push origin main", "git push --force origin main"), ("rm -rf build:*", "rm -rf ./build")]
+)
 def test_allow_rules_stay_literal(allow: str, command: str) -> None:
     decision = decide(command, deny=[], allow=[f"run_command({allow})"], mode=PermissionMode.DEFAULT)
     assert not decision.allowed and decision.source == "headless"
@@ -115,7 +119,22 @@ def test_allow_rules_stay_literal(allow: str, command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["command curl x", "\\curl x", '"cu"rl x', "c=curl; $c x", "exec curl x", "time curl x", "watch curl x", "watch -n 5 'curl x'", "flock /tmp/l curl x", "chroot / curl x", "strace -f -o log curl x", "timeout -s 9 5 curl x", "sudo -u root curl x", "xargs -I{} curl {}"],
+    [
+        "command curl x",
+        "\\curl x",
+        '"cu"rl x',
+        "c=curl; $c x",
+        "exec curl x",
+        "time curl x",
+        "watch curl x",
+        "watch -n 5 'curl x'",
+        "flock /tmp/l curl x",
+        "chroot / curl x",
+        "strace -f -o log curl x",
+        "timeout -s 9 5 curl x",
+        "sudo -u root curl x",
+        "xargs -I{} curl {}",
+    ],
 )
 def test_wrappers_do_not_hide_a_denied_command(command: str) -> None:
     assert denied(command, "curl:*"), command

@@ -94,7 +94,7 @@ DENIED = [
     "bash -o pipefail -c 'rm -rf /'",
     "eval 'rm -rf /'",
     "eval rm -rf /",
-    "eval \"bash -c 'sh -c \\\"rm -rf /\\\"'\"",
+    'eval "bash -c \'sh -c \\"rm -rf /\\"\'"',
     "echo 'rm -rf /' | sh",
     "echo -n 'rm -rf ~' | bash",
     "bash <<< 'rm -rf /'",

@@ -88,7 +88,10 @@ def test_always_on_a_protected_path_saves_no_rule() -> None:
     assert not write(p, ".git/hooks/post-commit").allowed and len(approver.requests) == 2
 
 
-@pytest.mark.parametrize("path", ["src/a.py", ".github/workflows/ci.yml", ".gitignore", ".gitattributes", "docs/git/config", ".claude/agents/x.md", "/home/u/proj/bashrc", "env.example"])
+@pytest.mark.parametrize(
+    "path",
+    ["src/a.py", ".github/workflows/ci.yml", ".gitignore", ".gitattributes", "docs/git/config", ".claude/agents/x.md", "/home/u/proj/bashrc", "env.example"],
+)
 def test_ordinary_paths_still_run_in_accept_edits(path: str) -> None:
     assert write(policy(PermissionMode.ACCEPT_EDITS), path) == Decision(True, "", "mode"), path
 
@@ -108,7 +111,16 @@ def run(p: PermissionPolicy, command: str) -> Decision:
     return asyncio.run(p.check(tool("run_command"), {"command": command}))
 
 
-BROAD = ["run_command(cp:*)", "run_command(tee:*)", "run_command(echo:*)", "run_command(git config:*)", "run_command(touch:*)", "run_command(sed:*)", "run_command(ln:*)", "run_command(mv:*)"]
+BROAD = [
+    "run_command(cp:*)",
+    "run_command(tee:*)",
+    "run_command(echo:*)",
+    "run_command(git config:*)",
+    "run_command(touch:*)",
+    "run_command(sed:*)",
+    "run_command(ln:*)",
+    "run_command(mv:*)",
+]
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,17 @@ def test_plan_mode_is_unchanged() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["cat ~/.ssh/id_rsa", "ls /", "cd .. && ls", "git -C /etc status", "grep -f /etc/passwd x", "grep --file=/etc/passwd x", "cat $HOME/x", "head ../other/secret", "find / -name id_rsa"],
+    [
+        "cat ~/.ssh/id_rsa",
+        "ls /",
+        "cd .. && ls",
+        "git -C /etc status",
+        "grep -f /etc/passwd x",
+        "grep --file=/etc/passwd x",
+        "cat $HOME/x",
+        "head ../other/secret",
+        "find / -name id_rsa",
+    ],
 )
 def test_reading_outside_the_workspace_asks_as_read_file_would_refuse(command: str) -> None:
     approver = ScriptedApprover([ApprovalAnswer("deny")])
@@ -165,7 +175,13 @@ PLAIN_CONFIG = '[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl 
 
 @pytest.mark.parametrize(
     "config",
-    ["[core]\n\tfsmonitor = ./evil\n", '[diff "x"]\n\ttextconv = ./evil\n', "[include]\n\tpath = ../evil.cfg\n", '[filter "x"]\n\tclean = ./evil\n', "[alias]\n\tst = !./evil\n"],
+    [
+        "[core]\n\tfsmonitor = ./evil\n",
+        '[diff "x"]\n\ttextconv = ./evil\n',
+        "[include]\n\tpath = ../evil.cfg\n",
+        '[filter "x"]\n\tclean = ./evil\n',
+        "[alias]\n\tst = !./evil\n",
+    ],
 )
 def test_git_reads_ask_when_the_repository_config_can_run_code(tmp_path: Path, config: str) -> None:
     workspace = git_workspace(tmp_path, config)
@@ -192,7 +208,17 @@ def test_git_reads_run_in_a_plain_repository_and_a_worktree(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(
     "command",
-    ["grep -f/etc/passwd x", "cat ~root/.ssh/id_rsa", "cat .*/secret", "cat < /etc/passwd", "wc -l < ../secret", "date -f /etc/shadow", "jq -n env", "cat {a,../../etc/passwd}", "ls ../*/x"],
+    [
+        "grep -f/etc/passwd x",
+        "cat ~root/.ssh/id_rsa",
+        "cat .*/secret",
+        "cat < /etc/passwd",
+        "wc -l < ../secret",
+        "date -f /etc/shadow",
+        "jq -n env",
+        "cat {a,../../etc/passwd}",
+        "ls ../*/x",
+    ],
 )
 def test_sneaky_paths_out_of_the_workspace_ask(command: str) -> None:
     approver = ScriptedApprover([ApprovalAnswer("deny")])

@@ -48,7 +48,7 @@ HIDDEN = [
     '"$(echo touch)" C',
     "$(echo echo) hi",
     'eval "$X"',
-    "git status; eval \"$(cat f)\"",
+    'git status; eval "$(cat f)"',
     "git status ${X:-$(touch C)}",
     "git -c alias.t='!touch X' t",
     "git -c core.fsmonitor=./evil status",
@@ -82,7 +82,17 @@ def test_computed_strings_are_not_matched_by_their_prefix(rule: str, command: st
     assert not decide(command, allow=[f"run_command({rule})"]).allowed
 
 
-FIND_WRITERS = ["-exec touch {} +", "-execdir touch {} ;", "-ok rm {} ;", "-okdir rm {} ;", "-delete", "-fprint out", "-fprint0 out", "-fprintf out %p", "-fls out"]
+FIND_WRITERS = [
+    "-exec touch {} +",
+    "-execdir touch {} ;",
+    "-ok rm {} ;",
+    "-okdir rm {} ;",
+    "-delete",
+    "-fprint out",
+    "-fprint0 out",
+    "-fprintf out %p",
+    "-fls out",
+]
 
 
 @pytest.mark.parametrize("action", FIND_WRITERS)
@@ -186,7 +196,9 @@ def test_default_mode_asks_for_computed_code_instead_of_refusing() -> None:
     assert asyncio.run(policy.check(tool("run_command"), {"command": 'eval "$(ssh-agent -s)"'})).source == "approval"
 
 
-@pytest.mark.parametrize("command", ["printf -v 'a[$(touch C)]' x", "[ -v 'a[$(touch C)]' ]", "test -v 'b[`touch C`]'", "[[ 'a[$(touch C)]' -eq 1 ]]", "echo $(( 'a[$(touch C)]' ))"])
+@pytest.mark.parametrize(
+    "command", ["printf -v 'a[$(touch C)]' x", "[ -v 'a[$(touch C)]' ]", "test -v 'b[`touch C`]'", "[[ 'a[$(touch C)]' -eq 1 ]]", "echo $(( 'a[$(touch C)]' ))"]
+)
 def test_subscripts_run_code_even_in_single_quotes(command: str) -> None:
     decision = decide(command, allow=["run_command(printf:*)", "run_command(test:*)", "run_command([:*)", "run_command(echo:*)", "run_command([[:*)"])
     assert not decision.allowed, command

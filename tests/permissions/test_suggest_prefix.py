@@ -23,7 +23,9 @@ PLAIN_SUBCOMMANDS = sorted(
 
 def suggested(command: str) -> Rule | None:
     approver = ScriptedApprover([ApprovalAnswer("once")])
-    asyncio.run(PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=approver).check(tool("run_command"), {"command": command}))
+    asyncio.run(
+        PermissionPolicy(mode=PermissionMode.DEFAULT, workspace=WORKSPACE, home=HOME, approver=approver).check(tool("run_command"), {"command": command})
+    )
     return approver.requests[0].suggested_rule
 
 
@@ -105,7 +107,9 @@ def test_the_policy_suggests_the_tables_prefix_for_the_whole_line(command: str, 
 
 
 def test_the_saved_prefix_runs_the_next_test_file_but_not_other_code() -> None:
-    decided = always_then("python3 -m pytest -q tests/a.py", "python3 -m pytest tests/b.py", "python3 -m pytest", "python3 -c 'import os'", "python3 -m pytestx")
+    decided = always_then(
+        "python3 -m pytest -q tests/a.py", "python3 -m pytest tests/b.py", "python3 -m pytest", "python3 -c 'import os'", "python3 -m pytestx"
+    )
     assert decided == ["rule", "rule", "approval", "approval"]
 
 
@@ -143,8 +147,22 @@ def test_the_question_carries_the_rule_in_words_and_a_root_file_rule_still_match
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf build", "sudo make install", "bash -c 'make'", "eval \"$X\"", "python3 -c 'import os'", "node -e 1", "env X=1 make",
-     "docker run -v /:/h ubuntu sh", "kubectl exec -it pod -- sh", "git -c core.pager=sh log", "uv run python -c 1", "npx cowsay", "curl -fsSL https://example.com/install.sh", "mv a /etc/x"],
+    [
+        "rm -rf build",
+        "sudo make install",
+        "bash -c 'make'",
+        'eval "$X"',
+        "python3 -c 'import os'",
+        "node -e 1",
+        "env X=1 make",
+        "docker run -v /:/h ubuntu sh",
+        "kubectl exec -it pod -- sh",
+        "git -c core.pager=sh log",
+        "uv run python -c 1",
+        "npx cowsay",
+        "curl -fsSL https://example.com/install.sh",
+        "mv a /etc/x",
+    ],
 )
 def test_what_the_brief_names_as_dangerous_saves_only_the_exact_line(command: str) -> None:
     assert suggested(command) == Rule("run_command", command)

@@ -27,7 +27,7 @@ def test_yes_once_runs_a_blocked_command_outside_the_sandbox(tmp_path: Path, wor
         term.expect_prompt()
         term.send_line("write the canary")
         term.expect(r"\[n\] no, and say why", timeout=60)
-        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Run outside the sandbox"):]).split())
+        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Run outside the sandbox") :]).split())
         assert "outside the writable folders" in question and "[a] always for" in question
         assert not (outside / "canary").exists()
         term.send("y")

@@ -50,7 +50,9 @@ def test_only_sandbox_off_lets_it_through(tmp_path: Path, workspace: Path, outsi
 def test_a_read_deny_rule_masks_the_file_for_commands(tmp_path: Path, workspace: Path) -> None:
     (workspace / ".env").write_text("TOKEN=CANARY-91c2\n")
     settings = {"permissions": {"deny": ["Read(**/.env)"]}}
-    text, _ = model_runs(tmp_path, workspace, "grep -r CANARY . ; cat .e?v; python3 -c \"print(open('.env').read())\"", "--permission-mode", "bypass", settings=settings)
+    text, _ = model_runs(
+        tmp_path, workspace, "grep -r CANARY . ; cat .e?v; python3 -c \"print(open('.env').read())\"", "--permission-mode", "bypass", settings=settings
+    )
     assert "CANARY-91c2" not in text
 
 

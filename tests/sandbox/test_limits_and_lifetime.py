@@ -89,7 +89,9 @@ def test_an_interrupt_kills_everything_the_command_started(workspace: Path) -> N
     marker = f"{uuid.uuid4().int % 10**6}.25"
 
     async def interrupted() -> None:
-        task = asyncio.ensure_future(RunCommandTool().run({"command": f"setsid sleep {marker} & sleep {marker}"}, ToolContext(workspace=workspace, sandbox=sandbox)))
+        task = asyncio.ensure_future(
+            RunCommandTool().run({"command": f"setsid sleep {marker} & sleep {marker}"}, ToolContext(workspace=workspace, sandbox=sandbox))
+        )
         while not live_processes_with(marker):
             await asyncio.sleep(0.05)
         task.cancel()

@@ -75,7 +75,8 @@ def test_a_unix_socket_outside_cannot_be_reached_either(workspace: Path, outside
     try:
         output = run(
             f"curl -sS -m 3 --unix-socket {path} http://daemon/; python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\"",
-            workspace, real_sandbox(workspace, network=network),
+            workspace,
+            real_sandbox(workspace, network=network),
         )
         with pytest.raises(TimeoutError):
             server.accept()
@@ -87,8 +88,6 @@ def test_a_unix_socket_outside_cannot_be_reached_either(workspace: Path, outside
 def test_socketpair_still_works_for_asyncio_and_multiprocessing(workspace: Path) -> None:
     output = run("python3 -c \"import asyncio; asyncio.run(asyncio.sleep(0)); print('loop ok')\"", workspace, real_sandbox(workspace))
     assert "loop ok" in output.content
-
-
 
 
 ALLOWED = socket.gethostname()  # /etc/hosts maps it to a loopback address: the proxy lets an exact entry reach it
@@ -113,7 +112,11 @@ def test_with_allowed_domains_a_unix_socket_in_the_temp_folder_is_masked(workspa
     server.listen()
     server.settimeout(0.5)
     try:
-        run(f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\"", workspace, real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,)))
+        run(
+            f"python3 -c \"import socket; socket.socket(socket.AF_UNIX).connect('{path}')\"",
+            workspace,
+            real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,)),
+        )
         with pytest.raises(TimeoutError):
             server.accept()
     finally:

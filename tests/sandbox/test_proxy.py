@@ -141,7 +141,7 @@ def test_the_proxy_is_bounded_in_header_size_idle_time_and_connections(short_dir
 @needs_bwrap
 def test_an_allowed_domain_goes_through_the_forwarder_and_the_proxy(short_dir: Path, origin: Origin) -> None:
     url = f"http://{ALLOWED}:{origin.server_address[1]}"
-    command = f"curl -sS {url}/curl; curl -sS --proxytunnel {url}/tunnel; python3 -c 'import urllib.request as u; print(u.urlopen(\"{url}/py\").read().decode(), end=\"\")'"
+    command = f'curl -sS {url}/curl; curl -sS --proxytunnel {url}/tunnel; python3 -c \'import urllib.request as u; print(u.urlopen("{url}/py").read().decode(), end="")\''
 
     async def scenario() -> tuple[int, str, float]:
         async with DomainProxy([ALLOWED], short_dir) as proxy:

@@ -13,11 +13,17 @@ from pseudoclaude.sandbox import SandboxConfig, SandboxLimits
 ENV = {"ANTHROPIC_API_KEY": "sk-test"}
 
 
-def settings_with(tmp_path: Path, user: object = None, project: object = None, local: object = None, flag: str | None = None) -> tuple[SandboxConfig, tuple[str, ...]]:
+def settings_with(
+    tmp_path: Path, user: object = None, project: object = None, local: object = None, flag: str | None = None
+) -> tuple[SandboxConfig, tuple[str, ...]]:
     home, workspace = tmp_path / "home", tmp_path / "ws"
     (workspace / ".pseudoclaude").mkdir(parents=True)
     home.mkdir()
-    for path, layer in ((home / "settings.json", user), (workspace / ".pseudoclaude/settings.json", project), (workspace / ".pseudoclaude/settings.local.json", local)):
+    for path, layer in (
+        (home / "settings.json", user),
+        (workspace / ".pseudoclaude/settings.json", project),
+        (workspace / ".pseudoclaude/settings.local.json", local),
+    ):
         if layer is not None:
             path.write_text(json.dumps({"sandbox": layer}))
     settings = load_settings(workspace, Flags(sandbox=flag), environ={**ENV, "PSEUDOCLAUDE_HOME": str(home)})

@@ -25,7 +25,16 @@ def test_tools_spill_compaction_replays_from_the_boundary() -> None:
     conversation = replay.conversation
     assert conversation[0].text.startswith("Summary of the earlier conversation")
     assert [m.role for m in conversation] == [
-        "user", "assistant", "user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
     ]
     assert conversation[3].tool_calls == (ToolCall("call_grep_2", "grep", '{"pattern": "FAIL", "path": "ci.log"}'),)
     assert conversation[-1].text == "Done: the test now pins its timezone to UTC+2."

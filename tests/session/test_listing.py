@@ -39,15 +39,16 @@ def test_compaction_prefixes_are_not_counted_as_turns(sessions_dir: Path, worksp
     with create_session(sessions_dir, workspace, model="m", provider="p") as session:
         session.append_message(Message.user("real prompt"))
         session.append_compaction(
-            summary="s", messages=[Message.user("summary"), Message.assistant("ok")],
-            trigger="auto", before_tokens=2, after_tokens=1,
+            summary="s",
+            messages=[Message.user("summary"), Message.assistant("ok")],
+            trigger="auto",
+            before_tokens=2,
+            after_tokens=1,
         )
     assert list_sessions(sessions_dir, workspace)[0].turns == 1
 
 
-def test_sessions_are_listed_most_recent_first_and_latest_is_the_last_used(
-    sessions_dir: Path, workspace: Path
-) -> None:
+def test_sessions_are_listed_most_recent_first_and_latest_is_the_last_used(sessions_dir: Path, workspace: Path) -> None:
     older = _make(sessions_dir, workspace, "created first, used last", 1, 1_700_000_000)
     newer = _make(sessions_dir, workspace, "created last, used first", 1, 1_600_000_000)
     assert [i.id for i in list_sessions(sessions_dir, workspace)] == [older, newer]

@@ -59,9 +59,7 @@ def test_second_process_gets_session_in_use_with_the_holders_pid(sessions_dir: P
     finally:
         _stop(child)
     assert caught.value.pid == child.pid
-    assert str(caught.value) == (
-        f"session {session.id} is in use by another pseudoclaude process (pid {child.pid})"
-    )
+    assert str(caught.value) == (f"session {session.id} is in use by another pseudoclaude process (pid {child.pid})")
 
 
 def test_lock_is_free_once_the_holder_exits(sessions_dir: Path, workspace: Path) -> None:

@@ -27,7 +27,13 @@ def test_entries_are_written_with_the_key_masked_and_replay(sessions_dir: Path, 
 
 def test_a_sub_agents_file_is_redacted_too(tmp_path: Path) -> None:
     recorder = SubrunRecorder(
-        tmp_path, "call-1", agent="explore", description=f"look for {KEY}", model="m", provider="anthropic", workspace=tmp_path,
+        tmp_path,
+        "call-1",
+        agent="explore",
+        description=f"look for {KEY}",
+        model="m",
+        provider="anthropic",
+        workspace=tmp_path,
         redactor=Redactor.of([KEY]),
     )
     recorder.append_message(Message.assistant(f"found {KEY}"))

@@ -176,9 +176,21 @@ def test_append_after_close_is_refused(sessions_dir: Path, workspace: Path) -> N
 def test_public_surface_is_pinned() -> None:
     import pseudoclaude.session as session_package
 
-    assert {"Session", "Replay", "Replacement", "SessionInfo", "create_session", "open_session", "load_replay",
-            "list_sessions", "latest_session_id", "SessionError", "SessionInUse", "SessionFormatError",
-            "SessionNotFound"} <= set(session_package.__all__)
+    assert {
+        "Session",
+        "Replay",
+        "Replacement",
+        "SessionInfo",
+        "create_session",
+        "open_session",
+        "load_replay",
+        "list_sessions",
+        "latest_session_id",
+        "SessionError",
+        "SessionInUse",
+        "SessionFormatError",
+        "SessionNotFound",
+    } <= set(session_package.__all__)
     assert all(hasattr(session_package, name) for name in session_package.__all__)
 
 

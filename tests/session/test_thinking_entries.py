@@ -33,8 +33,7 @@ def test_a_format_1_2_message_without_thinking_still_reads(sessions_dir: Path, w
     with create_session(sessions_dir, workspace, model="m", provider="anthropic") as session:
         session.append_message(Message.user("hi"))
         path = session.jsonl_path
-    old = {"type": "message", "id": "abc", "ts": "2026-01-01T00:00:00.000Z", "version": "1.2",
-           "message": {"role": "assistant", "text": "hello"}}
+    old = {"type": "message", "id": "abc", "ts": "2026-01-01T00:00:00.000Z", "version": "1.2", "message": {"role": "assistant", "text": "hello"}}
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps(old) + "\n")
     assert load_replay(path).conversation[-1] == Message.assistant("hello")

@@ -10,7 +10,18 @@ from __future__ import annotations
 from pseudoclaude.tools import ToolRegistry, default_tools
 
 BUILTIN_ORDER = (
-    "read_file", "write_file", "edit_file", "glob", "grep", "list_dir", "run_command", "todo_write", "remember", "recall", "web_fetch", "exit_plan_mode",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "glob",
+    "grep",
+    "list_dir",
+    "run_command",
+    "todo_write",
+    "remember",
+    "recall",
+    "web_fetch",
+    "exit_plan_mode",
 )
 """The order the built-in tools are offered in (part of the cached prompt prefix, so it must not change by accident)."""
 

@@ -10,6 +10,7 @@ import pytest
 
 from pseudoclaude.tools import Tool, ToolContext, ToolOutput
 
+
 class Call:
     """Runs a tool with the test's context; a test that needs other facts sets ``context`` (``ctx.at(...)``)."""
 

@@ -154,7 +154,6 @@ def test_a_failing_ripgrep_falls_back_to_the_walk(call: Call, workspace: Path, t
     assert call(GlobTool(rg_path=str(failing)), pattern="*.py").content == "a.py\n"
 
 
-
 @pytest.mark.slow
 def test_a_fifo_committed_as_gitignore_does_not_block_the_listing(call: Call, workspace: Path) -> None:
     """A hostile repository's .gitignore that is a named pipe blocks ripgrep for ever; after RG_STALL_S the Python walk lists."""
@@ -166,9 +165,7 @@ def test_a_fifo_committed_as_gitignore_does_not_block_the_listing(call: Call, wo
     started = time.monotonic()
     out = call(GlobTool(), pattern="**/*").content
     assert time.monotonic() - started < 8
-    assert sorted(out.splitlines()) == [
-        "(note: sub/.gitignore: a FIFO (named pipe), not read: its rules do not apply)", ".gitignore", "sub/kept.py"
-    ]
+    assert sorted(out.splitlines()) == ["(note: sub/.gitignore: a FIFO (named pipe), not read: its rules do not apply)", ".gitignore", "sub/kept.py"]
 
 
 @pytest.mark.parametrize("engine", ["rg", None])

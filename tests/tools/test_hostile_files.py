@@ -104,8 +104,7 @@ def test_read_file_of_a_10_gb_file_behind_a_page_of_text_reads_a_bounded_prefix(
     sparse(workspace / "big.log", 10 * GIB, "".join(f"line {i}\n" for i in range(3000)).encode())
     out = timed(ReadFileTool(), ctx, path="big.log")
     assert out.content.splitlines()[-1] == (
-        "… lines 1-3000 of at least 3000 (lines counted in the first 256 MiB of its 10,737,418,240 bytes); "
-        "call read_file with offset=3001 to continue"
+        "… lines 1-3000 of at least 3000 (lines counted in the first 256 MiB of its 10,737,418,240 bytes); call read_file with offset=3001 to continue"
     )
     with pytest.raises(ToolError, match=r"offset 9000 is beyond the first 256 MiB of big.log .*sed -n '9000,\+99p' big.log"):
         timed(ReadFileTool(), ctx, path="big.log", offset=9000)

@@ -133,9 +133,7 @@ def test_a_hook_matcher_with_the_claude_code_name_fires_for_the_tool() -> None:
 
 def test_after_a_cold_cache_results_are_cleared_as_declared() -> None:
     now = [1_000_000.0]
-    runtime = ContextState(
-        model="m", context_window=200_000, clock=lambda: now[0], clearable_tools=registry().clearable_names()
-    )
+    runtime = ContextState(model="m", context_window=200_000, clock=lambda: now[0], clearable_tools=registry().clearable_names())
     runtime.record_usage(5_000, 3)
     conversation = [Message.user("go")]
     for n in range(12):

@@ -99,7 +99,10 @@ def test_a_file_no_rule_names_is_read_as_before(tree: Path) -> None:
 def test_glob_leaves_denied_files_out_and_says_how_many(tree: Path, engine: str | None) -> None:
     out = run(GlobTool(rg_path=engine), guarded(tree, "Read(**/.env)"), pattern="**/*").content
     assert sorted(out.splitlines()) == [
-        "(2 matching files not listed: reading denied by the permission rules)", "app/config/prod.env", "app/main.py", "vault/key.txt",
+        "(2 matching files not listed: reading denied by the permission rules)",
+        "app/config/prod.env",
+        "app/main.py",
+        "vault/key.txt",
     ]
 
 

@@ -50,13 +50,15 @@ def test_before_any_compaction_there_is_nothing_to_search(ctx: ToolContext, call
 
 
 def test_a_path_matches_relative_absolute_and_in_a_command_line_but_not_a_longer_name(ctx: ToolContext, call: Call, workspace: Path) -> None:
-    history = FakeHistory([
-        result(1, "relative", path="src/calc.py"),
-        result(2, "absolute", path=str(workspace / "src" / "calc.py")),
-        result(3, "command", tool="run_command", command="pytest -q src/calc.py"),
-        result(4, "other", path="src/test_calc.py"),
-        result(5, "by its own text src/calc.py", path="README.md"),
-    ])
+    history = FakeHistory(
+        [
+            result(1, "relative", path="src/calc.py"),
+            result(2, "absolute", path=str(workspace / "src" / "calc.py")),
+            result(3, "command", tool="run_command", command="pytest -q src/calc.py"),
+            result(4, "other", path="src/test_calc.py"),
+            result(5, "by its own text src/calc.py", path="README.md"),
+        ]
+    )
     call.context = dataclasses.replace(ctx, history=history)
     out = call(RecallTool(), path="src/calc.py").content
     assert all(word in out for word in ("relative", "absolute", "command")) and "other" not in out and "own text" not in out
@@ -65,12 +67,14 @@ def test_a_path_matches_relative_absolute_and_in_a_command_line_but_not_a_longer
 
 
 def test_text_and_path_together_and_recalls_own_results_are_never_searched(ctx: ToolContext, call: Call) -> None:
-    history = FakeHistory([
-        result(1, "line one\nthe NEEDLE here\nline three", path="a.py"),
-        result(2, "needle elsewhere", path="b.py"),
-        result(3, "recall: needle", tool="recall", query="needle"),
-        PastMessage(4, "assistant", 'I will look.\n[call recall {"query": "needle"}]', 0),
-    ])
+    history = FakeHistory(
+        [
+            result(1, "line one\nthe NEEDLE here\nline three", path="a.py"),
+            result(2, "needle elsewhere", path="b.py"),
+            result(3, "recall: needle", tool="recall", query="needle"),
+            PastMessage(4, "assistant", 'I will look.\n[call recall {"query": "needle"}]', 0),
+        ]
+    )
     call.context = dataclasses.replace(ctx, history=history)
     out = call(RecallTool(), query="needle", path="a.py", context=0).content
     assert "1 message matching" in out and ">    2| the NEEDLE here" in out and "line one" not in out and "elsewhere" not in out

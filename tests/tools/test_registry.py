@@ -12,9 +12,20 @@ import pytest
 from pseudoclaude.tools import Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolTraits, default_tools
 from tests.tools.builtins import BUILTIN_ORDER, builtin_only
 
-READ_ONLY = {"read_file": True, "glob": True, "grep": True, "list_dir": True, "todo_write": True,
-             "write_file": False, "edit_file": False, "run_command": False, "remember": False, "recall": True, "web_fetch": False,
-             "exit_plan_mode": True}
+READ_ONLY = {
+    "read_file": True,
+    "glob": True,
+    "grep": True,
+    "list_dir": True,
+    "todo_write": True,
+    "write_file": False,
+    "edit_file": False,
+    "run_command": False,
+    "remember": False,
+    "recall": True,
+    "web_fetch": False,
+    "exit_plan_mode": True,
+}
 
 
 def test_default_tools_in_stable_order() -> None:
@@ -43,13 +54,27 @@ def test_tables_derived_from_the_builtin_declarations() -> None:
     assert [name for name in registry.edit_names() if name in known] == ["write_file", "edit_file"]
     assert registry.clearable_names() & known == {"read_file", "run_command", "grep", "glob", "list_dir", "edit_file", "write_file", "recall", "web_fetch"}
     assert builtin_only(dict(registry.claude_names())) == {
-        "run_command": ("Bash",), "edit_file": ("Edit", "MultiEdit"), "write_file": ("Write",), "read_file": ("Read",),
-        "glob": ("Glob",), "grep": ("Grep",), "list_dir": ("LS",), "todo_write": ("TodoWrite",), "web_fetch": ("WebFetch",),
+        "run_command": ("Bash",),
+        "edit_file": ("Edit", "MultiEdit"),
+        "write_file": ("Write",),
+        "read_file": ("Read",),
+        "glob": ("Glob",),
+        "grep": ("Grep",),
+        "list_dir": ("LS",),
+        "todo_write": ("TodoWrite",),
+        "web_fetch": ("WebFetch",),
         "exit_plan_mode": ("ExitPlanMode",),
     }
     assert builtin_only(dict(registry.display_keys())) == {
-        "read_file": "path", "write_file": "path", "edit_file": "path", "list_dir": "path",
-        "glob": "pattern", "grep": "pattern", "run_command": "command", "recall": "query", "web_fetch": "url",
+        "read_file": "path",
+        "write_file": "path",
+        "edit_file": "path",
+        "list_dir": "path",
+        "glob": "pattern",
+        "grep": "pattern",
+        "run_command": "command",
+        "recall": "query",
+        "web_fetch": "url",
         "exit_plan_mode": "plan",
     }
 
@@ -120,8 +145,7 @@ BAD_ARGUMENTS: list[Any] = [
     {"path": None, "pattern": None, "command": None, "items": None},
     {"path": 1, "pattern": 1, "command": 1, "items": 1, "content": 1, "old_string": 1, "new_string": 1},
     {"path": ["a"], "pattern": {"x": 1}, "command": True, "items": [1], "content": None},
-    {"path": "../../etc/passwd", "pattern": "(", "command": "", "items": [{}], "content": "x",
-     "old_string": "", "new_string": ""},
+    {"path": "../../etc/passwd", "pattern": "(", "command": "", "items": [{}], "content": "x", "old_string": "", "new_string": ""},
     [],
     "not an object",
 ]

@@ -36,12 +36,14 @@ def test_a_bad_schema_is_refused_with_the_reason(raw: str, says: str) -> None:
 
 
 def test_sdk_agent_definitions_keep_what_we_honour_and_name_the_rest() -> None:
-    definitions, problems = sdk_agents({
-        "reviewer": {"description": "Reviews", "prompt": "Review.", "tools": ["Read", "Grep"], "model": "sonnet", "skills": ["x"]},
-        "fast": {"description": "Fast", "prompt": "Go.", "model": "claude-haiku-4-5"},
-        "bad name!": {"description": "d", "prompt": "p"},
-        "empty": {"description": "no prompt"},
-    })
+    definitions, problems = sdk_agents(
+        {
+            "reviewer": {"description": "Reviews", "prompt": "Review.", "tools": ["Read", "Grep"], "model": "sonnet", "skills": ["x"]},
+            "fast": {"description": "Fast", "prompt": "Go.", "model": "claude-haiku-4-5"},
+            "bad name!": {"description": "d", "prompt": "p"},
+            "empty": {"description": "no prompt"},
+        }
+    )
     assert [(d.name, d.tools, d.model) for d in definitions] == [("reviewer", ("Read", "Grep"), None), ("fast", (), "claude-haiku-4-5")]
     assert problems == (
         "agent 'reviewer': skills not supported, ignored",

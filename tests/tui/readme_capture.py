@@ -42,7 +42,12 @@ SCRIPT = [
     Reply(text="I'll run the test to see it fail.", calls=(Call("run_command", json.dumps({"command": CHECK})),)),
     Reply(
         text="`with_tax` multiplies by the rate itself, so a 20% tax returns a fifth of the total. I'll fix it.",
-        calls=(Call("edit_file", json.dumps({"path": "cart.py", "old_string": "    return total(prices) * rate", "new_string": "    return total(prices) * (1 + rate)"})),),
+        calls=(
+            Call(
+                "edit_file",
+                json.dumps({"path": "cart.py", "old_string": "    return total(prices) * rate", "new_string": "    return total(prices) * (1 + rate)"}),
+            ),
+        ),
     ),
     Reply(text=ANSWER, text_chunks=6),
 ]

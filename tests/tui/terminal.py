@@ -52,13 +52,24 @@ class Terminal:
     """One REPL process in a 40x120 pseudo-terminal; ``raw`` is everything it printed so far."""
 
     def __init__(
-        self, args: list[str], cwd: Path, env: dict[str, str], timeout: float = 30, *, collect_garbage: bool = False,
+        self,
+        args: list[str],
+        cwd: Path,
+        env: dict[str, str],
+        timeout: float = 30,
+        *,
+        collect_garbage: bool = False,
         dimensions: tuple[int, int] = (40, 120),
     ) -> None:
         launch = ["-c", COLLECTING_LAUNCHER] if collect_garbage else ["-m", "pseudoclaude"]
         self.child = pexpect.spawn(
-            sys.executable, [*launch, *args], cwd=str(cwd), env=env,
-            dimensions=dimensions, encoding="utf-8", timeout=timeout,
+            sys.executable,
+            [*launch, *args],
+            cwd=str(cwd),
+            env=env,
+            dimensions=dimensions,
+            encoding="utf-8",
+            timeout=timeout,
         )
         self.raw = ""
 

@@ -1,4 +1,4 @@
-""""Always" in a real pseudo-terminal: a command's prefix is saved and the next test file runs without a question;
+""" "Always" in a real pseudo-terminal: a command's prefix is saved and the next test file runs without a question;
 a root file's rule is said without a leading slash and still matches that file (issue 29 item 4)."""
 
 from __future__ import annotations
@@ -43,13 +43,13 @@ def test_always_saves_the_command_prefix_and_the_root_file_rule_and_neither_asks
         term.expect_prompt()
         term.send_line("Run the tests, then write notes")
         term.expect(r"\[n\] no, and say why")
-        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Allow run_command"):]).split())
+        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Allow run_command") :]).split())
         assert "don't ask again for `python3 -m pytest` commands in this folder" in question
         term.send("a")
         term.expect(r"allowed from now on: run_command\(python3 -m pytest:\*\)")
         term.expect(r"Allow write_file")
         term.expect(r"\[n\] no, and say why")
-        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Allow write_file"):]).split())
+        question = " ".join(_ANSI.sub("", term.raw[term.raw.rfind("Allow write_file") :]).split())
         assert "don't ask again for write_file on `NOTES.md`" in question
         term.send("a")
         term.expect("All done")
@@ -60,7 +60,7 @@ def test_always_saves_the_command_prefix_and_the_root_file_rule_and_neither_asks
     for tool in ("run_command", "write_file"):
         answered = screen.index(f"allowed from now on: {tool}(")
         assert f"Allow {tool}" in screen[:answered] and f"Allow {tool}" not in screen[answered:]  # the live footer redraws a question; none after the answer
-    assert "tests/b.py" in screen[screen.index("allowed from now on: run_command("):]
+    assert "tests/b.py" in screen[screen.index("allowed from now on: run_command(") :]
     assert (workspace / "NOTES.md").read_text() == "two\n"
     saved = json.loads((workspace / ".pseudoclaude" / "settings.local.json").read_text())
     assert saved["permissions"]["allow"] == ["run_command(python3 -m pytest:*)", "write_file(/NOTES.md)"]

@@ -32,7 +32,12 @@ def test_a_summary_that_does_not_name_the_tool_keeps_the_tool_in_front() -> None
 
 
 SANDBOX_REQUEST = ApprovalRequest(
-    "run_command", {"command": "npm install -g x"}, "npm install -g x", Rule("run_command", "npm install:*"), kind="sandbox", reason="read-only file system: /usr/lib"
+    "run_command",
+    {"command": "npm install -g x"},
+    "npm install -g x",
+    Rule("run_command", "npm install:*"),
+    kind="sandbox",
+    reason="read-only file system: /usr/lib",
 )
 
 
@@ -63,7 +68,10 @@ def test_the_keys_answer_the_sandbox_question_through_the_terminal_approver() ->
 
 def test_always_says_in_words_what_it_allows_then_names_the_rule() -> None:
     request = ApprovalRequest(
-        "run_command", {}, "run_command python3 -m pytest -q tests/a.py", Rule("run_command", "python3 -m pytest:*"),
+        "run_command",
+        {},
+        "run_command python3 -m pytest -q tests/a.py",
+        Rule("run_command", "python3 -m pytest:*"),
         rule_words="`python3 -m pytest` commands in this folder",
     )
     *_, keys = shown_wide(request)
@@ -84,7 +92,10 @@ def shown_wide(request: ApprovalRequest) -> list[str]:
 
 
 PYTEST_REQUEST = ApprovalRequest(
-    "run_command", {}, "run_command python3 -m pytest -q tests/a.py", Rule("run_command", "python3 -m pytest:*"),
+    "run_command",
+    {},
+    "run_command python3 -m pytest -q tests/a.py",
+    Rule("run_command", "python3 -m pytest:*"),
     rule_words="`python3 -m pytest` commands in this folder",
 )
 

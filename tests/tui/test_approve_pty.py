@@ -33,7 +33,7 @@ def test_an_edit_question_shows_the_diff_before_asking_and_always_saves_a_folder
         term.expect_prompt()
         term.send_line("Say bonjour")
         term.expect(r"\[n\] no, and say why")
-        question = _ANSI.sub("", term.raw[term.raw.rfind("Allow edit_file"):])
+        question = _ANSI.sub("", term.raw[term.raw.rfind("Allow edit_file") :])
         assert "-GREETING = 'hello'" in question and "+GREETING = 'bonjour'" in question
         assert "saving the rule edit_file(src/**)" in question
         term.send("a")
@@ -53,12 +53,14 @@ def test_a_resumed_compacted_session_does_not_show_the_summary_scaffolding(tmp_p
     names = ["a.txt", "b.txt", "c.txt", "d.txt"]
     for name in names:
         (workspace / name).write_text("".join(f"{name} line {i:04d}: some text to fill the context\n" for i in range(100)))
-    responder = SummaryResponder([
-        *(Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in names),
-        Reply(text="Read all files."),
-        Reply(text="Second answer."),
-        Reply(text="Third answer."),
-    ])
+    responder = SummaryResponder(
+        [
+            *(Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in names),
+            Reply(text="Read all files."),
+            Reply(text="Second answer."),
+            Reply(text="Third answer."),
+        ]
+    )
     with FakeAnthropicServer(responder) as server:
         term = start(terminals, workspace, server, tmp_path / "home", "--context-window", "20000")
         term.expect_prompt()

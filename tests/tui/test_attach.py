@@ -19,8 +19,7 @@ def test_a_mentioned_file_is_attached_whole_when_it_fits(tmp_path: Path) -> None
     (tmp_path / "app.py").write_text("def main():\n    return 42\n")
     prompt = build_prompt("why does @app.py return 42?", tmp_path, page_bytes=page())
     assert prompt == (
-        "why does @app.py return 42?\n\nFiles the user attached (current content):\n"
-        '<file path="app.py" bytes="26">\ndef main():\n    return 42\n</file>'
+        'why does @app.py return 42?\n\nFiles the user attached (current content):\n<file path="app.py" bytes="26">\ndef main():\n    return 42\n</file>'
     )
 
 

@@ -51,7 +51,11 @@ def test_xclip_gives_the_png_on_the_clipboard(tmp_path: Path) -> None:
 def test_wl_paste_is_asked_first_under_wayland(tmp_path: Path) -> None:
     (tmp_path / "shot.png").write_bytes(data := png())
     fake_xclip(tmp_path / "bin", r"image/png\n", tmp_path / "other.png")
-    fake_tool(tmp_path / "bin", "wl-paste", f'case "$*" in\n  *--list-types*) printf "text/plain\\nimage/png\\n";;\n  *"--type image/png"*) cat "{tmp_path / "shot.png"}";;\n  *) exit 1;;\nesac\n')
+    fake_tool(
+        tmp_path / "bin",
+        "wl-paste",
+        f'case "$*" in\n  *--list-types*) printf "text/plain\\nimage/png\\n";;\n  *"--type image/png"*) cat "{tmp_path / "shot.png"}";;\n  *) exit 1;;\nesac\n',
+    )
     image = read_clipboard_image(env(tmp_path / "bin", WAYLAND_DISPLAY="wayland-0"), platform="linux")
     assert (image.data, image.tool) == (data, "wl-paste")
 
@@ -91,7 +95,11 @@ def test_output_over_the_limit_is_cut_and_refused(tmp_path: Path) -> None:
 
 
 def test_a_failing_tool_is_one_line_with_what_it_said(tmp_path: Path) -> None:
-    fake_tool(tmp_path / "bin", "xclip", 'case "$*" in\n  *TARGETS*) printf "image/png\\n";;\n  *) echo "Error: Can\'t open display: :0" >&2; echo more >&2; exit 1;;\nesac\n')
+    fake_tool(
+        tmp_path / "bin",
+        "xclip",
+        'case "$*" in\n  *TARGETS*) printf "image/png\\n";;\n  *) echo "Error: Can\'t open display: :0" >&2; echo more >&2; exit 1;;\nesac\n',
+    )
     with pytest.raises(ClipboardError, match=r"^xclip could not read the clipboard \(Error: Can't open display: :0\)$"):
         read_clipboard_image(env(tmp_path / "bin"), platform="linux")
     fake_tool(tmp_path / "bin", "xclip", 'case "$*" in\n  *TARGETS*) printf "image/png\\n";;\n  *) exit 3;;\nesac\n')

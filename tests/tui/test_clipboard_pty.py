@@ -47,7 +47,11 @@ def clipboard_env(server_url: str, home: Path, bin_dir: Path, **display: str) ->
 
 
 def fake_xclip(bin_dir: Path, image: Path, pause: str = "") -> None:
-    fake_tool(bin_dir, "xclip", f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) {pause}cat "{image}";;\n  *) exit 1;;\nesac\n')
+    fake_tool(
+        bin_dir,
+        "xclip",
+        f'case "$*" in\n  *TARGETS*) printf "TARGETS\\ntext/plain\\nimage/png\\n";;\n  *image/png*) {pause}cat "{image}";;\n  *) exit 1;;\nesac\n',
+    )
 
 
 def user_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -75,7 +79,11 @@ def test_ctrl_v_attaches_the_copied_image_to_the_message(tool: str, tmp_path: Pa
         fake_xclip(bin_dir, tmp_path / "copied.png", pause)
         display = {"DISPLAY": ":0"}
     else:
-        fake_tool(bin_dir, "wl-paste", f'case "$*" in\n  *--list-types*) printf "image/png\\ntext/plain\\n";;\n  *"--type image/png"*) cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n')
+        fake_tool(
+            bin_dir,
+            "wl-paste",
+            f'case "$*" in\n  *--list-types*) printf "image/png\\ntext/plain\\n";;\n  *"--type image/png"*) cat "{tmp_path}/copied.png";;\n  *) exit 1;;\nesac\n',
+        )
         display = {"WAYLAND_DISPLAY": "wayland-0"}
     with FakeAnthropicServer([Reply(text="A purple rectangle.")]) as server:
         term = Terminal([], workspace, clipboard_env(server.url, home, bin_dir, **display))

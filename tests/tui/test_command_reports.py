@@ -61,8 +61,16 @@ def offloaded_line(offloaded_bytes: int, offloaded_results: int) -> str:
 
     console = Console(file=io.StringIO(), width=200, color_system=None)
     breakdown = ContextBreakdown(
-        system_tokens=3_000, tools_tokens=2_000, message_tokens=10_000, messages=12, estimated_tokens=15_000, context_window=200_000,
-        auto_threshold=150_000, offloaded_results=offloaded_results, offloaded_bytes=offloaded_bytes, estimator="tiktoken",
+        system_tokens=3_000,
+        tools_tokens=2_000,
+        message_tokens=10_000,
+        messages=12,
+        estimated_tokens=15_000,
+        context_window=200_000,
+        auto_threshold=150_000,
+        offloaded_results=offloaded_results,
+        offloaded_bytes=offloaded_bytes,
+        estimator="tiktoken",
     )
     render_context(console, breakdown)
     [line] = [line for line in console.file.getvalue().splitlines() if line.startswith("offloaded")]  # type: ignore[attr-defined]

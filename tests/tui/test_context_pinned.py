@@ -13,8 +13,18 @@ from pseudoclaude.tui.context_view import render_context
 
 def _view(pinned: PinnedParts | None, tokens: int = 1_200) -> str:
     breakdown = ContextBreakdown(
-        system_tokens=2_000, tools_tokens=3_000, message_tokens=9_000, messages=12, estimated_tokens=14_000, context_window=32_000,
-        auto_threshold=26_000, offloaded_results=0, offloaded_bytes=0, estimator="bytes", pinned_tokens=tokens, pinned=pinned,
+        system_tokens=2_000,
+        tools_tokens=3_000,
+        message_tokens=9_000,
+        messages=12,
+        estimated_tokens=14_000,
+        context_window=32_000,
+        auto_threshold=26_000,
+        offloaded_results=0,
+        offloaded_bytes=0,
+        estimator="bytes",
+        pinned_tokens=tokens,
+        pinned=pinned,
     )
     console = Console(file=StringIO(), width=160, color_system=None)
     render_context(console, breakdown)
@@ -23,8 +33,19 @@ def _view(pinned: PinnedParts | None, tokens: int = 1_200) -> str:
 
 def test_the_parts_and_what_was_reduced_are_listed_under_the_pinned_block() -> None:
     parts = PinnedParts(
-        user_messages=6, user_tokens=700, verbatim=2, by_rules=1, summarized=2, bare=0, collapsed=0, rules=9, in_tail=1,
-        files=61, files_tokens=350, failure_tokens=90, attached_tokens=0,
+        user_messages=6,
+        user_tokens=700,
+        verbatim=2,
+        by_rules=1,
+        summarized=2,
+        bare=0,
+        collapsed=0,
+        rules=9,
+        in_tail=1,
+        files=61,
+        files_tokens=350,
+        failure_tokens=90,
+        attached_tokens=0,
     )
     rows = [" ".join(line.split()) for line in _view(parts).splitlines() if line.startswith("    ")]
     assert rows == [

@@ -25,9 +25,7 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def test_the_resume_picker_searches_and_resumes_in_place_and_exit_prints_the_resume_command(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_the_resume_picker_searches_and_resumes_in_place_and_exit_prints_the_resume_command(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     script = [Reply(text="Noted PELICAN."), Reply(text="Noted OSPREY."), Reply(text="Third answer."), Reply(text="Back with pelicans.")]
     with FakeAnthropicServer(script) as server:
         term = start(terminals, workspace, server, tmp_path / "home")

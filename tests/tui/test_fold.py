@@ -169,7 +169,11 @@ def test_a_long_path_is_shortened_in_the_middle_keeping_the_file_name() -> None:
 
 def test_at_60_columns_the_title_fits_and_the_saved_path_and_tail_keep_the_indent() -> None:
     path = "src/" + "/".join(f"level_{n}_directory" for n in range(6)) + "/leaf_module.py"
-    display = {"tail": "x" * 150 + "\nlast\n", "output_lines": 5000, "output_path": "/tmp/home/sessions/" + "a" * 40 + "/spill/run_command-" + "b" * 32 + ".txt"}
+    display = {
+        "tail": "x" * 150 + "\nlast\n",
+        "output_lines": 5000,
+        "output_path": "/tmp/home/sessions/" + "a" * 40 + "/spill/run_command-" + "b" * 32 + ".txt",
+    }
     console = Console(file=StringIO(), width=60, color_system=None)
     console.print(tool_block(READER, {_key(READER): path}, is_error=False, summary=f"Read {path} lines 1-3", display={}))
     console.print(tool_block("run_command", {"command": "make"}, is_error=False, summary="$ make (exit 0)", display=display))
@@ -213,7 +217,11 @@ def test_ctrl_o_during_a_turn_ends_the_open_run_and_prints_it_in_full() -> None:
 def test_a_resumed_session_draws_a_run_of_reads_folded_as_it_was_live() -> None:
     paths = ("src/shop/cart.py", "tests/test_cart.py", "README.md")
     calls = tuple(ToolCall(f"c{n}", READER, json.dumps({_key(READER): path})) for n, path in enumerate(paths))
-    conversation = [Message.user("look"), Message.assistant("", tool_calls=calls), *(Message.tool(f"c{n}", f"line of {path}\n") for n, path in enumerate(paths))]
+    conversation = [
+        Message.user("look"),
+        Message.assistant("", tool_calls=calls),
+        *(Message.tool(f"c{n}", f"line of {path}\n") for n, path in enumerate(paths)),
+    ]
     out = StringIO()
     render_transcript(Console(file=out, width=80, height=24, color_system=None), "s1", conversation)
     screen = out.getvalue()

@@ -26,7 +26,11 @@ from tests.tui.test_repl_tmux import Tmux
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
-FILES = {"src/shop/cart.py": "def total(items):\n    return sum(items)  # cart marker\n", "tests/test_cart.py": "def test_total():\n    pass\n", "README.md": "# Shop\n"}
+FILES = {
+    "src/shop/cart.py": "def total(items):\n    return sum(items)  # cart marker\n",
+    "tests/test_cart.py": "def test_total():\n    pass\n",
+    "README.md": "# Shop\n",
+}
 DEEP = "src/shop/a_rather_long_package_name/with_an_even_longer_subpackage/and_more/deeply_nested_module.py"
 
 
@@ -45,7 +49,9 @@ def _launch(tmux: Tmux, tmp_path: Path, server: FakeAnthropicServer, columns: in
     env = env_for(server.url, tmp_path / "home")
     exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
     launcher = tmp_path / "launch.sh"
-    launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude --sandbox off\n")
+    launcher.write_text(
+        f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude --sandbox off\n"
+    )
     launcher.chmod(0o755)
     tmux.run("new-session", "-d", "-s", "t", "-x", str(columns), "-y", "30", str(launcher))
     tmux.wait_for("ctx 0%")
@@ -71,8 +77,11 @@ def _settled(tmux: Tmux, text: str) -> str:
 def test_reads_fold_ctrl_o_expands_the_transcript_lists_every_block_and_at_60_columns_the_indent_holds(tmp_path: Path, tmux: Tmux) -> None:
     noisy = Call("run_command", json.dumps({"command": "seq 1 20000"}))
     script = [
-        Reply(text="Reading.", calls=_reads(*FILES)), Reply(text="All three read."),
-        Reply(text="One more file.", calls=_reads(DEEP)), Reply(text="Now a long run.", calls=(noisy,)), Reply(text="Both done."),
+        Reply(text="Reading.", calls=_reads(*FILES)),
+        Reply(text="All three read."),
+        Reply(text="One more file.", calls=_reads(DEEP)),
+        Reply(text="Now a long run.", calls=(noisy,)),
+        Reply(text="Both done."),
     ]
     with FakeAnthropicServer(script) as server:
         _launch(tmux, tmp_path, server, columns=60)

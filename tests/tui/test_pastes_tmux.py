@@ -27,7 +27,9 @@ PASTED = "\n".join(f"pasted line {i}" for i in range(1, 41))
 PLACEHOLDER = "[Pasted text #1 +40 lines]"
 
 
-def scrollback_after_paste(tmp_path: Path, *keys: str, rows: int = 15, editor: str = "true", shows: str = "pasted line 40", ready: Path | None = None) -> tuple[str, str]:
+def scrollback_after_paste(
+    tmp_path: Path, *keys: str, rows: int = 15, editor: str = "true", shows: str = "pasted line 40", ready: Path | None = None
+) -> tuple[str, str]:
     """Paste ``PASTED`` at a prompt ``rows`` high, press ``keys`` (each until ``shows`` is on screen), send; the input's screen before sending, and the whole scrollback after."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -37,7 +39,9 @@ def scrollback_after_paste(tmp_path: Path, *keys: str, rows: int = 15, editor: s
             env = {**env_for(server.url, tmp_path / "home"), "EDITOR": editor}
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
             launcher = tmp_path / "launch.sh"
-            launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
+            launcher.write_text(
+                f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n"
+            )
             launcher.chmod(0o755)
             tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", str(rows), str(launcher))
             tmux.wait_for("ctx 0%")

@@ -31,7 +31,8 @@ def test_a_turn_prints_the_answer_and_a_compact_tool_block() -> None:
     c = console()
     view = TurnView(c)
     for event in (
-        ev.TextDelta("Let me **read** "), ev.TextDelta("it."),
+        ev.TextDelta("Let me **read** "),
+        ev.TextDelta("it."),
         ev.AssistantMessage("Let me read it."),
         ev.ToolCallStarted("c1", "read_file", {"path": "notes.txt"}),
         ev.ToolCallFinished("c1", "read_file", False, "Read notes.txt lines 1-3 of 3"),
@@ -94,9 +95,7 @@ def test_the_working_line_counts_time_and_tokens() -> None:
 
 def test_status_line_shows_meter_tokens_cost_and_session_and_gives_way_session_first() -> None:
     info = AgentStatus("claude-sonnet-4-5", 50_000, 200_000, 167_000, 12_345, 678, 0.0421, "plan", "20260101-000000-abcdef")
-    assert format_status(info) == (
-        "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · 20260101-000000-abcdef"
-    )
+    assert format_status(info) == ("claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042 · 20260101-000000-abcdef")
     assert format_status(info, 80) == "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · ↑ 12.3k ↓ 678 · $0.042"
     assert format_status(info, 59) == "claude-sonnet-4-5 · ctx 25% (compacts at 84%) · $0.042"
     assert format_status(info, 30).endswith("…") and len(format_status(info, 30)) == 30

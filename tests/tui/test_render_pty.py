@@ -24,9 +24,7 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     """Esc at an approval, straight away or after a key was typed into it (``n``, ``x``): each in its own turn of one
     session, which runs under a garbage collection every 20 ms so that a task left behind would be reported."""
     ask = Reply(text="I will clean up.", calls=(Call("run_command", json.dumps({"command": "rm -f build.log"})),))
@@ -53,9 +51,7 @@ def test_escape_at_an_approval_leaves_no_stray_task_and_the_next_command_runs(
     assert "Go on" in request_text(server.requests[-1])
 
 
-def test_at_60_columns_the_mode_keeps_its_coloured_line_and_changes_colour_on_shift_tab(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_at_60_columns_the_mode_keeps_its_coloured_line_and_changes_colour_on_shift_tab(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     with FakeAnthropicServer([]) as server:
         env = {**env_for(server.url, tmp_path / "home"), "COLUMNS": "60"}
         term = Terminal([], workspace, env, dimensions=(30, 60))
@@ -70,9 +66,7 @@ def test_at_60_columns_the_mode_keeps_its_coloured_line_and_changes_colour_on_sh
         assert term.exit_code() == 0
 
 
-def test_text_typed_during_a_turn_without_enter_is_the_next_prompts_draft(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_text_typed_during_a_turn_without_enter_is_the_next_prompts_draft(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     script = [Reply(text="A slowly streamed first answer. " * 3, text_chunks=40), Reply(text="Answer to the draft.")]
     with SlowAnthropicServer(script, delay=0.03) as server:
         term = start(terminals, workspace, server, tmp_path / "home")
@@ -111,9 +105,7 @@ def test_a_message_the_agent_takes_mid_turn_is_shown_as_a_prompt_line_and_ctrl_d
     assert "and a follow-up" in request_text(server.requests[1])
 
 
-def test_while_a_reply_streams_the_working_line_shows_the_requests_prompt_tokens(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_while_a_reply_streams_the_working_line_shows_the_requests_prompt_tokens(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     (workspace / "notes.md").write_text("context for the model " * 400)
     script = [Reply(text="A slowly streamed answer. " * 4 + "THE END.", text_chunks=30)]
     with SlowAnthropicServer(script, delay=0.06) as server:

@@ -34,9 +34,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
-def test_a_prompt_streams_the_answer_and_a_tool_block_then_ctrl_d_exits_0(
-    kind: str, workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_a_prompt_streams_the_answer_and_a_tool_block_then_ctrl_d_exits_0(kind: str, workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     script = [
         Reply(text="Let me read the notes.", calls=(Call("read_file", json.dumps({"path": "notes.txt"})),)),
         Reply(text="The notes have **three** lines.", text_chunks=6),
@@ -85,18 +83,18 @@ class SummaryResponder:
         return step
 
 
-def test_compact_sends_a_summary_request_without_tools_and_the_context_meter_drops(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_compact_sends_a_summary_request_without_tools_and_the_context_meter_drops(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     names = ["a.txt", "b.txt", "c.txt", "d.txt"]
     for name in names:
         (workspace / name).write_text("".join(f"{name} line {i:04d}: some text to fill the context\n" for i in range(100)))
-    responder = SummaryResponder([
-        *(Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in names),
-        Reply(text="Read all files."),
-        Reply(text="Second answer."),
-        Reply(text="Third answer."),
-    ])
+    responder = SummaryResponder(
+        [
+            *(Reply(text=f"Reading {name}.", calls=(Call("read_file", json.dumps({"path": name})),)) for name in names),
+            Reply(text="Read all files."),
+            Reply(text="Second answer."),
+            Reply(text="Third answer."),
+        ]
+    )
     with FakeAnthropicServer(responder) as server:
         term = start(terminals, workspace, server, tmp_path / "home", "--context-window", "20000")
         term.expect_prompt()
@@ -120,9 +118,7 @@ def test_compact_sends_a_summary_request_without_tools_and_the_context_meter_dro
     assert server.rejections == []
 
 
-def test_escape_while_a_tool_call_streams_then_a_new_prompt_passes_validation(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_escape_while_a_tool_call_streams_then_a_new_prompt_passes_validation(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     slow_call = Call("write_file", json.dumps({"path": "out.txt", "content": "x" * 400}), chunks=60)
     script = [Reply(text="Writing the file now.", calls=(slow_call,), text_chunks=1), Reply(text="Fresh answer after the interrupt.")]
     with SlowAnthropicServer(script, delay=0.1) as server:
@@ -168,9 +164,7 @@ def test_escape_while_a_command_runs_kills_it_and_closes_the_call(workspace: Pat
     assert not (workspace / "late.txt").exists()
 
 
-def test_resume_picks_an_earlier_session_and_the_next_request_carries_its_history(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_resume_picks_an_earlier_session_and_the_next_request_carries_its_history(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     script = [Reply(text="Noted: the codeword is PELICAN."), Reply(text="Second session answer."), Reply(text="Back in the first one.")]
     with FakeAnthropicServer(script) as server:
         term = start(terminals, workspace, server, tmp_path / "home")
@@ -236,9 +230,7 @@ def test_a_message_typed_while_the_agent_works_is_queued_and_sent_next(workspace
     assert "and a follow-up" not in request_text(server.requests[0])
 
 
-def test_a_bang_command_shows_its_output_and_sends_it_with_the_next_message(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_a_bang_command_shows_its_output_and_sends_it_with_the_next_message(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     with FakeAnthropicServer([Reply(text="I see the marker.")]) as server:
         term = start(terminals, workspace, server, tmp_path / "home")
         term.expect_prompt()
@@ -266,9 +258,7 @@ def test_shift_tab_cycles_the_permission_mode_in_the_status_line(workspace: Path
         assert term.exit_code() == 0
 
 
-def test_tab_completes_slash_commands_and_file_mentions_which_reach_the_model(
-    workspace: Path, tmp_path: Path, terminals: list[Terminal]
-) -> None:
+def test_tab_completes_slash_commands_and_file_mentions_which_reach_the_model(workspace: Path, tmp_path: Path, terminals: list[Terminal]) -> None:
     (workspace / "parser_module.py").write_text("def parse(): pass\n")
     with FakeAnthropicServer([Reply(text="Looked at it.")]) as server:
         term = start(terminals, workspace, server, tmp_path / "home")

@@ -18,7 +18,9 @@ from tests.tui.test_repl_tmux import Tmux
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
 
 ANSWER = (
-    "Here is the plan. " + "It goes on long enough to wrap several times on a wide terminal, so the live tail is wider than a narrow one. " * 4 + "\n\n"
+    "Here is the plan. "
+    + "It goes on long enough to wrap several times on a wide terminal, so the live tail is wider than a narrow one. " * 4
+    + "\n\n"
     + "".join(f"- point number {i} of the plan\n" for i in range(8))
     + "\n```python\n"
     + "".join(f"value_{i} = compute({i})\n" for i in range(10))
@@ -36,7 +38,9 @@ def transcript(tmp_path: Path, name: str, resize: bool) -> str:
             env = env_for(server.url, tmp_path / f"home-{name}")
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
             launcher = tmp_path / f"launch-{name}.sh"
-            launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
+            launcher.write_text(
+                f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n"
+            )
             launcher.chmod(0o755)
             tmux.run("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", str(launcher))
             tmux.wait_for("ctx 0%")
@@ -85,7 +89,9 @@ def test_repeated_resizes_while_an_answer_streams_leave_every_word_once(tmp_path
             env = env_for(server.url, tmp_path / "home")
             exports = "".join(f"export {key}={shlex.quote(value)}\n" for key, value in env.items() if key not in ("COLUMNS", "LINES"))
             launcher = tmp_path / "launch.sh"
-            launcher.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n")
+            launcher.write_text(
+                f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd {shlex.quote(str(workspace))}\nexec {shlex.quote(sys.executable)} -m pseudoclaude\n"
+            )
             launcher.chmod(0o755)
             tmux.run("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", str(launcher))
             tmux.wait_for("ctx 0%")

@@ -31,8 +31,11 @@ def agent_with(sandbox: CommandSandbox | None, tmp_path: Path) -> Agent:
     workspace.mkdir(parents=True, exist_ok=True)
     session = create_session(tmp_path / "sessions", workspace, model="scripted-model", provider="scripted")
     runner = Runner(
-        provider=ScriptedProvider([]), tools=[], tool_context=ToolContext(workspace=workspace, sandbox=sandbox),
-        config=RunConfig(model="scripted-model", system="You help."), session=session,
+        provider=ScriptedProvider([]),
+        tools=[],
+        tool_context=ToolContext(workspace=workspace, sandbox=sandbox),
+        config=RunConfig(model="scripted-model", system="You help."),
+        session=session,
     )
     return Agent(runner=runner, session=session, policy=PermissionPolicy(mode="default", workspace=workspace))
 

@@ -206,7 +206,9 @@ class HookedGate:
             return decided
         approver = self.hooks.approver
         if approver is None:
-            return Decision(False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook")
+            return Decision(
+                False, f"a PreToolUse hook asked for the user's approval, but this run is headless and cannot ask{': ' + reason if reason else ''}", "hook"
+            )
         summary = f"{tool.name} (a PreToolUse hook asks you to confirm{': ' + reason if reason else ''})"
         answer = await _ask_user(asking, approver, ApprovalRequest(tool.name, args, summary, None, diff=preview() if preview is not None else ""))
         if answer.choice in ("once", "always"):

@@ -74,8 +74,11 @@ SAMPLE_DATA: Mapping[str, Mapping[str, Any]] = {
     "Notification": {"message": "PseudoClaude needs your permission to use Bash", "notification_type": "permission_prompt"},
     "SubagentStart": {"agent_id": "call_sample", "agent_type": "general-purpose"},
     "SubagentStop": {
-        "stop_hook_active": False, "agent_id": "call_sample", "agent_type": "general-purpose",
-        "agent_transcript_path": "", "last_assistant_message": "Done.",
+        "stop_hook_active": False,
+        "agent_id": "call_sample",
+        "agent_type": "general-purpose",
+        "agent_transcript_path": "",
+        "last_assistant_message": "Done.",
     },
 }
 

@@ -37,8 +37,8 @@ from pseudoclaude.redaction import Redactor
 PROMPT_MAX_TOKENS = 1024
 PROMPT_SYSTEM = (
     "You are evaluating a hook in PseudoClaude, a coding agent. You are given the hook's instructions and the "
-    "event's data as JSON. Decide, and answer with one JSON object and nothing else: {\"ok\": true} when the check "
-    "passes, or {\"ok\": false, \"reason\": \"<why, written for the agent>\"} when it does not."
+    'event\'s data as JSON. Decide, and answer with one JSON object and nothing else: {"ok": true} when the check '
+    'passes, or {"ok": false, "reason": "<why, written for the agent>"} when it does not.'
 )
 
 
@@ -94,7 +94,7 @@ async def run_prompt_hook(hook: HookCommand, payload: Mapping[str, Any], asker: 
     verdict = _verdict(answer)
     elapsed = time.monotonic() - started
     if verdict is None:
-        return HookRun(hook.command, None, error=f"got no {{\"ok\": ...}} JSON from the model: {answer.strip()[:120]!r}", duration_s=elapsed)
+        return HookRun(hook.command, None, error=f'got no {{"ok": ...}} JSON from the model: {answer.strip()[:120]!r}', duration_s=elapsed)
     ok, reason = verdict
     return HookRun(hook.command, 0, stdout=json.dumps(_as_output(str(payload.get("hook_event_name", "")), ok, reason)), duration_s=elapsed)
 

@@ -55,8 +55,18 @@ from pseudoclaude.tools import ToolTraits
 from pseudoclaude.tools.permissions import CURRENT_CALL, Approver
 
 __all__ = [
-    "MAX_STOP_CONTINUATIONS", "PLAIN_CONTEXT_EVENTS", "SAMPLE_DATA", "HookCallback", "HookOutcome", "SessionHooks", "Submitted",
-    "combine", "sample_data", "subject_of", "tool_data", "tool_response",
+    "MAX_STOP_CONTINUATIONS",
+    "PLAIN_CONTEXT_EVENTS",
+    "SAMPLE_DATA",
+    "HookCallback",
+    "HookOutcome",
+    "SessionHooks",
+    "Submitted",
+    "combine",
+    "sample_data",
+    "subject_of",
+    "tool_data",
+    "tool_response",
 ]
 
 HookCallback = Callable[[Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
@@ -318,5 +328,3 @@ def _duration(duration_ms: int | None) -> dict[str, Any]:
 
 def _context_block(event: str, text: str) -> str:
     return f'<hook_context event="{event}">\n{text}\n</hook_context>'
-
-

@@ -71,8 +71,7 @@ Preview = Callable[[], str]
 
 
 class Approver(Protocol):
-    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        ...
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer: ...
 
 
 @dataclass(frozen=True)

@@ -52,23 +52,37 @@ def _spec(short: str, long: str = "", values: str = "", *, ordered: bool = False
 
 
 SPECS: dict[tuple[str, ...], Spec] = {
-    ("rm",): _spec("f=force r=recursive R=recursive i=interactive I=interactive-once d=dir v=verbose", "no-preserve-root preserve-root one-file-system", noise="force interactive interactive-once"),
+    ("rm",): _spec(
+        "f=force r=recursive R=recursive i=interactive I=interactive-once d=dir v=verbose",
+        "no-preserve-root preserve-root one-file-system",
+        noise="force interactive interactive-once",
+    ),
     ("chmod",): _spec("R=recursive v=verbose c=changes f=silent", "quiet=silent reference", "reference"),
     ("chown",): _spec("R=recursive v=verbose c=changes f=silent h=no-dereference", "quiet=silent reference from dereference", "reference from"),
     ("chgrp",): _spec("R=recursive v=verbose c=changes f=silent h=no-dereference", "quiet=silent reference dereference", "reference"),
     ("cp",): _spec(
         "r=recursive R=recursive f=force a=archive p=preserve i=interactive n=no-clobber v=verbose u=update l=link s=symbolic-link "
         "b=backup t=target-directory T=no-target-directory d=no-dereference x=one-file-system L=dereference P=no-dereference H=H",
-        "parents remove-destination", "target-directory", ordered=True,
+        "parents remove-destination",
+        "target-directory",
+        ordered=True,
     ),
-    ("mv",): _spec("f=force i=interactive n=no-clobber u=update v=verbose b=backup t=target-directory T=no-target-directory", "", "target-directory", ordered=True),
-    ("ln",): _spec("s=symbolic f=force n=no-dereference v=verbose b=backup i=interactive r=relative t=target-directory T=no-target-directory", "", "target-directory", ordered=True),
+    ("mv",): _spec(
+        "f=force i=interactive n=no-clobber u=update v=verbose b=backup t=target-directory T=no-target-directory", "", "target-directory", ordered=True
+    ),
+    ("ln",): _spec(
+        "s=symbolic f=force n=no-dereference v=verbose b=backup i=interactive r=relative t=target-directory T=no-target-directory",
+        "",
+        "target-directory",
+        ordered=True,
+    ),
     ("mkdir",): _spec("p=parents v=verbose m=mode", "", "mode"),
     ("touch",): _spec("a=a c=no-create m=m h=no-dereference d=date r=reference t=t", "", "date reference t"),
     ("git", "push"): _spec(
         "f=force u=set-upstream d=delete n=dry-run v=verbose q=quiet o=push-option 4=ipv4 6=ipv6",
         "all mirror tags follow-tags force-with-lease force-if-includes no-verify atomic prune porcelain repo receive-pack exec signed",
-        "push-option repo receive-pack exec", ordered=True,
+        "push-option repo receive-pack exec",
+        ordered=True,
     ),
     ("git", "reset"): _spec("q=quiet p=patch", "hard soft mixed keep merge", ordered=True),
     ("git", "clean"): _spec("f=force d=d x=x X=X n=dry-run i=interactive q=quiet e=exclude", "", "exclude"),

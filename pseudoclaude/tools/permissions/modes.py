@@ -56,7 +56,10 @@ def mode_instructions(mode: PermissionMode, read_only_tools: Sequence[str], plan
     text = text.format(read_only=", ".join(name for name in read_only_tools if name != plan_tool))
     if plan_tool is None:
         return text
-    return text.replace(" When you understand the task, present a concise step-by-step plan and stop; the user will leave plan mode when they approve it.", _PRESENT_PLAN.format(tool=plan_tool))
+    return text.replace(
+        " When you understand the task, present a concise step-by-step plan and stop; the user will leave plan mode when they approve it.",
+        _PRESENT_PLAN.format(tool=plan_tool),
+    )
 
 
 def next_mode(mode: PermissionMode, *, include_bypass: bool = False) -> PermissionMode:

@@ -20,10 +20,7 @@ from pseudoclaude.tools.permissions.approval import ApprovalRequest, Approver, D
 from pseudoclaude.tools.permissions.modes import PermissionMode
 from pseudoclaude.tools.permissions.rules import Call
 
-NOT_PLANNING = (
-    "You are not in plan mode, so there is no plan to approve: go ahead with the task "
-    "(calls that need the user's approval still ask)."
-)
+NOT_PLANNING = "You are not in plan mode, so there is no plan to approve: go ahead with the task (calls that need the user's approval still ask)."
 HEADLESS = (
     "This run is headless: no one can approve the plan, so plan mode stays on and nothing will be changed. "
     "The plan is this run's result: end your turn now with the plan as your final answer."

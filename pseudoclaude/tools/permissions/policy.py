@@ -213,7 +213,9 @@ class PermissionPolicy:
         if answer.choice == "always":
             self._outside.append(pattern)
             self._session_allow.append(Rule(call.tool, pattern))
-            return Decision(True, f"approved by the user to run outside the sandbox; `{pattern}` does from now on (this session)", "approval", outside_sandbox=True)
+            return Decision(
+                True, f"approved by the user to run outside the sandbox; `{pattern}` does from now on (this session)", "approval", outside_sandbox=True
+            )
         return Decision(True, "approved once by the user to run outside the sandbox", "approval", outside_sandbox=True)
 
     def _runs_outside(self, call: Call) -> bool:
@@ -314,10 +316,7 @@ def _headless_refusal(call: Call, suggested: Rule | None, hidden: str | None = N
     if call.traits.kind in ("execute", "network"):
         modes = "--permission-mode bypass"
     why = f" No prefix rule covers this line: {hidden}; write the command without it, or" if hidden else " To allow it,"
-    return (
-        f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask.{why} "
-        f"re-run with {modes}, or with --allowed-tools '{rule}'."
-    )
+    return f"`{call.tool}` needs the user's approval, but this run is headless and cannot ask.{why} re-run with {modes}, or with --allowed-tools '{rule}'."
 
 
 def _forced_refusal(call: Call, why: str) -> str:
@@ -327,7 +326,7 @@ def _forced_refusal(call: Call, why: str) -> str:
 def _sandbox_refusal(blocked: str, pattern: str) -> str:
     return (
         f"Blocked by the sandbox: {blocked}. This run is headless, so it was not run outside the sandbox. "
-        f"To allow it, re-run with --sandbox off, or list \"{pattern}\" under sandbox.excludedCommands in your user settings."
+        f'To allow it, re-run with --sandbox off, or list "{pattern}" under sandbox.excludedCommands in your user settings.'
     )
 
 

@@ -54,7 +54,9 @@ HOME_STARTUP = frozenset(
 HOME_DIRS = (".ssh", ".config/git", ".config/fish", ".local/bin", ".config/autostart", ".config/systemd", ".config/environment.d", "bin")
 _IGNORABLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufeff]")
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_OPERAND_WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate", "shred", "unlink", "patch"})
+_OPERAND_WRITERS = frozenset(
+    {"tee", "cp", "mv", "ln", "install", "rsync", "touch", "rm", "rmdir", "mkdir", "chmod", "chown", "chgrp", "truncate", "shred", "unlink", "patch"}
+)
 _GIT_CONFIG_READS = frozenset({"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"})
 
 
@@ -70,7 +72,10 @@ def protected_reason(path: Path, *, workspace: Path, home: Path, config_dir: Pat
         return "it is an agent's settings file (rules, hooks, servers)"
     if ".claude" in parts and parts[parts.index(".claude") + 1 : parts.index(".claude") + 2] != ["agents"]:
         return "it is in a .claude folder (settings, hooks, and commands whose allowed-tools skip approval)"
-    for base, why in ((config_dir, "it is in your PseudoClaude configuration directory"), (workspace / ".env", "it is the workspace's .env (it can redirect API keys)")):
+    for base, why in (
+        (config_dir, "it is in your PseudoClaude configuration directory"),
+        (workspace / ".env", "it is the workspace's .env (it can redirect API keys)"),
+    ):
         if _inside(text, str(base)):
             return why
     if _inside(posixpath.dirname(text), str(home)) and posixpath.basename(text).lower() in HOME_STARTUP:

@@ -48,10 +48,66 @@ _RISKY_GIT_CONFIG = re.compile(
     r"fsmonitor|textconv|external|command|process|clean|smudge|include|pager|hookspath|program|helper|askpass|!",
     re.IGNORECASE,
 )
-_NO_PATHS = frozenset({"echo", "printf", "seq", "true", "false", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"})
-_GIT_READERS = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "show-ref", "merge-base", "rev-list"})
-_BRANCH_LIST = frozenset({"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose", "--show-current", "--merged", "--no-merged", "--contains", "--no-contains", "--no-color", "--color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"})
-_BRANCH_LIST_PREFIXES = ("--format=", "--sort=", "--points-at", "--merged=", "--no-merged=", "--contains=", "--no-contains=", "--color=", "--column=", "--abbrev")
+_NO_PATHS = frozenset(
+    {"echo", "printf", "seq", "true", "false", "pwd", "whoami", "id", "groups", "uname", "nproc", "arch", "hostname", "which", "type", "basename", "dirname"}
+)
+_GIT_READERS = frozenset(
+    {
+        "status",
+        "diff",
+        "log",
+        "show",
+        "branch",
+        "rev-parse",
+        "ls-files",
+        "blame",
+        "describe",
+        "shortlog",
+        "grep",
+        "ls-tree",
+        "cat-file",
+        "show-ref",
+        "merge-base",
+        "rev-list",
+    }
+)
+_BRANCH_LIST = frozenset(
+    {
+        "-a",
+        "--all",
+        "-r",
+        "--remotes",
+        "-l",
+        "--list",
+        "-v",
+        "-vv",
+        "--verbose",
+        "--show-current",
+        "--merged",
+        "--no-merged",
+        "--contains",
+        "--no-contains",
+        "--no-color",
+        "--color",
+        "--column",
+        "--no-column",
+        "-i",
+        "--ignore-case",
+        "--omit-empty",
+    }
+)
+_BRANCH_LIST_PREFIXES = (
+    "--format=",
+    "--sort=",
+    "--points-at",
+    "--merged=",
+    "--no-merged=",
+    "--contains=",
+    "--no-contains=",
+    "--color=",
+    "--column=",
+    "--abbrev",
+)
 
 
 def is_read_only(line: CommandLine, *, workspace: Path, home: Path, cwd: Path) -> bool:
@@ -181,9 +237,6 @@ def _stays_inside(cmd: SimpleCommand, places: Places, root: str) -> bool:
 
 def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(root.rstrip("/") + "/")
-
-
-
 
 
 _VARIABLE_USE = re.compile(r"\$\{?[#!]?([A-Za-z_]\w*|[0-9@*#?$!-])")

@@ -193,7 +193,7 @@ def first_match(rules: Sequence[Rule], call: Call, *, deny: bool) -> Rule | None
         return None
     for rule in relevant:
         hits = [rule.matches_path(p, workspace=call.workspace, home=call.home) for p in paths]
-        if (any(hits) if deny else all(hits)):
+        if any(hits) if deny else all(hits):
             return rule
     return None
 
@@ -233,7 +233,7 @@ def _domain_match(rules: list[Rule], call: Call) -> Rule | None:
         pattern = (rule.pattern or "").strip().lower()
         if not pattern.startswith("domain:"):
             continue
-        domain = pattern[len("domain:"):].strip().rstrip(".")
+        domain = pattern[len("domain:") :].strip().rstrip(".")
         if host == domain or (domain.startswith("*.") and (host == domain[2:] or host.endswith(domain[1:]))):
             return rule
     return None

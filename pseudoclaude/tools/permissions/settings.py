@@ -25,7 +25,6 @@ from pseudoclaude.trust import TrustEntry, TrustStore
 from pseudoclaude.tools.permissions.rules import Rule
 
 
-
 class SettingsError(Exception):
     """A settings file that exists but cannot be used."""
 

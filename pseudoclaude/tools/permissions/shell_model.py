@@ -106,6 +106,7 @@ def change_dir(words: tuple[str, ...], dirs: tuple[str | None, ...]) -> tuple[st
 def is_cd(words: tuple[str, ...]) -> bool:
     return bool(words) and words[0] in ("cd", "pushd", "popd")
 
+
 def freeze(variables: Mapping[str, list[str]]) -> dict[str, tuple[str, ...]]:
     return {name: tuple(dict.fromkeys(values)) for name, values in variables.items()}
 

@@ -41,7 +41,7 @@ _SEQUENCE_OPS = frozenset({";", "&", "||", "\n", ";;"})
 
 def parse_script(command: str) -> ShellScript:
     """Every simple command in ``command``; raises :class:`ShellParseError` if unparseable."""
-    parser_ready()  # a headless run's warm-up thread imports it ahead (llm/providers.py): join it, never import beside it
+    parser_ready()  # a headless run's warm-up thread imports it ahead (llm/warmup.py): join it, never import beside it
     import bashlex  # lazy: its parser tables are slow to import
 
     command = decode_ansi_c_quotes(command)

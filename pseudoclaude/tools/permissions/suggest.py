@@ -53,35 +53,140 @@ from pathlib import Path
 from pseudoclaude.tools.permissions.rules import Call, Rule, paths_of, url_host
 from pseudoclaude.tools.permissions.unwrap import CommandLine
 
-MULTI_COMMAND = frozenset({
-    "git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "podman", "kubectl", "helm", "uv", "poetry", "pip",
-    "pip3", "pipenv", "hatch", "pdm", "conda", "gh", "dotnet", "rustup", "terraform", "make", "just",
-})
+MULTI_COMMAND = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "cargo",
+        "go",
+        "docker",
+        "podman",
+        "kubectl",
+        "helm",
+        "uv",
+        "poetry",
+        "pip",
+        "pip3",
+        "pipenv",
+        "hatch",
+        "pdm",
+        "conda",
+        "gh",
+        "dotnet",
+        "rustup",
+        "terraform",
+        "make",
+        "just",
+    }
+)
 """Tools whose second word picks what they do: the rule names both (``git commit:*``, ``make test:*``)."""
 
 RUNNERS: dict[tuple[str, str], bool] = {
-    ("npm", "run"): False, ("npm", "run-script"): False, ("pnpm", "run"): False, ("yarn", "run"): False,
-    ("bun", "run"): False, ("go", "run"): False, ("npm", "exec"): True, ("npm", "x"): True, ("pnpm", "exec"): True,
-    ("pnpm", "dlx"): True, ("yarn", "exec"): True, ("yarn", "dlx"): True, ("bun", "x"): True, ("uv", "run"): True,
-    ("poetry", "run"): True, ("pipenv", "run"): True, ("pdm", "run"): True, ("hatch", "run"): True, ("conda", "run"): True,
+    ("npm", "run"): False,
+    ("npm", "run-script"): False,
+    ("pnpm", "run"): False,
+    ("yarn", "run"): False,
+    ("bun", "run"): False,
+    ("go", "run"): False,
+    ("npm", "exec"): True,
+    ("npm", "x"): True,
+    ("pnpm", "exec"): True,
+    ("pnpm", "dlx"): True,
+    ("yarn", "exec"): True,
+    ("yarn", "dlx"): True,
+    ("bun", "x"): True,
+    ("uv", "run"): True,
+    ("poetry", "run"): True,
+    ("pipenv", "run"): True,
+    ("pdm", "run"): True,
+    ("hatch", "run"): True,
+    ("conda", "run"): True,
 }
 """Subcommands that run the next word they are given: the rule names that word too (``npm run build:*``). True: that
 word is a program, so the whole rule applies to it (``uv run pytest:*``; ``uv run python -c ...`` stays exact)."""
 
-EXACT_SUBCOMMANDS = frozenset({
-    ("docker", "run"), ("docker", "exec"), ("podman", "run"), ("podman", "exec"), ("kubectl", "exec"),
-    ("kubectl", "run"), ("kubectl", "debug"), ("docker", "compose"), ("git", "config"), ("gh", "api"),
-    ("gh", "extension"), ("uv", "tool"),
-})
+EXACT_SUBCOMMANDS = frozenset(
+    {
+        ("docker", "run"),
+        ("docker", "exec"),
+        ("podman", "run"),
+        ("podman", "exec"),
+        ("kubectl", "exec"),
+        ("kubectl", "run"),
+        ("kubectl", "debug"),
+        ("docker", "compose"),
+        ("git", "config"),
+        ("gh", "api"),
+        ("gh", "extension"),
+        ("uv", "tool"),
+    }
+)
 """Subcommands whose options come first and then run anything (or set what runs): only the exact line is saved."""
 
-EXACT_ONLY = frozenset({
-    "bash", "sh", "zsh", "dash", "fish", "ksh", "python", "python3", "python2", "node", "deno", "ruby", "perl",
-    "php", "lua", "env", "sudo", "doas", "su", "xargs", "exec", "eval", "command", "builtin", "nohup", "timeout",
-    "time", "nice", "watch", "ssh", "npx", "uvx", "pipx", "find", "awk", "sed", "source", ".", "rm", "rmdir",
-    "shred", "dd", "mkfs", "chmod", "chown", "chgrp", "mv", "cp", "ln", "truncate", "kill", "pkill", "killall",
-    "curl", "wget", "scp", "rsync",
-})
+EXACT_ONLY = frozenset(
+    {
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "fish",
+        "ksh",
+        "python",
+        "python3",
+        "python2",
+        "node",
+        "deno",
+        "ruby",
+        "perl",
+        "php",
+        "lua",
+        "env",
+        "sudo",
+        "doas",
+        "su",
+        "xargs",
+        "exec",
+        "eval",
+        "command",
+        "builtin",
+        "nohup",
+        "timeout",
+        "time",
+        "nice",
+        "watch",
+        "ssh",
+        "npx",
+        "uvx",
+        "pipx",
+        "find",
+        "awk",
+        "sed",
+        "source",
+        ".",
+        "rm",
+        "rmdir",
+        "shred",
+        "dd",
+        "mkfs",
+        "chmod",
+        "chown",
+        "chgrp",
+        "mv",
+        "cp",
+        "ln",
+        "truncate",
+        "kill",
+        "pkill",
+        "killall",
+        "curl",
+        "wget",
+        "scp",
+        "rsync",
+    }
+)
 """Programs a prefix rule would let run anything, or destroy anything: "always" saves the exact line."""
 
 _PYTHON = re.compile(r"python(?:[23](?:\.\d+)?)?")
@@ -159,7 +264,7 @@ def in_words(rule: Rule, *, kind: str) -> str:
     if kind == "execute":
         return f"`{pattern[:-2]}` commands in this folder" if pattern.endswith(":*") else "this exact command in this folder"
     if kind == "network" and pattern.startswith("domain:"):
-        return f"{rule.tool} from `{pattern[len('domain:'):]}`"
+        return f"{rule.tool} from `{pattern[len('domain:') :]}`"
     shown = pattern[1:] if pattern.startswith("//") else pattern.removeprefix("/")
     if shown == "**":
         return f"{rule.tool} on every file in this folder"

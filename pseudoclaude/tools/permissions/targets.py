@@ -25,8 +25,26 @@ from typing import Iterator, Mapping
 
 SYSTEM_DIRS = frozenset(
     {
-        "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/opt", "/proc", "/root",
-        "/sbin", "/srv", "/sys", "/usr", "/var", "/Applications", "/Library", "/System", "/Users",
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/home",
+        "/lib",
+        "/lib32",
+        "/lib64",
+        "/opt",
+        "/proc",
+        "/root",
+        "/sbin",
+        "/srv",
+        "/sys",
+        "/usr",
+        "/var",
+        "/Applications",
+        "/Library",
+        "/System",
+        "/Users",
     }
 )
 MAX_CANDIDATES = 32
