@@ -14,6 +14,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.skip_policy import pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary  # noqa: F401 - hooks
+
 _PROVIDER_VARS = (
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
