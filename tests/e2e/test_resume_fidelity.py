@@ -77,7 +77,7 @@ def entry_types(home: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
-def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_path: Path) -> None:
+def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_path: Path, processes: list[subprocess.Popen[Any]]) -> None:
     ws = make_workspace(tmp_path)
     home = tmp_path / "home"
     ref: list[Any] = []
@@ -86,6 +86,7 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
         ref.append(server)
         args = cli_command("-p", "Read every file.", "--context-window", str(WINDOW), "--permission-mode", "bypass")
         proc = subprocess.Popen(args, cwd=ws, env=cli_env(kind, server.url, home), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(proc)
         try:
             assert scenario.hung.wait(90), "the run never reached the request to kill at"
             time.sleep(0.2)
@@ -93,8 +94,6 @@ def test_resume_after_sigkill_sends_the_identical_next_request(kind: str, tmp_pa
             proc.wait(10)
         finally:
             scenario.release.set()
-            if proc.poll() is None:
-                proc.kill()
         types = entry_types(home)
         assert "replacement" in types and "compaction" in types, types
         assert scenario.summaries >= 1

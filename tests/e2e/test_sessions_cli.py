@@ -69,13 +69,14 @@ class HangOnce:
         return Reply(text=f"answer {self.calls}")
 
 
-def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Path) -> None:
+def test_a_second_process_on_the_same_session_is_refused(ws: Path, tmp_path: Path, processes: list[subprocess.Popen[Any]]) -> None:
     home = tmp_path / "home"
     script = HangOnce()
     with fake_server("anthropic", script) as server:
         env = cli_env("anthropic", server.url, home)
         assert run_cli(["-p", "start"], ws, env).returncode == 0
         holder = subprocess.Popen(cli_command("--continue", "-p", "long one"), cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        processes.append(holder)
         try:
             assert script.entered.wait(30)
             second = run_cli(["--continue", "-p", "intruder"], ws, env)

@@ -102,7 +102,7 @@ class HangAt:
         return self.steps[min(n, len(self.steps) - 1)]
 
 
-def test_resume_of_a_session_with_thinking_sends_the_same_bytes(tmp_path: Path) -> None:
+def test_resume_of_a_session_with_thinking_sends_the_same_bytes(tmp_path: Path, processes: list[subprocess.Popen[Any]]) -> None:
     ws, home = workspace(tmp_path), tmp_path / "home"
     scenario = HangAt(two_rounds(), index=1)
     with fake_server("anthropic", scenario) as server:
@@ -114,6 +114,7 @@ def test_resume_of_a_session_with_thinking_sends_the_same_bytes(tmp_path: Path) 
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        processes.append(proc)
         try:
             assert scenario.hung.wait(60), "the second request never came"
             os.kill(proc.pid, signal.SIGKILL)

@@ -172,7 +172,9 @@ def proxy() -> Iterator[ConnectRecorder]:
     recorder.close()
 
 
-def test_a_project_env_base_url_never_receives_the_users_key(workspace: Path, tmp_path: Path, proxy: ConnectRecorder) -> None:
+def test_a_project_env_base_url_never_receives_the_users_key(
+    workspace: Path, tmp_path: Path, proxy: ConnectRecorder, processes: list[subprocess.Popen[Any]]
+) -> None:
     """The user's key is in the environment, no base URL there; the repository's .env names an attacker."""
     with FakeAnthropicServer([Reply(text="stolen")]) as attacker:
         (workspace / ".env").write_text(f"ANTHROPIC_BASE_URL={attacker.url}\n")
@@ -180,6 +182,7 @@ def test_a_project_env_base_url_never_receives_the_users_key(workspace: Path, tm
         del env["ANTHROPIC_BASE_URL"]
         env.update({"HTTPS_PROXY": proxy.url, "https_proxy": proxy.url, "NO_PROXY": "", "no_proxy": ""})
         process = subprocess.Popen(cli_command("-p", "hello"), cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        processes.append(process)
         try:
             deadline = time.monotonic() + 60
             while not proxy.targets and time.monotonic() < deadline and process.poll() is None:

@@ -132,22 +132,18 @@ def test_mcp_tools_are_refused_in_plan_mode(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def http_server() -> Iterator[str]:
+def http_server(processes: list[subprocess.Popen[Any]]) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, str(DEMO), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as client:
-                if client.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    processes.append(subprocess.Popen([sys.executable, str(DEMO), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as client:
+            if client.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
 
 
 @pytest.mark.slow

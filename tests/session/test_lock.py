@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ session.close()
 """
 
 
-def _start_holder(sessions_dir: Path, workspace: Path, session_id: str) -> subprocess.Popen[str]:
+def _start_holder(processes: list[subprocess.Popen[Any]], sessions_dir: Path, workspace: Path, session_id: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(_ROOT)}
     child = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(sessions_dir), str(workspace), session_id],
@@ -36,6 +37,7 @@ def _start_holder(sessions_dir: Path, workspace: Path, session_id: str) -> subpr
         text=True,
         env=env,
     )
+    processes.append(child)
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "locked"
     return child
@@ -49,10 +51,10 @@ def _stop(child: subprocess.Popen[str]) -> None:
     child.stdout.close()
 
 
-def test_second_process_gets_session_in_use_with_the_holders_pid(sessions_dir: Path, workspace: Path) -> None:
+def test_second_process_gets_session_in_use_with_the_holders_pid(sessions_dir: Path, workspace: Path, processes: list[subprocess.Popen[Any]]) -> None:
     with create_session(sessions_dir, workspace, model="m", provider="p") as session:
         pass
-    child = _start_holder(sessions_dir, workspace, session.id)
+    child = _start_holder(processes, sessions_dir, workspace, session.id)
     try:
         with pytest.raises(SessionInUse) as caught:
             open_session(sessions_dir, workspace, session.id)
@@ -62,10 +64,10 @@ def test_second_process_gets_session_in_use_with_the_holders_pid(sessions_dir: P
     assert str(caught.value) == (f"session {session.id} is in use by another pseudoclaude process (pid {child.pid})")
 
 
-def test_lock_is_free_once_the_holder_exits(sessions_dir: Path, workspace: Path) -> None:
+def test_lock_is_free_once_the_holder_exits(sessions_dir: Path, workspace: Path, processes: list[subprocess.Popen[Any]]) -> None:
     with create_session(sessions_dir, workspace, model="m", provider="p") as session:
         pass
-    _stop(_start_holder(sessions_dir, workspace, session.id))
+    _stop(_start_holder(processes, sessions_dir, workspace, session.id))
     resumed, replay = open_session(sessions_dir, workspace, session.id)
     with resumed:
         resumed.append_message(Message.user("mine"))
