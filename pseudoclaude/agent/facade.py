@@ -79,7 +79,7 @@ class Agent:
         self._failure_reported = False
         self._recorded_mode = policy.mode
         tools = ToolSet(runner, mcp)
-        self.facts = AgentFacts(session.id, runner.tool_context.workspace, sandbox, sandbox_notice, replay_warnings)
+        self.facts = AgentFacts(session.id, runner.tool_context.workspace, sandbox, sandbox_notice, replay_warnings, runner.config.system)
         self.mcp = McpControl(mcp, tools)
         self.memory = Memory(memory, instructions)
         self.extensions = Extensions(runner, tools)

@@ -40,6 +40,8 @@ class AgentFacts:
     """One line for the front ends when no sandbox is available: why, and that the approval rules stay."""
     replay_warnings: tuple[str, ...] = ()
     """What the resume could not take back (a torn line, a background command gone), one line each."""
+    system_prompt: str = ""
+    """The stable system prompt this session sends (instructions and the memory snapshot included): a resume sends the same."""
 
 
 @dataclass(frozen=True)

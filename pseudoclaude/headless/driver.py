@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Event, Expansion, HookCallback, Progress, Stop
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Extensions, McpControl, Event, Expansion, HookCallback, Progress, Stop
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
@@ -68,6 +68,10 @@ class DrivenAgent(StreamAgent, Protocol):
     def set_mode(self, mode: PermissionMode) -> None: ...
     def set_model(self, model: str) -> None: ...
     def context_breakdown(self) -> ContextBreakdown: ...
+    @property
+    def extensions(self) -> Extensions: ...
+    @property
+    def mcp(self) -> McpControl: ...
 
 
 def prompt_text(message: Any) -> str | None:

@@ -54,7 +54,9 @@ from pseudoclaude.headless.partial import PartialMessage
 from pseudoclaude.llm import Image, context_window, price_known
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent import AgentFacts, Current, Extensions, McpControl
+    from pseudoclaude.agent import AgentFacts, Current
+    from pseudoclaude.mcp_client import ServerView
+    from pseudoclaude.tools import ToolTraits
 
 CLAUDE_CODE_PROTOCOL = "2.0.0"
 """The Claude Code version whose headless protocol this speaks (reported as ``claude_code_version``)."""
@@ -107,6 +109,18 @@ class HeadlessOptions:
     """``--allow-dangerously-skip-permissions``: ``set_permission_mode`` may switch to bypass later (loosens nothing itself)."""
 
 
+class ToolDeclarations(Protocol):
+    """The session's tool declarations (``agent.Extensions``): Claude Code's names live there."""
+
+    def tool_traits(self) -> Mapping[str, ToolTraits]: ...
+
+
+class ServerList(Protocol):
+    """The session's MCP servers and their state (``agent.McpControl``)."""
+
+    def servers(self) -> tuple[ServerView, ...]: ...
+
+
 class StreamAgent(Protocol):
     """What the printer reads of the agent (``agent.Agent`` satisfies it)."""
 
@@ -115,9 +129,9 @@ class StreamAgent(Protocol):
     @property
     def current(self) -> Current: ...
     @property
-    def extensions(self) -> Extensions: ...
+    def extensions(self) -> ToolDeclarations: ...
     @property
-    def mcp(self) -> McpControl: ...
+    def mcp(self) -> ServerList: ...
 
 
 def mcp_statuses(agent: StreamAgent) -> list[dict[str, str]]:

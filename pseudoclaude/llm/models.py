@@ -83,18 +83,19 @@ def table_info(model: str, providers: Sequence[ProviderEntry] = PROVIDERS) -> Mo
     for entry in providers:
         row = entry.model_row(model)
         if row is not None:
+            priced = row.prices(model.lower().split("/")[-1])
             return ModelInfo(
                 row.context_window,
                 entry.name,
-                row.input_per_mtok,
-                row.output_per_mtok,
+                row.input_per_mtok if priced else 0.0,
+                row.output_per_mtok if priced else 0.0,
                 row.encoding,
                 row.reasoning,
                 row.max_output_tokens,
                 row.vision,
-                row.cache_read_per_mtok,
-                row.cache_write_per_mtok,
-                row.long_prompt,
+                row.cache_read_per_mtok if priced else None,
+                row.cache_write_per_mtok if priced else None,
+                row.long_prompt if priced else None,
                 row.context_management,
             )
     return None

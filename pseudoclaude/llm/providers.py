@@ -16,6 +16,7 @@ called, so ``config.py`` reads the table on the start-up path for free.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Protocol, Sequence
 
@@ -49,11 +50,14 @@ class LongPrompt:
     output_factor: float
 
 
+_DATED = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})")
+
+
 @dataclass(frozen=True)
 class ModelRow:
     """A family of models, matched by name prefix (or the exact name when ``exact``).
 
-    Rows are tried in order and the first match wins, so specific prefixes
+    Rows are tried in order: the first that names the model (``ids``) wins, else the first match, so specific prefixes
     come before general ones. ``encoding`` names the tiktoken encoding; None
     means the token estimator uses its byte estimate. ``reasoning``: how the
     model takes the effort setting (see ``ReasoningStyle``);
@@ -96,6 +100,16 @@ class ModelRow:
     def full_ids(self) -> tuple[str, ...]:
         """The ids to offer for this row: ``ids``, else the exact name."""
         return self.ids or ((self.prefix,) if self.exact else ())
+
+    def names(self, name: str) -> bool:
+        """Whether ``name`` is one of the row's ids or a dated snapshot of one (``-2025-04-14``, ``-20251001``)."""
+        return any(name == known or (name.startswith(known) and _DATED.fullmatch(name[len(known) :]) is not None) for known in self.full_ids())
+
+    def prices(self, name: str) -> bool:
+        """Whether the row's prices are ``name``'s: a model the row names, or any of a row that lists no ids. A variant
+        the row does not name (a new SDK's ``gpt-6.2-sol-healthcare`` under ``gpt-6.2-sol``) gets the family's window
+        but no guessed price."""
+        return not self.full_ids() or self.names(name)
 
 
 class AdapterFactory(Protocol):
@@ -184,9 +198,12 @@ class ProviderEntry:
         return tuple(name for name in (self.key_variable, self.token_variable, self.headers_variable) if name)
 
     def model_row(self, model: str) -> ModelRow | None:
-        """The row for ``model`` (lower-cased, any ``namespace/`` prefix dropped), or None."""
+        """The row for ``model`` (lower-cased, any ``namespace/`` prefix dropped), or None: the row that names it (an id or
+        a dated snapshot of one: ``claude-fable-5-20260101`` is not ``claude-fable-5-2``'s), else the first whose prefix
+        it starts with."""
         name = model.lower().split("/")[-1]
-        return next((row for row in self.models if row.matches(name)), None)
+        rows = [row for row in self.models if row.matches(name)]
+        return next((row for row in rows if row.names(name)), rows[0] if rows else None)
 
     def configured_in(self, environ: Mapping[str, str]) -> bool:
         """Whether ``environ`` holds enough to use this provider without being told to."""

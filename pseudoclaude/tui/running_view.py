@@ -1,7 +1,7 @@
 """A running command's own clock in the live area, and the key that sends it to the background.
 
 The agent lists its foreground commands with the moment each started
-(``Agent.running_commands``: after its approval, when the process began), so
+(``Agent.background.running``: after its approval, when the process began), so
 the time shown is the command's, not the turn's. The line under the
 command's spinner counts whole seconds: its text changes once a second, and
 the live area, which redraws by difference, writes those few digits then.

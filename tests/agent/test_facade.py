@@ -17,6 +17,7 @@ from pseudoclaude.agent import Agent, AgentStatus, ContextBreakdown
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm import context_window, provider_entry
 from pseudoclaude.llm.messages import Message
+from pseudoclaude.session import list_sessions
 from pseudoclaude.tools.permissions import PermissionMode
 from tests.e2e.support import KEYS, fake_server
 from tests.fakes.script import Call, Reply, Script, Step, is_summary_request
@@ -62,7 +63,8 @@ def test_status_and_context_views_follow_a_turn_and_are_frozen(tmp_path: Path) -
         before, context_before = agent.status(), agent.context_breakdown()
         events = await drain(agent.run("Say hello."))
         assert isinstance(events[-1], Stop) and events[-1].final_text == "Hello there."
-        return before, context_before, agent.status(), agent.context_breakdown(), agent.facts.session_id, agent.title
+        titles = [info.title for info in list_sessions(tmp_path / "home" / "sessions", agent.facts.workspace)]
+        return before, context_before, agent.status(), agent.context_breakdown(), agent.facts.session_id, titles[0] if titles else None
 
     (before, context_before, after, context_after, session_id, title), _ = play(
         tmp_path, [Reply(text="Hello there.", input_tokens=1200, output_tokens=7)], scenario

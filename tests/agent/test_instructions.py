@@ -142,13 +142,13 @@ def test_the_system_prompt_carries_the_instructions_and_is_identical_after_a_res
     (repo / "PSEUDOCLAUDE.md").write_text("Always run the linter.\n")
     settings = _settings(workspace, home)
     first = build_agent(settings)
-    system, session_id = first.system_prompt, first.session_id
-    assert [f.path for f in first.loaded_instruction_files()] == [repo / "PSEUDOCLAUDE.md"]
+    system, session_id = first.facts.system_prompt, first.facts.session_id
+    assert [f.path for f in first.memory.instruction_files()] == [repo / "PSEUDOCLAUDE.md"]
     asyncio.run(first.aclose())
     resumed = build_agent(settings, resume_id=session_id)
     try:
         assert "Always run the linter." in system
-        assert resumed.system_prompt == system
+        assert resumed.facts.system_prompt == system
     finally:
         asyncio.run(resumed.aclose())
 

@@ -113,14 +113,14 @@ def test_a_saved_fact_reaches_the_next_sessions_system_prompt_not_the_current_on
     settings = _settings(workspace, tmp_path / "home")
     first = build_agent(settings)
     try:
-        saved = first.save_memory("The API lives in services/api.", "project")
-        assert saved.path in [f.path for f in first.memory_files()]
-        assert "services/api" not in first.system_prompt
+        saved = first.memory.save("The API lives in services/api.", "project")
+        assert saved.path in [f.path for f in first.memory.files()]
+        assert "services/api" not in first.facts.system_prompt
     finally:
         asyncio.run(first.aclose())
     second = build_agent(settings)
     try:
-        assert "- The API lives in services/api." in second.system_prompt
+        assert "- The API lives in services/api." in second.facts.system_prompt
     finally:
         asyncio.run(second.aclose())
 

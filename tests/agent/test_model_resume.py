@@ -78,18 +78,18 @@ def test_an_effort_switch_survives_a_resume_unless_the_resume_sets_one(tmp_path:
     asyncio.run(agent.aclose())
     resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
-        assert resumed.effort == "low"
+        assert resumed.current.effort == "low"
         resumed.set_effort(None)
     finally:
         asyncio.run(resumed.aclose())
     off = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
-        assert off.effort is None, "/effort off is a choice too"
+        assert off.current.effort is None, "/effort off is a choice too"
     finally:
         asyncio.run(off.aclose())
     flagged = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id, effort="max")
     try:
-        assert flagged.effort == "max"
+        assert flagged.current.effort == "max"
     finally:
         asyncio.run(flagged.aclose())
 
@@ -101,7 +101,7 @@ def test_a_session_that_never_chose_an_effort_resumes_with_the_settings_one(tmp_
     monkeypatch.setenv("PSEUDOCLAUDE_EFFORT", "medium")
     resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
-        assert resumed.effort == "medium"
+        assert resumed.current.effort == "medium"
     finally:
         asyncio.run(resumed.aclose())
 
@@ -115,18 +115,18 @@ def test_a_mode_switch_survives_a_resume_but_bypass_needs_its_flag(tmp_path: Pat
     asyncio.run(agent.aclose())
     planning = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
-        assert planning.mode is PermissionMode.PLAN
+        assert planning.current.mode is PermissionMode.PLAN
         planning.set_mode(PermissionMode.BYPASS)
     finally:
         asyncio.run(planning.aclose())
     resumed = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id)
     try:
-        assert resumed.mode is PermissionMode.DEFAULT
-        assert any("bypass" in warning and "--dangerously-skip-permissions" in warning for warning in resumed.replay_warnings)
+        assert resumed.current.mode is PermissionMode.DEFAULT
+        assert any("bypass" in warning and "--dangerously-skip-permissions" in warning for warning in resumed.facts.replay_warnings)
     finally:
         asyncio.run(resumed.aclose())
     explicit = open_agent(tmp_path, monkeypatch, openai_key=False, resume_id=session_id, permission_mode="accept-edits")
     try:
-        assert explicit.mode is PermissionMode.ACCEPT_EDITS
+        assert explicit.current.mode is PermissionMode.ACCEPT_EDITS
     finally:
         asyncio.run(explicit.aclose())

@@ -9,24 +9,34 @@ from typing import Any, Mapping
 
 import pytest
 
-from pseudoclaude.agent import AssistantMessage, ErrorEvent, Progress, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
+from pseudoclaude.agent import AgentFacts, Current, AssistantMessage, ErrorEvent, Progress, Stop, TextDelta, ToolCallFinished, ToolCallStarted, UsageReport
 from pseudoclaude.config import PermissionMode
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.headless import ClaudeStream
 
 
-@dataclass
-class FakeAgent:
-    session_id: str = "20261130-120000-abcdef"
-    model: str = "claude-sonnet-4-5"
-    workspace: Path = Path("/work/project")
-    mode: PermissionMode = PermissionMode.ACCEPT_EDITS
-
+class BuiltinDeclarations:
     def tool_traits(self) -> Mapping[str, ToolTraits]:
         return {tool.name: tool.traits for tool in builtin_registry()}
 
-    def mcp_servers(self) -> tuple[Any, ...]:
+
+class NoServers:
+    def servers(self) -> tuple[Any, ...]:
         return ()
+
+
+@dataclass
+class FakeAgent:
+    """The printer's view of an agent (``headless.stream.StreamAgent``): the built-in tools, no MCP server."""
+
+    model: str = "claude-sonnet-4-5"
+    facts: AgentFacts = AgentFacts("20261130-120000-abcdef", Path("/work/project"))
+    extensions: BuiltinDeclarations = field(default_factory=BuiltinDeclarations)
+    mcp: NoServers = field(default_factory=NoServers)
+
+    @property
+    def current(self) -> Current:
+        return Current("anthropic", self.model, None, PermissionMode.ACCEPT_EDITS, 0)
 
 
 @dataclass

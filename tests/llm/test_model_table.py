@@ -15,7 +15,7 @@ from rich.console import Console
 
 from pseudoclaude.config import Flags, load_settings
 from pseudoclaude.llm import PROVIDERS, Usage, cache_prices, context_window, model_info, price_known, reasoning_style, request_cost
-from pseudoclaude.llm.models import CACHE_PRICES
+from pseudoclaude.llm.models import CACHE_PRICES, table_info
 from pseudoclaude.llm.providers import ModelRow
 from pseudoclaude.tui.repl import Repl
 from pseudoclaude.tui.slash import dispatch
@@ -74,10 +74,22 @@ def test_no_current_sdk_id_is_priced_by_another_models_row() -> None:
         for model in sorted(SDK_IDS[entry.name]):
             if not current.match(model):
                 continue
-            row = entry.model_row(model)
-            assert row is not None, model
-            if row.input_per_mtok or row.output_per_mtok:
+            row, info = entry.model_row(model), table_info(model)
+            assert row is not None and info is not None, model
+            if info.priced:
                 assert _same_model(row, model), f"{model} is priced by the row of {row.full_ids() or row.prefix}"
+
+
+def test_a_variant_the_table_does_not_name_keeps_its_familys_window_and_gets_no_guessed_price() -> None:
+    """The SDK's ids grow between releases (openai 3.60 added ``gpt-6.2-sol-healthcare``): a variant under a priced
+    row's id is budgeted with the family's window, its cost is unknown rather than the family's, and a dated
+    snapshot of the id keeps the price."""
+    priced = [(row, known) for entry in PROVIDERS for row in entry.models for known in row.full_ids() if row.input_per_mtok]
+    assert priced
+    for row, known in priced:
+        variant, snapshot = table_info(f"{known}-healthcare"), table_info(f"{known}-20260101")
+        assert variant is not None and variant.context_window == row.context_window and not price_known(f"{known}-healthcare"), known
+        assert snapshot is not None and snapshot.input_per_mtok == row.input_per_mtok, known
 
 
 def test_every_anthropic_sdk_id_has_a_row_of_its_own_but_the_deprecated_ones() -> None:
