@@ -18,9 +18,7 @@ from typing import Any
 
 import pytest
 
-from pseudoclaude.agent import Agent, Stop
-from pseudoclaude.agent.build import build_agent
-from pseudoclaude.agent.recording import AgentSession
+from pseudoclaude.agent import Agent, AgentSession, Stop, build_agent
 from pseudoclaude.config import Flags, Settings, load_settings
 from pseudoclaude.llm import Image, Message, Usage, provider_entry
 from pseudoclaude.redaction import Redactor
