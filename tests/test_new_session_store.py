@@ -126,7 +126,7 @@ class DictStore:
         if session_id is None and self.sessions:
             session_id = list(self.sessions)[-1]
         if session_id not in self.sessions:
-            raise SessionNotFound(f"no session {session_id} in this store")
+            raise SessionNotFound(f"no session {session_id or 'to continue'} in this store")
         session = self._session(session_id, self.sessions[session_id])
         return session, self.replay(session, settings)
 
