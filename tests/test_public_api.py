@@ -150,6 +150,7 @@ PUBLIC = {
         "NoCompaction",
         "PrepareRequest",
         "SessionRecorder",
+        "SessionStore",
         "CommandSet",
         "CustomCommand",
         "Expansion",

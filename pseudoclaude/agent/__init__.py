@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from pseudoclaude.agent.memory import FactRejected, MemoryScope
     from pseudoclaude.agent.context import CompactionEngine, ContextEngine, NoCompaction, PrepareRequest
     from pseudoclaude.agent.custom_commands import CommandSet, CustomCommand, Expansion, load_custom_commands, workspace_trusted
-    from pseudoclaude.agent.recording import AgentSession, SessionRecorder
+    from pseudoclaude.agent.recording import AgentSession, SessionRecorder, SessionStore
     from pseudoclaude.agent.runconfig import RunConfig
     from pseudoclaude.agent.runner import Runner
 
@@ -70,6 +70,7 @@ _LAZY = {
     "NoCompaction": "context",
     "PrepareRequest": "context",
     "SessionRecorder": "recording",
+    "SessionStore": "recording",
     "AgentStatus": "views",
     "AgentFacts": "views",
     "Current": "views",
@@ -148,6 +149,7 @@ __all__ = [
     "Runner",
     "SessionHooks",
     "SessionRecorder",
+    "SessionStore",
     "Stop",
     "TextDelta",
     "ThinkingDelta",

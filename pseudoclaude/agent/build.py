@@ -44,7 +44,7 @@ from pseudoclaude.agent.memory import MemoryStore
 from pseudoclaude.agent.native import context_engine
 from pseudoclaude.agent.prompt import environment_suffix, stable_system_prompt
 from pseudoclaude.agent.read_denials import DeniedReads
-from pseudoclaude.agent.recording import AgentSession
+from pseudoclaude.agent.recording import AgentSession, SessionStore
 from pseudoclaude.agent.runconfig import RunConfig
 from pseudoclaude.agent.runner import Runner
 from pseudoclaude.agent.session_facts import replayed_stamps, stamp_recorder, with_recorded_choices
@@ -106,6 +106,35 @@ class PromptChoice:
         return f"{base}\n\n{self.append}" if self.append else base
 
 
+class JsonlStore:
+    """The default ``SessionStore``: one folder a session under ``settings.sessions_dir``, its ``session.jsonl``
+    append-only (``pseudoclaude.session``); the ``sessions`` commands, ``/resume``, ``/rewind`` and ``/export`` read it."""
+
+    def create(self, settings: Settings, *, session_id: str | None = None, redactor: Redactor | None = None) -> AgentSession:
+        from pseudoclaude.session import create_session
+
+        return create_session(
+            settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=session_id, redactor=redactor
+        )
+
+    def open(
+        self, settings: Settings, session_id: str | None, *, fork: bool = False, new_id: str | None = None, redactor: Redactor | None = None
+    ) -> tuple[AgentSession, Replay]:
+        from pseudoclaude.session import SessionNotFound, fork_session, latest_session_id, open_session, resolve_session_id
+
+        if session_id is None:
+            session_id = latest_session_id(settings.sessions_dir, settings.workspace)
+            if session_id is None:
+                raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
+        session_id = resolve_session_id(settings.sessions_dir, settings.workspace, session_id)
+        if fork:
+            session_id = fork_session(settings.sessions_dir, settings.workspace, session_id, new_id)
+        return open_session(settings.sessions_dir, settings.workspace, session_id, redactor=redactor)
+
+
+JSONL_STORE: SessionStore = JsonlStore()
+
+
 def build_agent(
     settings: Settings,
     *,
@@ -116,17 +145,19 @@ def build_agent(
     fork: bool = False,
     session_id: str | None = None,
     elicitor: Elicitor | None = None,
+    store: SessionStore = JSONL_STORE,
 ) -> Agent:
     """A new session, or the resumed one named by ``resume_id`` / the latest of this workspace (``fork``: a copy of it).
 
-    ``elicitor`` answers the MCP servers' questions (the REPL's asks the user; None declines them)."""
+    ``elicitor`` answers the MCP servers' questions (the REPL's asks the user; None declines them); ``store`` keeps
+    the session (``recording.SessionStore``; the JSONL store by default)."""
     facts = facts_lookup(settings)  # first: the models endpoint answers while the rest is built (llm/model_facts.py)
     subagents = Subagents(*load_agents(settings.workspace, settings.home), workspace=settings.workspace)  # issue 20
     tools = ToolRegistry([*default_tools(fetch_local_addresses=settings.web_fetch_local), CommandOutputTool(), KillCommandTool(), TaskTool(subagents)])
     checked = check_configuration(settings, tools)
     child_env = child_environment(settings)
     sandbox = session_sandbox(settings, tools, checked.rules)
-    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor)
+    session, replay = _open_session(settings, resume_id, continue_latest, fork, session_id, child_env.redactor, store)
     settings, replay = with_recorded_choices(*_with_recorded_model(settings, replay))
     if facts is not None and facts.model != settings.model:
         facts = facts_lookup(settings)  # the resumed session's own model
@@ -217,28 +248,12 @@ def _open_session(
     fork: bool = False,
     new_id: str | None = None,
     redactor: Redactor | None = None,
+    store: SessionStore = JSONL_STORE,
 ) -> tuple[AgentSession, Replay | None]:
-    from pseudoclaude.session import (
-        SessionNotFound,
-        create_session,
-        fork_session,
-        latest_session_id,
-        open_session,
-        resolve_session_id,
-    )
-
-    if continue_latest and resume_id is None:
-        resume_id = latest_session_id(settings.sessions_dir, settings.workspace)
-        if resume_id is None:
-            raise SessionNotFound(f"no earlier session in {settings.workspace} to continue")
-    if resume_id is None:
-        return create_session(
-            settings.sessions_dir, settings.workspace, model=settings.model, provider=settings.provider, session_id=new_id, redactor=redactor
-        ), None
-    resume_id = resolve_session_id(settings.sessions_dir, settings.workspace, resume_id)
-    if fork:
-        resume_id = fork_session(settings.sessions_dir, settings.workspace, resume_id, new_id)
-    return open_session(settings.sessions_dir, settings.workspace, resume_id, redactor=redactor)
+    """A new session of ``store``, or the one to resume (``resume_id``; the latest with ``continue_latest``)."""
+    if resume_id is None and not continue_latest:
+        return store.create(settings, session_id=new_id, redactor=redactor), None
+    return store.open(settings, resume_id, fork=fork, new_id=new_id, redactor=redactor)
 
 
 def _assemble(
