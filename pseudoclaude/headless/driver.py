@@ -36,13 +36,13 @@ import uuid
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, AsyncGenerator, Callable, Mapping, Protocol, Sequence, TextIO
+from typing import Any, Callable, Mapping, TextIO
 
-from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Extensions, McpControl, Event, Expansion, HookCallback, Progress, Stop
+from pseudoclaude.agent import HOOK_EVENTS, ContextBreakdown, Expansion, HookCallback, Progress, Stop
 from pseudoclaude.llm import Image
 from pseudoclaude.tools import ToolTraits, builtin_registry
 from pseudoclaude.tools.permissions import CURRENT_CALL, REJUDGING, ApprovalAnswer, ApprovalRequest, PermissionMode
-from pseudoclaude.headless.stream import ClaudeStream, StreamAgent, mcp_statuses
+from pseudoclaude.headless.stream import ClaudeStream, DrivenAgent, mcp_statuses
 from pseudoclaude.headless.wire import Write
 from pseudoclaude.headless.run import feed_until_structured
 
@@ -56,22 +56,6 @@ INITIALIZE_UNSUPPORTED: Mapping[str, str] = {
     "systemPromptSnapshot": "the system prompt is built by this process",
 }
 """``initialize`` fields that change nothing here: each is one warning line, never silently dropped."""
-
-
-class DrivenAgent(StreamAgent, Protocol):
-    """What the stdin driver needs of the agent (``agent.Agent`` satisfies it)."""
-
-    def run(
-        self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
-    ) -> AsyncGenerator[Event, None]: ...
-    def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
-    def set_mode(self, mode: PermissionMode) -> None: ...
-    def set_model(self, model: str) -> None: ...
-    def context_breakdown(self) -> ContextBreakdown: ...
-    @property
-    def extensions(self) -> Extensions: ...
-    @property
-    def mcp(self) -> McpControl: ...
 
 
 def prompt_text(message: Any) -> str | None:

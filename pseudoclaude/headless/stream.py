@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, AsyncGenerator, Callable, Mapping, Protocol, Sequence
 
 from pseudoclaude import __version__
 from pseudoclaude.agent import (
@@ -54,7 +54,8 @@ from pseudoclaude.headless.partial import PartialMessage
 from pseudoclaude.llm import Image, context_window, price_known
 
 if TYPE_CHECKING:
-    from pseudoclaude.agent import AgentFacts, Current
+    from pseudoclaude.agent import AgentFacts, ContextBreakdown, Current, Event, Extensions, McpControl
+    from pseudoclaude.tools.permissions import PermissionMode
     from pseudoclaude.mcp_client import ServerView
     from pseudoclaude.tools import ToolTraits
 
@@ -132,6 +133,22 @@ class StreamAgent(Protocol):
     def extensions(self) -> ToolDeclarations: ...
     @property
     def mcp(self) -> ServerList: ...
+
+
+class DrivenAgent(StreamAgent, Protocol):
+    """What the stdin driver (``driver.py``) needs of the agent besides what the printer reads (``agent.Agent`` satisfies it)."""
+
+    def run(
+        self, prompt: str | None, *, images: Sequence[Image] = (), model: str | None = None, allowed_tools: Sequence[str] = ()
+    ) -> AsyncGenerator[Event, None]: ...
+    def compact(self, instructions: str | None = None) -> AsyncGenerator[Event, None]: ...
+    def set_mode(self, mode: PermissionMode) -> None: ...
+    def set_model(self, model: str) -> None: ...
+    def context_breakdown(self) -> ContextBreakdown: ...
+    @property
+    def extensions(self) -> Extensions: ...
+    @property
+    def mcp(self) -> McpControl: ...
 
 
 def mcp_statuses(agent: StreamAgent) -> list[dict[str, str]]:
