@@ -12,7 +12,7 @@ only through its methods (``Runner.set_tools``, its hooks, its queue).
   and the tool declarations it reads;
 - ``Memory``: the memory files and the instruction files loaded;
 - ``BackgroundControl``: what a front end may do with the background commands
-  (the ``BackgroundJobs`` itself, never its ``start``).
+  (the ``BackgroundJobs`` itself, never its ``start``; ``NoBackground`` for a session without one).
 """
 
 from __future__ import annotations
@@ -54,6 +54,25 @@ class BackgroundControl(Protocol):
     def take_notices(self) -> tuple[str, ...]:
         """Background commands that exited on their own since the last call, one line each."""
         ...
+
+
+class NoBackground:
+    """The background commands of a session without a shell: none, ever (``kill`` names why)."""
+
+    def jobs(self) -> tuple[JobView, ...]:
+        return ()
+
+    async def kill(self, job_id: str) -> JobView:
+        raise KeyError("no background commands in this session")
+
+    def running(self) -> tuple[RunningCommand, ...]:
+        return ()
+
+    def detach_foreground(self) -> int:
+        return 0
+
+    def take_notices(self) -> tuple[str, ...]:
+        return ()
 
 
 class ToolSet:

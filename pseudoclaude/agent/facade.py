@@ -28,7 +28,7 @@ import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, AsyncGenerator, Sequence
 
-from pseudoclaude.agent.controls import BackgroundControl, Extensions, McpControl, Memory, ToolSet
+from pseudoclaude.agent.controls import BackgroundControl, Extensions, McpControl, Memory, NoBackground, ToolSet
 from pseudoclaude.agent.events import ErrorEvent, Event, Progress, SessionWriteFailed, Stop
 from pseudoclaude.agent.instructions import Instructions
 from pseudoclaude.agent.memory import MemoryStore
@@ -37,7 +37,6 @@ from pseudoclaude.agent.streaming import Emit, event_stream
 from pseudoclaude.agent.views import AgentFacts, AgentStatus, ContextBreakdown, Current, PermissionView
 from pseudoclaude.llm import Effort, Image, Message
 from pseudoclaude.sandbox import SandboxStatus
-from pseudoclaude.tools import BackgroundJobs
 from pseudoclaude.tools.permissions import PermissionMode, PermissionPolicy
 
 if TYPE_CHECKING:
@@ -83,7 +82,6 @@ class Agent:
         self.mcp = McpControl(mcp, tools)
         self.memory = Memory(memory, instructions)
         self.extensions = Extensions(runner, tools)
-        self._no_background = BackgroundJobs()
 
     @property
     def current(self) -> Current:
@@ -98,7 +96,7 @@ class Agent:
     @property
     def background(self) -> BackgroundControl:
         """The session's background commands (``/tasks``, Ctrl-B); none started when the session has no shell."""
-        return self._runner.tool_context.background or self._no_background
+        return self._runner.tool_context.background or NoBackground()
 
     @property
     def write_failure(self) -> str | None:
