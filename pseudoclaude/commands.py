@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Sequence
+from typing import TYPE_CHECKING, AsyncIterator, Sequence
 
 from pseudoclaude.config import Settings, pseudoclaude_home
 from pseudoclaude.exitcodes import EXIT_FAILED, EXIT_NOT_SAVED, EXIT_OK, EXIT_USAGE
@@ -19,7 +19,7 @@ from pseudoclaude.textsafe import for_terminal
 if TYPE_CHECKING:
     from pseudoclaude.agent import Agent, Event, HookReply
     from pseudoclaude.session import SessionInfo
-    from pseudoclaude.headless import ClaudeStream, ControlChannel, HeadlessOptions
+    from pseudoclaude.headless import ClaudeStream, ControlChannel, HeadlessOptions, Write
     from pseudoclaude.agent import Expansion
 
 
@@ -148,7 +148,7 @@ def _sdk_options(agent: Agent, options: HeadlessOptions) -> list[str]:
     return list(problems)
 
 
-def _claude_stream(agent: Agent, write: Any, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
+def _claude_stream(agent: Agent, write: Write | None, options: HeadlessOptions, settings: Settings) -> ClaudeStream:
     from pseudoclaude.headless import ClaudeStream, SlashCommand, slash_commands
 
     def commands() -> tuple[SlashCommand, ...]:

@@ -240,6 +240,7 @@ PUBLIC = {
         "StreamDriver",
         "error_result",
         "json_line_writer",
+        "Write",
         "print_claude",
         "ClaudeFlags",
         "split_tool_rules",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pseudoclaude.headless.printer import print_events
     from pseudoclaude.headless.run import print_claude
     from pseudoclaude.headless.stream import ClaudeStream, HeadlessOptions
-    from pseudoclaude.headless.wire import error_result, json_line_writer
+    from pseudoclaude.headless.wire import Write, error_result, json_line_writer
 
 _LAZY = {
     "SlashCommand": "catalog",
@@ -36,6 +36,7 @@ _LAZY = {
     "StreamDriver": "driver",
     "error_result": "wire",
     "json_line_writer": "wire",
+    "Write": "wire",
     "print_claude": "run",
     "print_events": "printer",
 }
@@ -59,6 +60,7 @@ __all__ = [
     "StreamDriver",
     "error_result",
     "json_line_writer",
+    "Write",
     "print_claude",
     "print_events",
 ]

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from pseudoclaude.llm import Message, ToolResult
+from pseudoclaude.llm import Message, ToolCall, ToolResult
 from pseudoclaude.textsafe import for_terminal
 from pseudoclaude.agent import ToolCallFinished
 from pseudoclaude.tui.blocks import ExploreRun, FinishedCall, builtin_explore_kinds, fold_view
@@ -211,7 +211,7 @@ def result_summary(content: str, *, is_error: bool = False) -> str:
     return first if len(first) <= _SUMMARY_LIMIT else first[: _SUMMARY_LIMIT - 1] + "…"
 
 
-def _arguments(call: Any) -> Mapping[str, Any]:
+def _arguments(call: ToolCall) -> Mapping[str, Any]:
     try:
         parsed = call.parsed_arguments()
     except ValueError:
