@@ -20,6 +20,11 @@ Three phases, one policy:
   Code does on a second Ctrl-C. The session is durable up to its last entry
   (every entry is written as it happens) and the exit handlers still kill the
   command groups left behind.
+
+A short child the start-up waits for (the git branch, the sandbox probe, an
+``apiKeyHelper``) runs through ``run_probe``: a signal that unwinds kills it
+first, also one that lands inside ``Popen``'s constructor after the fork,
+where ``subprocess.run`` has no object to kill and the child outlived us.
 """
 
 from __future__ import annotations
@@ -28,13 +33,16 @@ import atexit
 import os
 import signal
 import sys
+import threading
+from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Callable, Coroutine, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Iterator, NoReturn, Sequence, TypeVar
 
 from pseudoclaude.exitcodes import exit_code_for_signal
 
 if TYPE_CHECKING:
     import asyncio
+    import subprocess
 
 T = TypeVar("T")
 
@@ -67,8 +75,69 @@ def unwind_on_signals() -> None:
         signal.signal(signum, _raise_interrupted)
 
 
+_PROBES: set[subprocess.Popen[str]] = set()
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> NoReturn:
+    for probe in list(_PROBES):
+        _kill(probe)
     raise Interrupted(signum)
+
+
+def run_probe(argv: str | Sequence[str], *, timeout: float, **options: Any) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(argv, capture_output=True, text=True, timeout=...)`` whose child never outlives a signal.
+
+    Outside a run a stopping signal raises ``Interrupted`` wherever the main
+    thread is; here the signals wait while the child is spawned and
+    registered, and from then on the handler kills it before it raises. A
+    timeout kills it too (``TimeoutExpired``, as ``subprocess.run``).
+    """
+    import subprocess
+
+    with _signals_held() as held:
+        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+        _PROBES.add(process)
+    try:
+        if held:
+            _raise_interrupted(held[0], None)
+        stdout, stderr = process.communicate(timeout=timeout)
+    except BaseException:
+        _kill(process)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+        raise
+    finally:
+        _PROBES.discard(process)
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+
+
+@contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """The stopping signals that arrive in the block, recorded instead of raised (only where they would raise)."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not _raise_interrupted:
+        yield held  # a run's loop handles signals between its steps, and another thread never sees one raise
+        return
+    for signum in STOPPING_SIGNALS:
+        signal.signal(signum, lambda signum, frame: held.append(signum))
+    try:
+        yield held
+    except BaseException:
+        unwind_on_signals()
+        if held:
+            raise Interrupted(held[0]) from None  # the spawn failed meanwhile: the signal still ends the process
+        raise
+    unwind_on_signals()
+
+
+def _kill(process: subprocess.Popen[str]) -> None:
+    """SIGKILL and reap (a child that is gone already is fine)."""
+    try:
+        process.kill()
+        process.wait()
+    except OSError:
+        pass
 
 
 def run_until_signalled(main: Callable[[], Coroutine[Any, Any, T]]) -> T:

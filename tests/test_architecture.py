@@ -95,7 +95,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "pseudoclaude.sandbox": set(),
     "pseudoclaude.imaging": {"pseudoclaude.llm"},
     "pseudoclaude.llm": set(),
-    "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust", "pseudoclaude.sandbox"},
+    "pseudoclaude.config": {"pseudoclaude.llm", "pseudoclaude.trust", "pseudoclaude.sandbox", "pseudoclaude.interrupts"},
     "pseudoclaude.trust": set(),
     "pseudoclaude.exitcodes": set(),
     "pseudoclaude.interrupts": {"pseudoclaude.exitcodes"},

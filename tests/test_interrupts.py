@@ -82,3 +82,73 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+PROBE_PROGRAM = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pseudoclaude.interrupts import Interrupted, run_probe, unwind_on_signals
+
+    lasting, moment, program = sys.argv[1], sys.argv[2], sys.argv[3]
+
+    def profile(frame, event, arg):
+        if event == "return" and frame.f_code.co_name == moment:
+            sys.setprofile(None)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    unwind_on_signals()
+    sys.setprofile(profile)
+    try:
+        run_probe([program, "-c", f"exec sleep {lasting}"], timeout=60)
+    except Interrupted as stop:
+        print("unwound", stop.exit_code, flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("moment", "program"),
+    [
+        pytest.param("_execute_child", "sh", id="inside Popen after the fork"),
+        pytest.param("__init__", "sh", id="as Popen returns"),
+        pytest.param("unwind_on_signals", "sh", id="as the held signals are given back"),
+        pytest.param("register", "sh", id="while waiting for its output"),
+        pytest.param("_execute_child", "/nonexistent/sh", id="while a probe fails to start"),
+    ],
+)
+def test_a_signal_at_any_moment_of_a_start_up_probe_kills_the_probe_and_unwinds(moment: str, program: str, processes: list[subprocess.Popen[str]]) -> None:
+    """The signal is sent by the program to itself when ``moment`` returns; inside ``Popen``'s constructor,
+    ``subprocess.run`` had no object to kill and the child outlived the process."""
+    lasting = f"30.{uuid.uuid4().int % 10**9:09d}"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE_PROGRAM, lasting, moment, program],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )
+    processes.append(proc)
+    out, err = proc.communicate(timeout=20)
+    assert (proc.returncode, out, err) == (0, f"unwound {128 + signal.SIGTERM}\n", "")
+    assert _running(lasting) == [], "the probe outlived the process"
+
+
+def _running(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in stat.read_bytes() and _alive(int(stat.parent.name)):
+                found.append(int(stat.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_probe_past_its_timeout_is_killed_and_reaped() -> None:
+    from pseudoclaude.interrupts import run_probe
+
+    lasting = f"30.{uuid.uuid4().int % 10**9:09d}"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_probe(["sleep", lasting], timeout=0.2)
+    assert _running(lasting) == []

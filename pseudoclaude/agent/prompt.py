@@ -15,6 +15,8 @@ import platform
 import subprocess
 from pathlib import Path
 
+from pseudoclaude.interrupts import run_probe
+
 _BASE = """You are PseudoClaude, a coding agent working in the user's workspace through tools.
 
 Autonomy:
@@ -60,7 +62,7 @@ def _git_branch(workspace: Path) -> str | None:
     if not (workspace / ".git").exists():
         return None
     try:
-        out = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=workspace, capture_output=True, text=True, timeout=2, check=False)
+        out = run_probe(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=workspace, timeout=2)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None

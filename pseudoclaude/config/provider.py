@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from pseudoclaude.config.types import ConfigError, NoProviderConfigured
+from pseudoclaude.interrupts import run_probe
 from pseudoclaude.llm import CustomHeadersError, ProviderEntry, UnknownProvider, parse_custom_headers, provider_entry, provider_for_model
 from pseudoclaude.trust import TrustEntry, visible
 
@@ -51,7 +52,7 @@ def run_key_helper(command: str, where: str, cwd: str) -> str:
     import subprocess
 
     try:
-        done = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=HELPER_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        done = run_probe(command, shell=True, cwd=cwd, timeout=HELPER_TIMEOUT_S, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ConfigError(f"apiKeyHelper ({where}) did not run: {type(error).__name__}") from None
     lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pseudoclaude.interrupts import run_probe
 from pseudoclaude.sandbox.seam import CommandSandbox, SandboxConfig, SandboxStatus
 
 PROBE_TIMEOUT_S = 10.0
@@ -69,7 +70,7 @@ def probe(bwrap: str) -> str:
         "true",
     ]
     try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S)
+        done = run_probe(argv, stdin=subprocess.DEVNULL, timeout=PROBE_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
     if done.returncode == 0:
