@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from pseudoclaude.interrupts import run_probe
+from pseudoclaude.tools import ChildEnvironment
 
 _BASE = """You are PseudoClaude, a coding agent working in the user's workspace through tools.
 
@@ -59,10 +60,11 @@ def environment_suffix(workspace: Path, today: _dt.date | None = None) -> str:
 
 
 def _git_branch(workspace: Path) -> str | None:
+    """The checked-out branch; ``git`` runs in an untrusted repository, so with the model's commands' environment."""
     if not (workspace / ".git").exists():
         return None
     try:
-        out = run_probe(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=workspace, timeout=2)
+        out = run_probe(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=workspace, timeout=2, env=ChildEnvironment.from_process().environ())
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None if out.returncode == 0 else None

@@ -10,6 +10,7 @@ process: its answer does not change while we run.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -49,7 +50,9 @@ def detect_sandbox(config: SandboxConfig, workspace: Path, *, home: Path | None 
 
 @functools.lru_cache(maxsize=4)
 def probe(bwrap: str) -> str:
-    """Empty when a bwrap with the namespaces we use runs ``true``; else its first line of complaint."""
+    """Empty when a bwrap with the namespaces we use runs ``true``; else its first line of complaint.
+
+    It runs before a session's command environment exists, so with PATH alone: no secret reaches it."""
     argv = [
         bwrap,
         "--ro-bind",
@@ -70,7 +73,7 @@ def probe(bwrap: str) -> str:
         "true",
     ]
     try:
-        done = run_probe(argv, stdin=subprocess.DEVNULL, timeout=PROBE_TIMEOUT_S)
+        done = run_probe(argv, stdin=subprocess.DEVNULL, timeout=PROBE_TIMEOUT_S, env={"PATH": os.environ.get("PATH", os.defpath)})
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
     if done.returncode == 0:

@@ -141,3 +141,23 @@ def test_the_transcript_summary_sees_the_instruction_files_and_keeps_constraints
     assert "RULE: run make check before every commit." in text and "standing instructions" in text
     assert "Quote verbatim every constraint and instruction the user stated" in text
     assert "If the last task was finished, say so and give no next step" in text
+
+
+def test_the_git_branch_is_in_the_dynamic_suffix_and_git_runs_without_the_users_secrets(tmp_path: Path) -> None:
+    """The branch comes from ``git`` run in the workspace, an untrusted repository: it gets the environment the
+    model's commands get, without the provider key or anything named like a secret."""
+    ws, fake_bin, seen = tmp_path / "ws", tmp_path / "bin", tmp_path / "git-env"
+    (ws / ".git").mkdir(parents=True)
+    fake_bin.mkdir()
+    (fake_bin / "git").write_text(f'#!/bin/sh\nenv > "{seen}"\necho feature/probe\n')
+    (fake_bin / "git").chmod(0o755)
+    with fake_server("anthropic", [Reply(text="done")]) as server:
+        env = cli_env("anthropic", server.url, tmp_path / "home")
+        env |= {"PATH": f"{fake_bin}:{env['PATH']}", "DEPLOY_TOKEN": "tok-" + "x" * 24}
+        proc = run_cli(["-p", "hello"], ws, env)
+    assert proc.returncode == 0, proc.stderr
+    _, suffix, _ = prefix_parts("anthropic", server.requests[0])
+    assert "Git branch: feature/probe" in suffix
+    dumped = seen.read_text()
+    assert any(line.startswith(f"PATH={env['PATH']}") for line in dumped.splitlines())  # (the bundled rg's folder may follow)
+    assert "DEPLOY_TOKEN" not in dumped and env["ANTHROPIC_API_KEY"] not in dumped

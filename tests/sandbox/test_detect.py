@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from pseudoclaude.sandbox import SandboxConfig, detect_sandbox
+from pseudoclaude.sandbox.detect import probe
 from tests.sandbox.support import real_sandbox
 
 
@@ -25,3 +26,22 @@ def test_without_bwrap_on_the_path_there_is_none_and_the_reason_says_so(workspac
     monkeypatch.setenv("PATH", str(tmp_path))
     sandbox, status = detect_sandbox(SandboxConfig(), workspace)
     assert sandbox is None and not status.available and "bubblewrap (bwrap) is not installed" in status.detail
+
+
+def test_the_probe_runs_bwrap_with_the_path_alone(workspace: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The probe runs before any session exists, so before the commands' environment is built: it gets PATH and
+    nothing else of ours (no provider key, no variable at all that could hold a secret)."""
+    seen = tmp_path / "bwrap-env"
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\nenv > "{seen}"\nexit 0\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-" + "k" * 30)
+    probe.cache_clear()
+    try:
+        assert probe(str(fake)) == ""
+    finally:
+        probe.cache_clear()
+    names = {line.split("=", 1)[0] for line in seen.read_text().splitlines()}
+    assert names - {"PWD", "SHLVL", "_"} == {"PATH"}  # (what sh itself sets)
