@@ -42,6 +42,7 @@ from typing import Mapping, Protocol, Sequence
 from pseudoclaude.imaging import MAX_FILE_BYTES
 from pseudoclaude.llm import sniff_media_type
 from pseudoclaude.textsafe import for_terminal
+from pseudoclaude.tools import ChildEnvironment
 
 TIMEOUT_S = 2.0
 PREFERRED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -66,8 +67,10 @@ class ClipboardImage:
 def read_clipboard_image(
     env: Mapping[str, str] | None = None, *, timeout: float = TIMEOUT_S, limit: int = MAX_FILE_BYTES, platform: str = sys.platform
 ) -> ClipboardImage:
-    """The image on the clipboard, as PNG, JPEG, GIF or WebP; ``ClipboardError`` says why there is none."""
-    env = dict(os.environ if env is None else env)
+    """The image on the clipboard, as PNG, JPEG, GIF or WebP; ``ClipboardError`` says why there is none.
+
+    The tool runs with ``env`` (the process's) less the variables that look secret, as the model's commands do."""
+    env = ChildEnvironment.of(os.environ if env is None else env).environ()
     if platform == "darwin":
         return _read_macos(env, timeout, limit)
     if platform.startswith(("win", "cygwin")):

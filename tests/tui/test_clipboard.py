@@ -170,3 +170,13 @@ def test_old_pastes_are_pruned(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("before", "after", "expected"), [("", "", '@"/p/c.png" '), ("see", " now", ' @"/p/c.png"'), ("see ", "x", '@"/p/c.png" ')])
 def test_the_mention_is_spaced_apart_from_words(before: str, after: str, expected: str) -> None:
     assert mention(Path("/p/c.png"), before, after) == expected
+
+
+def test_the_clipboard_tool_does_not_see_the_users_secrets(tmp_path: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(png())
+    fake_xclip(tmp_path / "bin", r"TARGETS\nimage/png\n", tmp_path / "shot.png")
+    script = tmp_path / "bin" / "xclip"
+    script.write_text(script.read_text().replace("#!/bin/sh\n", f'#!/bin/sh\nenv >> "{tmp_path / "seen"}"\n', 1))
+    read_clipboard_image(env(tmp_path / "bin", ANTHROPIC_API_KEY="sk-ant-" + "k" * 30, GITHUB_TOKEN="ghp_" + "g" * 36), platform="linux")
+    names = {line.split("=", 1)[0] for line in (tmp_path / "seen").read_text().splitlines()}
+    assert {"DISPLAY", "PATH"} <= names and not names & {"ANTHROPIC_API_KEY", "GITHUB_TOKEN"}
