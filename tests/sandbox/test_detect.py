@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pseudoclaude.sandbox import SandboxConfig, detect_sandbox
+from pseudoclaude.sandbox import SandboxConfig, SandboxLimits, detect_sandbox
 from pseudoclaude.sandbox.detect import probe
 from tests.sandbox.support import real_sandbox
 
@@ -45,3 +45,9 @@ def test_the_probe_runs_bwrap_with_the_path_alone(workspace: Path, monkeypatch: 
         probe.cache_clear()
     names = {line.split("=", 1)[0] for line in seen.read_text().splitlines()}
     assert names - {"PWD", "SHLVL", "_"} == {"PATH"}  # (what sh itself sets)
+
+
+def test_before_any_command_the_status_names_the_configured_limits(workspace: Path) -> None:
+    limits = SandboxLimits(processes=77, file_bytes=96 << 20)
+    detail = real_sandbox(workspace, limits=limits).status.detail
+    assert "limits per command: 77 processes, memory, files of 96 MiB" in detail

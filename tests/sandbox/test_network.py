@@ -104,6 +104,15 @@ def test_an_allowed_domain_goes_through_the_proxy_and_nothing_else(workspace: Pa
     assert listener.accepted == 0 and exit_code(direct) != 0
 
 
+def test_each_commands_proxy_folder_is_removed_when_the_command_ends(workspace: Path) -> None:
+    """The proxy's socket lives in a folder of its own per command (bound read-only inside); a long session runs
+    thousands of commands, so each folder goes with its command, not at exit."""
+    sandbox = real_sandbox(workspace, network="allowed", allowed_domains=(ALLOWED,))
+    seen = [run("ls -d /tmp/pc-px-*/*", workspace, sandbox).content.splitlines()[0] for _ in range(2)]
+    assert seen[0] != seen[1] and all(line.startswith("/tmp/pc-px-") for line in seen)
+    assert [Path(folder).exists() for folder in seen] == [False, False]
+
+
 def test_with_allowed_domains_a_unix_socket_in_the_temp_folder_is_masked(workspace: Path, tmp_path: Path) -> None:
     folder = Path(tempfile.mkdtemp(prefix="pc-sock-", dir="/tmp"))
     path = str(folder / "daemon.sock")
