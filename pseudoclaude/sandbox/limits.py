@@ -211,10 +211,16 @@ def _v1_group(controller: Controller, name: str, limits: ResourceLimits) -> _Gro
 def _own_cgroup(controller: str) -> Path | None:
     """This process's cgroup directory in the hierarchy of ``controller`` (``""``: the v2 unified one)."""
     try:
-        own = Path("/proc/self/cgroup").read_text().splitlines()
-        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+        return cgroup_folder(controller, Path("/proc/self/cgroup").read_text(), Path("/proc/self/mountinfo").read_text())
     except OSError:
         return None
+
+
+def cgroup_folder(controller: str, cgroups: str, mountinfo: str) -> Path | None:
+    """The folder of ``controller``'s hierarchy (``""``: the v2 unified one) that a process with ``cgroups`` (the text of
+    its ``/proc/PID/cgroup``) is in, found through ``mountinfo`` (its ``/proc/PID/mountinfo``); None where it is not
+    mounted. A mount of a sub-tree (a container's, whose root is the group) is mapped back onto it."""
+    own, mounts = cgroups.splitlines(), mountinfo.splitlines()
     wanted = None
     for line in own:
         if line.count(":") < 2:

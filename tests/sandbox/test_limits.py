@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 
 import pytest
 
-from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited
+from pseudoclaude.sandbox.limits import AppliedLimits, ResourceLimits, limited, cgroup_folder
 from tests.sandbox.support import finished
 
 TIMEOUT_S = 20.0
@@ -197,3 +197,41 @@ def readable_by_all() -> Iterator[Path]:
             os.chmod(os.path.join(folder, name), 0o644)
     yield shared
     shutil.rmtree(shared, ignore_errors=True)
+
+
+V2_ONLY = (
+    "0::/user.slice/user-1000.slice/session-2.scope\n",
+    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+    "35 24 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n",
+)
+HYBRID = (
+    "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/91b7\n1:cpu,cpuacct:/\n0::/\n",
+    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "38 31 0:35 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n"
+    "40 31 0:37 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n",
+)
+CONTAINER_SUBTREE = (
+    "garbage\n0::/docker/4f2a\n",
+    "510 500 0:40 /docker/4f2a /sys/fs/cgroup ro,nosuid - cgroup2 cgroup rw\n",
+)
+SPACED_MOUNT = ("0::/work\n", "60 1 0:50 / /mnt/my\\040cgroups rw - cgroup2 cgroup2 rw\n")
+
+
+@pytest.mark.parametrize(
+    ("texts", "controller", "folder"),
+    [
+        pytest.param(V2_ONLY, "", "/sys/fs/cgroup/user.slice/user-1000.slice/session-2.scope", id="v2: the session's scope"),
+        pytest.param(V2_ONLY, "pids", None, id="v2: no v1 hierarchy"),
+        pytest.param(HYBRID, "pids", "/sys/fs/cgroup/pids", id="hybrid: v1 pids at its root"),
+        pytest.param(HYBRID, "memory", "/sys/fs/cgroup/memory/process_api/91b7", id="hybrid: v1 memory in a group"),
+        pytest.param(HYBRID, "cpuacct", "/sys/fs/cgroup/cpu,cpuacct", id="hybrid: a co-mounted controller"),
+        pytest.param(HYBRID, "", "/sys/fs/cgroup/unified", id="hybrid: the unified hierarchy"),
+        pytest.param(CONTAINER_SUBTREE, "", "/sys/fs/cgroup", id="a container's sub-tree mount, under a line that is no entry"),
+        pytest.param(SPACED_MOUNT, "", "/mnt/my cgroups/work", id="a mount point with a space"),
+    ],
+)
+def test_the_own_cgroup_is_found_through_proc_cgroup_and_mountinfo(texts: tuple[str, str], controller: str, folder: str | None) -> None:
+    found = cgroup_folder(controller, *texts)
+    assert (str(found) if found is not None else None) == folder
