@@ -58,6 +58,20 @@ def test_a_project_or_local_file_cannot_loosen_and_says_so(tmp_path: Path) -> No
     assert any("settings.local.json" in n and "network 'all'" in n for n in notices)
 
 
+@pytest.mark.parametrize(
+    ("project", "kept", "said"),
+    [
+        pytest.param(["pypi.org", "evil.example"], ("pypi.org",), True, id="a domain beyond the user's is dropped and said"),
+        pytest.param(["pypi.org"], ("pypi.org",), False, id="a narrower list is taken quietly"),
+    ],
+)
+def test_a_projects_allowed_domains_only_narrow_the_users(tmp_path: Path, project: list[str], kept: tuple[str, ...], said: bool) -> None:
+    user = {"network": "allowed", "allowedDomains": ["pypi.org", "github.com"]}
+    config, notices = settings_with(tmp_path, user=user, project={"allowedDomains": project})
+    assert (config.network, config.allowed_domains) == ("allowed", kept)
+    assert ["allowedDomains beyond yours" in notice for notice in notices] == ([True] if said else [])
+
+
 def test_the_flag_is_the_users_word_for_this_run(tmp_path: Path) -> None:
     config, _ = settings_with(tmp_path, project={"mode": "read-only"}, flag="off")
     assert config.mode == "off"
