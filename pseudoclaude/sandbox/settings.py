@@ -73,6 +73,7 @@ def _apply(config: SandboxConfig, raw: Mapping[str, Any], where: str) -> Sandbox
 def _tighten(config: SandboxConfig, raw: Mapping[str, Any], where: str, notices: list[str]) -> SandboxConfig:
     """A project or local layer: what tightens applies, what loosens is ignored with a notice."""
     ignored: list[str] = []
+    users_network = config.network
     if "mode" in raw:
         mode = _mode(raw["mode"], f"{where}: sandbox.mode")
         if _MODE_RANK[mode] >= _MODE_RANK[config.mode]:
@@ -87,13 +88,13 @@ def _tighten(config: SandboxConfig, raw: Mapping[str, Any], where: str, notices:
             ignored.append(f"network {network!r}")
     if "allowedDomains" in raw:
         domains = _strings(raw["allowedDomains"], f"{where}: sandbox.allowedDomains")
-        if config.network == "allowed" and config.allowed_domains:
+        if users_network == "allowed":
             kept = tuple(domain for domain in domains if domain in config.allowed_domains)
             if len(kept) < len(domains):
                 ignored.append("allowedDomains beyond yours")
             config = replace(config, allowed_domains=kept)
         elif config.network == "allowed":
-            config = replace(config, allowed_domains=domains)
+            config = replace(config, allowed_domains=domains)  # this layer narrowed "all" to these domains
         elif domains:
             ignored.append("allowedDomains")
     for key in ("writableRoots", "excludedCommands"):

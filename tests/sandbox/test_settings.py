@@ -72,6 +72,15 @@ def test_a_projects_allowed_domains_only_narrow_the_users(tmp_path: Path, projec
     assert ["allowedDomains beyond yours" in notice for notice in notices] == ([True] if said else [])
 
 
+def test_a_project_adds_no_domain_to_a_users_empty_allow_list_but_may_narrow_all_to_its_own(tmp_path: Path) -> None:
+    """An allow-list the user left empty reaches nothing; a project's domains would open it."""
+    config, notices = settings_with(tmp_path / "a", user={"network": "allowed"}, project={"allowedDomains": ["evil.example"]})
+    assert (config.network, config.allowed_domains) == ("allowed", ())
+    assert ["allowedDomains beyond yours" in notice for notice in notices] == [True]
+    config, notices = settings_with(tmp_path / "b", user={"network": "all"}, project={"network": "allowed", "allowedDomains": ["pypi.org"]})
+    assert (config.network, config.allowed_domains, notices) == ("allowed", ("pypi.org",), ())
+
+
 def test_the_flag_is_the_users_word_for_this_run(tmp_path: Path) -> None:
     config, _ = settings_with(tmp_path, project={"mode": "read-only"}, flag="off")
     assert config.mode == "off"
