@@ -38,15 +38,23 @@ def test_read_only_mode_keeps_the_workspace_but_gives_a_private_tmp(workspace: P
 
 
 def test_a_refused_write_says_in_one_line_that_the_sandbox_refused_it(workspace: Path, outside: Path) -> None:
+    (workspace / ".pseudoclaude").mkdir()  # something kept read-only exists, and the line still names the real reason
     output = run(f"touch {outside}/x", workspace, real_sandbox(workspace))
     line = output.display["sandbox_blocked"]
     assert str(outside) in line and "outside the writable folders" in line
     assert output.content.rstrip().endswith(f"[{line}]")
 
 
-def test_an_ordinary_failure_carries_no_sandbox_line(workspace: Path) -> None:
-    output = run("ls no-such-file", workspace, real_sandbox(workspace))
-    assert exit_code(output) != 0 and "sandbox_blocked" not in output.display
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param("ls no-such-file", id="an ordinary failure"),
+        pytest.param("echo \"touch: cannot touch '/etc/x': Read-only file system\"", id="a success that prints the words"),
+    ],
+)
+def test_only_a_refusal_carries_a_sandbox_line(workspace: Path, command: str) -> None:
+    output = run(command, workspace, real_sandbox(workspace))
+    assert "sandbox_blocked" not in output.display, output.content
 
 
 def git_repo(workspace: Path) -> None:
