@@ -18,7 +18,7 @@ from pseudoclaude.compact.budget import OUTPUT_INLINE_MAX_BYTES, OUTPUT_INLINE_M
 from pseudoclaude.compact.tokenizer import load_offline_encoding
 from pseudoclaude.tools import OutputBudget, ToolContext
 from pseudoclaude.tools.run_command import RunCommandTool
-from tests.e2e.support import cli_env, fake_server, run_cli
+from tests.e2e.support import cli_env, fake_server, repository_with_fake_git, run_cli
 from tests.fakes.script import Call, Reply, Step, is_summary_request
 
 PREFIX_TOKEN_LIMIT = 3_000
@@ -146,11 +146,8 @@ def test_the_transcript_summary_sees_the_instruction_files_and_keeps_constraints
 def test_the_git_branch_is_in_the_dynamic_suffix_and_git_runs_without_the_users_secrets(tmp_path: Path) -> None:
     """The branch comes from ``git`` run in the workspace, an untrusted repository: it gets the environment the
     model's commands get, without the provider key or anything named like a secret."""
-    ws, fake_bin, seen = tmp_path / "ws", tmp_path / "bin", tmp_path / "git-env"
-    (ws / ".git").mkdir(parents=True)
-    fake_bin.mkdir()
-    (fake_bin / "git").write_text(f'#!/bin/sh\nenv > "{seen}"\necho feature/probe\n')
-    (fake_bin / "git").chmod(0o755)
+    seen = tmp_path / "git-env"
+    ws, fake_bin = repository_with_fake_git(tmp_path, f'env > "{seen}"\necho feature/probe\n')
     with fake_server("anthropic", [Reply(text="done")]) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
         env |= {"PATH": f"{fake_bin}:{env['PATH']}", "DEPLOY_TOKEN": "tok-" + "x" * 24}

@@ -42,3 +42,14 @@ def run_cli(args: list[str], workspace: Path, env: dict[str, str], stdin: str | 
 
 def json_lines(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def repository_with_fake_git(tmp_path: Path, body: str) -> tuple[Path, Path]:
+    """(a workspace with a ``.git`` folder, a folder holding a ``git`` that runs the shell ``body``): put the folder first
+    on PATH to stand for git where the CLI asks it for the branch."""
+    workspace, folder = tmp_path / "ws", tmp_path / "bin"
+    (workspace / ".git").mkdir(parents=True)
+    folder.mkdir()
+    (folder / "git").write_text("#!/bin/sh\n" + body)
+    (folder / "git").chmod(0o755)
+    return workspace, folder

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.support import cli_command, cli_env, fake_server, run_cli
+from tests.e2e.support import cli_command, cli_env, fake_server, repository_with_fake_git, run_cli
 from tests.fakes.script import Call, Reply
 
 pytestmark = pytest.mark.slow
@@ -146,11 +146,8 @@ def test_a_signal_while_the_agent_is_still_being_built_is_said_and_exits_128_plu
 ) -> None:
     """Before the run's loop (settings, the session, the git probe), a signal used to be typer's silent exit 130, or for
     SIGTERM the default death; now it says so, like one at any later moment, and the probe it interrupted is gone."""
-    ws, fake_bin, started = tmp_path / "ws", tmp_path / "bin", tmp_path / "git-started"
-    (ws / ".git").mkdir(parents=True)
-    fake_bin.mkdir()
-    (fake_bin / "git").write_text(f'#!/bin/sh\necho $$ > "{started}"\nexec sleep 30\n')
-    (fake_bin / "git").chmod(0o755)
+    started = tmp_path / "git-started"
+    ws, fake_bin = repository_with_fake_git(tmp_path, f'echo $$ > "{started}"\nexec sleep 30\n')
     with fake_server("anthropic", [Reply(text="never asked")]) as server:
         env = cli_env("anthropic", server.url, tmp_path / "home")
         env["PATH"] = f"{fake_bin}:{env['PATH']}"
