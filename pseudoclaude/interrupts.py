@@ -75,12 +75,7 @@ def unwind_on_signals() -> None:
         signal.signal(signum, _raise_interrupted)
 
 
-_PROBES: set[subprocess.Popen[str]] = set()
-
-
 def _raise_interrupted(signum: int, frame: FrameType | None) -> NoReturn:
-    for probe in list(_PROBES):
-        _kill(probe)
     raise Interrupted(signum)
 
 
@@ -88,27 +83,24 @@ def run_probe(argv: str | Sequence[str], *, timeout: float, **options: Any) -> s
     """``subprocess.run(argv, capture_output=True, text=True, timeout=...)`` whose child never outlives a signal.
 
     Outside a run a stopping signal raises ``Interrupted`` wherever the main
-    thread is; here the signals wait while the child is spawned and
-    registered, and from then on the handler kills it before it raises. A
-    timeout kills it too (``TimeoutExpired``, as ``subprocess.run``).
+    thread is, also inside ``Popen``'s constructor after the fork, where
+    nothing holds the child to kill. Here the signals wait until the child is
+    held; from then on anything that ends the probe (a signal, the timeout:
+    ``TimeoutExpired`` as from ``subprocess.run``) kills and reaps it first.
     """
     import subprocess
 
-    with _signals_held() as held:
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
-        _PROBES.add(process)
+    process: subprocess.Popen[str] | None = None
     try:
+        with _signals_held() as held:
+            process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
         if held:
-            _raise_interrupted(held[0], None)
+            raise Interrupted(held[0])
         stdout, stderr = process.communicate(timeout=timeout)
     except BaseException:
-        _kill(process)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        if process is not None:
+            _kill(process)
         raise
-    finally:
-        _PROBES.discard(process)
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
@@ -132,12 +124,15 @@ def _signals_held() -> Iterator[list[int]]:
 
 
 def _kill(process: subprocess.Popen[str]) -> None:
-    """SIGKILL and reap (a child that is gone already is fine)."""
+    """SIGKILL, reap and close its pipes (a child that is gone already is fine)."""
     try:
         process.kill()
         process.wait()
     except OSError:
         pass
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def run_until_signalled(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
