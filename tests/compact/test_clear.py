@@ -66,6 +66,7 @@ def test_after_a_long_pause_old_observations_are_cleared_and_the_recent_ones_kep
     recorded = [data for kind, data in recorder.events if kind == "replacement"]
     assert len(recorded) == result.count("clear") and all(d["path"] == "" and d["preview"] == CLEARED_RESULT for d in recorded)
     assert all(d["layer"] == "clear" and d["resets_anchor"] is True for d in recorded), "a replay must drop the anchor there"
+    assert not any(d["drops_images"] for d in recorded), "results without images drop none"
     assert runtime.anchor is None
 
 
@@ -94,6 +95,22 @@ def test_clearing_happens_once_and_then_the_prefix_is_stable_again() -> None:
     again = asyncio.run(manage_context([*first.conversation, Message.user("more")], runtime, SummaryProvider()))
     assert again.count("clear") == 0
     assert again.conversation[: len(first.conversation)] == first.conversation
+
+
+def test_a_second_long_pause_clears_only_what_aged_since_and_records_nothing_twice() -> None:
+    clock, recorder = Clock(), RecordingSession()
+    runtime = runtime_with(clock, recorder)
+    clock.now += COLD_CACHE_SECONDS
+    first = asyncio.run(manage_context(history(12), runtime, SummaryProvider()))
+    runtime.record_usage(3_000, len(first.conversation))
+    later = [*first.conversation]
+    for n in range(12, 15):
+        later += [Message.assistant(f"step {n}", [ToolCall(f"c{n}", "read_file", '{"path": "x"}')]), Message.tool(f"c{n}", f"result {n} " * 50)]
+    clock.now += COLD_CACHE_SECONDS
+    again = asyncio.run(manage_context([*later, Message.user("and now?")], runtime, SummaryProvider()))
+    assert (first.count("clear"), again.count("clear")) == (12 - KEEP_RECENT_TOOL_RESULTS, 3)
+    assert results(again.conversation)[: 15 - KEEP_RECENT_TOOL_RESULTS] == [CLEARED_RESULT] * (15 - KEEP_RECENT_TOOL_RESULTS)
+    assert len([data for kind, data in recorder.events if kind == "replacement"]) == 15 - KEEP_RECENT_TOOL_RESULTS
 
 
 def test_a_resumed_session_sends_the_cleared_text(tmp_path: Path) -> None:
