@@ -48,3 +48,11 @@ def test_a_compaction_drops_what_it_replaced_and_the_pinned_block_follows_its_tu
     assert adopted is not None and adopted[0] is compacting and adopted[1].role == "tool"
     assert adopted[2].role == "user" and adopted[2].text.startswith(PINNED_HEADER) and "never touch setup.py" in adopted[2].text
     assert pinned_text(adopted) and adopt_compaction(adopted, s) is None, "adopted once; it stays in place"
+
+
+def test_a_user_message_that_quotes_the_pinned_tags_is_no_pinned_block() -> None:
+    compacting = Message.assistant("Reading on.", (ToolCall("c9", "read_file", "{}"),), compaction=Compaction("anthropic", "summary", '{"type": "compaction"}'))
+    quoting = Message.user("why does the file end with </pinned-context>?")
+    assert pinned_text([compacting, Message.tool("c9", "text"), quoting]) == ""
+    cut = Message.user(PINNED_HEADER + "\nthe block was cut before its end")
+    assert pinned_text([compacting, Message.tool("c9", "text"), cut]) == ""
