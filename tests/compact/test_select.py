@@ -30,7 +30,7 @@ def test_tail_reaches_both_the_token_and_message_minimums() -> None:
 
 def test_few_huge_messages_still_keep_five() -> None:
     messages = _chat(20, 70_000)
-    assert len(select_recent(messages)) == RECENT_KEEP_MESSAGES
+    assert len(select_recent(messages)) == RECENT_KEEP_MESSAGES == 5  # the seed's RecentKeepMessages
 
 
 def test_tail_starting_on_a_result_moves_back_to_its_call() -> None:
