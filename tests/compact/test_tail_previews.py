@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pseudoclaude.compact import BytesEstimator, ContextState, force_compact
+from pseudoclaude.compact import BytesEstimator, ContextState, force_compact, manage_context
 from pseudoclaude.llm import Message
 from tests.compact.support import RecordingSession, SummaryProvider, tool_round
 
@@ -47,3 +47,15 @@ def test_an_older_result_in_the_kept_tail_becomes_its_preview_and_the_newest_sta
 def test_results_of_tools_that_are_not_clearable_stay_whole(tmp_path: Path) -> None:
     outcome = asyncio.run(force_compact(history(), state(tmp_path, frozenset()), SummaryProvider()))
     assert results(outcome.conversation)["older"] == OLDER
+
+
+def test_after_ordinary_turns_a_kept_result_still_becomes_its_preview_and_the_whole_newest_round_stays(tmp_path: Path) -> None:
+    """In a session every result has passed Layer 1 first, which decided to keep it: that decision does not exempt it."""
+    second = "second newest page\n" + "s" * 20_000
+    conversation = [*history()[:-2], *tool_round([("newest", NEWEST), ("second", second)], text="newest two")]
+    context = state(tmp_path)
+    turn = asyncio.run(manage_context(conversation, context, SummaryProvider()))
+    assert not turn.summarized and context.decision("older") == ("keep", "")
+    kept = results(asyncio.run(force_compact(conversation, context, SummaryProvider())).conversation)
+    assert (kept["newest"], kept["second"]) == (NEWEST, second)
+    assert kept["older"] != OLDER and "OLDER-TAIL-LINE" in kept["older"]
