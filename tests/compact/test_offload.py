@@ -211,3 +211,17 @@ def test_reused_call_id_never_gets_another_results_preview(tmp_path: Path) -> No
     second = offload_tool_results(grown, runtime)
     assert second.conversation[-1].tool_result.content == "a different, small result"  # type: ignore[union-attr]
     assert second.conversation[2] == first.conversation[2]
+
+
+class _UnrecordableSession(RecordingSession):
+    """A session whose disk refuses the replacement entry (the spill file itself was written)."""
+
+    def append_replacement(self, call_id: str, preview: str, **details: object) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_replacement_the_session_cannot_record_is_still_made_and_said(tmp_path: Path) -> None:
+    result = offload_tool_results(_conversation(tool_round([("call_1", BIG)])), _runtime(tmp_path, session=_UnrecordableSession()))
+    assert result.conversation[2].tool_result.content != BIG  # type: ignore[union-attr]
+    assert result.offloaded_count == 1
+    assert len(result.warnings) == 1 and "call_1" in result.warnings[0] and "No space left" in result.warnings[0]
