@@ -40,7 +40,7 @@ def test_an_older_result_in_the_kept_tail_becomes_its_preview_and_the_newest_sta
     session = context.session
     assert isinstance(session, RecordingSession)
     replacements = [data for kind, data in session.events if kind == "replacement"]
-    assert [(r["call_id"], r["layer"]) for r in replacements] == [("older", "compact")]
+    assert [(r["call_id"], r["layer"], r["resets_anchor"]) for r in replacements] == [("older", "compact", True)], "a replay drops the anchor there"
     assert context.decision("older") == ("replace", kept["older"])
 
 
@@ -59,3 +59,21 @@ def test_after_ordinary_turns_a_kept_result_still_becomes_its_preview_and_the_wh
     kept = results(asyncio.run(force_compact(conversation, context, SummaryProvider())).conversation)
     assert (kept["newest"], kept["second"]) == (NEWEST, second)
     assert kept["older"] != OLDER and "OLDER-TAIL-LINE" in kept["older"]
+
+
+class _UnrecordableSession(RecordingSession):
+    def append_replacement(self, call_id: str, preview: str, **details: object) -> None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_preview_the_session_cannot_record_is_said(tmp_path: Path) -> None:
+    context = ContextState(
+        model="m",
+        context_window=128_000,
+        session=_UnrecordableSession(tmp_path / "spill"),
+        estimator=BytesEstimator(),
+        clearable_tools=frozenset({"read_file"}),
+    )
+    outcome = asyncio.run(force_compact(history(), context, SummaryProvider()))
+    assert "OLDER-TAIL-LINE" in results(outcome.conversation)["older"]
+    assert [w for w in outcome.warnings if "could not record the preview of older" in w and "No space left" in w]
