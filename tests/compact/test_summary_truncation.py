@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from pseudoclaude.compact import TRUNCATED_SOURCE, ContextOutcome, ContextState, force_compact
+import pytest
+
+from pseudoclaude.compact import TRUNCATED_SOURCE, BytesEstimator, ContextOutcome, ContextState, check_truncation, force_compact
 from pseudoclaude.compact.summarize import SUMMARY_MESSAGE_PREFIX
 from pseudoclaude.llm.errors import PromptTruncated
 from pseudoclaude.llm.messages import Message
@@ -86,3 +88,22 @@ def test_a_cloud_providers_count_is_not_checked() -> None:
     outcome = _compact(conversation, state, provider, local=False)
     assert outcome.summary == "refactor the parser: every step" and len(provider.requests) == 1
     assert (state.context_window, state.window_source) == (WINDOW, source)
+
+
+def test_a_server_that_counts_less_than_it_counted_before_for_the_same_prompt_cut_it() -> None:
+    """Anchored on the previous call's exact count, an unchanged conversation must count at least that again; the
+    share of the estimate (the unanchored rule) would let a server that lost a fifth of it pass."""
+    state = ContextState(model="m", context_window=128_000, estimator=BytesEstimator())
+    messages = [Message.user("go " * 2_000), Message.assistant("reading"), Message.user("on")]
+    state.record_usage(5_000, len(messages))
+    check_truncation(5_000, messages, state)
+    with pytest.raises(PromptTruncated):
+        check_truncation(4_000, messages, state)
+
+
+def test_without_an_anchor_a_count_under_half_the_estimate_is_a_cut() -> None:
+    messages = [Message.user("go " * 4_000)]
+    estimated = ContextState(model="m", context_window=128_000, estimator=BytesEstimator()).estimate(messages)
+    check_truncation(estimated // 2 + 1, messages, ContextState(model="m", context_window=128_000, estimator=BytesEstimator()))
+    with pytest.raises(PromptTruncated):
+        check_truncation(estimated // 2 - 300, messages, ContextState(model="m", context_window=128_000, estimator=BytesEstimator()))
