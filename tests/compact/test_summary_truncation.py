@@ -105,5 +105,6 @@ def test_without_an_anchor_a_count_under_half_the_estimate_is_a_cut() -> None:
     messages = [Message.user("go " * 4_000)]
     estimated = ContextState(model="m", context_window=128_000, estimator=BytesEstimator()).estimate(messages)
     check_truncation(estimated // 2 + 1, messages, ContextState(model="m", context_window=128_000, estimator=BytesEstimator()))
+    check_truncation(0, messages, ContextState(model="m", context_window=128_000, estimator=BytesEstimator()))  # no count said
     with pytest.raises(PromptTruncated):
         check_truncation(estimated // 2 - 300, messages, ContextState(model="m", context_window=128_000, estimator=BytesEstimator()))
