@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pseudoclaude.compact import BytesEstimator, ContextState, WorkingSet, adopt_compaction, server_context
-from pseudoclaude.compact.native import clear_at_least
+from pseudoclaude.compact.native import CLEAR_KEEP_TOOL_USES, clear_at_least
 from pseudoclaude.compact.pinned import PINNED_HEADER, pinned_text
 from pseudoclaude.llm import Compaction, Message, ToolCall, cache_prices
 
@@ -56,3 +56,12 @@ def test_a_user_message_that_quotes_the_pinned_tags_is_no_pinned_block() -> None
     assert pinned_text([compacting, Message.tool("c9", "text"), quoting]) == ""
     cut = Message.user(PINNED_HEADER + "\nthe block was cut before its end")
     assert pinned_text([compacting, Message.tool("c9", "text"), cut]) == ""
+
+
+def test_with_no_more_results_than_a_clear_keeps_the_whole_run_of_results_is_what_it_rewrites() -> None:
+    s = state()
+    prices = cache_prices(MODEL)
+    factor = (prices.write - prices.read) / prices.read
+    few = rounds([4_000] * CLEAR_KEEP_TOOL_USES)
+    from_first_result = s.estimator.count(few[2:])
+    assert clear_at_least(few, s, 100_000) >= from_first_result * factor
