@@ -65,3 +65,19 @@ def test_with_no_more_results_than_a_clear_keeps_the_whole_run_of_results_is_wha
     few = rounds([4_000] * CLEAR_KEEP_TOOL_USES)
     from_first_result = s.estimator.count(few[2:])
     assert clear_at_least(few, s, 100_000) >= from_first_result * factor
+
+
+def test_the_pinned_block_goes_right_after_the_compacting_turns_results_however_many() -> None:
+    summary = Compaction("anthropic", "summary", '{"type": "compaction"}')
+    calls = tuple(ToolCall(f"p{n}", "read_file", "{}") for n in range(3))
+    for compacting, results in (
+        (Message.assistant("Reading three.", calls, compaction=summary), [Message.tool(f"p{n}", "text") for n in range(3)]),
+        (Message.assistant("Done reading.", compaction=summary), []),
+    ):
+        s = state()
+        conversation = [*rounds([10, 10]), compacting, *results, Message.user("next")]
+        s.working_set.observe(conversation)
+        adopted = adopt_compaction(conversation, s)
+        assert adopted is not None
+        assert [m.role for m in adopted] == ["assistant", *["tool"] * len(results), "user", "user"]
+        assert adopted[len(results) + 1].text.startswith(PINNED_HEADER) and adopted[-1].text == "next"
