@@ -73,7 +73,7 @@ def _apply(config: SandboxConfig, raw: Mapping[str, Any], where: str) -> Sandbox
 def _tighten(config: SandboxConfig, raw: Mapping[str, Any], where: str, notices: list[str]) -> SandboxConfig:
     """A project or local layer: what tightens applies, what loosens is ignored with a notice."""
     ignored: list[str] = []
-    users_network = config.network
+    network_before = config.network  # the user's, or as the layers before this one tightened it
     if "mode" in raw:
         mode = _mode(raw["mode"], f"{where}: sandbox.mode")
         if _MODE_RANK[mode] >= _MODE_RANK[config.mode]:
@@ -88,7 +88,7 @@ def _tighten(config: SandboxConfig, raw: Mapping[str, Any], where: str, notices:
             ignored.append(f"network {network!r}")
     if "allowedDomains" in raw:
         domains = _strings(raw["allowedDomains"], f"{where}: sandbox.allowedDomains")
-        if users_network == "allowed":
+        if network_before == "allowed":
             kept = tuple(domain for domain in domains if domain in config.allowed_domains)
             if len(kept) < len(domains):
                 ignored.append("allowedDomains beyond yours")
