@@ -81,6 +81,13 @@ def test_a_project_adds_no_domain_to_a_users_empty_allow_list_but_may_narrow_all
     assert (config.network, config.allowed_domains, notices) == ("allowed", ("pypi.org",), ())
 
 
+def test_a_projects_domains_with_the_network_off_are_ignored_and_said(tmp_path: Path) -> None:
+    config, notices = settings_with(tmp_path / "a", project={"allowedDomains": ["pypi.org"]})
+    assert (config.network, config.allowed_domains) == ("off", ())
+    assert [notice for notice in notices if "ignored sandbox allowedDomains" in notice] == list(notices) and len(notices) == 1
+    assert settings_with(tmp_path / "b", project={"allowedDomains": []})[1] == ()
+
+
 def test_the_flag_is_the_users_word_for_this_run(tmp_path: Path) -> None:
     config, _ = settings_with(tmp_path, project={"mode": "read-only"}, flag="off")
     assert config.mode == "off"
