@@ -73,12 +73,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -87,7 +85,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.compaction_checks import (  # noqa: E402
-    CompactionReport,
     as_messages,
     WordsReport,
     compaction_reports,
@@ -97,6 +94,18 @@ from bench.compaction_checks import (  # noqa: E402
     words_reports,
 )
 from bench.server_views import CACHE_MIN_TOKENS, OPENAI_MODEL, SONNET, Prices, ServerView, openai_view, server_view, table_prices  # noqa: E402
+from bench.session_report import (
+    BREAK_SHARE,
+    OutputReport,
+    RequestRow,
+    RunReport,
+    debug_table,
+    requests_table,
+    summary_table,
+    window_label,
+    words_table,
+    run_label,
+)  # noqa: E402
 from bench.session_scripts import FULL, QUICK, SESSIONS, ScriptedModel, Size, as_json, content_text, tokens  # noqa: E402
 from pseudoclaude.compact.tokenizer import load_offline_encoding  # noqa: E402
 from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
@@ -105,8 +114,6 @@ from tests.fakes.prompt_cache import PromptCache as SharedPromptCache  # noqa: E
 from tests.fakes.script import is_summary_request  # noqa: E402
 
 WINDOWS = (200_000, 60_000, 32_000)
-BREAK_SHARE = 0.5
-"""A request between compactions that reads less than this share of the previous prompt from the cache is a break."""
 
 
 # ---------------------------------------------------------------- prompt cache
@@ -141,63 +148,6 @@ def prefix_reuse(accepted: Sequence[Mapping[str, Any]], served: Sequence[tuple[f
 
 
 # ---------------------------------------------------------------- one run
-
-
-@dataclass(frozen=True)
-class OutputReport:
-    label: str
-    tail_seen: bool
-    tail_in_first_result: bool
-    inline_tokens: float
-    calls: int
-    real_tokens: int = 0
-    """Its inline cost counted by a real tokenizer (o200k, loaded offline; 0 when it cannot be loaded)."""
-
-
-@dataclass(frozen=True)
-class RequestRow:
-    """One accepted request: its kind, prompt, the part read from the cache, output, and its cost."""
-
-    kind: str
-    prompt: float
-    cached: float
-    output: float
-    prices: Prices = SONNET
-
-    @property
-    def cost(self) -> float:
-        return self.prices.cost(self.prompt, self.cached, self.output)
-
-
-@dataclass(frozen=True)
-class RunReport:
-    session: str
-    window: int
-    requests: int
-    summaries: int
-    rejections: int
-    input_tokens: float
-    cached_tokens: float
-    peak_prompt: float
-    output_tokens: float
-    outputs: tuple[OutputReport, ...]
-    exit_code: int
-    seconds: float
-    compactions: tuple[CompactionReport, ...] = ()
-    summary_input: float = 0.0
-    summary_cached: float = 0.0
-    reuse: tuple[float, ...] = ()
-    words: tuple[WordsReport, ...] = ()
-    per_request: tuple[RequestRow, ...] = ()
-    engine: str = "pipeline"
-    provider: str = "anthropic"
-    prices: Prices = SONNET
-    own_summaries: int = 0
-    """The summary requests the client sent (Layer 2's): none under a provider's compaction."""
-
-    @property
-    def cost(self) -> float:
-        return self.prices.cost(self.input_tokens, self.cached_tokens, self.output_tokens)
 
 
 def analyse(
@@ -298,32 +248,6 @@ def request_rows(
     return tuple(rows)
 
 
-def requests_table(report: RunReport) -> str:
-    """The per-request breakdown of one run, then its cost by kind of request (where the money goes)."""
-    rows = [
-        f"{_label(report)} at {_window(report.window)}:",
-        "| # | kind | prompt | cached | uncached | output | cost |",
-        "|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    for n, row in enumerate(report.per_request, 1):
-        rows.append(f"| {n} | {row.kind} | {_k(row.prompt)} | {_k(row.cached)} | {_k(row.prompt - row.cached)} | {_k(row.output)} | ${row.cost:.3f} |")
-    for kind in ("grow", "break", "summary", "after"):
-        chosen = [row for row in report.per_request if row.kind == kind]
-        if chosen:
-            uncached = sum(row.prompt - row.cached for row in chosen)
-            rows.append(
-                f"{kind}: {len(chosen)} requests, ${sum(row.cost for row in chosen):.2f} "
-                f"(uncached {_k(uncached)}: ${uncached * report.prices.uncached / 1e6:.2f})"
-            )
-    first_sent = sum(o.inline_tokens for o in report.outputs)
-    if first_sent:
-        rows.append(
-            f"the long outputs as first sent: {_k(first_sent)} tokens, ${first_sent * report.prices.uncached / 1e6:.2f} to write them once "
-            "(no compaction removes this part)"
-        )
-    return "\n".join(rows)
-
-
 def run_session(
     session: str, window: int, size: Size, engine: str = "pipeline", model_name: str = "claude-sonnet-4-5", provider: str = "anthropic"
 ) -> RunReport:
@@ -397,76 +321,6 @@ def _play(model: ScriptedModel, ws: Path, env: Mapping[str, str], window: int, e
 # ---------------------------------------------------------------- tables
 
 
-def _k(value: float) -> str:
-    return f"{value / 1000:.1f}k" if value < 1e6 else f"{value / 1e6:.2f}M"
-
-
-def _window(window: int) -> str:
-    return f"{window // 1000}k"
-
-
-def summary_table(reports: Sequence[RunReport]) -> str:
-    rows = [
-        "| session | engine | window | requests | summaries | summary input (cached) | 400s | input tokens (cached) | peak prompt | output | cost "
-        "| tails seen (in first result) | inline tokens per long output, median / max | calls for long outputs "
-        "| prefix reuse between compactions, mean / min (breaks) |",
-        "|---|---|---|---:|---:|---|---:|---|---:|---:|---:|---|---|---:|---|",
-    ]
-    for r in reports:
-        inline = [o.inline_tokens for o in r.outputs]
-        shape = f"{_k(statistics.median(inline))} / {_k(max(inline))}" if inline else "-"
-        calls = f"{sum(o.calls for o in r.outputs)}" if r.outputs else "-"
-        first = sum(o.tail_in_first_result for o in r.outputs)
-        tails = f"{sum(o.tail_seen for o in r.outputs)}/{len(r.outputs)} ({first})" if r.outputs else "-"
-        share = r.cached_tokens / r.input_tokens if r.input_tokens else 0.0
-        summaries = f"{_k(r.summary_input)} ({r.summary_cached / r.summary_input:.0%})" if r.summary_input else "-"
-        status = "" if r.exit_code == 0 else f" (exit {r.exit_code})"
-        breaks = sum(share < BREAK_SHARE for share in r.reuse)
-        reuse = f"{statistics.mean(r.reuse):.3f} / {min(r.reuse):.2f} ({breaks})" if r.reuse else "-"
-        rows.append(
-            f"| {r.session}{status} | {r.engine} | {_window(r.window)} | {r.requests} | {_summaries(r)} | {summaries} | {r.rejections} | "
-            f"{_k(r.input_tokens)} ({share:.0%}) | {_k(r.peak_prompt)} | {_k(r.output_tokens)} | ${r.cost:.2f} | "
-            f"{tails} | {shape} | {calls} | {reuse} |"
-        )
-    return "\n".join(rows)
-
-
-def _summaries(report: RunReport) -> str:
-    """How many summaries; under the native engine, the server's and ours (its fallback when the server had not compacted in time)."""
-    if report.engine != "native":
-        return str(report.summaries)
-    return f"{report.summaries - report.own_summaries} server + {report.own_summaries} ours"
-
-
-def debug_table(reports: Sequence[RunReport]) -> str:
-    """Each test run of the debug session: tail seen (yes/no) and its inline tokens."""
-    runs = [r for r in reports if r.session == "debug"]
-    if not runs:
-        return ""
-    labels = [o.label for o in runs[0].outputs]
-    rows = ["| window | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
-    for r in runs:
-        cells = [f"{'tail seen' if o.tail_seen else 'tail lost'}, {_k(o.inline_tokens)} ({_k(o.real_tokens)} o200k)" for o in r.outputs]
-        rows.append(f"| {_window(r.window)}, {r.engine}{'' if r.provider == 'anthropic' else ', ' + r.provider} | " + " | ".join(cells) + " |")
-    return "\n".join(rows)
-
-
-def words_table(reports: Sequence[RunReport]) -> str:
-    """Each compaction of a session of several requests: rules and earlier requests kept outside the summary text."""
-    rows = [
-        "| session | window | # | rules kept | requests kept (verbatim) | missing |",
-        "|---|---|---:|---|---|---|",
-    ]
-    for r in reports:
-        for w in r.words:
-            missing = "; ".join(w.missing) or "-"
-            rows.append(
-                f"| {_label(r)} | {_window(r.window)} | {w.number} | {w.rules_kept}/{w.rules} | {w.requests_kept}/{w.requests} "
-                f"({w.requests_verbatim}) | {missing} |"
-            )
-    return "\n".join(rows) if len(rows) > 2 else ""
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer turns (2 test runs, 8 files, 30 small results)")
@@ -486,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for window in (int(w) for w in args.windows.split(",")):
                 for engine in args.engines.split(","):
                     reports.append(run_session(session, window, size, engine, model_name, provider))
-                    print(f"  {provider} {session} at {_window(window)} ({engine}): {reports[-1].seconds:.0f}s", file=sys.stderr)
+                    print(f"  {provider} {session} at {window_label(window)} ({engine}): {reports[-1].seconds:.0f}s", file=sys.stderr)
     for provider in dict.fromkeys(r.provider for r in reports):
         chosen = [r for r in reports if r.provider == provider]
         if len(reports) > len(chosen):
@@ -505,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if words:
         print("\nThe user's words after each compaction (rules and earlier requests present outside the summary text):\n")
         print(words)
-    runs = [(_label(r), r.window, r.compactions) for r in reports]
+    runs = [(run_label(r), r.window, r.compactions) for r in reports]
     print("\nEvery compaction (kept: present in the next request outside the summary text):\n")
     print(compaction_totals(runs))
     if any(r.compactions for r in reports):
@@ -513,11 +367,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(run_table(runs))
         print("\nEach compaction:\n")
         print(compaction_table(runs))
-
-
-def _label(report: RunReport) -> str:
-    """The session with its engine (and its provider when not Anthropic), for the tables of several runs."""
-    return f"{report.session}, {report.engine}" + ("" if report.provider == "anthropic" else f", {report.provider}")
 
 
 if __name__ == "__main__":

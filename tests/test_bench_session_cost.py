@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from bench.bench_session_cost import PromptCache, prefix_reuse, request_rows, run_session, summary_table, user_words_kept
+from bench.bench_session_cost import PromptCache, prefix_reuse, request_rows, run_session, user_words_kept
+from bench.session_report import summary_table
 from bench.compaction_checks import compaction_reports, compaction_table
 from bench.session_scripts import SUMMARY_LAST_LINE, Size
 from tests.fakes.script import SUMMARY_PREAMBLE
