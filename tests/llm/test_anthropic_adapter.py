@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -37,6 +36,7 @@ from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.collect import collect_stream
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.script import Call, CutStream, HttpError, Reply, Step, StreamError
+from tests.fakes.ports import refusing_port
 
 API_KEY = "sk-ant-test-secret-0123456789"
 MODEL = "claude-fake-1"
@@ -428,10 +428,8 @@ def test_413_becomes_prompt_too_long() -> None:
 
 
 def test_unreachable_server_becomes_connection_failed() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    _, error = run(f"http://127.0.0.1:{port}", make_request())
+    with refusing_port() as port:
+        _, error = run(f"http://127.0.0.1:{port}", make_request())
     assert isinstance(error, ConnectionFailed) and error.retryable
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -22,6 +21,7 @@ from pseudoclaude.doctor import run_doctor
 from pseudoclaude.llm import forget_facts, model_info, unknown_model_notice
 from tests.fakes.anthropic_models import model_entry
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.fakes.ports import refusing_port
 
 SONNET = model_entry(
     "claude-sonnet-4-5",
@@ -129,12 +129,10 @@ def test_an_endpoint_without_the_route_leaves_the_table_in_charge(tmp_path: Path
 
 
 def test_an_unreachable_endpoint_costs_nothing(tmp_path: Path) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: connections are refused
-    started = time.monotonic()
-    assert _status(tmp_path, f"http://127.0.0.1:{port}")[0] == 200_000
-    assert time.monotonic() - started < 5
+    with refusing_port() as port:
+        started = time.monotonic()
+        assert _status(tmp_path, f"http://127.0.0.1:{port}")[0] == 200_000
+        assert time.monotonic() - started < 5
     assert not (_home() / "model-facts.json").exists()  # a refusal is not an answer: the next run asks again
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 from typing import Any, Sequence
@@ -35,6 +34,7 @@ from tests.fakes.collect import collect_stream
 from tests.fakes.http import Exchange, FakeHTTPServer
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.script import Call, CutStream, HttpError, Reply, Step, StreamError
+from tests.fakes.ports import refusing_port
 
 KEY = "sk-test-secret-0123456789"
 READ = ToolSpec("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
@@ -257,10 +257,8 @@ def test_orphan_tool_message_is_a_bad_request() -> None:
 
 
 def test_unreachable_server_is_connection_failed() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    _, error = _collect(f"http://127.0.0.1:{port}/v1", _request())
+    with refusing_port() as port:
+        _, error = _collect(f"http://127.0.0.1:{port}/v1", _request())
     assert isinstance(error, ConnectionFailed) and error.retryable
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 
 from tests.e2e.support import run_cli
 from tests.fakes.local_servers import FakeLocalServer
+from tests.fakes.ports import refusing_port
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -44,10 +44,8 @@ def test_a_missing_model_and_ollamas_small_default_are_named(tmp_path: Path) -> 
 
 
 def test_an_unreachable_server_fails_and_says_where(tmp_path: Path) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    out = run_cli(["doctor", "--model", "m"], tmp_path, _env(tmp_path, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1"))
+    with refusing_port() as port:
+        out = run_cli(["doctor", "--model", "m"], tmp_path, _env(tmp_path, OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1"))
     assert out.returncode == 1
     assert f"FAIL  endpoint   http://127.0.0.1:{port}/v1/models does not answer" in out.stdout
     assert len(out.stdout.splitlines()) == 10

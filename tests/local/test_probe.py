@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 
 from pseudoclaude.llm import WindowProbe, find_local_servers, probe_window
 from tests.fakes.http import FakeHTTPServer
 from tests.fakes.local_servers import FakeLocalServer
+from tests.fakes.ports import refusing_port
 
 MODEL = "qwen2.5-coder:7b"
 
@@ -59,15 +59,8 @@ def test_a_server_that_says_nothing_is_no_failure() -> None:
     assert probe_window("http://127.0.0.1:9/v1", "m", timeout=0.3) is None
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_discovery_lists_the_servers_that_answer_and_names_what_it_tried() -> None:
-    closed = _closed_port()
-    with FakeLocalServer("ollama", model=MODEL) as server:
+    with refusing_port() as closed, FakeLocalServer("ollama", model=MODEL) as server:
         port = server.url.split(":")[2].split("/")[0]
         servers, tried = find_local_servers({"PSEUDOCLAUDE_LOCAL_PORTS": f"{closed}:LM Studio,{port}:Ollama"})
     assert [(s.name, s.base_url, s.models) for s in servers] == [("Ollama", f"http://127.0.0.1:{port}/v1", (MODEL,))]

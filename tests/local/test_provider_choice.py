@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from pseudoclaude.config import ConfigError, Flags, NoProviderConfigured, load_settings
 from tests.e2e.support import run_cli
 from tests.fakes.local_servers import FakeLocalServer
+from tests.fakes.ports import refusing_port
 
 
 def test_a_claude_alias_through_litellm_uses_the_only_configured_provider(tmp_path: Path) -> None:
@@ -35,12 +35,6 @@ def test_nothing_configured_is_its_own_error(tmp_path: Path) -> None:
         load_settings(tmp_path, Flags(), environ={"PSEUDOCLAUDE_HOME": str(tmp_path / "h")})
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _env(tmp_path: Path, ports: str) -> dict[str, str]:
     import os
 
@@ -49,16 +43,16 @@ def _env(tmp_path: Path, ports: str) -> dict[str, str]:
 
 
 def test_headless_with_nothing_configured_names_what_it_tried(tmp_path: Path) -> None:
-    closed = _closed_port()
-    out = run_cli(["-p", "hi"], tmp_path, _env(tmp_path, f"{closed}:Ollama"))
+    with refusing_port() as closed:
+        out = run_cli(["-p", "hi"], tmp_path, _env(tmp_path, f"{closed}:Ollama"))
     assert out.returncode == 2
     assert "no model provider is configured" in out.stderr and f"tried Ollama on 127.0.0.1:{closed}" in out.stderr
 
 
 def test_headless_names_the_flags_that_would_use_a_local_server(tmp_path: Path) -> None:
-    with FakeLocalServer("ollama", model="llama3.2:3b") as server:
+    with refusing_port() as closed, FakeLocalServer("ollama", model="llama3.2:3b") as server:
         port = server.url.split(":")[2].split("/")[0]
-        out = run_cli(["-p", "hi"], tmp_path, _env(tmp_path, f"{_closed_port()}:LM Studio,{port}:Ollama"))
+        out = run_cli(["-p", "hi"], tmp_path, _env(tmp_path, f"{closed}:LM Studio,{port}:Ollama"))
     assert out.returncode == 2
     assert f"Ollama answers at {server.url} with llama3.2:3b" in out.stderr
     assert f"OPENAI_BASE_URL={server.url} --provider openai --model llama3.2:3b" in out.stderr
